@@ -1,0 +1,74 @@
+/*
+ * cli: what the subcommands of the launchrank binary share (private to clients/cli).
+ *
+ * One option parser for every subcommand (cli_util.c), the mapping of lr_error
+ * codes to exit statuses and the printing of error bodies (cli_util.c), and the
+ * subcommands that live in their own file (cli_cache.c). launchrank.c holds the
+ * subcommand table and main.
+ */
+#ifndef CLI_H
+#define CLI_H
+
+#include <stddef.h>
+
+#include "lr_error.h"
+
+/* Exit statuses, as every --help documents them. */
+enum { CLI_EXIT_OK = 0, CLI_EXIT_FAILED = 1, CLI_EXIT_BAD_INPUT = 2 };
+
+#define CLI_DEFAULT_DB "launchrank.sqlite" /* cache subcommands; the daemon's default too */
+
+/* Which options a subcommand accepts (a bit set), so one parser serves them all. */
+enum {
+    CLI_OPT_DB = 1 << 0,      /* --db PATH */
+    CLI_OPT_PRETTY = 1 << 1,  /* --pretty */
+    CLI_OPT_TABLE = 1 << 2,   /* --table */
+    CLI_OPT_THREADS = 1 << 3, /* --threads N */
+    CLI_OPT_TOP = 1 << 4,     /* --top K */
+};
+
+typedef struct cli_opts {
+    const char *db;      /* --db PATH; NULL when not given */
+    int pretty, table;   /* --pretty, --table */
+    int threads;         /* --threads N; 0 = every core */
+    long top;            /* --top K (0 = all); -1 when not given */
+    const char *pos[2];  /* positional arguments, in order (borrowed from argv) */
+    int npos;
+} cli_opts;
+
+/* Parses argv[1..] of a subcommand (argv[0] is its name) into *o: the options in
+ * accepts, in any order, as `--opt VALUE` or `--opt=VALUE`, and min_pos to max_pos
+ * (at most 2) positional arguments; "-" is one (standard input), "--" ends the
+ * options. Returns 0, or the exit status of a usage error already printed. */
+int cli_parse_args(int argc, char **argv, unsigned accepts, int min_pos, int max_pos,
+                   cli_opts *o);
+
+/* Non-zero when argv[1..] asks for help (-h, --help before any "--"). Checked
+ * before parsing, so help wins over any other mistake on the same line. */
+int cli_wants_help(int argc, char **argv);
+
+/* Prints "launchrank CMD: <message>" and a hint to run CMD --help on stderr;
+ * returns CLI_EXIT_BAD_INPUT. */
+int cli_usage_error(const char *cmd, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
+
+/* Prints err on stderr as the daemon's error body, {"error":{"code","message",
+ * "path"},"model_version"}, and returns its exit status: 2 for the codes of bad
+ * input (invalid_json ... not_found), 1 for the others. */
+int cli_report(const lr_error *err);
+
+/* Prints a response on stdout followed by a newline: as given, or re-indented by
+ * cJSON when pretty. Returns 0, or 1 (with a message) when stdout cannot be
+ * written. json is borrowed. */
+int cli_print_json(const char *cmd, const char *json, int pretty);
+
+/* Reads the whole of file ("-" = standard input) into *out (malloc'd, NUL-
+ * terminated, caller frees) and its length into *len. Returns 0; or, with nothing
+ * allocated, 1 after printing why the file cannot be read, or 2 after printing a
+ * limit_exceeded error body when it is larger than LR_MAX_BODY_BYTES. */
+int cli_read_request(const char *cmd, const char *file, char **out, size_t *len);
+
+/* `launchrank cache stats|clear|export` (cli_cache.c); argv[0] is "cache". */
+int cli_cmd_cache(int argc, char **argv);
+
+#endif

@@ -1,0 +1,383 @@
+/*
+ * launchrank.c: the command-line front end, one binary with subcommands.
+ *
+ * It only moves bytes: request JSON from a file or stdin goes to the lr_api_* calls
+ * of protocol/api.h unchanged (except --top, which edits search.top), and their
+ * response JSON goes to stdout unchanged, so the CLI and the daemon can never answer
+ * the same request differently. Errors of a request print the daemon's error body
+ * on stderr; the exit status is 0 on success, 2 for bad input or usage, 1 for
+ * anything else (unreadable file, cache database that cannot be used).
+ *
+ * Subcommands live in one table (commands[] below); adding one is one line there
+ * plus its function. Shared plumbing is in cli_util.c, tables in cli_table.c, the
+ * cache commands in cli_cache.c. `serve` hands the process to srv_main before any thread exists.
+ */
+#include <errno.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <cJSON.h>
+
+#include "api.h"
+#include "cli.h"
+#include "cli_table.h"
+#include "lr_error.h"
+#include "server.h"
+
+#ifndef LR_VERSION /* set by meson from project(version:) */
+#define LR_VERSION "unknown"
+#endif
+
+/* ---- the api, once per process -------------------------------------------------- */
+
+/* Creates the api and this thread's worker. With --db, a cache that cannot be used
+ * is a warning, not a failure: the prediction is the same without it. Returns 0, or
+ * the exit status of an error already printed. */
+static int open_api(const char *cmd, const cli_opts *o, lr_api **api, lr_worker **w)
+{
+    lr_api_config cfg = {.db_path = o->db, .threads = o->threads, .isl_max_operations = 0};
+    lr_error err;
+    lr_error_clear(&err);
+    *w = NULL;
+    *api = lr_api_new(&cfg, &err);
+    if (!*api)
+        return cli_report(&err);
+    const char *status = lr_api_cache_status(*api);
+    if (o->db && status && strcmp(status, "ok") != 0)
+        fprintf(stderr, "launchrank %s: warning: running without the cache: %s\n", cmd, status);
+    *w = lr_worker_new(*api, &err);
+    if (!*w) {
+        lr_api_free(*api);
+        *api = NULL;
+        return cli_report(&err);
+    }
+    return 0;
+}
+
+static void close_api(lr_api *api, lr_worker *w)
+{
+    lr_worker_free(w);
+    lr_api_free(api);
+}
+
+/* ---- estimate ------------------------------------------------------------------- */
+
+static const char estimate_help[] =
+    "Usage: launchrank estimate [OPTIONS] FILE|-\n"
+    "\n"
+    "Predicts the performance of one launch configuration: reads a request (kernel,\n"
+    "domain, device, launch) from FILE or, with -, from standard input, and prints the\n"
+    "response JSON: data volumes in bytes per lattice update (B/Lup), the limiting\n"
+    "level and the predicted performance in GLup/s. docs/api.md describes both.\n"
+    "\n"
+    "Options:\n"
+    "  --db PATH    cache predictions in the SQLite file PATH (created if missing);\n"
+    "               default: no cache, every run computes afresh\n"
+    "  --pretty     indent the JSON for reading (default: as the api returns it)\n"
+    "  -h, --help   show this help\n"
+    "\n"
+    "Example:\n"
+    "  launchrank estimate --pretty stencil2d.json\n"
+    "\n"
+    "Exit status: 0 success; 2 bad request or usage (a JSON error with code, message\n"
+    "and the path of the offending input is printed on stderr); 1 other failures\n"
+    "(file cannot be read, ...).\n";
+
+static int cmd_estimate(int argc, char **argv)
+{
+    cli_opts o;
+    lr_api *api;
+    lr_worker *w;
+    char *body, *resp;
+    size_t len;
+    lr_error err;
+    if (cli_wants_help(argc, argv))
+        return fputs(estimate_help, stdout), CLI_EXIT_OK;
+    int rc = cli_parse_args(argc, argv, CLI_OPT_DB | CLI_OPT_PRETTY, 1, 1, &o);
+    if (rc || (rc = cli_read_request(argv[0], o.pos[0], &body, &len)))
+        return rc;
+    if ((rc = open_api(argv[0], &o, &api, &w))) {
+        free(body);
+        return rc;
+    }
+    lr_error_clear(&err);
+    resp = lr_api_estimate(w, body, len, &err);
+    rc = resp ? cli_print_json(argv[0], resp, o.pretty) : cli_report(&err);
+    free(resp);
+    free(body);
+    close_api(api, w);
+    return rc;
+}
+
+/* ---- rank ----------------------------------------------------------------------- */
+
+static const char rank_help[] =
+    "Usage: launchrank rank [OPTIONS] FILE|-\n"
+    "\n"
+    "Ranks the launch configurations (block sizes and thread foldings) of a kernel by\n"
+    "predicted performance: reads a request (kernel, domain, device, optional search)\n"
+    "from FILE or, with -, from standard input, and prints the response JSON, best\n"
+    "first, with the configurations that cannot be launched and why.\n"
+    "\n"
+    "Options:\n"
+    "  --table      print a table instead of JSON: rank, block, folding, predicted\n"
+    "               GLup/s, limiter, L2 and DRAM volumes (B/Lup), L1 cycles per Lup\n"
+    "  --top K      keep the K best configurations, 0 = all (sets search.top of the\n"
+    "               request; default: the request's search.top, else all)\n"
+    "  --threads N  threads evaluating configurations (default 0: every core)\n"
+    "  --db PATH    cache predictions in the SQLite file PATH (created if missing);\n"
+    "               default: no cache, every run computes afresh\n"
+    "  --pretty     indent the JSON for reading\n"
+    "  -h, --help   show this help\n"
+    "\n"
+    "On a terminal, progress (configurations evaluated) is shown on stderr.\n"
+    "\n"
+    "Example:\n"
+    "  launchrank rank --table --top 10 stencil2d.json\n"
+    "\n"
+    "Exit status: 0 success; 2 bad request or usage (a JSON error with code, message\n"
+    "and the path of the offending input is printed on stderr); 1 other failures.\n";
+
+/* The progress line on a terminal. The api may report from its ranking threads, so
+ * the state is locked; a line is written only when the percentage changes, which
+ * bounds the output to a hundred lines however many configurations there are. */
+typedef struct cli_progress {
+    pthread_mutex_t lock;
+    int percent; /* last shown; -1 before the first line */
+    int width;   /* characters of the last line, to blank it at the end */
+} cli_progress;
+
+static void show_progress(void *user, size_t done, size_t total)
+{
+    cli_progress *p = user;
+    if (total == 0)
+        return;
+    int percent = (int)(done * 100 / total);
+    pthread_mutex_lock(&p->lock);
+    if (percent != p->percent) {
+        p->percent = percent;
+        p->width = fprintf(stderr, "\rranking: %zu/%zu configurations", done, total) - 1;
+        fflush(stderr);
+    }
+    pthread_mutex_unlock(&p->lock);
+}
+
+static void clear_progress(cli_progress *p)
+{
+    if (p->percent >= 0)
+        fprintf(stderr, "\r%*s\r", p->width > 0 ? p->width : 0, "");
+}
+
+/* Sets search.top of the request to top, returning a new body (malloc'd, caller
+ * frees with cJSON_free) or NULL. NULL also when the body is not a JSON object or
+ * its search is not one: the caller then sends the body unchanged, so the api
+ * reports the mistake exactly as it would without --top. */
+static char *set_top(const char *body, long top)
+{
+    const char *end = NULL;
+    cJSON *root = cJSON_ParseWithOpts(body, &end, 1);
+    cJSON *search = cJSON_GetObjectItemCaseSensitive(root, "search");
+    char *text = NULL;
+    if (cJSON_IsObject(root) && !search)
+        search = cJSON_AddObjectToObject(root, "search");
+    if (cJSON_IsObject(search)) {
+        cJSON *n = cJSON_CreateNumber((double)top);
+        if (n && (cJSON_GetObjectItemCaseSensitive(search, "top")
+                      ? cJSON_ReplaceItemInObjectCaseSensitive(search, "top", n)
+                      : cJSON_AddItemToObject(search, "top", n)))
+            text = cJSON_PrintUnformatted(root);
+        else
+            cJSON_Delete(n);
+    }
+    cJSON_Delete(root);
+    return text;
+}
+
+static int cmd_rank(int argc, char **argv)
+{
+    cli_opts o;
+    lr_api *api;
+    lr_worker *w;
+    char *body, *edited = NULL, *resp;
+    size_t len;
+    lr_error err;
+    cli_progress progress = {.lock = PTHREAD_MUTEX_INITIALIZER, .percent = -1};
+    if (cli_wants_help(argc, argv))
+        return fputs(rank_help, stdout), CLI_EXIT_OK;
+    int rc = cli_parse_args(argc, argv, CLI_OPT_DB | CLI_OPT_PRETTY | CLI_OPT_TABLE | CLI_OPT_THREADS | CLI_OPT_TOP,
+                        1, 1, &o);
+    if (rc || (rc = cli_read_request(argv[0], o.pos[0], &body, &len)))
+        return rc;
+    if (o.top >= 0 && (edited = set_top(body, o.top)))
+        len = strlen(edited);
+    if ((rc = open_api(argv[0], &o, &api, &w))) {
+        cJSON_free(edited);
+        free(body);
+        return rc;
+    }
+    lr_error_clear(&err);
+    resp = lr_api_rank(w, edited ? edited : body, len, isatty(2) ? show_progress : NULL,
+                       &progress, &err);
+    clear_progress(&progress);
+    if (!resp)
+        rc = cli_report(&err);
+    else if (!o.table)
+        rc = cli_print_json(argv[0], resp, o.pretty);
+    else if (cli_table_rank(stdout, resp) != 0) {
+        fprintf(stderr, "launchrank rank: the response has no results to tabulate\n");
+        rc = CLI_EXIT_FAILED;
+    } else if (fflush(stdout) != 0) {
+        fprintf(stderr, "launchrank rank: cannot write the output: %s\n", strerror(errno));
+        rc = CLI_EXIT_FAILED;
+    }
+    free(resp);
+    cJSON_free(edited);
+    free(body);
+    close_api(api, w);
+    return rc;
+}
+
+/* ---- devices -------------------------------------------------------------------- */
+
+static const char devices_help[] =
+    "Usage: launchrank devices [OPTIONS] [NAME]\n"
+    "\n"
+    "Lists the built-in GPU models the estimator knows, or prints the figures of the\n"
+    "one called NAME (e.g. A100-SXM4-80GB), as JSON. A request names one with\n"
+    "\"device\" or sends its own figures to model a hypothetical GPU.\n"
+    "\n"
+    "Options:\n"
+    "  --table      print a table: name, SMs, clock (GHz), L2 size (MiB),\n"
+    "               L2 and DRAM bandwidth (GB/s, attainable, not data-sheet peaks)\n"
+    "  --pretty     indent the JSON for reading\n"
+    "  -h, --help   show this help\n"
+    "\n"
+    "Example:\n"
+    "  launchrank devices --table\n"
+    "\n"
+    "Exit status: 0 success; 2 unknown device or bad usage; 1 other failures.\n";
+
+static int cmd_devices(int argc, char **argv)
+{
+    cli_opts o;
+    lr_error err;
+    if (cli_wants_help(argc, argv))
+        return fputs(devices_help, stdout), CLI_EXIT_OK;
+    int rc = cli_parse_args(argc, argv, CLI_OPT_PRETTY | CLI_OPT_TABLE, 0, 1, &o);
+    if (rc)
+        return rc;
+    lr_api_config cfg = {0}; /* no cache: devices are built in */
+    lr_error_clear(&err);
+    lr_api *api = lr_api_new(&cfg, &err);
+    if (!api)
+        return cli_report(&err);
+    char *resp = o.npos ? lr_api_device(api, o.pos[0], &err) : lr_api_devices(api, &err);
+    if (!resp)
+        rc = cli_report(&err);
+    else if (!o.table)
+        rc = cli_print_json(argv[0], resp, o.pretty);
+    else if (cli_table_devices(stdout, resp) != 0) {
+        fprintf(stderr, "launchrank devices: the response holds no device to tabulate\n");
+        rc = CLI_EXIT_FAILED;
+    }
+    free(resp);
+    lr_api_free(api);
+    return rc;
+}
+
+/* ---- serve ---------------------------------------------------------------------- */
+
+/* srv_main parses its own options (and --help) and must own the process before any
+ * thread exists; nothing above creates one. */
+static int cmd_serve(int argc, char **argv)
+{
+    return srv_main(argc, argv);
+}
+
+/* ---- dispatch ------------------------------------------------------------------- */
+
+/* Every subcommand, in the order the top-level help lists them. run gets the
+ * arguments from the subcommand's name on (argv[0] is "rank") and returns the exit
+ * status. To add one, write its function and add one line here. */
+typedef struct cli_command {
+    const char *name;
+    int (*run)(int argc, char **argv);
+    const char *summary;
+} cli_command;
+
+static const cli_command commands[] = {
+    {"estimate", cmd_estimate, "predict the performance of one launch configuration"},
+    {"rank", cmd_rank, "rank the launch configurations of a kernel, best first"},
+    {"devices", cmd_devices, "list the built-in GPU models, or show one"},
+    {"serve", cmd_serve, "run the HTTP daemon (JSON API, shared prediction cache)"},
+    {"cache", cli_cmd_cache, "show, clear or export the SQLite prediction cache"},
+    /* cudagen adds "emit" (generate the CUDA kernel of a configuration) and
+     * "measure" (time the top configurations on a real GPU) here. */
+};
+
+static void print_top_help(FILE *f)
+{
+    fprintf(f, "Usage: launchrank COMMAND [OPTIONS] [ARGS]\n"
+               "\n"
+               "Predicts the performance of GPU stencil kernels from JSON kernel\n"
+               "descriptions (address expressions of each field's loads and stores) with an\n"
+               "analytic cache and bandwidth model, and ranks launch configurations.\n"
+               "\n"
+               "Commands:\n");
+    for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++)
+        fprintf(f, "  %-10s %s\n", commands[i].name, commands[i].summary);
+    fprintf(f, "\n"
+               "Options:\n"
+               "  -h, --help   show this help; `launchrank COMMAND --help` explains a command\n"
+               "  --version    print the program and model versions\n"
+               "\n"
+               "estimate and rank run without a cache unless given --db PATH, so a run\n"
+               "depends only on its input; serve caches in " CLI_DEFAULT_DB " by default.\n"
+               "\n"
+               "Examples:\n"
+               "  launchrank devices --table\n"
+               "  launchrank rank --table --top 10 stencil2d.json\n"
+               "  launchrank serve --listen 127.0.0.1:8080\n"
+               "\n"
+               "Exit status: 0 success; 2 bad input (a JSON error on stderr) or bad usage;\n"
+               "1 other failures (unreadable file, unusable cache database, ...).\n");
+}
+
+int main(int argc, char **argv)
+{
+    if (argc < 2) {
+        print_top_help(stderr);
+        return CLI_EXIT_BAD_INPUT;
+    }
+    const char *name = argv[1];
+    if (strcmp(name, "--help") == 0 || strcmp(name, "-h") == 0) {
+        print_top_help(stdout);
+        return CLI_EXIT_OK;
+    }
+    if (strcmp(name, "--version") == 0) {
+        printf("launchrank %s (model %s)\n", LR_VERSION, LR_MODEL_VERSION);
+        return CLI_EXIT_OK;
+    }
+    /* `launchrank help [COMMAND]`, for those who type it. */
+    if (strcmp(name, "help") == 0 && argc <= 3) {
+        if (argc == 2) {
+            print_top_help(stdout);
+            return CLI_EXIT_OK;
+        }
+        char help_opt[] = "--help";
+        char *help_argv[] = {argv[2], help_opt, NULL};
+        for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++)
+            if (strcmp(argv[2], commands[i].name) == 0)
+                return commands[i].run(2, help_argv);
+        name = argv[2];
+    } else {
+        for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++)
+            if (strcmp(name, commands[i].name) == 0)
+                return commands[i].run(argc - 1, argv + 1);
+    }
+    fprintf(stderr, "launchrank: unknown command '%s'\nTry 'launchrank --help'.\n", name);
+    return CLI_EXIT_BAD_INPUT;
+}

@@ -1,0 +1,167 @@
+/*
+ * bind: a kernel under one configuration becomes a list of instructions (access x
+ * folding step), each with its address as a function of the six launch coordinates
+ * (threadIdx, blockIdx). Most stencil addresses are affine in those coordinates; for
+ * them the address is a dot product, which keeps the samplers fast.
+ */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "estimator_int.h"
+
+/* Addresses must stay far from int64 overflow in the samplers' arithmetic. */
+#define ADDRESS_LIMIT 1e17
+
+static void fill_vars(const est_bound *b, const est_inst *in, const int64_t c[EST_NCOORD],
+                      int64_t val[EST_VAR_COUNT])
+{
+    const int *blk = b->cfg.launch.block, *fold = b->cfg.launch.folding;
+    for (int d = 0; d < 3; d++) {
+        int64_t tid = c[EST_B_X + d] * blk[d] + c[EST_T_X + d];
+        val[EST_VAR_THREADIDX_X + d] = c[EST_T_X + d];
+        val[EST_VAR_BLOCKIDX_X + d] = c[EST_B_X + d];
+        val[EST_VAR_BLOCKDIM_X + d] = blk[d];
+        val[EST_VAR_GRIDDIM_X + d] = b->grid[d];
+        val[EST_VAR_TIDX + d] = tid;
+        val[EST_VAR_X + d] = tid * fold[d] + in->step[d];
+    }
+}
+
+static int64_t linear_address(const est_bound *b, const est_inst *in,
+                              const int64_t val[EST_VAR_COUNT])
+{
+    const est_field *f = &b->k->fields[in->field];
+    int64_t i[3] = {0, 0, 0};
+    for (int d = 0; d < in->acc->n; d++)
+        i[d] = est_expr_eval(in->acc->idx[d], val);
+    return f->base_offset + f->elem_bytes * (i[0] + i[1] * f->dims[0] + i[2] * f->dims[0] * f->dims[1]);
+}
+
+int64_t est_inst_address(const est_bound *b, const est_inst *in, const int64_t c[EST_NCOORD],
+                         int *valid)
+{
+    const int *fold = b->cfg.launch.folding;
+    const int *blk = b->cfg.launch.block;
+    int ok = 1;
+    for (int d = 0; d < 3; d++) {
+        int64_t p = (c[EST_B_X + d] * blk[d] + c[EST_T_X + d]) * fold[d] + in->step[d];
+        if (p < 0 || p >= b->cfg.domain[d])
+            ok = 0;
+    }
+    *valid = ok;
+    if (in->affine) {
+        int64_t a = in->c0;
+        for (int i = 0; i < EST_NCOORD; i++)
+            a += in->coef[i] * c[i];
+        return a;
+    }
+    int64_t val[EST_VAR_COUNT];
+    fill_vars(b, in, c, val);
+    return linear_address(b, in, val);
+}
+
+int64_t est_thread_lups(const est_bound *b, const int64_t c[EST_NCOORD])
+{
+    int64_t n = 1;
+    for (int d = 0; d < 3; d++) {
+        int f = b->cfg.launch.folding[d];
+        int64_t first = (c[EST_B_X + d] * b->cfg.launch.block[d] + c[EST_T_X + d]) * f;
+        int64_t left = b->cfg.domain[d] - first;
+        n *= left <= 0 ? 0 : (left < f ? left : f);
+    }
+    return n;
+}
+
+/* Fills in->c0/coef by evaluating at the origin and the unit vectors (exact for an
+ * affine address) and rejects addresses whose magnitude over the grid could overflow. */
+static int linearize(est_bound *b, est_inst *in, const char *fname, lr_error *err)
+{
+    int64_t zero[EST_NCOORD] = {0}, val[EST_VAR_COUNT];
+    fill_vars(b, in, zero, val);
+    in->c0 = linear_address(b, in, val);
+    double bound = fabs((double)in->c0);
+    for (int i = 0; i < EST_NCOORD; i++) {
+        int64_t unit[EST_NCOORD] = {0};
+        unit[i] = 1;
+        fill_vars(b, in, unit, val);
+        in->coef[i] = linear_address(b, in, val) - in->c0;
+        int64_t extent = i < EST_B_X ? b->cfg.launch.block[i] : b->grid[i - EST_B_X];
+        bound += fabs((double)in->coef[i]) * (double)extent;
+    }
+    if (bound > ADDRESS_LIMIT)
+        return lr_error_set(err, LR_INVALID_REQUEST, NULL,
+                            "field '%s': addresses reach %.3g bytes, beyond what any GPU "
+                            "can address", fname, bound);
+    return 0;
+}
+
+static int push_inst(est_bound *b, int *cap, const est_inst *in, lr_error *err)
+{
+    if (b->ninst == *cap) {
+        int ncap = *cap ? 2 * *cap : 64;
+        est_inst *ni = realloc(b->inst, (size_t)ncap * sizeof *ni);
+        if (!ni)
+            return lr_error_set(err, LR_NO_MEMORY, NULL, "out of memory");
+        b->inst = ni;
+        *cap = ncap;
+    }
+    b->inst[b->ninst++] = *in;
+    return 0;
+}
+
+int est_bind(est_bound *b, const est_kernel *k, const est_device *dev, const est_config *cfg,
+             lr_error *err)
+{
+    memset(b, 0, sizeof *b);
+    b->k = k;
+    b->dev = dev;
+    b->cfg = *cfg;
+    const int *blk = cfg->launch.block, *fold = cfg->launch.folding;
+    b->threads = blk[0] * blk[1] * blk[2];
+    for (int d = 0; d < 3; d++)
+        b->grid[d] = (cfg->domain[d] + (int64_t)blk[d] * fold[d] - 1) / ((int64_t)blk[d] * fold[d]);
+    const uint32_t launch_consts = EST_VAR_BIT(EST_VAR_BLOCKDIM_X) | EST_VAR_BIT(EST_VAR_BLOCKDIM_Y) |
+                                   EST_VAR_BIT(EST_VAR_BLOCKDIM_Z) | EST_VAR_BIT(EST_VAR_GRIDDIM_X) |
+                                   EST_VAR_BIT(EST_VAR_GRIDDIM_Y) | EST_VAR_BIT(EST_VAR_GRIDDIM_Z);
+    int cap = 0;
+    for (int f = 0; f < k->nfields; f++) {
+        const est_field *fd = &k->fields[f];
+        b->first[f] = b->ninst;
+        for (int pass = 0; pass < 2; pass++) {
+            for (int a = 0; a < fd->nacc; a++) {
+                const est_access *acc = &fd->acc[a];
+                if (acc->is_store != pass)
+                    continue;
+                est_inst in = {.field = f, .is_store = pass, .acc = acc};
+                in.lattice = (acc->uses & EST_VARS_LATTICE) != 0;
+                in.affine = 1;
+                for (int d = 0; d < acc->n; d++)
+                    in.affine &= est_expr_is_affine(acc->idx[d], launch_consts);
+                int steps[3] = {1, 1, 1};
+                if (in.lattice)
+                    memcpy(steps, fold, sizeof steps);
+                for (int s2 = 0; s2 < steps[2]; s2++)
+                    for (int s1 = 0; s1 < steps[1]; s1++)
+                        for (int s0 = 0; s0 < steps[0]; s0++) {
+                            in.step[0] = s0;
+                            in.step[1] = s1;
+                            in.step[2] = s2;
+                            if (linearize(b, &in, fd->name, err) || push_inst(b, &cap, &in, err)) {
+                                est_bound_release(b);
+                                return -1;
+                            }
+                        }
+            }
+        }
+        b->count[f] = b->ninst - b->first[f];
+    }
+    return 0;
+}
+
+void est_bound_release(est_bound *b)
+{
+    free(b->inst);
+    b->inst = NULL;
+    b->ninst = 0;
+}

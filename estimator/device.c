@@ -1,0 +1,69 @@
+/* device: capacity-miss fits and the sanity check of device figures. */
+#include <math.h>
+#include <stdio.h>
+
+#include "device.h"
+
+double est_fit_eval(est_fit f, double o)
+{
+    return f.a * exp(-f.b * exp(-f.c * o));
+}
+
+static int is_pow2(long v)
+{
+    return v > 0 && (v & (v - 1)) == 0;
+}
+
+const char *est_device_check(const est_device *d, char *why, unsigned whysize)
+{
+#define REQUIRE(cond, field, ...)                                                         \
+    do {                                                                                  \
+        if (!(cond)) {                                                                    \
+            snprintf(why, whysize, __VA_ARGS__);                                          \
+            return field;                                                                 \
+        }                                                                                 \
+    } while (0)
+    REQUIRE(d->sm_count >= 1 && d->sm_count <= 4096, "sm_count", "must be 1..4096");
+    REQUIRE(d->clock_ghz > 0 && d->clock_ghz <= 10, "clock_ghz", "must be in (0, 10] GHz");
+    REQUIRE(d->l1_bytes >= 1024 && d->l1_bytes <= (1 << 24), "l1_bytes",
+            "must be 1 KiB..16 MiB");
+    REQUIRE(d->l2_bytes >= 65536 && d->l2_bytes <= (1ll << 34), "l2_bytes",
+            "must be 64 KiB..16 GiB");
+    REQUIRE(d->l2_bw_gbs > 0 && d->l2_bw_gbs < 1e6, "l2_bw_gbs", "must be in (0, 1e6) GB/s");
+    REQUIRE(d->dram_bw_gbs > 0 && d->dram_bw_gbs < 1e6, "dram_bw_gbs",
+            "must be in (0, 1e6) GB/s");
+    REQUIRE(d->l1_model != EST_L1_KEPLER || (d->smx_bw_gbs > 0 && d->smx_bw_gbs < 1e6),
+            "smx_bw_gbs", "a Kepler device needs its read-only cache bandwidth in GB/s");
+    REQUIRE(d->fp64_lanes >= 0 && d->fp64_lanes <= 4096, "fp64_lanes", "must be 0..4096");
+    REQUIRE(d->fp32_lanes >= 0 && d->fp32_lanes <= 4096, "fp32_lanes", "must be 0..4096");
+    REQUIRE(d->max_threads_per_sm >= 32 && d->max_threads_per_sm <= 65536,
+            "max_threads_per_sm", "must be 32..65536");
+    REQUIRE(d->max_blocks_per_sm >= 1 && d->max_blocks_per_sm <= 1024, "max_blocks_per_sm",
+            "must be 1..1024");
+    REQUIRE(d->max_threads_per_block >= 32 && d->max_threads_per_block <= 65536,
+            "max_threads_per_block", "must be 32..65536");
+    REQUIRE(d->regs_per_sm >= 1024 && d->regs_per_sm <= (1 << 22), "regs_per_sm",
+            "must be 1024..4194304");
+    REQUIRE(d->shared_bytes_per_sm >= 0 && d->shared_bytes_per_sm <= (1 << 24),
+            "shared_bytes_per_sm", "must be 0..16 MiB");
+    REQUIRE(is_pow2(d->l1_bank_bytes_per_cycle) && d->l1_bank_bytes_per_cycle <= 1024,
+            "l1_bank_bytes_per_cycle", "must be a power of two up to 1024");
+    REQUIRE(is_pow2(d->l1_line_bytes) && d->l1_line_bytes <= 1024, "l1_line_bytes",
+            "must be a power of two up to 1024");
+    REQUIRE(is_pow2(d->l1_sector_bytes) && d->l1_sector_bytes <= d->l1_line_bytes,
+            "l1_sector_bytes", "must be a power of two no larger than l1_line_bytes");
+    REQUIRE(is_pow2(d->l2_sector_bytes) && d->l2_sector_bytes <= 1024, "l2_sector_bytes",
+            "must be a power of two up to 1024");
+    REQUIRE(is_pow2(d->dram_fetch_bytes) && d->dram_fetch_bytes <= 4096, "dram_fetch_bytes",
+            "must be a power of two up to 4096");
+    const est_fit *fits[] = {&d->miss_l1, &d->miss_ovy, &d->miss_ovz, &d->miss_l2,
+                             &d->miss_l2store};
+    const char *names[] = {"fits.miss_l1", "fits.miss_ovy", "fits.miss_ovz", "fits.miss_l2",
+                           "fits.miss_l2store"};
+    for (int i = 0; i < 5; i++)
+        REQUIRE(fits[i]->a >= 0 && fits[i]->a <= 1 && fits[i]->b >= 0 && fits[i]->b < 1e6 &&
+                    fits[i]->c >= 0 && fits[i]->c < 1e6,
+                names[i], "needs 0 <= a <= 1 (a miss rate), b >= 0, c >= 0");
+#undef REQUIRE
+    return NULL;
+}

@@ -1,0 +1,55 @@
+/*
+ * device: the figures of a GPU that the model needs (MODEL.md section 8).
+ *
+ * A device is a plain value: the built-in ones are JSON files under
+ * estimator/devices/ (embedded at build time and parsed by protocol/), and a user may
+ * send any of these figures to model a hypothetical GPU. The capacity-miss fits of
+ * MODEL.md section 6 belong to the device, so a device can carry its own.
+ */
+#ifndef EST_DEVICE_H
+#define EST_DEVICE_H
+
+#include <stdint.h>
+
+/* miss(O) = a * exp(-b * exp(-c * O)): a Gompertz sigmoid used as a miss rate. */
+typedef struct est_fit {
+    double a, b, c;
+} est_fit;
+
+double est_fit_eval(est_fit f, double oversubscription);
+
+typedef enum est_l1_model {
+    EST_L1_NV,     /* Volta and later: wavefronts of the unified L1 (MODEL 3) */
+    EST_L1_KEPLER  /* Kepler read-only data cache: half-warp 128-B segments */
+} est_l1_model;
+
+typedef struct est_device {
+    char name[64];
+    est_l1_model l1_model;
+    int sm_count;
+    double clock_ghz;
+    int64_t l1_bytes;              /* per SM */
+    int64_t l2_bytes;              /* the size the model uses (one half on A100/H100) */
+    double l2_bw_gbs;              /* attainable L2 bandwidth, GB/s */
+    double dram_bw_gbs;            /* attainable DRAM bandwidth, GB/s */
+    double smx_bw_gbs;             /* Kepler: read-only cache bandwidth, whole chip; 0 = n/a */
+    int l1_bank_bytes_per_cycle;   /* 128 on Volta..Hopper */
+    int fp64_lanes;                /* per SM per cycle */
+    int fp32_lanes;
+    int max_threads_per_sm;
+    int max_blocks_per_sm;
+    int max_threads_per_block;
+    int regs_per_sm;
+    int64_t shared_bytes_per_sm;
+    int l1_line_bytes;
+    int l1_sector_bytes;
+    int l2_sector_bytes;
+    int dram_fetch_bytes;
+    est_fit miss_l1, miss_ovy, miss_ovz, miss_l2, miss_l2store;
+} est_device;
+
+/* Checks that every figure is in a sensible range; on failure returns the name of
+ * the first bad figure and writes why into why (NULL when all is well). */
+const char *est_device_check(const est_device *d, char *why, unsigned whysize);
+
+#endif

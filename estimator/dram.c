@@ -1,0 +1,318 @@
+/*
+ * dram: DRAM->L2 volumes from wave footprints (MODEL.md section 5), counted with isl.
+ *
+ * Per field, an isl map sends a thread's global index [tx,ty,tz] to the N-D fetch
+ * units its accesses touch (union over accesses and folding steps, each guarded by
+ * "this lattice point lies in the domain"). Thread sets of the current wave and of
+ * the x, y, z neighbourhoods are boxes; applying the map and counting points with
+ * isl_set_count_val gives the footprints without ever enumerating threads, so the
+ * cost does not depend on the grid size.
+ */
+#include <isl/aff.h>
+#include <isl/ctx.h>
+#include <isl/local_space.h>
+#include <isl/map.h>
+#include <isl/space.h>
+#include <isl/options.h>
+#include <isl/set.h>
+#include <isl/val.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "estimator_int.h"
+
+static int isl_failed(isl_ctx *ctx, lr_error *err)
+{
+    if (isl_ctx_last_error(ctx) == isl_error_quota)
+        return lr_error_set(err, LR_BUDGET_EXCEEDED, NULL,
+                            "the wave footprint needs more isl operations than the per-request "
+                            "budget allows; simplify the address expressions or raise the budget");
+    const char *msg = isl_ctx_last_error_msg(ctx);
+    return lr_error_set(err, LR_UNSUPPORTED_EXPR, NULL,
+                        "isl could not count the wave footprint: %s", msg ? msg : "unknown error");
+}
+
+/* The box lo[d] <= t_d <= hi[d] (inclusive) in the space of thread indices. */
+static __isl_give isl_set *box(isl_ctx *ctx, const int64_t lo[3], const int64_t hi[3])
+{
+    isl_set *s = isl_set_universe(isl_space_set_alloc(ctx, 0, 3));
+    for (int d = 0; d < 3; d++) {
+        s = isl_set_lower_bound_si(s, isl_dim_set, d, lo[d]);
+        s = isl_set_upper_bound_si(s, isl_dim_set, d, hi[d]);
+    }
+    return s;
+}
+
+/* Threads that execute instruction in: those whose lattice point (or, for an access
+ * in thread variables, whose first lattice point) lies in the domain. */
+static __isl_give isl_set *valid_threads(isl_ctx *ctx, const est_bound *b, const est_inst *in)
+{
+    int64_t lo[3], hi[3];
+    for (int d = 0; d < 3; d++) {
+        int64_t f = b->cfg.launch.folding[d], s = in->lattice ? in->step[d] : 0;
+        lo[d] = 0;
+        hi[d] = est_floordiv(b->cfg.domain[d] - 1 - s, f);
+    }
+    return box(ctx, lo, hi);
+}
+
+/* The map thread index -> fetch unit of one instruction. */
+static __isl_give isl_map *inst_map(isl_ctx *ctx, const est_bound *b, const est_inst *in)
+{
+    const est_field *fd = &b->k->fields[in->field];
+    const int *bd = b->cfg.launch.block, *fold = b->cfg.launch.folding;
+    isl_space *dom = isl_space_set_alloc(ctx, 0, 3);
+    isl_local_space *ls = isl_local_space_from_space(isl_space_copy(dom));
+    isl_aff *var[EST_VAR_COUNT];
+    for (int d = 0; d < 3; d++) {
+        isl_aff *t = isl_aff_var_on_domain(isl_local_space_copy(ls), isl_dim_set, d);
+        var[EST_VAR_X + d] = isl_aff_add_constant_si(isl_aff_scale_val(isl_aff_copy(t),
+                                 isl_val_int_from_si(ctx, fold[d])), in->step[d]);
+        var[EST_VAR_TIDX + d] = isl_aff_copy(t);
+        var[EST_VAR_THREADIDX_X + d] = isl_aff_mod_val(isl_aff_copy(t), isl_val_int_from_si(ctx, bd[d]));
+        var[EST_VAR_BLOCKIDX_X + d] = isl_aff_floor(isl_aff_scale_down_ui(t, (unsigned)bd[d]));
+        var[EST_VAR_BLOCKDIM_X + d] = isl_aff_val_on_domain(isl_local_space_copy(ls), isl_val_int_from_si(ctx, bd[d]));
+        var[EST_VAR_GRIDDIM_X + d] = isl_aff_val_on_domain(isl_local_space_copy(ls), isl_val_int_from_si(ctx, b->grid[d]));
+    }
+    isl_aff_list *list = isl_aff_list_alloc(ctx, 3);
+    for (int d = 0; d < 3; d++) {
+        isl_aff *a = d < in->acc->n ? est_expr_to_aff(in->acc->idx[d], var)
+                                    : isl_aff_zero_on_domain(isl_local_space_copy(ls));
+        /* MODEL.md 5: x is counted in fetch units of the DRAM granularity */
+        if (d == 0)
+            a = isl_aff_floor(isl_aff_scale_down_ui(isl_aff_scale_val(a, isl_val_int_from_si(ctx, fd->elem_bytes)),
+                                                    (unsigned)b->dev->dram_fetch_bytes));
+        list = isl_aff_list_add(list, a);
+    }
+    for (int v = 0; v < EST_VAR_COUNT; v++)
+        isl_aff_free(var[v]);
+    isl_local_space_free(ls);
+    isl_space *range = isl_space_set_tuple_name(isl_space_copy(dom), isl_dim_set, "F");
+    isl_space *space = isl_space_map_from_domain_and_range(dom, range);
+    isl_map *m = isl_map_from_multi_aff(isl_multi_aff_from_aff_list(space, list));
+    return isl_map_intersect_domain(m, valid_threads(ctx, b, in));
+}
+
+/* Access maps are cached per thread: within a ranking they depend only on the folding
+ * and, when the kernel uses threadIdx/blockIdx/blockDim/gridDim, on the block. */
+static int map_key(const est_bound *b, int f, int is_store, int64_t key[12])
+{
+    uint32_t uses = 0;
+    for (int i = b->first[f]; i < b->first[f] + b->count[f]; i++)
+        if (b->inst[i].is_store == is_store)
+            uses |= b->inst[i].acc->uses;
+    int by_block = (uses & ~(EST_VARS_LATTICE | EST_VAR_BIT(EST_VAR_TIDX) | EST_VAR_BIT(EST_VAR_TIDY) |
+                             EST_VAR_BIT(EST_VAR_TIDZ))) != 0;
+    key[0] = (int64_t)b->k->uid;
+    key[1] = f * 2 + is_store;
+    key[2] = b->dev->dram_fetch_bytes;
+    for (int d = 0; d < 3; d++) {
+        key[3 + d] = b->cfg.launch.folding[d];
+        key[6 + d] = b->cfg.domain[d];
+        key[9 + d] = by_block ? b->cfg.launch.block[d] : 0;
+    }
+    return 0;
+}
+
+/* The access map of the loads (is_store 0) or stores of field f, or NULL when the
+ * field has none of that kind (not an error: *err stays clear). */
+static __isl_give isl_map *access_map(est_ctx *ctx, const est_bound *b, int f, int is_store,
+                                      lr_error *err)
+{
+    const est_field *fd = &b->k->fields[f];
+    if (!(is_store ? fd->nstores : fd->nloads))
+        return NULL;
+    int64_t key[12];
+    map_key(b, f, is_store, key);
+    for (int i = 0; i < EST_MAP_CACHE; i++)
+        if (ctx->maps[i].map && !memcmp(ctx->maps[i].key, key, sizeof key))
+            return isl_map_copy(ctx->maps[i].map);
+    isl_map *m = NULL;
+    for (int i = b->first[f]; i < b->first[f] + b->count[f]; i++) {
+        if (b->inst[i].is_store != is_store)
+            continue;
+        isl_map *one = inst_map(ctx->isl, b, &b->inst[i]);
+        m = m ? isl_map_union(m, one) : one;
+    }
+    m = isl_map_coalesce(m);
+    if (!m) {
+        isl_failed(ctx->isl, err);
+        return NULL;
+    }
+    est_map_entry *slot = &ctx->maps[ctx->next_map++ % EST_MAP_CACHE];
+    isl_map_free(slot->map);
+    slot->map = isl_map_copy(m);
+    memcpy(slot->key, key, sizeof key);
+    return m;
+}
+
+/* The box of threads of blocks [lo, hi) in each dimension (NULL when empty). */
+static __isl_give isl_set *thread_box(isl_ctx *ctx, const est_bound *b, const int64_t lo[3],
+                                      const int64_t hi[3])
+{
+    const int *bd = b->cfg.launch.block;
+    int64_t l[3], h[3];
+    for (int d = 0; d < 3; d++) {
+        l[d] = lo[d] * bd[d];
+        h[d] = hi[d] * bd[d] - 1;
+        if (l[d] < 0)
+            l[d] = 0; /* threads of negative index do not exist */
+        if (h[d] < l[d])
+            return NULL;
+    }
+    return box(ctx, l, h);
+}
+
+/* Number of points of set (consumed); -1 on error. */
+static double count_take(__isl_take isl_set *set)
+{
+    if (!set)
+        return -1;
+    isl_val *v = isl_set_count_val(set);
+    isl_set_free(set);
+    if (!v)
+        return -1;
+    double d = isl_val_get_d(v);
+    isl_val_free(v);
+    return d;
+}
+
+/* Lattice points updated by the threads of blocks [lo, hi). */
+static double box_lups(const est_bound *b, const int64_t lo[3], const int64_t hi[3])
+{
+    double n = 1;
+    for (int d = 0; d < 3; d++) {
+        int64_t span = (int64_t)b->cfg.launch.block[d] * b->cfg.launch.folding[d];
+        int64_t a = lo[d] * span, z = hi[d] * span;
+        if (a < 0)
+            a = 0;
+        if (z > b->cfg.domain[d])
+            z = b->cfg.domain[d];
+        n *= z > a ? (double)(z - a) : 0;
+    }
+    return n;
+}
+
+/* Footprint figures of one field's loads or stores. */
+static __isl_give isl_set *image(__isl_keep isl_set *threads, __isl_keep isl_map *m)
+{
+    return threads ? isl_set_coalesce(isl_set_apply(isl_set_copy(threads), isl_map_copy(m))) : NULL;
+}
+
+/* |A(cur)|, the x, y, z overlaps (each after removing the previous neighbourhood's
+ * footprint), |A(y)| and |A(z)| of one field's loads or stores, in fetch units.
+ * Empty neighbourhoods (NULL sets) cost nothing. */
+static int field_wave(est_ctx *ctx, const est_bound *b, int f, int is_store,
+                      isl_set *const sets[4], double vol[6], lr_error *err)
+{
+    isl_map *m = access_map(ctx, b, f, is_store, err);
+    if (!m)
+        return lr_error_is_set(err) ? -1 : 0;
+    isl_set *cur = image(sets[0], m), *ax = image(sets[1], m);
+    isl_set *ay = image(sets[2], m), *az = image(sets[3], m);
+    isl_map_free(m);
+    vol[0] = count_take(isl_set_copy(cur));
+    if (ax) {
+        vol[1] = count_take(isl_set_intersect(isl_set_copy(cur), isl_set_copy(ax)));
+        cur = isl_set_subtract(cur, ax);
+    }
+    if (ay) {
+        vol[2] = count_take(isl_set_intersect(isl_set_copy(cur), isl_set_copy(ay)));
+        cur = isl_set_subtract(cur, isl_set_copy(ay));
+        vol[4] = count_take(ay);
+    }
+    if (az) {
+        vol[3] = count_take(isl_set_intersect(isl_set_copy(cur), isl_set_copy(az)));
+        vol[5] = count_take(az);
+    }
+    isl_set_free(cur);
+    for (int i = 0; i < 6; i++)
+        if (vol[i] < 0)
+            return isl_failed(ctx->isl, err);
+    return 0;
+}
+
+int est_wave_run(est_ctx *ctx, const est_bound *b, int64_t W, est_wave *out, lr_error *err)
+{
+    memset(out, 0, sizeof *out);
+    isl_ctx *ic = ctx->isl;
+    isl_ctx_reset_error(ic);
+    isl_ctx_reset_operations(ic);
+    isl_ctx_set_max_operations(ic, ctx->max_ops);
+    const int64_t *g = b->grid;
+    const int *bd = b->cfg.launch.block, *fold = b->cfg.launch.folding;
+    const int64_t *n = b->cfg.domain;
+    /* MODEL.md 5: wave extent; the block rows count valid blocks of a row, folding
+     * included (Warpspeed divides by the block size alone). */
+    double row = (double)n[0] / ((double)bd[0] * fold[0]);
+    double layer = row * (double)n[1] / ((double)bd[1] * fold[1]);
+    int64_t w[3];
+    w[0] = g[0] < W ? g[0] : W;
+    w[1] = (int64_t)ceil((double)W / row);
+    w[1] = g[1] < w[1] ? g[1] : w[1];
+    w[2] = (int64_t)ceil((double)W / layer);
+    w[2] = g[2] < w[2] ? g[2] : w[2];
+    memcpy(out->dims, w, sizeof w);
+    /* shift the wave one block row down when the last block row is < 10 % valid */
+    int64_t shift = 0;
+    double last_row = (double)(n[1] - (g[1] - 1) * bd[1] * fold[1]) / ((double)bd[1] * fold[1]);
+    if (g[1] > 1 && last_row < 0.1)
+        shift = 1;
+    int64_t z0 = g[2] / 2;
+    int64_t cur_lo[3] = {g[0] - w[0], g[1] - w[1] - shift, z0};
+    int64_t cur_hi[3] = {g[0], g[1] - shift, z0 + w[2]};
+    int64_t x_lo[3] = {g[0] - 2 * w[0], cur_lo[1], z0}, x_hi[3] = {g[0] - w[0], cur_hi[1], cur_hi[2]};
+    int64_t y_lo[3] = {0, cur_lo[1] - 1, z0}, y_hi[3] = {g[0], cur_lo[1], cur_hi[2]};
+    int64_t z_lo[3] = {0, 0, z0 - 1}, z_hi[3] = {g[0], g[1], z0};
+    out->cur_lups = box_lups(b, cur_lo, cur_hi);
+    isl_set *sets[4] = {thread_box(ic, b, cur_lo, cur_hi), thread_box(ic, b, x_lo, x_hi),
+                        thread_box(ic, b, y_lo, y_hi), thread_box(ic, b, z_lo, z_hi)};
+    int rc = sets[0] ? 0 : lr_error_set(err, LR_INTERNAL, NULL, "the current wave is empty");
+    double fetch = b->dev->dram_fetch_bytes;
+    for (int f = 0; f < b->k->nfields && !rc; f++) {
+        double lv[6] = {0}, sv[6] = {0};
+        if (field_wave(ctx, b, f, 0, sets, lv, err) || field_wave(ctx, b, f, 1, sets, sv, err)) {
+            rc = -1;
+            break;
+        }
+        est_field_wave *fw = &out->f[f];
+        fw->vnew_load = lv[0] * fetch;
+        fw->ov_y = (lv[1] + lv[2]) * fetch;
+        fw->ov_z = lv[3] * fetch;
+        fw->old_y = (lv[4] + sv[4]) * fetch;
+        fw->old_z = (lv[5] + sv[5]) * fetch;
+        fw->vnew_store = sv[0] * fetch;
+    }
+    for (int i = 0; i < 4; i++)
+        isl_set_free(sets[i]);
+    return rc;
+}
+
+est_ctx *est_ctx_new(unsigned long max_operations)
+{
+    est_ctx *c = calloc(1, sizeof *c);
+    if (!c)
+        return NULL;
+    c->isl = isl_ctx_alloc();
+    if (!c->isl) {
+        free(c);
+        return NULL;
+    }
+    /* never abort the process, never print: errors come back as values */
+    isl_options_set_on_error(c->isl, ISL_ON_ERROR_CONTINUE);
+    c->max_ops = max_operations ? max_operations : EST_DEFAULT_MAX_OPS;
+    return c;
+}
+
+void est_ctx_free(est_ctx *c)
+{
+    if (!c)
+        return;
+    for (int i = 0; i < EST_MAP_CACHE; i++)
+        isl_map_free(c->maps[i].map);
+    free(c->warp_memo);
+    isl_ctx_free(c->isl);
+    free(c);
+}

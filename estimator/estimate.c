@@ -1,0 +1,190 @@
+/*
+ * estimate: one configuration from occupancy to predicted performance. Combines the
+ * sampler's L1/L2 counts and the isl wave footprints with the capacity-miss fits
+ * (MODEL.md sections 4-7); every step is named after the quantity in MODEL.md.
+ */
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "estimator_int.h"
+
+const char *est_limiter_name(est_limiter l)
+{
+    static const char *const names[] = {"flops", "l1", "l2", "dram", "none"};
+    return l <= EST_LIMITER_NONE ? names[l] : "none";
+}
+
+static void add_volumes(est_volumes *t, const est_volumes *v)
+{
+    t->l1_cycles += v->l1_cycles;
+    t->smx_load += v->smx_load;
+    t->l1_load += v->l1_load;
+    t->l2_load_compulsory += v->l2_load_compulsory;
+    t->l2_load += v->l2_load;
+    t->l2_store += v->l2_store;
+    t->dram_load_compulsory += v->dram_load_compulsory;
+    t->dram_load_warm += v->dram_load_warm;
+    t->dram_load += v->dram_load;
+    t->dram_store += v->dram_store;
+}
+
+static double div0(double a, double b)
+{
+    return b > 0 ? a / b : 0;
+}
+
+static double max3(double a, double b, double c)
+{
+    double m = a > b ? a : b;
+    return m > c ? m : c;
+}
+
+/* MODEL.md 3 and 4: L1 cycles and L2 volumes per field, per lattice update. */
+static void l1_l2_volumes(const est_bound *b, const est_sample *s, est_result *r)
+{
+    const est_device *dev = b->dev;
+    double block_l1_alloc = 0, block_l2_load = 0;
+    for (int f = 0; f < b->k->nfields; f++) {
+        const est_field_sample *fs = &s->f[f];
+        est_volumes *v = &r->field[f];
+        double C = div0(fs->c, s->warp_lups), TAG = div0(fs->tag, s->warp_lups);
+        double DP = div0(fs->dp, s->warp_lups);
+        /* The allocation cost counts the lines of loads and of stores separately:
+         * this is what reproduces the reference L1 cycles (docs/model.md). */
+        double ALLOC = div0(fs->blk_load_lines + fs->blk_store_lines, s->block_lups);
+        if (dev->l1_model == EST_L1_KEPLER)
+            v->smx_load = div0(fs->smx_segments * 128.0, s->warp_lups);
+        else
+            v->l1_cycles = max3(C, TAG, DP + ALLOC);
+        v->l1_load = div0(fs->load_sectors * dev->l1_sector_bytes, s->warp_lups);
+        v->l2_store = div0(fs->store_sectors * dev->l1_sector_bytes, s->warp_lups);
+        v->l2_load_compulsory = div0(fs->blk_load_sectors * dev->l2_sector_bytes, s->block_lups);
+        if (s->nblocks) {
+            block_l1_alloc += fs->blk_load_lines * dev->l1_line_bytes / s->nblocks;
+            block_l2_load += fs->blk_load_sectors * dev->l2_sector_bytes / s->nblocks;
+        }
+    }
+    r->l1_coverage = block_l1_alloc / sqrt((double)dev->l1_bytes) / sqrt(128.0 * 1024.0);
+    double miss_cov = est_fit_eval(dev->miss_l1, r->l1_coverage);
+    double hit_overlap = 1 - est_fit_eval(dev->miss_l1, 2 * block_l2_load / (double)dev->l1_bytes);
+    for (int f = 0; f < b->k->nfields; f++) {
+        est_volumes *v = &r->field[f];
+        double overlap = div0(s->f[f].overlap_sectors * dev->l2_sector_bytes, s->mid_block_lups);
+        double redundant = v->l1_load - v->l2_load_compulsory;
+        double evicts = (redundant > 0 ? redundant : 0) * miss_cov;
+        v->l2_load = v->l2_load_compulsory - overlap * hit_overlap + evicts;
+    }
+}
+
+/* MODEL.md 5: DRAM volumes per field from the wave footprints. */
+static void dram_volumes(const est_bound *b, const est_wave *w, int64_t wave_lups,
+                         est_result *r)
+{
+    const est_device *dev = b->dev;
+    int nf = b->k->nfields;
+    double lups = w->cur_lups;
+    double vnew_load = 0, vnew_store = 0, ov_y = 0, ov_z = 0, old_y = 0, old_z = 0;
+    for (int f = 0; f < nf; f++) {
+        const est_field_wave *fw = &w->f[f];
+        est_volumes *v = &r->field[f];
+        v->dram_load_compulsory = div0(fw->vnew_load, lups);
+        v->dram_store = div0(fw->vnew_store, lups);
+        vnew_load += v->dram_load_compulsory;
+        vnew_store += v->dram_store;
+        ov_y += div0(fw->ov_y, lups);
+        ov_z += div0(fw->ov_z, lups);
+        old_y += fw->old_y;
+        old_z += fw->old_z;
+    }
+    r->wave_overlap_y = ov_y;
+    r->wave_overlap_z = ov_z;
+    /* whole-wave volumes are the per-update ones scaled to exactly W blocks */
+    double wl = (double)wave_lups;
+    r->wave_oversub_y = (old_y + (vnew_load - ov_y) * wl) / (double)dev->l2_bytes;
+    r->wave_oversub_z = (old_z + (vnew_load - ov_z) * wl) / (double)dev->l2_bytes;
+    double hit_y = 1 - est_fit_eval(dev->miss_ovy, r->wave_oversub_y);
+    double hit_z = 1 - est_fit_eval(dev->miss_ovz, r->wave_oversub_z);
+    r->l2_oversubscription = (vnew_load + vnew_store) * wl / sqrt((double)dev->l2_bytes) / 2048.0;
+    double miss_store = est_fit_eval(dev->miss_l2store, r->l2_oversubscription);
+    for (int f = 0; f < nf; f++) {
+        const est_field_wave *fw = &w->f[f];
+        est_volumes *v = &r->field[f];
+        v->dram_load_warm = v->dram_load_compulsory - div0(fw->ov_y, lups) * hit_y -
+                            div0(fw->ov_z, lups) * hit_z;
+        double partial = v->l2_store - v->dram_store;
+        double evicts = (partial > 0 ? partial : 0) * miss_store;
+        v->dram_store += evicts;
+        v->dram_load = v->dram_load_warm + evicts;
+    }
+}
+
+/* MODEL.md 7: the four limiters in GLup/s; 0 = no limit. */
+static void performance(const est_kernel *k, const est_device *dev, est_result *r)
+{
+    const est_volumes *t = &r->total;
+    int lanes = k->fp64 ? dev->fp64_lanes : dev->fp32_lanes;
+    r->perf_flops = k->fp_instructions > 0 ? dev->clock_ghz * dev->sm_count * lanes / k->fp_instructions : 0;
+    if (dev->l1_model == EST_L1_KEPLER)
+        r->perf_l1 = div0(dev->smx_bw_gbs, t->smx_load);
+    else
+        r->perf_l1 = div0(dev->sm_count * dev->clock_ghz, t->l1_cycles);
+    r->perf_l2 = div0(dev->l2_bw_gbs, t->l2_load + t->l2_store);
+    r->perf_dram = div0(dev->dram_bw_gbs, t->dram_load + t->dram_store);
+    double lim[4] = {r->perf_flops, r->perf_l1, r->perf_l2, r->perf_dram};
+    r->predicted = 0;
+    r->limiter = EST_LIMITER_NONE;
+    for (int i = 0; i < 4; i++)
+        if (lim[i] > 0 && (r->limiter == EST_LIMITER_NONE || lim[i] < r->predicted)) {
+            r->predicted = lim[i];
+            r->limiter = (est_limiter)i;
+        }
+}
+
+int est_estimate(est_ctx *ctx, const est_kernel *k, const est_device *dev,
+                 const est_config *cfg, est_result *r, lr_error *err)
+{
+    memset(r, 0, sizeof *r);
+    r->config = *cfg;
+    r->nfields = k->nfields;
+    r->limiter = EST_LIMITER_NONE;
+    const int *bd = cfg->launch.block, *fold = cfg->launch.folding;
+    for (int d = 0; d < 3; d++)
+        r->grid[d] = (cfg->domain[d] + (int64_t)bd[d] * fold[d] - 1) / ((int64_t)bd[d] * fold[d]);
+    r->lattice_updates = cfg->domain[0] * cfg->domain[1] * cfg->domain[2];
+    if (est_launch_check(k, dev, cfg, r->reason, sizeof r->reason))
+        return 0;
+    int threads = bd[0] * bd[1] * bd[2];
+    r->blocks_per_sm = est_blocks_per_sm(k, dev, threads);
+    r->wave_blocks = (int64_t)r->blocks_per_sm * dev->sm_count;
+    r->launchable = 1;
+    /* concurrently running blocks, dispatched in x, then y, then z order */
+    int64_t W = r->wave_blocks, *g = r->grid;
+    r->wave_grid[0] = g[0] < W ? g[0] : W;
+    r->wave_grid[1] = W / g[0] < 1 ? 1 : W / g[0];
+    r->wave_grid[1] = r->wave_grid[1] < g[1] ? r->wave_grid[1] : g[1];
+    r->wave_grid[2] = W / g[0] / g[1] < 1 ? 1 : W / g[0] / g[1];
+    r->wave_grid[2] = r->wave_grid[2] < g[2] ? r->wave_grid[2] : g[2];
+
+    est_bound b;
+    if (est_bind(&b, k, dev, cfg, err))
+        return -1;
+    est_sample *s = malloc(sizeof *s);
+    est_wave *w = malloc(sizeof *w);
+    int rc = (!s || !w) ? lr_error_set(err, LR_NO_MEMORY, NULL, "out of memory") : 0;
+    if (!rc)
+        rc = est_sample_run(ctx, &b, s, err);
+    if (!rc)
+        rc = est_wave_run(ctx, &b, W, w, err);
+    if (!rc) {
+        l1_l2_volumes(&b, s, r);
+        dram_volumes(&b, w, W * threads * fold[0] * fold[1] * fold[2], r);
+        for (int f = 0; f < k->nfields; f++)
+            add_volumes(&r->total, &r->field[f]);
+        performance(k, dev, r);
+    }
+    free(s);
+    free(w);
+    est_bound_release(&b);
+    return rc;
+}

@@ -1,0 +1,163 @@
+/*
+ * estimator: the performance model of MODEL.md, as a library with no I/O.
+ *
+ * A kernel (fields and their address expressions) is built once; each configuration
+ * (domain, block, folding) on a device is then estimated: occupancy and waves, L1
+ * cycles, L2<-L1 volumes from thread-block footprints, DRAM<-L2 volumes from wave
+ * footprints counted with isl, capacity-miss fits, and the four limiters. Volumes are
+ * bytes per lattice update (B/Lup), performance in GLup/s.
+ *
+ * Threads: kernels and devices are read-only during estimation and can be shared;
+ * an est_ctx (which owns an isl_ctx) belongs to one thread at a time.
+ */
+#ifndef EST_ESTIMATOR_H
+#define EST_ESTIMATOR_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "device.h"
+#include "expr.h"
+#include "lr_error.h"
+
+/* Fields per kernel: a D3Q27 LBM kernel with separate pdf fields has 2*27 + a few;
+ * 64 keeps every result a fixed-size value (no per-field allocation in rankings). */
+#define EST_MAX_FIELDS 64
+/* Accesses per field: a range-4 3-D star has 25; a 27-point box per pdf 27; 512 is
+ * generous and bounds the work of one warp sample (accesses x folding steps). */
+#define EST_MAX_ACCESSES 512
+/* Lattice points per thread (folding product): beyond 64 the per-thread register
+ * footprint is unrealistic and the sampling cost grows linearly. */
+#define EST_MAX_FOLDING 64
+#define EST_MAX_NAME 64
+
+/* ---- kernel ---- */
+
+typedef struct est_kernel est_kernel;
+
+/* New empty kernel (32 registers, no flops, no shared memory). Free with
+ * est_kernel_free. NULL on allocation failure. */
+est_kernel *est_kernel_new(void);
+void est_kernel_free(est_kernel *k);
+
+/* Adds a field; returns its index, or -1 with err set (path names the field).
+ * dims are innermost first; ndims is 1..3. */
+int est_kernel_add_field(est_kernel *k, const char *name, int elem_bytes, int ndims,
+                         const int64_t dims[], int64_t base_offset_bytes, const char *path,
+                         lr_error *err);
+
+/* Adds an access (one expression per dimension of the field) to field `field`.
+ * Takes ownership of the n expressions in idx, also on error. 0 or -1 with err. */
+int est_kernel_add_access(est_kernel *k, int field, int is_store, est_expr *idx[], int n,
+                          const char *path, lr_error *err);
+
+/* Compute figures. fp_instructions < 0 means the default ceil(flops/2); fp64 selects
+ * the fp64 lanes for the flop limiter. */
+void est_kernel_set_compute(est_kernel *k, double flops, double fp_instructions, int fp64,
+                            int registers, int64_t shared_bytes_per_block);
+
+int est_kernel_field_count(const est_kernel *k);
+const char *est_kernel_field_name(const est_kernel *k, int field);
+int est_kernel_field_elem_bytes(const est_kernel *k, int field);
+double est_kernel_flops(const est_kernel *k);
+double est_kernel_fp_instructions(const est_kernel *k);
+int est_kernel_fp64(const est_kernel *k);
+int est_kernel_registers(const est_kernel *k);
+int64_t est_kernel_shared_bytes(const est_kernel *k);
+int est_kernel_field_ndims(const est_kernel *k, int field);
+/* dims[0..2], trailing unused dimensions are 1 */
+void est_kernel_field_dims(const est_kernel *k, int field, int64_t dims[3]);
+int64_t est_kernel_field_base_offset(const est_kernel *k, int field);
+int est_kernel_access_count(const est_kernel *k, int field);
+int est_kernel_access_is_store(const est_kernel *k, int field, int access);
+/* Index expression d (0..ndims-1) of an access; owned by the kernel. */
+const est_expr *est_kernel_access_index(const est_kernel *k, int field, int access, int d);
+
+/* ---- configurations and results ---- */
+
+typedef struct est_launch {
+    int block[3];
+    int folding[3];
+} est_launch;
+
+typedef struct est_config {
+    int64_t domain[3]; /* lattice points updated, trailing 1s for 1-D and 2-D */
+    est_launch launch;
+} est_config;
+
+/* Volumes in bytes per lattice update; l1_cycles in L1 cycles per update per SM. */
+typedef struct est_volumes {
+    double l1_cycles;            /* NV: L1 data-pipe/tag cycles (MODEL 3); Kepler: 0 */
+    double smx_load;             /* Kepler: read-only-cache volume V_SMX; NV: 0 */
+    double l1_load;              /* requested L2->L1 volume, no reuse between instructions */
+    double l2_load_compulsory;   /* L2LoadV1: thread-block footprint */
+    double l2_load;              /* L2LoadV2: with reuse and L1 capacity misses */
+    double l2_store;             /* write-through store volume */
+    double dram_load_compulsory; /* memLoadV1: wave footprint */
+    double dram_load_warm;       /* memLoadV2: with reuse of the previous waves' data */
+    double dram_load;            /* memLoadV3: with store-eviction reads */
+    double dram_store;           /* memStoreV2 */
+} est_volumes;
+
+typedef enum est_limiter {
+    EST_LIMITER_FLOPS,
+    EST_LIMITER_L1,
+    EST_LIMITER_L2,
+    EST_LIMITER_DRAM,
+    EST_LIMITER_NONE
+} est_limiter;
+
+const char *est_limiter_name(est_limiter l);
+
+typedef struct est_result {
+    est_config config;
+    int64_t grid[3];
+    int blocks_per_sm;
+    int64_t wave_blocks;      /* blocks_per_sm * SMs */
+    int64_t wave_grid[3];     /* concurrently running blocks in x, y, z order */
+    int launchable;
+    char reason[160];         /* why not launchable */
+    int64_t lattice_updates;  /* domain points */
+
+    est_volumes total;
+    int nfields;
+    est_volumes field[EST_MAX_FIELDS];
+
+    /* Limits in GLup/s; 0 means "no limit" (e.g. a kernel without flops). */
+    double perf_flops, perf_l1, perf_l2, perf_dram;
+    double predicted;         /* GLup/s, the smallest limit */
+    est_limiter limiter;
+
+    /* Intermediate figures a user needs to see why (all documented in docs/model.md). */
+    double l1_coverage;       /* L1 allocation oversubscription fed to miss_L1 */
+    double l2_oversubscription; /* O_L2 */
+    double wave_overlap_y, wave_overlap_z; /* ov_y, ov_z in B/Lup */
+    double wave_oversub_y, wave_oversub_z; /* O_y, O_z */
+} est_result;
+
+/* ---- estimation ---- */
+
+typedef struct est_ctx est_ctx;
+
+/* A per-thread estimation context owning an isl_ctx whose errors never abort and
+ * whose work per configuration is bounded by max_operations (0: EST_DEFAULT_MAX_OPS).
+ * Free with est_ctx_free. NULL on allocation failure. */
+est_ctx *est_ctx_new(unsigned long max_operations);
+void est_ctx_free(est_ctx *ctx);
+
+/* isl operations one configuration may cost: the 3-D 25-point case needs ~1e5; 5e6
+ * leaves room for big LBM kernels and still stops a pathological one within ~1 s. */
+#define EST_DEFAULT_MAX_OPS 5000000ul
+
+/* Estimates one configuration into *out. A configuration that cannot launch is not
+ * an error: out->launchable is 0 and out->reason says why. Returns 0, or -1 with err
+ * set (LR_BUDGET_EXCEEDED when isl ran out of operations). */
+int est_estimate(est_ctx *ctx, const est_kernel *k, const est_device *dev,
+                 const est_config *cfg, est_result *out, lr_error *err);
+
+/* Checks a launch against the device and domain without estimating; 0 when it can
+ * run, else -1 and a reason in buf. */
+int est_launch_check(const est_kernel *k, const est_device *dev, const est_config *cfg,
+                     char *buf, size_t bufsize);
+
+#endif

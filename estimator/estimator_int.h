@@ -1,0 +1,149 @@
+/*
+ * estimator_int.h: struct bodies and helpers shared by the estimator's own files
+ * (kernel.c, bind.c, sample.c, dram.c, estimate.c, rank.c). Not installed, not
+ * included outside estimator/.
+ */
+#ifndef EST_ESTIMATOR_INT_H
+#define EST_ESTIMATOR_INT_H
+
+#include <isl/ctx.h>
+#include <isl/map_type.h>
+
+#include "estimator.h"
+
+typedef struct est_access {
+    est_expr *idx[3]; /* one per array dimension of the field; owned */
+    int n;
+    int is_store;
+    uint32_t uses;    /* EST_VAR_BIT mask of all idx[] */
+} est_access;
+
+typedef struct est_field {
+    char name[EST_MAX_NAME];
+    int elem_bytes;
+    int ndims;
+    int64_t dims[3];   /* unused trailing dims are 1 */
+    int64_t base_offset;
+    est_access *acc;   /* owned array */
+    int nacc, cap;
+    int nloads, nstores;
+} est_field;
+
+struct est_kernel {
+    uint64_t uid;      /* unique per process: keys the per-thread map caches */
+    est_field *fields; /* owned array */
+    int nfields, cap;
+    double flops;
+    double fp_instructions;
+    int fp64;
+    int registers;
+    int64_t shared_bytes;
+};
+
+/* Access maps kept per thread between configurations (see dram.c). */
+#define EST_MAP_CACHE 64
+typedef struct est_map_entry {
+    int64_t key[12];
+    struct isl_map *map; /* owned */
+} est_map_entry;
+
+struct est_ctx {
+    isl_ctx *isl; /* owned */
+    unsigned long max_ops;
+    est_map_entry maps[EST_MAP_CACHE];
+    unsigned next_map;
+    struct est_memo_slot *warp_memo; /* owned; see sample.c */
+    uint32_t memo_gen;
+};
+
+/* Thread coordinates of the 6 launch variables an instruction's address depends on. */
+enum { EST_T_X, EST_T_Y, EST_T_Z, EST_B_X, EST_B_Y, EST_B_Z, EST_NCOORD };
+
+/* One warp-level memory instruction of the kernel under one configuration: an access
+ * at one folding step. An access in x,y,z is issued once per folding step, one in
+ * thread variables once per thread. */
+typedef struct est_inst {
+    int field;
+    int is_store;
+    const est_access *acc;
+    int step[3];      /* folding offsets of this instance */
+    int lattice;      /* the access uses x,y,z: validity is per lattice point */
+    int affine;       /* address = c0 + sum coef[i]*coord[i] */
+    int64_t c0;
+    int64_t coef[EST_NCOORD];
+} est_inst;
+
+/* A kernel bound to one configuration: everything the samplers need. */
+typedef struct est_bound {
+    const est_kernel *k;
+    const est_device *dev;
+    est_config cfg;
+    int64_t grid[3];
+    int threads;          /* per block */
+    est_inst *inst;       /* owned; grouped by field, loads before stores */
+    int ninst;
+    int first[EST_MAX_FIELDS], count[EST_MAX_FIELDS];
+} est_bound;
+
+/* Floor division and its remainder for a positive divisor (C truncates). */
+static inline int64_t est_floordiv(int64_t a, int64_t b)
+{
+    int64_t q = a / b;
+    return (a % b != 0 && a < 0) ? q - 1 : q;
+}
+
+/* bind.c */
+int est_bind(est_bound *b, const est_kernel *k, const est_device *dev, const est_config *cfg,
+             lr_error *err);
+void est_bound_release(est_bound *b);
+/* Byte address of instruction in for the thread at coord; valid is set to whether
+ * that thread executes the instruction (its lattice point lies in the domain). */
+int64_t est_inst_address(const est_bound *b, const est_inst *in, const int64_t coord[EST_NCOORD],
+                         int *valid);
+/* Lattice points the thread at coord updates (0..folding product). */
+int64_t est_thread_lups(const est_bound *b, const int64_t coord[EST_NCOORD]);
+
+/* sample.c: L1 cycles and L2 volumes from concrete addresses. */
+typedef struct est_field_sample {
+    /* warp pass, sums over sampled warp instructions */
+    double c, tag, dp;        /* L1 cycles */
+    double load_sectors;      /* sectors requested by load instructions */
+    double store_sectors;
+    double smx_segments;      /* Kepler half-warp 128-B segments of loads */
+    /* block pass, sums over sampled blocks */
+    double blk_load_sectors;  /* distinct sectors loaded per block */
+    double blk_load_lines;
+    double blk_store_lines;
+    double overlap_sectors;   /* average shared sectors with earlier blocks on the SM */
+} est_field_sample;
+
+typedef struct est_sample {
+    est_field_sample f[EST_MAX_FIELDS];
+    double warp_lups;         /* lattice updates of the sampled warps */
+    double block_lups;        /* lattice updates of the sampled blocks */
+    int nblocks;              /* sampled blocks */
+    double mid_block_lups;    /* lattice updates of the middle block (overlap) */
+} est_sample;
+
+int est_sample_run(est_ctx *ctx, const est_bound *b, est_sample *out, lr_error *err);
+
+/* dram.c: wave footprints with isl. Volumes in bytes. */
+typedef struct est_field_wave {
+    double vnew_load, vnew_store;
+    double ov_y, ov_z;        /* Ox+Oy and Oz, loads */
+    double old_y, old_z;      /* |A(y)|, |A(z)|, loads and stores */
+} est_field_wave;
+
+typedef struct est_wave {
+    est_field_wave f[EST_MAX_FIELDS];
+    double cur_lups;          /* lattice updates of the current-wave thread set */
+    int64_t dims[3];          /* wave extent in blocks used for the thread sets */
+} est_wave;
+
+int est_wave_run(est_ctx *ctx, const est_bound *b, int64_t wave_blocks, est_wave *out,
+                 lr_error *err);
+
+/* launch.c */
+int est_blocks_per_sm(const est_kernel *k, const est_device *dev, int threads);
+
+#endif

@@ -1,0 +1,106 @@
+/*
+ * expr: the address-expression language of MODEL.md section 1.
+ *
+ * An expression is parsed once per kernel into an opaque tree, with the request's
+ * named integer parameters already substituted. Per launch configuration the caller
+ * evaluates it (L1/L2 sampling), asks whether it is affine (fast paths), or prints it
+ * as isl syntax with its own text for each variable (DRAM wave footprints).
+ *
+ * Grammar (integers are int64; '/' and '%' are floor division and its remainder by a
+ * positive constant, as C computes them on non-negative values):
+ *   expr   := term (('+' | '-') term)*
+ *   term   := unary (('*' | '/' | '%') unary)*
+ *   unary  := ('-' | '+') unary | atom
+ *   atom   := INTEGER | VARIABLE | PARAMETER | '(' expr ')'
+ * A product is allowed only when one side is launch-constant (literals, parameters,
+ * blockDim.*, gridDim.*); the right side of '/' and '%' must be launch-constant and,
+ * when it is known at parse time, positive. Anything else is rejected with an error
+ * that quotes the expression, gives the 1-based column and names the offending token.
+ */
+#ifndef EST_EXPR_H
+#define EST_EXPR_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include <isl/aff_type.h>
+#include <isl/ctx.h>
+
+#include "lr_error.h"
+
+/* The variables an expression may reference. */
+typedef enum est_var {
+    EST_VAR_X, EST_VAR_Y, EST_VAR_Z,                         /* lattice point */
+    EST_VAR_TIDX, EST_VAR_TIDY, EST_VAR_TIDZ,                /* blockIdx*blockDim+threadIdx */
+    EST_VAR_THREADIDX_X, EST_VAR_THREADIDX_Y, EST_VAR_THREADIDX_Z,
+    EST_VAR_BLOCKIDX_X, EST_VAR_BLOCKIDX_Y, EST_VAR_BLOCKIDX_Z,
+    EST_VAR_BLOCKDIM_X, EST_VAR_BLOCKDIM_Y, EST_VAR_BLOCKDIM_Z,
+    EST_VAR_GRIDDIM_X, EST_VAR_GRIDDIM_Y, EST_VAR_GRIDDIM_Z,
+    EST_VAR_COUNT
+} est_var;
+
+/* Bit masks of est_var values, for est_expr_uses. */
+#define EST_VAR_BIT(v) (1u << (v))
+#define EST_VARS_LATTICE (EST_VAR_BIT(EST_VAR_X) | EST_VAR_BIT(EST_VAR_Y) | EST_VAR_BIT(EST_VAR_Z))
+
+/* The source spelling of a variable ("threadIdx.x"). */
+const char *est_var_name(est_var v);
+
+/* A named integer parameter given with the request (grid widths, strides). */
+typedef struct est_param {
+    const char *name;
+    int64_t value;
+} est_param;
+
+typedef struct est_expr est_expr;
+
+/* Parses text. Parameters are looked up by name and substituted; a name that is
+ * neither a variable nor a parameter is an error. On error returns NULL and fills
+ * err (code LR_UNSUPPORTED_EXPR for valid syntax outside the language, otherwise
+ * LR_INVALID_REQUEST) with path as its JSON path and a message that quotes text.
+ * The caller owns the result and frees it with est_expr_free. */
+est_expr *est_expr_parse(const char *text, const est_param *params, size_t nparams,
+                         const char *path, lr_error *err);
+
+void est_expr_free(est_expr *e);
+
+/* Deep copy; NULL on allocation failure. */
+est_expr *est_expr_copy(const est_expr *e);
+
+/* Mask of EST_VAR_BIT()s of the variables e references. */
+uint32_t est_expr_uses(const est_expr *e);
+
+/* Evaluates e with every variable bound to val[var]. Division and remainder are
+ * floor division by the (positive) divisor; a divisor <= 0 evaluates as 1 (the parser
+ * and the launch checks make that impossible for accepted requests). */
+int64_t est_expr_eval(const est_expr *e, const int64_t val[EST_VAR_COUNT]);
+
+/* Non-zero when e is affine in the variables not in const_mask, i.e. when no '/' or
+ * '%' has a non-constant left side and no product has two non-constant sides once the
+ * variables of const_mask are known. */
+int est_expr_is_affine(const est_expr *e, uint32_t const_mask);
+
+/* Prints e in isl's syntax: integers, + - *, floor((a)/c) and ((a) mod c), with
+ * var_text[v] (already valid isl text, e.g. "(2*tx + 1)" or "512") put in for each
+ * variable; parenthesised so that precedence is kept. Returns a malloc'd string the
+ * caller frees, or NULL on allocation failure. */
+char *est_expr_print_isl(const est_expr *e, const char *const var_text[EST_VAR_COUNT]);
+
+/* Prints e as a C/CUDA expression: integers, + - *, and floor division and its
+ * remainder as calls lr_floordiv(a, c) and lr_floormod(a, c), which the printed code
+ * must define with est_expr_eval's semantics (floor for negative a; a divisor <= 0
+ * counts as 1). var_text[v] (NULL, or a NULL entry: the variable's own name) is put
+ * in for each variable and parenthesised unless it is a name, a number or one
+ * parenthesised group. Returns a malloc'd string the caller frees, or NULL on
+ * allocation failure. */
+char *est_expr_print_c(const est_expr *e, const char *const var_text[EST_VAR_COUNT]);
+
+/* Builds e as an isl affine expression (floor and mod become isl divisions), with
+ * var_aff[v] put in for each variable (all on the same domain space). Returns NULL
+ * on an isl error. */
+__isl_give isl_aff *est_expr_to_aff(const est_expr *e, __isl_keep isl_aff *const var_aff[EST_VAR_COUNT]);
+
+/* The original text the expression was parsed from (owned by e). */
+const char *est_expr_text(const est_expr *e);
+
+#endif

@@ -1,0 +1,189 @@
+/*
+ * kernel: the kernel description (fields, their accesses, compute figures). Built
+ * once per request, then shared read-only by every configuration's estimate.
+ */
+#include <math.h>
+#include <stdatomic.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "estimator_int.h"
+
+est_kernel *est_kernel_new(void)
+{
+    est_kernel *k = calloc(1, sizeof *k);
+    if (!k)
+        return NULL;
+    static _Atomic uint64_t next_uid = 1;
+    k->uid = next_uid++;
+    k->registers = 32;
+    k->fp_instructions = -1;
+    return k;
+}
+
+void est_kernel_free(est_kernel *k)
+{
+    if (!k)
+        return;
+    for (int f = 0; f < k->nfields; f++) {
+        est_field *fd = &k->fields[f];
+        for (int a = 0; a < fd->nacc; a++)
+            for (int d = 0; d < fd->acc[a].n; d++)
+                est_expr_free(fd->acc[a].idx[d]);
+        free(fd->acc);
+    }
+    free(k->fields);
+    free(k);
+}
+
+int est_kernel_add_field(est_kernel *k, const char *name, int elem_bytes, int ndims,
+                         const int64_t dims[], int64_t base_offset_bytes, const char *path,
+                         lr_error *err)
+{
+    if (k->nfields >= EST_MAX_FIELDS)
+        return lr_error_set(err, LR_LIMIT_EXCEEDED, path,
+                            "a kernel may have at most %d fields", EST_MAX_FIELDS);
+    if (ndims < 1 || ndims > 3)
+        return lr_error_set(err, LR_INVALID_REQUEST, path,
+                            "a field has 1 to 3 dimensions, not %d", ndims);
+    if (k->nfields == k->cap) {
+        int cap = k->cap ? 2 * k->cap : 8;
+        est_field *nf = realloc(k->fields, (size_t)cap * sizeof *nf);
+        if (!nf)
+            return lr_error_set(err, LR_NO_MEMORY, path, "out of memory");
+        k->fields = nf;
+        k->cap = cap;
+    }
+    est_field *f = &k->fields[k->nfields];
+    memset(f, 0, sizeof *f);
+    snprintf(f->name, sizeof f->name, "%s", name);
+    f->elem_bytes = elem_bytes;
+    f->ndims = ndims;
+    for (int d = 0; d < 3; d++)
+        f->dims[d] = d < ndims ? dims[d] : 1;
+    f->base_offset = base_offset_bytes;
+    return k->nfields++;
+}
+
+int est_kernel_add_access(est_kernel *k, int field, int is_store, est_expr *idx[], int n,
+                          const char *path, lr_error *err)
+{
+    est_field *f = &k->fields[field];
+    int rc = 0;
+    if (n != f->ndims)
+        rc = lr_error_set(err, LR_INVALID_REQUEST, path,
+                          "field '%s' has %d dimension%s but this access has %d index "
+                          "expression%s",
+                          f->name, f->ndims, f->ndims == 1 ? "" : "s", n, n == 1 ? "" : "s");
+    else if (f->nacc >= EST_MAX_ACCESSES)
+        rc = lr_error_set(err, LR_LIMIT_EXCEEDED, path,
+                          "a field may have at most %d accesses", EST_MAX_ACCESSES);
+    if (!rc && f->nacc == f->cap) {
+        int cap = f->cap ? 2 * f->cap : 8;
+        est_access *na = realloc(f->acc, (size_t)cap * sizeof *na);
+        if (!na)
+            rc = lr_error_set(err, LR_NO_MEMORY, path, "out of memory");
+        else {
+            f->acc = na;
+            f->cap = cap;
+        }
+    }
+    if (rc) {
+        for (int d = 0; d < n; d++)
+            est_expr_free(idx[d]);
+        return -1;
+    }
+    est_access *a = &f->acc[f->nacc++];
+    memset(a, 0, sizeof *a);
+    a->n = n;
+    a->is_store = is_store;
+    for (int d = 0; d < n; d++) {
+        a->idx[d] = idx[d];
+        a->uses |= est_expr_uses(idx[d]);
+    }
+    if (is_store)
+        f->nstores++;
+    else
+        f->nloads++;
+    return 0;
+}
+
+void est_kernel_set_compute(est_kernel *k, double flops, double fp_instructions, int fp64,
+                            int registers, int64_t shared_bytes_per_block)
+{
+    k->flops = flops;
+    k->fp_instructions = fp_instructions < 0 ? ceil(flops / 2) : fp_instructions;
+    k->fp64 = fp64;
+    k->registers = registers;
+    k->shared_bytes = shared_bytes_per_block;
+}
+
+int est_kernel_field_count(const est_kernel *k)
+{
+    return k->nfields;
+}
+
+const char *est_kernel_field_name(const est_kernel *k, int field)
+{
+    return k->fields[field].name;
+}
+
+int est_kernel_field_elem_bytes(const est_kernel *k, int field)
+{
+    return k->fields[field].elem_bytes;
+}
+
+double est_kernel_flops(const est_kernel *k)
+{
+    return k->flops;
+}
+
+double est_kernel_fp_instructions(const est_kernel *k)
+{
+    return k->fp_instructions < 0 ? ceil(k->flops / 2) : k->fp_instructions;
+}
+
+int est_kernel_fp64(const est_kernel *k)
+{
+    return k->fp64;
+}
+
+int est_kernel_registers(const est_kernel *k)
+{
+    return k->registers;
+}
+
+int64_t est_kernel_shared_bytes(const est_kernel *k)
+{
+    return k->shared_bytes;
+}
+
+int est_kernel_field_ndims(const est_kernel *k, int field)
+{
+    return k->fields[field].ndims;
+}
+
+void est_kernel_field_dims(const est_kernel *k, int field, int64_t dims[3])
+{
+    memcpy(dims, k->fields[field].dims, 3 * sizeof *dims);
+}
+
+int64_t est_kernel_field_base_offset(const est_kernel *k, int field)
+{
+    return k->fields[field].base_offset;
+}
+
+int est_kernel_access_count(const est_kernel *k, int field)
+{
+    return k->fields[field].nacc;
+}
+
+int est_kernel_access_is_store(const est_kernel *k, int field, int access)
+{
+    return k->fields[field].acc[access].is_store;
+}
+
+const est_expr *est_kernel_access_index(const est_kernel *k, int field, int access, int d)
+{
+    return k->fields[field].acc[access].idx[d];
+}

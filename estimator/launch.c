@@ -1,0 +1,74 @@
+/*
+ * launch: occupancy (MODEL.md section 2) and the launchability check. A
+ * configuration that cannot run is reported with the limit it breaks, so a user sees
+ * why a block size is missing from a ranking.
+ */
+#include <stdio.h>
+
+#include "estimator_int.h"
+
+/* CUDA's grid limits: x up to 2^31-1 blocks, y and z up to 65535. */
+#define GRID_X_MAX 2147483647ll
+#define GRID_YZ_MAX 65535ll
+
+int est_blocks_per_sm(const est_kernel *k, const est_device *dev, int threads)
+{
+    if (threads <= 0)
+        return 0;
+    int warps = (threads + 31) / 32;
+    int regs = k->registers > 32 ? k->registers : 32;
+    /* registers are allocated per warp in units of 256 */
+    int regs_per_warp = (32 * regs + 255) / 256 * 256;
+    int by_threads = dev->max_threads_per_sm / threads;
+    int by_regs = dev->regs_per_sm / (warps * regs_per_warp);
+    int n = dev->max_blocks_per_sm;
+    if (by_threads < n)
+        n = by_threads;
+    if (by_regs < n)
+        n = by_regs;
+    if (k->shared_bytes > 0) {
+        int64_t by_shared = dev->shared_bytes_per_sm / k->shared_bytes;
+        if (by_shared < n)
+            n = (int)by_shared;
+    }
+    return n;
+}
+
+int est_launch_check(const est_kernel *k, const est_device *dev, const est_config *cfg,
+                     char *buf, size_t bufsize)
+{
+    const int *b = cfg->launch.block, *f = cfg->launch.folding;
+    for (int d = 0; d < 3; d++) {
+        if (b[d] < 1 || f[d] < 1) {
+            snprintf(buf, bufsize, "block and folding sides must be at least 1");
+            return -1;
+        }
+    }
+    long threads = (long)b[0] * b[1] * b[2];
+    if (threads > dev->max_threads_per_block) {
+        snprintf(buf, bufsize, "%ld threads per block exceed the device's %d", threads,
+                 dev->max_threads_per_block);
+        return -1;
+    }
+    if ((long)f[0] * f[1] * f[2] > EST_MAX_FOLDING) {
+        snprintf(buf, bufsize, "folding %dx%dx%d updates more than %d points per thread",
+                 f[0], f[1], f[2], EST_MAX_FOLDING);
+        return -1;
+    }
+    for (int d = 0; d < 3; d++) {
+        int64_t g = (cfg->domain[d] + (int64_t)b[d] * f[d] - 1) / ((int64_t)b[d] * f[d]);
+        if (g > (d == 0 ? GRID_X_MAX : GRID_YZ_MAX)) {
+            snprintf(buf, bufsize, "the grid needs %lld blocks in %c, more than CUDA allows",
+                     (long long)g, "xyz"[d]);
+            return -1;
+        }
+    }
+    if (est_blocks_per_sm(k, dev, (int)threads) == 0) {
+        snprintf(buf, bufsize,
+                 "no block of %ld threads fits on an SM (%d registers per thread, %lld B "
+                 "shared memory per block)",
+                 threads, k->registers, (long long)k->shared_bytes);
+        return -1;
+    }
+    return 0;
+}

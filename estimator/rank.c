@@ -1,0 +1,132 @@
+/* rank: see rank.h. Worker threads pull configuration indices from a shared counter. */
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "rank.h"
+
+size_t est_search_default(int min_threads, int max_threads, int max_bz,
+                          const int (*foldings)[3], size_t nfold, est_launch *out, size_t cap)
+{
+    size_t n = 0;
+    for (int bz = 1; bz <= max_bz && bz <= max_threads; bz *= 2)
+        for (int by = 1; by * bz <= max_threads; by *= 2)
+            for (int bx = 1; bx * by * bz <= max_threads; bx *= 2) {
+                if (bx * by * bz < min_threads)
+                    continue;
+                for (size_t f = 0; f < nfold; f++, n++)
+                    if (n < cap) {
+                        est_launch *l = &out[n];
+                        l->block[0] = bx;
+                        l->block[1] = by;
+                        l->block[2] = bz;
+                        memcpy(l->folding, foldings[f], sizeof l->folding);
+                    }
+            }
+    return n;
+}
+
+typedef struct rank_job {
+    const est_kernel *k;
+    const est_device *dev;
+    est_result *results;
+    size_t n;
+    const unsigned char *skip;
+    unsigned long max_ops;
+    est_progress_fn progress;
+    void *user;
+    pthread_mutex_t lock; /* guards next, done, err and progress calls */
+    size_t next, done;
+    lr_error err;
+} rank_job;
+
+static void *rank_worker(void *arg)
+{
+    rank_job *job = arg;
+    est_ctx *ctx = est_ctx_new(job->max_ops);
+    for (;;) {
+        pthread_mutex_lock(&job->lock);
+        size_t i = job->next++;
+        int stop = i >= job->n || lr_error_is_set(&job->err);
+        pthread_mutex_unlock(&job->lock);
+        if (stop)
+            break;
+        if (job->skip && job->skip[i])
+            continue;
+        lr_error e;
+        lr_error_clear(&e);
+        est_config cfg = job->results[i].config;
+        int rc = ctx ? est_estimate(ctx, job->k, job->dev, &cfg, &job->results[i], &e)
+                     : lr_error_set(&e, LR_NO_MEMORY, NULL, "out of memory");
+        pthread_mutex_lock(&job->lock);
+        if (rc && !lr_error_is_set(&job->err))
+            job->err = e;
+        job->done++;
+        if (job->progress)
+            job->progress(job->user, job->done, job->n);
+        pthread_mutex_unlock(&job->lock);
+    }
+    est_ctx_free(ctx);
+    return NULL;
+}
+
+int est_rank(const est_kernel *k, const est_device *dev, est_result *results, size_t n,
+             const unsigned char *skip, int nthreads, unsigned long max_ops,
+             est_progress_fn progress, void *user, lr_error *err)
+{
+    rank_job job = {.k = k, .dev = dev, .results = results, .n = n, .skip = skip,
+                    .max_ops = max_ops, .progress = progress, .user = user};
+    lr_error_clear(&job.err);
+    if (skip)
+        for (size_t i = 0; i < n; i++)
+            job.done += skip[i] != 0;
+    pthread_mutex_init(&job.lock, NULL);
+    if (nthreads < 1)
+        nthreads = 1;
+    if ((size_t)nthreads > n)
+        nthreads = n ? (int)n : 1;
+    pthread_t *tids = calloc((size_t)nthreads, sizeof *tids);
+    int started = 0;
+    for (int t = 1; tids && t < nthreads; t++, started++)
+        if (pthread_create(&tids[t], NULL, rank_worker, &job))
+            break;
+    rank_worker(&job); /* the calling thread works too */
+    for (int t = 1; t <= started; t++)
+        pthread_join(tids[t], NULL);
+    free(tids);
+    pthread_mutex_destroy(&job.lock);
+    if (lr_error_is_set(&job.err)) {
+        *err = job.err;
+        return -1;
+    }
+    return 0;
+}
+
+static int better(const est_result *a, const est_result *b)
+{
+    if (a->predicted != b->predicted)
+        return a->predicted > b->predicted;
+    double da = a->total.dram_load + a->total.dram_store;
+    double db = b->total.dram_load + b->total.dram_store;
+    if (da != db)
+        return da < db;
+    return a->total.l2_load + a->total.l2_store < b->total.l2_load + b->total.l2_store;
+}
+
+size_t est_rank_order(const est_result *results, size_t n, size_t *order)
+{
+    size_t m = 0;
+    for (size_t i = 0; i < n; i++)
+        if (results[i].launchable)
+            order[m++] = i;
+    /* insertion sort: stable, and rankings are a few hundred entries */
+    for (size_t i = 1; i < m; i++) {
+        size_t v = order[i], j = i;
+        while (j > 0 && better(&results[v], &results[order[j - 1]])) {
+            order[j] = order[j - 1];
+            j--;
+        }
+        order[j] = v;
+    }
+    return m;
+}

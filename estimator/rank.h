@@ -1,0 +1,32 @@
+/*
+ * rank: estimate many configurations of one kernel in parallel and order them
+ * (MODEL.md section 7): best predicted performance first, ties broken by the lower
+ * DRAM volume, then the lower L2 volume.
+ */
+#ifndef EST_RANK_H
+#define EST_RANK_H
+
+#include "estimator.h"
+
+/* Called from worker threads (serialised by a mutex) after each configuration. */
+typedef void (*est_progress_fn)(void *user, size_t done, size_t total);
+
+/* Blocks of the default search space: every block whose sides are powers of two with
+ * min_threads <= bx*by*bz <= max_threads and bz <= max_bz, combined with each of the
+ * nfold foldings. Writes at most cap launches into out and returns how many there are
+ * in all (call with cap 0 to size the array). */
+size_t est_search_default(int min_threads, int max_threads, int max_bz,
+                          const int (*foldings)[3], size_t nfold, est_launch *out, size_t cap);
+
+/* Estimates results[i] for every i with skip == NULL or !skip[i] (the caller may have
+ * filled some from a cache), using up to nthreads threads, each with its own est_ctx.
+ * The first error stops the ranking: -1 with err set. */
+int est_rank(const est_kernel *k, const est_device *dev, est_result *results, size_t n,
+             const unsigned char *skip, int nthreads, unsigned long max_ops,
+             est_progress_fn progress, void *user, lr_error *err);
+
+/* Sorts the indices of the launchable results best first into order (capacity n);
+ * returns how many are launchable. */
+size_t est_rank_order(const est_result *results, size_t n, size_t *order);
+
+#endif

@@ -1,0 +1,414 @@
+/*
+ * api: see api.h. Each call parses the request, looks every configuration up in the
+ * cache (one SQLite connection per worker), estimates what is missing and stores it.
+ * A cache that fails never fails a request: the answer is computed and the failure
+ * is reported once, through lr_api_cache_status.
+ */
+#include "api.h"
+
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "devices.h"
+#include "rank.h"
+#include "request.h"
+#include "response.h"
+#include "store.h"
+
+struct lr_api {
+    lr_api_config cfg;
+    char *db_path;               /* owned copy; NULL = no cache */
+    lr_devices *devs;            /* owned */
+    char cache_error[LR_MESSAGE_MAX];
+    atomic_int cache_claimed;    /* the first failure claims cache_error ... */
+    atomic_int cache_failed;     /* ... and publishes it here */
+    atomic_uint_fast64_t hits, misses;
+};
+
+struct lr_worker {
+    lr_api *api;
+    est_ctx *ctx;    /* owned */
+    st_store *store; /* owned; NULL without cache */
+};
+
+/* Records the first cache failure; later ones are the same story. */
+static void cache_failed(lr_api *api, const lr_error *e)
+{
+    if (atomic_exchange(&api->cache_claimed, 1) == 0) {
+        snprintf(api->cache_error, sizeof api->cache_error, "%s", e->message);
+        atomic_store(&api->cache_failed, 1);
+    }
+}
+
+lr_api *lr_api_new(const lr_api_config *cfg, lr_error *err)
+{
+    lr_api *api = calloc(1, sizeof *api);
+    if (!api) {
+        lr_error_set(err, LR_NO_MEMORY, NULL, "out of memory");
+        return NULL;
+    }
+    api->cfg = *cfg;
+    api->devs = lr_devices_load(err);
+    if (!api->devs) {
+        free(api);
+        return NULL;
+    }
+    if (cfg->db_path) {
+        api->db_path = strdup(cfg->db_path);
+        lr_error e;
+        lr_error_clear(&e);
+        st_store *st = st_open(cfg->db_path, &e);
+        if (!st)
+            cache_failed(api, &e);
+        st_close(st);
+    }
+    return api;
+}
+
+void lr_api_free(lr_api *api)
+{
+    if (!api)
+        return;
+    lr_devices_free(api->devs);
+    free(api->db_path);
+    free(api);
+}
+
+const char *lr_api_cache_status(const lr_api *api)
+{
+    if (!api->db_path)
+        return "disabled";
+    return atomic_load(&((lr_api *)api)->cache_failed) ? api->cache_error : "ok";
+}
+
+void lr_api_get_stats(const lr_api *api, lr_api_stats *out)
+{
+    out->cache_hits = atomic_load(&((lr_api *)api)->hits);
+    out->cache_misses = atomic_load(&((lr_api *)api)->misses);
+}
+
+lr_worker *lr_worker_new(lr_api *api, lr_error *err)
+{
+    lr_worker *w = calloc(1, sizeof *w);
+    if (w)
+        w->ctx = est_ctx_new((unsigned long)api->cfg.isl_max_operations);
+    if (!w || !w->ctx) {
+        lr_worker_free(w);
+        lr_error_set(err, LR_NO_MEMORY, NULL, "out of memory");
+        return NULL;
+    }
+    w->api = api;
+    if (api->db_path && !atomic_load(&api->cache_failed)) {
+        lr_error e;
+        lr_error_clear(&e);
+        w->store = st_open(api->db_path, &e);
+        if (!w->store)
+            cache_failed(api, &e);
+    }
+    return w;
+}
+
+void lr_worker_free(lr_worker *w)
+{
+    if (!w)
+        return;
+    est_ctx_free(w->ctx);
+    st_close(w->store);
+    free(w);
+}
+
+/* ---- cache ---- */
+
+static char *cache_get(lr_worker *w, const char *key)
+{
+    if (!w->store)
+        return NULL;
+    char *json = NULL;
+    lr_error e;
+    lr_error_clear(&e);
+    int rc = st_prediction_get(w->store, key, &json, &e);
+    if (rc < 0)
+        cache_failed(w->api, &e);
+    if (rc == 1) {
+        atomic_fetch_add(&w->api->hits, 1);
+        return json;
+    }
+    atomic_fetch_add(&w->api->misses, 1);
+    return NULL;
+}
+
+static void cache_put(lr_worker *w, const char *key, const char *json)
+{
+    if (!w->store)
+        return;
+    lr_error e;
+    lr_error_clear(&e);
+    if (st_prediction_put(w->store, key, "estimate", json, &e))
+        cache_failed(w->api, &e);
+}
+
+/* Appends "cached": flag to the text of a JSON object (stored texts stay free of it). */
+static char *with_cached(const char *object_text, int cached, lr_error *err)
+{
+    size_t n = strlen(object_text);
+    const char *tail = cached ? ",\"cached\":true}" : ",\"cached\":false}";
+    char *s = malloc(n + strlen(tail) + 1);
+    if (!s || n < 2 || object_text[n - 1] != '}') {
+        free(s);
+        lr_error_set(err, LR_INTERNAL, NULL, "a stored prediction is not a JSON object");
+        return NULL;
+    }
+    memcpy(s, object_text, n - 1);
+    strcpy(s + n - 1, tail);
+    return s;
+}
+
+/* ---- endpoints ---- */
+
+static int not_launchable(const est_result *r, lr_error *err)
+{
+    return lr_error_set(err, LR_NOT_LAUNCHABLE, "launch.block",
+                        "block %dx%dx%d cannot run on this device: %s", r->config.launch.block[0],
+                        r->config.launch.block[1], r->config.launch.block[2], r->reason);
+}
+
+/* Estimates one configuration of req as estimate-response text (no "cached"). */
+static char *estimate_text(lr_worker *w, const lr_request *req, const est_launch *l,
+                           est_result *r, lr_error *err)
+{
+    est_config cfg = {.launch = *l};
+    memcpy(cfg.domain, req->domain, sizeof cfg.domain);
+    if (est_estimate(w->ctx, req->kernel, &req->device, &cfg, r, err))
+        return NULL;
+    if (!r->launchable) {
+        not_launchable(r, err);
+        return NULL;
+    }
+    cJSON *o = lr_estimate_json(r, req->kernel, &req->device);
+    char *s = o ? cJSON_PrintUnformatted(o) : NULL;
+    cJSON_Delete(o);
+    if (!s)
+        lr_error_set(err, LR_NO_MEMORY, NULL, "out of memory");
+    return s;
+}
+
+char *lr_api_estimate(lr_worker *w, const char *body, size_t len, lr_error *err)
+{
+    lr_request req;
+    if (lr_request_parse(w->api->devs, body, len, LR_REQ_ESTIMATE, &req, err))
+        return NULL;
+    char key[33];
+    lr_request_key(&req, &req.launch, key);
+    char *text = cache_get(w, key), *out = NULL;
+    int cached = text != NULL;
+    if (!text) {
+        est_result *r = malloc(sizeof *r);
+        text = r ? estimate_text(w, &req, &req.launch, r, err)
+                 : (lr_error_set(err, LR_NO_MEMORY, NULL, "out of memory"), NULL);
+        free(r);
+        if (text)
+            cache_put(w, key, text);
+    }
+    if (text)
+        out = with_cached(text, cached, err);
+    free(text);
+    lr_request_release(&req);
+    return out;
+}
+
+/* One rank entry: its cached or computed estimate object, and the sort keys. */
+typedef struct rank_entry {
+    cJSON *est;          /* owned; NULL when not launchable */
+    double predicted, dram, l2;
+} rank_entry;
+
+static double num_at(const cJSON *o, const char *obj, const char *key)
+{
+    const cJSON *v = cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(o, obj), key);
+    return cJSON_IsNumber(v) ? v->valuedouble : 0;
+}
+
+static void entry_keys(rank_entry *e)
+{
+    e->predicted = num_at(e->est, "performance", "predicted");
+    e->dram = num_at(e->est, "estimate", "dram_load") + num_at(e->est, "estimate", "dram_store");
+    e->l2 = num_at(e->est, "estimate", "l2_load") + num_at(e->est, "estimate", "l2_store");
+}
+
+static const rank_entry *sort_base;
+static int cmp_entry(const void *a, const void *b)
+{
+    const rank_entry *x = &sort_base[*(const size_t *)a], *y = &sort_base[*(const size_t *)b];
+    if (x->predicted != y->predicted)
+        return x->predicted > y->predicted ? -1 : 1;
+    if (x->dram != y->dram)
+        return x->dram < y->dram ? -1 : 1;
+    if (x->l2 != y->l2)
+        return x->l2 < y->l2 ? -1 : 1;
+    return *(const size_t *)a < *(const size_t *)b ? -1 : 1;
+}
+
+static cJSON *take(cJSON *o, const char *key)
+{
+    return cJSON_DetachItemFromObjectCaseSensitive(o, key);
+}
+
+static int threads_for(const lr_api *api)
+{
+    if (api->cfg.threads > 0)
+        return api->cfg.threads;
+    long n = sysconf(_SC_NPROCESSORS_ONLN);
+    return n > 0 ? (int)n : 1;
+}
+
+static pthread_mutex_t sort_lock = PTHREAD_MUTEX_INITIALIZER;
+
+char *lr_api_rank(lr_worker *w, const char *body, size_t len, lr_progress_fn progress,
+                  void *progress_user, lr_error *err)
+{
+    lr_request req;
+    if (lr_request_parse(w->api->devs, body, len, LR_REQ_RANK, &req, err))
+        return NULL;
+    size_t n = req.nspace, hits = 0;
+    est_result *res = calloc(n, sizeof *res);
+    rank_entry *ent = calloc(n, sizeof *ent);
+    unsigned char *skip = calloc(n, 1);
+    size_t *order = calloc(n, sizeof *order);
+    char (*keys)[33] = calloc(n, sizeof *keys);
+    char *out = NULL;
+    cJSON *resp = NULL;
+    if (!res || !ent || !skip || !order || !keys) {
+        lr_error_set(err, LR_NO_MEMORY, NULL, "out of memory");
+        goto done;
+    }
+    for (size_t i = 0; i < n; i++) {
+        res[i].config.launch = req.space[i];
+        memcpy(res[i].config.domain, req.domain, sizeof req.domain);
+        lr_request_key(&req, &req.space[i], keys[i]);
+        char *t = cache_get(w, keys[i]);
+        if (t && (ent[i].est = cJSON_Parse(t))) {
+            skip[i] = 1;
+            hits++;
+        }
+        free(t);
+    }
+    if (est_rank(req.kernel, &req.device, res, n, skip, threads_for(w->api),
+                 (unsigned long)w->api->cfg.isl_max_operations, (est_progress_fn)progress,
+                 progress_user, err))
+        goto done;
+    for (size_t i = 0; i < n; i++) {
+        if (skip[i] || !res[i].launchable)
+            continue;
+        ent[i].est = lr_estimate_json(&res[i], req.kernel, &req.device);
+        char *t = ent[i].est ? cJSON_PrintUnformatted(ent[i].est) : NULL;
+        if (t)
+            cache_put(w, keys[i], t);
+        free(t);
+    }
+    size_t m = 0;
+    for (size_t i = 0; i < n; i++)
+        if (ent[i].est) {
+            entry_keys(&ent[i]);
+            order[m++] = i;
+        }
+    pthread_mutex_lock(&sort_lock); /* qsort has no context argument in C11 */
+    sort_base = ent;
+    qsort(order, m, sizeof *order, cmp_entry);
+    pthread_mutex_unlock(&sort_lock);
+
+    resp = cJSON_CreateObject();
+    if (!resp) {
+        lr_error_set(err, LR_NO_MEMORY, NULL, "out of memory");
+        goto done;
+    }
+    cJSON_AddStringToObject(resp, "model_version", LR_MODEL_VERSION);
+    cJSON_AddStringToObject(resp, "device", req.device.name);
+    cJSON *dom = cJSON_AddArrayToObject(resp, "domain");
+    for (int d = 0; d < 3; d++)
+        cJSON_AddItemToArray(dom, cJSON_CreateNumber((double)req.domain[d]));
+    cJSON_AddNumberToObject(resp, "evaluated", (double)n);
+    cJSON_AddNumberToObject(resp, "launchable", (double)m);
+    cJSON_AddNumberToObject(resp, "cached_results", (double)hits);
+    cJSON *results = cJSON_AddArrayToObject(resp, "results");
+    size_t top = req.top > 0 && (size_t)req.top < m ? (size_t)req.top : m;
+    for (size_t r = 0; r < top && results; r++) {
+        cJSON *e = ent[order[r]].est, *item = cJSON_CreateObject();
+        cJSON *launch = take(e, "launch");
+        cJSON_AddNumberToObject(item, "rank", (double)(r + 1));
+        cJSON_AddItemToObject(item, "block", cJSON_Duplicate(cJSON_GetObjectItemCaseSensitive(launch, "block"), 1));
+        cJSON_AddItemToObject(item, "folding", cJSON_Duplicate(cJSON_GetObjectItemCaseSensitive(launch, "folding"), 1));
+        cJSON_AddItemToObject(item, "launch", launch);
+        cJSON_AddItemToObject(item, "estimate", take(e, "estimate"));
+        cJSON_AddItemToObject(item, "performance", take(e, "performance"));
+        cJSON_AddItemToArray(results, item);
+    }
+    cJSON *nl = cJSON_AddArrayToObject(resp, "not_launchable");
+    for (size_t i = 0; i < n && nl; i++) {
+        if (skip[i] || res[i].launchable)
+            continue;
+        cJSON *item = cJSON_CreateObject();
+        int64_t b[3] = {req.space[i].block[0], req.space[i].block[1], req.space[i].block[2]};
+        int64_t f[3] = {req.space[i].folding[0], req.space[i].folding[1], req.space[i].folding[2]};
+        cJSON *ba = cJSON_AddArrayToObject(item, "block"), *fa = cJSON_AddArrayToObject(item, "folding");
+        for (int d = 0; d < 3; d++) {
+            cJSON_AddItemToArray(ba, cJSON_CreateNumber((double)b[d]));
+            cJSON_AddItemToArray(fa, cJSON_CreateNumber((double)f[d]));
+        }
+        cJSON_AddStringToObject(item, "reason", res[i].reason);
+        cJSON_AddItemToArray(nl, item);
+    }
+    cJSON_AddItemToObject(resp, "units", lr_units_json());
+    cJSON_AddBoolToObject(resp, "cached", hits == n);
+    out = cJSON_PrintUnformatted(resp);
+    if (!out)
+        lr_error_set(err, LR_NO_MEMORY, NULL, "out of memory");
+done:
+    cJSON_Delete(resp);
+    for (size_t i = 0; ent && i < n; i++)
+        cJSON_Delete(ent[i].est);
+    free(res);
+    free(ent);
+    free(skip);
+    free(order);
+    free(keys);
+    lr_request_release(&req);
+    return out;
+}
+
+char *lr_api_devices(lr_api *api, lr_error *err)
+{
+    cJSON *o = cJSON_CreateObject();
+    cJSON *arr = o ? cJSON_AddArrayToObject(o, "devices") : NULL;
+    for (int i = 0; arr && i < lr_devices_count(api->devs); i++)
+        cJSON_AddItemToArray(arr, lr_device_to_json(api->devs, lr_devices_get(api->devs, i), 1));
+    if (o)
+        cJSON_AddStringToObject(o, "model_version", LR_MODEL_VERSION);
+    char *s = o ? cJSON_PrintUnformatted(o) : NULL;
+    cJSON_Delete(o);
+    if (!s)
+        lr_error_set(err, LR_NO_MEMORY, NULL, "out of memory");
+    return s;
+}
+
+char *lr_api_device(lr_api *api, const char *name, lr_error *err)
+{
+    const est_device *d = lr_devices_find(api->devs, name);
+    if (!d) {
+        lr_error_set(err, LR_NOT_FOUND, NULL, "no built-in device '%.64s'; GET /v1/devices lists them", name);
+        return NULL;
+    }
+    cJSON *o = cJSON_CreateObject();
+    if (o) {
+        cJSON_AddItemToObject(o, "device", lr_device_to_json(api->devs, d, 1));
+        cJSON_AddStringToObject(o, "model_version", LR_MODEL_VERSION);
+    }
+    char *s = o ? cJSON_PrintUnformatted(o) : NULL;
+    cJSON_Delete(o);
+    if (!s)
+        lr_error_set(err, LR_NO_MEMORY, NULL, "out of memory");
+    return s;
+}

@@ -1,0 +1,71 @@
+/*
+ * api: the request/response layer shared by the CLI and the daemon.
+ *
+ * It turns request JSON into estimator calls and results into response JSON, looks
+ * predictions up in and writes them to the store, and enforces the input limits. It
+ * knows JSON, not HTTP: the daemon maps lr_error codes to HTTP statuses, the CLI to
+ * exit codes. Response bodies are documented in docs/api.md and schema/.
+ *
+ * Threads: one lr_api per process (immutable after lr_api_new); one lr_worker per
+ * thread that serves requests (it owns that thread's isl context and store
+ * connection). A worker must not be used by two threads at once.
+ */
+#ifndef LR_API_H
+#define LR_API_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "lr_error.h"
+
+/* Input limits; each is the default of a daemon option. */
+#define LR_MAX_BODY_BYTES (1u << 20)     /* 1 MiB: a 3-D LBM kernel with 27 fields is ~30 KiB */
+#define LR_MAX_JSON_DEPTH 32             /* requests nest 5 deep; 32 leaves room, stops stack abuse */
+
+typedef struct lr_api_config {
+    const char *db_path;        /* SQLite file; NULL = no cache */
+    int threads;                /* ranking threads per request; 0 = number of cores */
+    long isl_max_operations;    /* isl operation budget per configuration; 0 = default */
+} lr_api_config;
+
+typedef struct lr_api lr_api;
+typedef struct lr_worker lr_worker;
+
+/* Progress of a long ranking: done of total configurations evaluated. */
+typedef void (*lr_progress_fn)(void *user, size_t done, size_t total);
+
+/* Creates the process-wide state (built-in devices, configuration). A store that
+ * cannot be opened is not an error: the api then answers without caching and
+ * lr_api_cache_status says why. NULL with err set on failure. Free with lr_api_free. */
+lr_api *lr_api_new(const lr_api_config *cfg, lr_error *err);
+void lr_api_free(lr_api *api);
+
+/* "ok", or a sentence saying why the cache is not usable (owned by api). */
+const char *lr_api_cache_status(const lr_api *api);
+
+/* Creates the state of one serving thread (isl context, store connection).
+ * Free with lr_worker_free on the same thread. */
+lr_worker *lr_worker_new(lr_api *api, lr_error *err);
+void lr_worker_free(lr_worker *w);
+
+/* Each returns a malloc'd, NUL-terminated JSON response body the caller frees, or
+ * NULL with err set (err->path names the offending input). body need not be
+ * NUL-terminated. */
+char *lr_api_estimate(lr_worker *w, const char *body, size_t len, lr_error *err);
+char *lr_api_rank(lr_worker *w, const char *body, size_t len, lr_progress_fn progress,
+                  void *progress_user, lr_error *err);
+char *lr_api_devices(lr_api *api, lr_error *err);
+char *lr_api_device(lr_api *api, const char *name, lr_error *err);
+
+/* Cache counters since start (for /v1/stats). */
+typedef struct lr_api_stats {
+    uint64_t cache_hits;
+    uint64_t cache_misses;
+} lr_api_stats;
+void lr_api_get_stats(const lr_api *api, lr_api_stats *out);
+
+/* The model version every response carries ("model_version"); changes whenever a
+ * change of the model can change a number, so cached predictions are keyed by it. */
+#define LR_MODEL_VERSION "2026.11-1"
+
+#endif

@@ -1,0 +1,327 @@
+/*
+ * devices: see devices.h. One table lists every device figure with its JSON name,
+ * type, unit and meaning; parsing, printing and the documentation of the device
+ * object all come from it.
+ */
+#include "devices.h"
+
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include "embedded.h"
+#include "jread.h"
+
+typedef enum { T_INT, T_I64, T_DBL } ftype;
+
+typedef struct dev_field {
+    const char *name;
+    ftype type;
+    size_t off;
+    double max;       /* plausibility bound; est_device_check has the precise rules */
+    const char *unit;
+} dev_field;
+
+#define F(n, t, m, u) {#n, t, offsetof(est_device, n), m, u}
+static const dev_field fields[] = {
+    F(sm_count, T_INT, 4096, "SMs"),
+    F(clock_ghz, T_DBL, 10, "GHz"),
+    F(l1_bytes, T_I64, 1 << 24, "bytes per SM"),
+    F(l2_bytes, T_I64, 17179869184.0, "bytes"),
+    F(l2_bw_gbs, T_DBL, 1e6, "GB/s"),
+    F(dram_bw_gbs, T_DBL, 1e6, "GB/s"),
+    F(smx_bw_gbs, T_DBL, 1e6, "GB/s (Kepler read-only cache, whole chip)"),
+    F(l1_bank_bytes_per_cycle, T_INT, 1024, "bytes per cycle per SM"),
+    F(fp64_lanes, T_INT, 4096, "fp64 operations per cycle per SM"),
+    F(fp32_lanes, T_INT, 4096, "fp32 operations per cycle per SM"),
+    F(max_threads_per_sm, T_INT, 65536, "threads"),
+    F(max_blocks_per_sm, T_INT, 1024, "blocks"),
+    F(max_threads_per_block, T_INT, 65536, "threads"),
+    F(regs_per_sm, T_INT, 4194304, "32-bit registers"),
+    F(shared_bytes_per_sm, T_I64, 1 << 24, "bytes"),
+    F(l1_line_bytes, T_INT, 1024, "bytes"),
+    F(l1_sector_bytes, T_INT, 1024, "bytes"),
+    F(l2_sector_bytes, T_INT, 1024, "bytes"),
+    F(dram_fetch_bytes, T_INT, 4096, "bytes"),
+};
+#undef F
+#define NFIELDS (sizeof fields / sizeof fields[0])
+
+static const char *const fit_names[] = {"miss_l1", "miss_ovy", "miss_ovz", "miss_l2", "miss_l2store"};
+
+static est_fit *fit_of(est_device *d, int i)
+{
+    est_fit *f[] = {&d->miss_l1, &d->miss_ovy, &d->miss_ovz, &d->miss_l2, &d->miss_l2store};
+    return f[i];
+}
+
+struct lr_devices {
+    est_device *dev;
+    cJSON **sources; /* per device, owned, may be NULL */
+    int n;
+};
+
+static void set_field(est_device *d, const dev_field *f, double v)
+{
+    char *p = (char *)d + f->off;
+    if (f->type == T_INT)
+        *(int *)p = (int)v;
+    else if (f->type == T_I64)
+        *(int64_t *)p = (int64_t)v;
+    else
+        *(double *)p = v;
+}
+
+static double get_field(const est_device *d, const dev_field *f)
+{
+    const char *p = (const char *)d + f->off;
+    if (f->type == T_INT)
+        return *(const int *)p;
+    if (f->type == T_I64)
+        return (double)*(const int64_t *)p;
+    return *(const double *)p;
+}
+
+/* Reads the figures present in obj into *d. full: every figure is required. */
+static int read_figures(const cJSON *obj, const char *path, int full, est_device *d, lr_error *err)
+{
+    static const char *const allowed[] = {
+        "name", "base", "l1_model", "fits", "sources", "sm_count", "clock_ghz", "l1_bytes",
+        "l2_bytes", "l2_bw_gbs", "dram_bw_gbs", "smx_bw_gbs", "l1_bank_bytes_per_cycle",
+        "fp64_lanes", "fp32_lanes", "max_threads_per_sm", "max_blocks_per_sm",
+        "max_threads_per_block", "regs_per_sm", "shared_bytes_per_sm", "l1_line_bytes",
+        "l1_sector_bytes", "l2_sector_bytes", "dram_fetch_bytes", NULL};
+    if (jr_only_keys(obj, path, allowed, err))
+        return -1;
+    jpath p;
+    for (size_t i = 0; i < NFIELDS; i++) {
+        const cJSON *v = jr_get(obj, fields[i].name);
+        jp_key(&p, path, fields[i].name);
+        if (!v) {
+            if (full && strcmp(fields[i].name, "smx_bw_gbs") != 0)
+                return lr_error_set(err, LR_INVALID_REQUEST, p.s,
+                                    "missing: a device without \"base\" must give every figure");
+            continue;
+        }
+        double x;
+        if (fields[i].type == T_DBL) {
+            if (jr_num(v, p.s, 0, fields[i].max, &x, err))
+                return -1;
+        } else {
+            int64_t k;
+            if (jr_int(v, p.s, 0, (int64_t)fields[i].max, &k, err))
+                return -1;
+            x = (double)k;
+        }
+        set_field(d, &fields[i], x);
+    }
+    const cJSON *m = jr_get(obj, "l1_model");
+    jp_key(&p, path, "l1_model");
+    if (m) {
+        const char *s;
+        if (jr_str(m, p.s, 16, &s, err))
+            return -1;
+        if (strcmp(s, "nv") == 0)
+            d->l1_model = EST_L1_NV;
+        else if (strcmp(s, "kepler") == 0)
+            d->l1_model = EST_L1_KEPLER;
+        else
+            return lr_error_set(err, LR_INVALID_REQUEST, p.s, "must be \"nv\" or \"kepler\"");
+    }
+    const cJSON *fits = jr_get(obj, "fits");
+    jp_key(&p, path, "fits");
+    if (fits) {
+        static const char *const fa[] = {"miss_l1", "miss_ovy", "miss_ovz", "miss_l2", "miss_l2store", NULL};
+        static const char *const abc[] = {"a", "b", "c", NULL};
+        if (jr_object(fits, p.s, err) || jr_only_keys(fits, p.s, fa, err))
+            return -1;
+        for (int i = 0; i < 5; i++) {
+            const cJSON *f = jr_get(fits, fit_names[i]);
+            if (!f)
+                continue;
+            jpath fp, cp;
+            jp_key(&fp, p.s, fit_names[i]);
+            if (jr_object(f, fp.s, err) || jr_only_keys(f, fp.s, abc, err))
+                return -1;
+            double *coef[3] = {&fit_of(d, i)->a, &fit_of(d, i)->b, &fit_of(d, i)->c};
+            for (int c = 0; c < 3; c++) {
+                const cJSON *cv = jr_get(f, abc[c]);
+                jp_key(&cp, fp.s, abc[c]);
+                if (!cv)
+                    return lr_error_set(err, LR_INVALID_REQUEST, cp.s,
+                                        "missing: a fit needs a, b and c of miss(O) = a*exp(-b*exp(-c*O))");
+                if (jr_num(cv, cp.s, 0, 1e6, coef[c], err))
+                    return -1;
+            }
+        }
+    } else if (full) {
+        return lr_error_set(err, LR_INVALID_REQUEST, p.s,
+                            "missing: a device without \"base\" must give its capacity-miss fits");
+    }
+    return 0;
+}
+
+static int check(const est_device *d, const char *path, lr_error *err)
+{
+    char why[160];
+    const char *bad = est_device_check(d, why, sizeof why);
+    if (!bad)
+        return 0;
+    jpath p;
+    jp_key(&p, path, bad);
+    return lr_error_set(err, LR_INVALID_REQUEST, p.s, "%s", why);
+}
+
+lr_devices *lr_devices_load(lr_error *err)
+{
+    lr_devices *ds = calloc(1, sizeof *ds);
+    unsigned n = lr_builtin_device_files_count;
+    if (ds) {
+        ds->dev = calloc(n, sizeof *ds->dev);
+        ds->sources = calloc(n, sizeof *ds->sources);
+    }
+    if (!ds || !ds->dev || !ds->sources) {
+        lr_devices_free(ds);
+        lr_error_set(err, LR_NO_MEMORY, NULL, "out of memory");
+        return NULL;
+    }
+    for (unsigned i = 0; i < n; i++) {
+        const lr_embedded_file *f = &lr_builtin_device_files[i];
+        cJSON *j = cJSON_Parse(f->text);
+        est_device *d = &ds->dev[i];
+        const char *name = NULL;
+        int rc = j ? 0 : lr_error_set(err, LR_INTERNAL, NULL, "built-in device file %s is not JSON", f->name);
+        if (!rc)
+            rc = jr_str(jr_get(j, "name"), f->name, 63, &name, err);
+        if (!rc)
+            rc = read_figures(j, f->name, 1, d, err);
+        if (!rc)
+            rc = check(d, f->name, err);
+        if (rc) {
+            cJSON_Delete(j);
+            lr_devices_free(ds);
+            return NULL;
+        }
+        snprintf(d->name, sizeof d->name, "%s", name);
+        ds->sources[i] = cJSON_DetachItemFromObjectCaseSensitive(j, "sources");
+        cJSON_Delete(j);
+        ds->n++;
+    }
+    return ds;
+}
+
+void lr_devices_free(lr_devices *ds)
+{
+    if (!ds)
+        return;
+    for (int i = 0; i < ds->n; i++)
+        cJSON_Delete(ds->sources[i]);
+    free(ds->sources);
+    free(ds->dev);
+    free(ds);
+}
+
+int lr_devices_count(const lr_devices *d)
+{
+    return d->n;
+}
+
+const est_device *lr_devices_get(const lr_devices *d, int i)
+{
+    return &d->dev[i];
+}
+
+const est_device *lr_devices_find(const lr_devices *d, const char *name)
+{
+    for (int i = 0; i < d->n; i++)
+        if (strcasecmp(d->dev[i].name, name) == 0)
+            return &d->dev[i];
+    return NULL;
+}
+
+static int unknown(const lr_devices *d, const char *name, const char *path, lr_error *err)
+{
+    char list[256] = "";
+    for (int i = 0; i < d->n; i++)
+        snprintf(list + strlen(list), sizeof list - strlen(list), "%s%s", i ? ", " : "", d->dev[i].name);
+    return lr_error_set(err, LR_INVALID_REQUEST, path,
+                        "unknown device '%.64s'; built-in devices are %s (or send a device object)",
+                        name, list);
+}
+
+int lr_device_from_json(const lr_devices *d, const cJSON *v, const char *path, est_device *out,
+                        lr_error *err)
+{
+    if (cJSON_IsString(v)) {
+        const est_device *b = v->valuestring ? lr_devices_find(d, v->valuestring) : NULL;
+        if (!b)
+            return unknown(d, v->valuestring ? v->valuestring : "", path, err);
+        *out = *b;
+        return 0;
+    }
+    if (!cJSON_IsObject(v))
+        return lr_error_set(err, LR_INVALID_REQUEST, path,
+                            "must be a built-in device name or a device object");
+    const cJSON *base = jr_get(v, "base");
+    jpath p;
+    memset(out, 0, sizeof *out);
+    if (base) {
+        jp_key(&p, path, "base");
+        const char *bn;
+        if (jr_str(base, p.s, 63, &bn, err))
+            return -1;
+        const est_device *b = lr_devices_find(d, bn);
+        if (!b)
+            return unknown(d, bn, p.s, err);
+        *out = *b;
+    }
+    if (read_figures(v, path, base == NULL, out, err))
+        return -1;
+    const cJSON *name = jr_get(v, "name");
+    if (name) {
+        const char *s;
+        jp_key(&p, path, "name");
+        if (jr_str(name, p.s, 63, &s, err))
+            return -1;
+        snprintf(out->name, sizeof out->name, "%s", s);
+    } else if (base) {
+        /* a modified built-in must not pass for the original in responses */
+        size_t n = strnlen(out->name, sizeof out->name - 10);
+        memcpy(out->name + n, " (custom)", 10);
+    } else {
+        snprintf(out->name, sizeof out->name, "custom");
+    }
+    return check(out, path, err);
+}
+
+cJSON *lr_device_to_json(const lr_devices *ds, const est_device *dev, int with_sources)
+{
+    cJSON *o = cJSON_CreateObject();
+    if (!o)
+        return NULL;
+    cJSON_AddStringToObject(o, "name", dev->name);
+    cJSON_AddStringToObject(o, "l1_model", dev->l1_model == EST_L1_KEPLER ? "kepler" : "nv");
+    for (size_t i = 0; i < NFIELDS; i++)
+        cJSON_AddNumberToObject(o, fields[i].name, get_field(dev, &fields[i]));
+    cJSON *fits = cJSON_AddObjectToObject(o, "fits");
+    for (int i = 0; i < 5 && fits; i++) {
+        cJSON *f = cJSON_AddObjectToObject(fits, fit_names[i]);
+        est_fit *ft = fit_of((est_device *)dev, i);
+        if (!f)
+            break;
+        cJSON_AddNumberToObject(f, "a", ft->a);
+        cJSON_AddNumberToObject(f, "b", ft->b);
+        cJSON_AddNumberToObject(f, "c", ft->c);
+    }
+    if (with_sources) {
+        cJSON *units = cJSON_AddObjectToObject(o, "units");
+        for (size_t i = 0; i < NFIELDS && units; i++)
+            cJSON_AddStringToObject(units, fields[i].name, fields[i].unit);
+        for (int i = 0; ds && i < ds->n; i++)
+            if (strcmp(ds->dev[i].name, dev->name) == 0 && ds->sources[i])
+                cJSON_AddItemToObject(o, "sources", cJSON_Duplicate(ds->sources[i], 1));
+    }
+    return o;
+}

@@ -1,0 +1,487 @@
+/*
+ * request: see request.h. The parser walks the JSON once, reporting the first bad
+ * value by its path, and builds the canonical description in the same walk so that
+ * two requests that mean the same thing (key order, whitespace, defaults spelt out or
+ * not) share a cache entry.
+ */
+#include "request.h"
+
+#include <ctype.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "api.h"
+#include "jread.h"
+#include "lr_hash.h"
+
+static const char *const top_keys[] = {"device", "kernel", "domain", "launch", "search", "measure", NULL};
+static const char *const kernel_keys[] = {"fields", "flops", "fp_instructions", "registers",
+                                          "shared_bytes", "precision", "parameters", NULL};
+static const char *const field_keys[] = {"name", "element_bytes", "dims", "base_offset_bytes",
+                                         "loads", "stores", NULL};
+static const char *const launch_keys[] = {"block", "folding", NULL};
+static const char *const search_keys[] = {"blocks", "foldings", "min_threads", "max_threads",
+                                          "max_bz", "top", NULL};
+static const char *const measure_keys[] = {"top", "repetitions", "warmup", "flush_l2", NULL};
+
+static int missing(const char *parent, const char *key, const char *what, lr_error *err)
+{
+    jpath p;
+    jp_key(&p, parent, key);
+    return lr_error_set(err, LR_INVALID_REQUEST, p.s, "missing: %s", what);
+}
+
+/* The expression text without white space: the canonical form of an access. */
+static cJSON *canonical_expr(const char *text)
+{
+    size_t n = strlen(text);
+    char *c = malloc(n + 1), *o = c;
+    if (!c)
+        return NULL;
+    for (const char *p = text; *p; p++)
+        if (!isspace((unsigned char)*p))
+            *o++ = *p;
+    *o = '\0';
+    cJSON *s = cJSON_CreateString(c);
+    free(c);
+    return s;
+}
+
+static int parse_params(const cJSON *v, est_param *params, size_t *n, cJSON *canon, lr_error *err)
+{
+    *n = 0;
+    if (!v)
+        return 0;
+    if (jr_object(v, "kernel.parameters", err))
+        return -1;
+    const cJSON *c;
+    cJSON_ArrayForEach(c, v)
+    {
+        jpath p;
+        jp_key(&p, "kernel.parameters", c->string ? c->string : "?");
+        if (*n >= LR_MAX_PARAMETERS)
+            return lr_error_set(err, LR_LIMIT_EXCEEDED, "kernel.parameters",
+                                "at most %d parameters", LR_MAX_PARAMETERS);
+        const char *s = c->string ? c->string : "";
+        int ok = (isalpha((unsigned char)s[0]) || s[0] == '_') && strlen(s) < 64;
+        for (const char *q = s; *q && ok; q++)
+            ok = isalnum((unsigned char)*q) || *q == '_';
+        if (!ok)
+            return lr_error_set(err, LR_INVALID_REQUEST, p.s,
+                                "a parameter name is a C identifier of at most 63 characters");
+        int64_t val;
+        if (jr_int(c, p.s, -(1ll << 53), 1ll << 53, &val, err))
+            return -1;
+        params[*n].name = s;
+        params[*n].value = val;
+        (*n)++;
+    }
+    /* canonical: sorted by name */
+    for (size_t i = 1; i < *n; i++)
+        for (size_t j = i; j > 0 && strcmp(params[j - 1].name, params[j].name) > 0; j--) {
+            est_param t = params[j];
+            params[j] = params[j - 1];
+            params[j - 1] = t;
+        }
+    cJSON *o = cJSON_AddObjectToObject(canon, "parameters");
+    for (size_t i = 0; i < *n && o; i++)
+        cJSON_AddNumberToObject(o, params[i].name, (double)params[i].value);
+    return 0;
+}
+
+static int parse_accesses(est_kernel *k, int f, int ndims, const cJSON *list, const char *path,
+                          int is_store, const est_param *params, size_t nparams, int *total,
+                          cJSON *canon, lr_error *err)
+{
+    if (!list)
+        return 0;
+    int n = jr_array(list, path, 0, EST_MAX_ACCESSES, err);
+    if (n < 0)
+        return -1;
+    cJSON *carr = cJSON_AddArrayToObject(canon, is_store ? "stores" : "loads");
+    for (int a = 0; a < n; a++) {
+        const cJSON *acc = cJSON_GetArrayItem(list, a);
+        jpath ap;
+        jp_index(&ap, path, a);
+        if (++*total > LR_MAX_TOTAL_ACCESSES)
+            return lr_error_set(err, LR_LIMIT_EXCEEDED, ap.s,
+                                "a kernel may have at most %d accesses in all", LR_MAX_TOTAL_ACCESSES);
+        /* a 1-D access may be written as a bare string */
+        int m = cJSON_IsString(acc) ? 1 : jr_array(acc, ap.s, 1, 3, err);
+        if (m < 0)
+            return -1;
+        if (m != ndims)
+            return lr_error_set(err, LR_INVALID_REQUEST, ap.s,
+                                "the field has %d dimension%s (dims) but this access has %d index "
+                                "expression%s",
+                                ndims, ndims == 1 ? "" : "s", m, m == 1 ? "" : "s");
+        est_expr *idx[3] = {NULL, NULL, NULL};
+        cJSON *cacc = cJSON_CreateArray();
+        cJSON_AddItemToArray(carr, cacc);
+        for (int d = 0; d < m; d++) {
+            const cJSON *e = cJSON_IsString(acc) ? acc : cJSON_GetArrayItem(acc, d);
+            jpath ep;
+            if (cJSON_IsString(acc))
+                ep = ap;
+            else
+                jp_index(&ep, ap.s, d);
+            const char *text;
+            if (jr_str(e, ep.s, 4096, &text, err) ||
+                !(idx[d] = est_expr_parse(text, params, nparams, ep.s, err))) {
+                for (int q = 0; q < d; q++)
+                    est_expr_free(idx[q]);
+                return -1;
+            }
+            cJSON_AddItemToArray(cacc, canonical_expr(text));
+        }
+        if (est_kernel_add_access(k, f, is_store, idx, m, ap.s, err))
+            return -1;
+    }
+    return 0;
+}
+
+static int parse_field(est_kernel *k, const cJSON *fv, int i, const est_param *params,
+                       size_t nparams, int *total, cJSON *cfields, lr_error *err)
+{
+    jpath fp, p;
+    jp_index(&fp, "kernel.fields", i);
+    if (jr_object(fv, fp.s, err) || jr_only_keys(fv, fp.s, field_keys, err))
+        return -1;
+    const char *name;
+    int64_t elem = 8, dims[3], off = 0;
+    int ndims;
+    jp_key(&p, fp.s, "name");
+    if (!jr_get(fv, "name"))
+        return missing(fp.s, "name", "every field needs a name", err);
+    if (jr_str(jr_get(fv, "name"), p.s, EST_MAX_NAME - 1, &name, err))
+        return -1;
+    for (int j = 0; j < est_kernel_field_count(k); j++)
+        if (strcmp(est_kernel_field_name(k, j), name) == 0)
+            return lr_error_set(err, LR_INVALID_REQUEST, p.s, "field name '%s' is used twice", name);
+    jp_key(&p, fp.s, "element_bytes");
+    if (jr_get(fv, "element_bytes") && jr_int(jr_get(fv, "element_bytes"), p.s, 1, 16, &elem, err))
+        return -1;
+    if (elem & (elem - 1))
+        return lr_error_set(err, LR_INVALID_REQUEST, p.s, "must be 1, 2, 4, 8 or 16 bytes");
+    jp_key(&p, fp.s, "dims");
+    if (!jr_get(fv, "dims"))
+        return missing(fp.s, "dims", "the array extents, innermost first, in elements", err);
+    if (jr_triple(jr_get(fv, "dims"), p.s, 1, 2147483647, 1, dims, &ndims, err))
+        return -1;
+    if ((double)dims[0] * dims[1] * dims[2] * elem > (double)(1ll << 50))
+        return lr_error_set(err, LR_INVALID_REQUEST, p.s, "the field would be larger than 1 PiB");
+    jp_key(&p, fp.s, "base_offset_bytes");
+    if (jr_get(fv, "base_offset_bytes") &&
+        jr_int(jr_get(fv, "base_offset_bytes"), p.s, 0, 1 << 20, &off, err))
+        return -1;
+    int f = est_kernel_add_field(k, name, (int)elem, ndims, dims, off, fp.s, err);
+    if (f < 0)
+        return -1;
+    cJSON *cf = cJSON_CreateObject();
+    cJSON_AddItemToArray(cfields, cf);
+    cJSON_AddNumberToObject(cf, "base_offset_bytes", (double)off);
+    cJSON *cd = cJSON_AddArrayToObject(cf, "dims");
+    for (int d = 0; d < ndims; d++)
+        cJSON_AddItemToArray(cd, cJSON_CreateNumber((double)dims[d]));
+    cJSON_AddNumberToObject(cf, "element_bytes", (double)elem);
+    jp_key(&p, fp.s, "loads");
+    if (parse_accesses(k, f, ndims, jr_get(fv, "loads"), p.s, 0, params, nparams, total, cf, err))
+        return -1;
+    cJSON_AddStringToObject(cf, "name", name);
+    jp_key(&p, fp.s, "stores");
+    return parse_accesses(k, f, ndims, jr_get(fv, "stores"), p.s, 1, params, nparams, total, cf, err);
+}
+
+static int parse_kernel(const cJSON *kv, lr_request *req, cJSON *canon, lr_error *err)
+{
+    if (!kv)
+        return missing("", "kernel", "the kernel description (fields and their accesses)", err);
+    if (jr_object(kv, "kernel", err) || jr_only_keys(kv, "kernel", kernel_keys, err))
+        return -1;
+    cJSON *ck = cJSON_AddObjectToObject(canon, "kernel");
+    est_param params[LR_MAX_PARAMETERS];
+    size_t nparams;
+    double flops = 0, fpi = -1;
+    int64_t regs = 32, shared = 0;
+    const cJSON *v;
+    if ((v = jr_get(kv, "flops")) && jr_num(v, "kernel.flops", 0, 1e6, &flops, err))
+        return -1;
+    if ((v = jr_get(kv, "fp_instructions")) && jr_num(v, "kernel.fp_instructions", 0, 1e6, &fpi, err))
+        return -1;
+    if ((v = jr_get(kv, "registers")) && jr_int(v, "kernel.registers", 1, 255, &regs, err))
+        return -1;
+    if ((v = jr_get(kv, "shared_bytes")) && jr_int(v, "kernel.shared_bytes", 0, 1 << 20, &shared, err))
+        return -1;
+    cJSON *fields = (cJSON *)jr_get(kv, "fields");
+    if (!fields)
+        return missing("kernel", "fields", "the list of arrays the kernel reads and writes", err);
+    int nf = jr_array(fields, "kernel.fields", 1, EST_MAX_FIELDS, err);
+    if (nf < 0 || parse_params(jr_get(kv, "parameters"), params, &nparams, ck, err))
+        return -1;
+    req->kernel = est_kernel_new();
+    if (!req->kernel)
+        return lr_error_set(err, LR_NO_MEMORY, NULL, "out of memory");
+    cJSON *cfields = cJSON_AddArrayToObject(ck, "fields");
+    int total = 0, max_elem = 0;
+    for (int i = 0; i < nf; i++) {
+        if (parse_field(req->kernel, cJSON_GetArrayItem(fields, i), i, params, nparams, &total,
+                        cfields, err))
+            return -1;
+        int e = est_kernel_field_elem_bytes(req->kernel, i);
+        max_elem = e > max_elem ? e : max_elem;
+    }
+    if (total == 0)
+        return lr_error_set(err, LR_INVALID_REQUEST, "kernel.fields",
+                            "the kernel has no loads and no stores: nothing to estimate");
+    int fp64 = max_elem >= 8;
+    if ((v = jr_get(kv, "precision"))) {
+        const char *s;
+        if (jr_str(v, "kernel.precision", 8, &s, err))
+            return -1;
+        if (strcmp(s, "fp64") && strcmp(s, "fp32"))
+            return lr_error_set(err, LR_INVALID_REQUEST, "kernel.precision", "must be \"fp32\" or \"fp64\"");
+        fp64 = strcmp(s, "fp64") == 0;
+    }
+    est_kernel_set_compute(req->kernel, flops, fpi, fp64, (int)regs, shared);
+    cJSON_AddNumberToObject(ck, "flops", flops);
+    cJSON_AddNumberToObject(ck, "fp_instructions", est_kernel_fp_instructions(req->kernel));
+    cJSON_AddStringToObject(ck, "precision", fp64 ? "fp64" : "fp32");
+    cJSON_AddNumberToObject(ck, "registers", (double)regs);
+    cJSON_AddNumberToObject(ck, "shared_bytes", (double)shared);
+    return 0;
+}
+
+static int parse_launch(const cJSON *v, const char *path, est_launch *l, lr_error *err)
+{
+    jpath p;
+    int64_t b[3], f[3] = {1, 1, 1};
+    if (jr_object(v, path, err) || jr_only_keys(v, path, launch_keys, err))
+        return -1;
+    jp_key(&p, path, "block");
+    if (!jr_get(v, "block"))
+        return missing(path, "block", "the thread-block size [bx, by, bz]", err);
+    if (jr_triple(jr_get(v, "block"), p.s, 1, 1024, 1, b, NULL, err))
+        return -1;
+    jp_key(&p, path, "folding");
+    if (jr_get(v, "folding") && jr_triple(jr_get(v, "folding"), p.s, 1, EST_MAX_FOLDING, 1, f, NULL, err))
+        return -1;
+    for (int d = 0; d < 3; d++) {
+        l->block[d] = (int)b[d];
+        l->folding[d] = (int)f[d];
+    }
+    return 0;
+}
+
+static int parse_search(const cJSON *v, lr_request *req, lr_error *err)
+{
+    int64_t minT = 32, maxT = 1024, maxBz = 64, top = 0;
+    int nfold = 1, nblocks = 0;
+    int (*fold)[3] = NULL;
+    est_launch *blocks = NULL;
+    int rc = -1;
+    if (v && (jr_object(v, "search", err) || jr_only_keys(v, "search", search_keys, err)))
+        return -1;
+    const cJSON *x;
+    if (v && (x = jr_get(v, "min_threads")) && jr_int(x, "search.min_threads", 1, 1024, &minT, err))
+        return -1;
+    if (v && (x = jr_get(v, "max_threads")) && jr_int(x, "search.max_threads", 1, 1024, &maxT, err))
+        return -1;
+    if (v && (x = jr_get(v, "max_bz")) && jr_int(x, "search.max_bz", 1, 64, &maxBz, err))
+        return -1;
+    if (v && (x = jr_get(v, "top")) && jr_int(x, "search.top", 0, LR_MAX_CONFIGS, &top, err))
+        return -1;
+    if (minT > maxT)
+        return lr_error_set(err, LR_INVALID_REQUEST, "search.min_threads",
+                            "is larger than search.max_threads (%lld)", (long long)maxT);
+    req->top = (int)top;
+    const cJSON *fv = v ? jr_get(v, "foldings") : NULL;
+    if (fv && (nfold = jr_array(fv, "search.foldings", 1, 64, err)) < 0)
+        return -1;
+    fold = calloc((size_t)nfold, sizeof *fold);
+    if (!fold)
+        return lr_error_set(err, LR_NO_MEMORY, NULL, "out of memory");
+    fold[0][0] = fold[0][1] = fold[0][2] = 1;
+    for (int i = 0; fv && i < nfold; i++) {
+        jpath p;
+        int64_t f[3];
+        jp_index(&p, "search.foldings", i);
+        if (jr_triple(cJSON_GetArrayItem(fv, i), p.s, 1, EST_MAX_FOLDING, 1, f, NULL, err))
+            goto out;
+        for (int d = 0; d < 3; d++)
+            fold[i][d] = (int)f[d];
+    }
+    const cJSON *bv = v ? jr_get(v, "blocks") : NULL;
+    if (bv) {
+        if ((nblocks = jr_array(bv, "search.blocks", 1, LR_MAX_CONFIGS, err)) < 0)
+            goto out;
+        blocks = calloc((size_t)nblocks, sizeof *blocks);
+        if (!blocks) {
+            lr_error_set(err, LR_NO_MEMORY, NULL, "out of memory");
+            goto out;
+        }
+        for (int i = 0; i < nblocks; i++) {
+            jpath p;
+            int64_t b[3];
+            jp_index(&p, "search.blocks", i);
+            if (jr_triple(cJSON_GetArrayItem(bv, i), p.s, 1, 1024, 1, b, NULL, err))
+                goto out;
+            for (int d = 0; d < 3; d++)
+                blocks[i].block[d] = (int)b[d];
+        }
+        if ((size_t)nblocks * (size_t)nfold > LR_MAX_CONFIGS) {
+            lr_error_set(err, LR_LIMIT_EXCEEDED, "search",
+                         "%d blocks x %d foldings exceed %d configurations per request", nblocks,
+                         nfold, LR_MAX_CONFIGS);
+            goto out;
+        }
+        req->nspace = (size_t)nblocks * (size_t)nfold;
+        req->space = calloc(req->nspace, sizeof *req->space);
+        for (int i = 0; req->space && i < nblocks; i++)
+            for (int f = 0; f < nfold; f++) {
+                est_launch *l = &req->space[(size_t)i * (size_t)nfold + (size_t)f];
+                memcpy(l->block, blocks[i].block, sizeof l->block);
+                memcpy(l->folding, fold[f], sizeof l->folding);
+            }
+    } else {
+        req->nspace = est_search_default((int)minT, (int)maxT, (int)maxBz, (const int(*)[3])fold,
+                                         (size_t)nfold, NULL, 0);
+        if (req->nspace > LR_MAX_CONFIGS) {
+            lr_error_set(err, LR_LIMIT_EXCEEDED, "search.foldings",
+                         "the default block space times %d foldings exceeds %d configurations",
+                         nfold, LR_MAX_CONFIGS);
+            goto out;
+        }
+        req->space = calloc(req->nspace ? req->nspace : 1, sizeof *req->space);
+        if (req->space)
+            est_search_default((int)minT, (int)maxT, (int)maxBz, (const int(*)[3])fold,
+                               (size_t)nfold, req->space, req->nspace);
+    }
+    if (!req->space) {
+        lr_error_set(err, LR_NO_MEMORY, NULL, "out of memory");
+        goto out;
+    }
+    if (req->nspace == 0) {
+        lr_error_set(err, LR_INVALID_REQUEST, "search", "the search space is empty");
+        goto out;
+    }
+    rc = 0;
+out:
+    free(fold);
+    free(blocks);
+    return rc;
+}
+
+static int parse_measure(const cJSON *v, lr_measure_opts *m, lr_error *err)
+{
+    int64_t top = 0, reps = 10, warm = 3;
+    m->flush_l2 = 0;
+    if (v) {
+        const cJSON *x;
+        if (jr_object(v, "measure", err) || jr_only_keys(v, "measure", measure_keys, err))
+            return -1;
+        if ((x = jr_get(v, "top")) && jr_int(x, "measure.top", 0, 32, &top, err))
+            return -1;
+        if ((x = jr_get(v, "repetitions")) && jr_int(x, "measure.repetitions", 1, 1000, &reps, err))
+            return -1;
+        if ((x = jr_get(v, "warmup")) && jr_int(x, "measure.warmup", 0, 100, &warm, err))
+            return -1;
+        if ((x = jr_get(v, "flush_l2")))
+            m->flush_l2 = cJSON_IsTrue(x);
+    }
+    m->top = (int)top;
+    m->repetitions = (int)reps;
+    m->warmup = (int)warm;
+    return 0;
+}
+
+static int parse_body(const lr_devices *devs, const cJSON *root, lr_request_kind kind,
+                      lr_request *req, cJSON *canon, lr_error *err)
+{
+    if (jr_object(root, "", err) || jr_only_keys(root, "", top_keys, err))
+        return -1;
+    const cJSON *dv = jr_get(root, "device");
+    if (!dv)
+        return missing("", "device", "a built-in device name or a device object", err);
+    if (lr_device_from_json(devs, dv, "device", &req->device, err))
+        return -1;
+    cJSON_AddItemToObject(canon, "device", lr_device_to_json(NULL, &req->device, 0));
+    const cJSON *domv = jr_get(root, "domain");
+    if (!domv)
+        return missing("", "domain", "the lattice points updated, [nx, ny, nz]", err);
+    if (jr_triple(domv, "domain", 1, 2147483647, 1, req->domain, NULL, err))
+        return -1;
+    if ((double)req->domain[0] * req->domain[1] * req->domain[2] > (double)LR_MAX_DOMAIN_POINTS)
+        return lr_error_set(err, LR_INVALID_REQUEST, "domain",
+                            "%lld x %lld x %lld lattice points exceed the limit of 2^42",
+                            (long long)req->domain[0], (long long)req->domain[1], (long long)req->domain[2]);
+    cJSON *cd = cJSON_AddArrayToObject(canon, "domain");
+    for (int d = 0; d < 3; d++)
+        cJSON_AddItemToArray(cd, cJSON_CreateNumber((double)req->domain[d]));
+    if (parse_kernel(jr_get(root, "kernel"), req, canon, err))
+        return -1;
+    const cJSON *lv = jr_get(root, "launch");
+    if (kind == LR_REQ_ESTIMATE) {
+        if (!lv)
+            return missing("", "launch", "the configuration to estimate, {\"block\": [bx, by, bz]}", err);
+        if (parse_launch(lv, "launch", &req->launch, err))
+            return -1;
+    } else if (parse_search(jr_get(root, "search"), req, err)) {
+        return -1;
+    }
+    if (parse_measure(jr_get(root, "measure"), &req->measure, err))
+        return -1;
+    cJSON_AddStringToObject(canon, "model_version", LR_MODEL_VERSION);
+    return 0;
+}
+
+int lr_request_parse(const lr_devices *devs, const char *body, size_t len, lr_request_kind kind,
+                     lr_request *req, lr_error *err)
+{
+    memset(req, 0, sizeof *req);
+    if (len == 0)
+        return lr_error_set(err, LR_INVALID_JSON, "", "the request body is empty; send a JSON object");
+    if (len > LR_MAX_BODY_BYTES)
+        return lr_error_set(err, LR_LIMIT_EXCEEDED, "", "the request body exceeds %u bytes",
+                            LR_MAX_BODY_BYTES);
+    if (jr_depth(body, len) > LR_MAX_JSON_DEPTH)
+        return lr_error_set(err, LR_INVALID_JSON, "", "JSON nested deeper than %d levels",
+                            LR_MAX_JSON_DEPTH);
+    const char *end = NULL;
+    cJSON *root = cJSON_ParseWithLengthOpts(body, len, &end, 0);
+    if (!root) {
+        size_t at = end && end >= body ? (size_t)(end - body) : 0;
+        return lr_error_set(err, LR_INVALID_JSON, "",
+                            "the body is not valid JSON (error near byte %zu)", at);
+    }
+    cJSON *canon = cJSON_CreateObject();
+    int rc = canon ? parse_body(devs, root, kind, req, canon, err)
+                   : lr_error_set(err, LR_NO_MEMORY, NULL, "out of memory");
+    if (!rc) {
+        req->canonical = cJSON_PrintUnformatted(canon);
+        if (!req->canonical)
+            rc = lr_error_set(err, LR_NO_MEMORY, NULL, "out of memory");
+    }
+    cJSON_Delete(canon);
+    cJSON_Delete(root);
+    if (rc)
+        lr_request_release(req);
+    return rc;
+}
+
+void lr_request_release(lr_request *req)
+{
+    est_kernel_free(req->kernel);
+    free(req->space);
+    free(req->canonical);
+    memset(req, 0, sizeof *req);
+}
+
+void lr_request_key(const lr_request *req, const est_launch *l, char key[33])
+{
+    char launch[128];
+    snprintf(launch, sizeof launch, "|block=%d,%d,%d|folding=%d,%d,%d", l->block[0], l->block[1],
+             l->block[2], l->folding[0], l->folding[1], l->folding[2]);
+    const char *parts[] = {req->canonical, launch};
+    lr_hash_hex(parts, 2, key);
+}

@@ -1,0 +1,55 @@
+/*
+ * request: a request body (JSON) turned into the estimator's objects, with every
+ * default applied and every limit enforced, plus the canonical text of what
+ * determines a prediction (the cache key). See docs/api.md for the request format.
+ */
+#ifndef LR_REQUEST_H
+#define LR_REQUEST_H
+
+#include <stddef.h>
+
+#include "devices.h"
+#include "estimator.h"
+#include "rank.h"
+
+/* Configurations one rank request may ask for: the default space has 231 blocks;
+ * 4096 allows several foldings over it and bounds a request to seconds. */
+#define LR_MAX_CONFIGS 4096
+/* Accesses summed over all fields: bounds the isl maps of one request. */
+#define LR_MAX_TOTAL_ACCESSES 2048
+/* Lattice points of a domain: 2^42 (~4.4e12) is far beyond any GPU's memory and
+ * keeps every count exact in a double. */
+#define LR_MAX_DOMAIN_POINTS (1ll << 42)
+#define LR_MAX_PARAMETERS 64
+
+typedef enum lr_request_kind { LR_REQ_ESTIMATE, LR_REQ_RANK } lr_request_kind;
+
+typedef struct lr_measure_opts {
+    int top;           /* 0 = no measurement */
+    int repetitions;
+    int warmup;
+    int flush_l2;
+} lr_measure_opts;
+
+typedef struct lr_request {
+    est_kernel *kernel;    /* owned */
+    est_device device;
+    int64_t domain[3];
+    est_launch launch;     /* estimate: the configuration */
+    est_launch *space;     /* rank: owned array of nspace configurations */
+    size_t nspace;
+    int top;               /* rank: results to return, 0 = all */
+    lr_measure_opts measure;
+    char *canonical;       /* owned: kernel, domain, device figures, model version */
+} lr_request;
+
+/* Parses body (len bytes, need not be NUL-terminated) into *req. On error returns -1
+ * with err set (path names the offending value) and *req holds nothing to free. */
+int lr_request_parse(const lr_devices *devs, const char *body, size_t len, lr_request_kind kind,
+                     lr_request *req, lr_error *err);
+void lr_request_release(lr_request *req);
+
+/* The cache key of one configuration of req (32 hex digits into key). */
+void lr_request_key(const lr_request *req, const est_launch *launch, char key[33]);
+
+#endif

@@ -1,0 +1,17 @@
+#!/usr/bin/env bash
+# Installs the Debian packages launchrank needs to build, run and test, if any are
+# missing. Used by scripts/run.sh and scripts/test.sh; safe to run twice.
+set -euo pipefail
+pkgs=(gcc pkg-config meson ninja-build libisl-dev libcjson-dev libmicrohttpd-dev
+      libsqlite3-dev python3 python3-jsonschema curl)
+missing=()
+for p in "${pkgs[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+[ ${#missing[@]} -eq 0 ] && exit 0
+echo "launchrank: installing missing packages: ${missing[*]}" >&2
+sudo=""
+[ "$(id -u)" -eq 0 ] || sudo="sudo"
+export DEBIAN_FRONTEND=noninteractive
+$sudo apt-get update -qq
+$sudo apt-get install -y -qq --no-install-recommends "${missing[@]}" >&2

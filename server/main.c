@@ -1,0 +1,411 @@
+/*
+ * main.c: `launchrank serve`. Parses the options (declared once, in a table that
+ * also writes --help), creates the lr_api, starts the HTTP daemon, waits for
+ * SIGINT/SIGTERM and shuts down gracefully. The signals are blocked before any
+ * thread exists, so every thread inherits the mask and only sigwait here sees
+ * them: no handler runs inside libmicrohttpd's threads.
+ */
+#include <errno.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <arpa/inet.h>
+#include <netinet/in.h>
+
+#include "server.h"
+#include "srv_int.h"
+
+#define SRV_DEFAULT_LISTEN "127.0.0.1:8080"
+#define SRV_DEFAULT_DB "launchrank.sqlite"
+/* Idle seconds before a connection is closed: a client that sends half a request
+ * and stalls holds its memory no longer than this. Ten seconds is ages for a
+ * client on the same host or network, which is where code generators run. */
+#define SRV_DEFAULT_TIMEOUT_S 10
+/* Pool threads at most: each owns an isl context and a store connection; beyond a
+ * thousand, a number is a typo rather than a machine. */
+#define SRV_MAX_THREADS 1024u
+/* Largest --max-body: a kernel description is tens of KiB; 64 MiB is not one. */
+#define SRV_MAX_BODY_CEILING ((size_t)64 << 20)
+
+/* --help shows defaults from these texts; keep them equal to the values. */
+#define SRV_STR_(x) #x
+#define SRV_STR(x) SRV_STR_(x)
+#define SRV_DEFAULT_MAX_BODY_TEXT "1048576 (1 MiB)"
+_Static_assert(LR_MAX_BODY_BYTES == 1048576, "update SRV_DEFAULT_MAX_BODY_TEXT");
+
+enum { SRV_EXIT_OK = 0, SRV_EXIT_START_FAILED = 1, SRV_EXIT_BAD_OPTIONS = 2 };
+
+/* What parsing produces: the configuration and what only srv_main needs. */
+typedef struct srv_options {
+    srv_config cfg;
+    const char *listen;              /* --listen as given, for messages */
+    char host[INET6_ADDRSTRLEN + 2]; /* as the URL shows it: 127.0.0.1 or [::1] */
+    int no_cache;
+    int help;
+} srv_options;
+
+typedef struct srv_option {
+    const char *name; /* "--listen" */
+    const char *arg;  /* the value's name in --help; NULL for a flag */
+    const char *def;  /* the default as --help shows it; NULL when none */
+    const char *help;
+    /* Stores value (NULL for a flag); returns 0, or -1 with why filled in. */
+    int (*set)(srv_options *o, const char *value, char *why, size_t why_size);
+} srv_option;
+
+/* ---- option setters ----------------------------------------------------------- */
+
+/* A whole decimal number in [min, max]; 0 or -1. */
+static int parse_count(const char *s, unsigned long long min, unsigned long long max,
+                       unsigned long long *out)
+{
+    char *end;
+    if (*s < '0' || *s > '9')
+        return -1;
+    errno = 0;
+    unsigned long long v = strtoull(s, &end, 10);
+    if (errno || *end || v < min || v > max)
+        return -1;
+    *out = v;
+    return 0;
+}
+
+/* ADDR:PORT with a numeric address: 127.0.0.1:8080, 0.0.0.0:80, [::1]:8080. */
+static int set_listen(srv_options *o, const char *value, char *why, size_t why_size)
+{
+    char host[INET6_ADDRSTRLEN];
+    const char *colon = strrchr(value, ':');
+    const char *h = value, *h_end = colon;
+    if (value[0] == '[') { /* IPv6 in brackets, as in a URL */
+        h = value + 1;
+        h_end = strchr(value, ']');
+        if (!h_end || h_end + 1 != colon)
+            h_end = NULL;
+    }
+    unsigned long long port;
+    if (!colon || !h_end || h_end == h || (size_t)(h_end - h) >= sizeof host ||
+        parse_count(colon + 1, 0, 65535, &port)) {
+        snprintf(why, why_size,
+                 "'%s' is not ADDR:PORT with a numeric address (127.0.0.1:8080, [::1]:8080)",
+                 value);
+        return -1;
+    }
+    memcpy(host, h, (size_t)(h_end - h));
+    host[h_end - h] = '\0';
+    o->listen = value;
+
+    srv_config *cfg = &o->cfg;
+    memset(&cfg->addr, 0, sizeof cfg->addr);
+    struct sockaddr_in *v4 = (struct sockaddr_in *)&cfg->addr;
+    struct sockaddr_in6 *v6 = (struct sockaddr_in6 *)&cfg->addr;
+    if (value[0] != '[' && inet_pton(AF_INET, host, &v4->sin_addr) == 1) {
+        v4->sin_family = AF_INET;
+        v4->sin_port = htons((uint16_t)port);
+        snprintf(o->host, sizeof o->host, "%s", host);
+    } else if (value[0] == '[' && inet_pton(AF_INET6, host, &v6->sin6_addr) == 1) {
+        v6->sin6_family = AF_INET6;
+        v6->sin6_port = htons((uint16_t)port);
+        snprintf(o->host, sizeof o->host, "[%s]", host);
+    } else {
+        snprintf(why, why_size, "'%s' is not a numeric IPv4 address or a bracketed IPv6 one",
+                 host);
+        return -1;
+    }
+    return 0;
+}
+
+static int set_db(srv_options *o, const char *value, char *why, size_t why_size)
+{
+    if (!*value) {
+        snprintf(why, why_size, "the path is empty (use --no-cache to run without a cache)");
+        return -1;
+    }
+    o->cfg.db_path = value;
+    return 0;
+}
+
+static int set_no_cache(srv_options *o, const char *value, char *why, size_t why_size)
+{
+    o->no_cache = 1;
+    return 0;
+}
+
+static int set_threads(srv_options *o, const char *value, char *why, size_t why_size)
+{
+    unsigned long long n;
+    if (parse_count(value, 1, SRV_MAX_THREADS, &n)) {
+        snprintf(why, why_size, "'%s' is not a number of threads from 1 to %u", value,
+                 SRV_MAX_THREADS);
+        return -1;
+    }
+    o->cfg.threads = (unsigned)n;
+    return 0;
+}
+
+static int set_max_body(srv_options *o, const char *value, char *why, size_t why_size)
+{
+    unsigned long long n;
+    if (parse_count(value, 1, SRV_MAX_BODY_CEILING, &n)) {
+        snprintf(why, why_size, "'%s' is not a number of bytes from 1 to %zu", value,
+                 SRV_MAX_BODY_CEILING);
+        return -1;
+    }
+    o->cfg.max_body = (size_t)n;
+    return 0;
+}
+
+static int set_timeout(srv_options *o, const char *value, char *why, size_t why_size)
+{
+    unsigned long long n;
+    if (parse_count(value, 1, 3600, &n)) {
+        snprintf(why, why_size, "'%s' is not a number of seconds from 1 to 3600", value);
+        return -1;
+    }
+    o->cfg.timeout_s = (unsigned)n;
+    return 0;
+}
+
+static int set_port_file(srv_options *o, const char *value, char *why, size_t why_size)
+{
+    o->cfg.port_file = value;
+    return 0;
+}
+
+static int set_quiet(srv_options *o, const char *value, char *why, size_t why_size)
+{
+    o->cfg.quiet = 1;
+    return 0;
+}
+
+static int set_help(srv_options *o, const char *value, char *why, size_t why_size)
+{
+    o->help = 1;
+    return 0;
+}
+
+/* Every option of the daemon, in the order --help lists them. */
+static const srv_option options[] = {
+    {"--listen", "ADDR:PORT", SRV_DEFAULT_LISTEN,
+     "address and port to listen on; port 0 picks a free port", set_listen},
+    {"--db", "PATH", SRV_DEFAULT_DB " in the working directory",
+     "SQLite file caching predictions (created if missing)", set_db},
+    {"--no-cache", NULL, NULL, "run without the prediction cache", set_no_cache},
+    {"--threads", "N", "the number of online cores",
+     "threads serving requests (each keeps its own model state)", set_threads},
+    {"--max-body", "BYTES", SRV_DEFAULT_MAX_BODY_TEXT,
+     "largest request body accepted; larger ones get 413", set_max_body},
+    {"--timeout", "SECONDS", SRV_STR(SRV_DEFAULT_TIMEOUT_S),
+     "idle seconds before a connection is closed (stalled clients)", set_timeout},
+    {"--port-file", "PATH", NULL, "once listening, write the bound port there; removed at exit",
+     set_port_file},
+    {"--quiet", NULL, NULL, "no access log (one line per request on stderr)", set_quiet},
+    {"--help", NULL, NULL, "show this help and exit", set_help},
+};
+#define OPTION_COUNT (sizeof options / sizeof options[0])
+
+static void print_help(FILE *f)
+{
+    fprintf(f, "usage: launchrank serve [OPTIONS]\n\n"
+               "Runs the launchrank HTTP daemon: code generators POST GPU kernel\n"
+               "descriptions as JSON and get performance predictions back. SIGINT or\n"
+               "SIGTERM stops it gracefully: requests in flight are answered first\n"
+               "(a second signal stops it at once).\n\nOptions:\n");
+    for (size_t i = 0; i < OPTION_COUNT; i++) {
+        char left[40];
+        snprintf(left, sizeof left, "%s%s%s", options[i].name, options[i].arg ? " " : "",
+                 options[i].arg ? options[i].arg : "");
+        fprintf(f, "  %-20s %s\n", left, options[i].help);
+        if (options[i].def)
+            fprintf(f, "  %-20s (default: %s)\n", "", options[i].def);
+    }
+    fprintf(
+        f, "\nEndpoints (bodies are JSON; see docs/api.md):\n"
+           "  POST /v1/estimate        predict the performance of one kernel launch\n"
+           "  POST /v1/rank            rank launch configurations of a kernel\n"
+           "  GET  /v1/devices         the devices the model knows\n"
+           "  GET  /v1/devices/{name}  one device's parameters\n"
+           "  GET  /healthz            liveness, cache status, model version\n"
+           "  GET  /v1/stats           request, error and cache counters, uptime\n"
+           "\nErrors are {\"error\":{\"code\",\"message\",\"path\"},\"model_version\"} with a\n"
+           "status per code: 400 invalid_json and invalid_request, 404 not_found,\n"
+           "405 method_not_allowed, 413 limit_exceeded, 415 a body not sent as\n"
+           "application/json, 422 unsupported_expression, not_launchable and\n"
+           "budget_exceeded, 500 internal, 503 unavailable and out_of_memory.\n"
+           "\nExample:\n"
+           "  launchrank serve --listen 127.0.0.1:8080 &\n"
+           "  curl -s -H 'Content-Type: application/json' --data @kernel.json \\\n"
+           "       http://127.0.0.1:8080/v1/estimate\n"
+           "\nExit status: 0 after a graceful shutdown, 1 when the daemon cannot start,\n"
+           "2 on bad options.\n");
+}
+
+/* ---- parsing -------------------------------------------------------------------- */
+
+static void options_defaults(srv_options *o)
+{
+    char why[160];
+    memset(o, 0, sizeof *o);
+    set_listen(o, SRV_DEFAULT_LISTEN, why, sizeof why);
+    o->cfg.db_path = SRV_DEFAULT_DB;
+    long cores = sysconf(_SC_NPROCESSORS_ONLN);
+    if (cores > (long)SRV_MAX_THREADS)
+        cores = SRV_MAX_THREADS;
+    o->cfg.threads = cores < 1 ? 1u : (unsigned)cores;
+    o->cfg.max_body = LR_MAX_BODY_BYTES;
+    o->cfg.timeout_s = SRV_DEFAULT_TIMEOUT_S;
+}
+
+static const srv_option *option_find(const char *name, size_t len)
+{
+    for (size_t i = 0; i < OPTION_COUNT; i++)
+        if (strlen(options[i].name) == len && strncmp(options[i].name, name, len) == 0)
+            return &options[i];
+    return NULL;
+}
+
+/* Accepts "--name value" and "--name=value". Returns 0, or -1 after telling the
+ * user what is wrong. */
+static int options_parse(srv_options *o, int argc, char **argv)
+{
+    for (int i = 1; i < argc; i++) {
+        const char *a = argv[i];
+        const char *eq = strchr(a, '=');
+        size_t len = eq ? (size_t)(eq - a) : strlen(a);
+        const srv_option *opt = strncmp(a, "--", 2) == 0 ? option_find(a, len) : NULL;
+        if (!opt) {
+            fprintf(stderr, "launchrank serve: unknown option '%s'\n", a);
+            goto bad;
+        }
+        const char *value = NULL;
+        if (opt->arg && eq) {
+            value = eq + 1;
+        } else if (opt->arg) {
+            if (i + 1 >= argc) {
+                fprintf(stderr, "launchrank serve: %s needs a value (%s)\n", opt->name,
+                        opt->arg);
+                goto bad;
+            }
+            value = argv[++i];
+        } else if (eq) {
+            fprintf(stderr, "launchrank serve: %s takes no value\n", opt->name);
+            goto bad;
+        }
+        char why[200];
+        if (opt->set(o, value, why, sizeof why)) {
+            fprintf(stderr, "launchrank serve: %s: %s\n", opt->name, why);
+            goto bad;
+        }
+    }
+    if (o->no_cache)
+        o->cfg.db_path = NULL;
+    return 0;
+bad:
+    fprintf(stderr, "Try 'launchrank serve --help'.\n");
+    return -1;
+}
+
+/* ---- running ---------------------------------------------------------------------- */
+
+/* Writes the port to path through a temporary file and a rename, so a reader
+ * polling for the file never sees it half written. */
+static int write_port_file(const char *path, unsigned port)
+{
+    size_t n = strlen(path) + sizeof ".tmp";
+    char *tmp = malloc(n);
+    if (!tmp)
+        return -1;
+    snprintf(tmp, n, "%s.tmp", path);
+    FILE *f = fopen(tmp, "w");
+    int ok = f && fprintf(f, "%u\n", port) > 0;
+    ok = f && fclose(f) == 0 && ok;
+    ok = ok && rename(tmp, path) == 0;
+    if (!ok) {
+        srv_log("launchrank: cannot write the port file %s: %s", path, strerror(errno));
+        unlink(tmp);
+    }
+    free(tmp);
+    return ok ? 0 : -1;
+}
+
+/* Runs the daemon with the signals of *sigs blocked; returns the exit status. */
+static int serve(const srv_options *o, const sigset_t *sigs)
+{
+    const srv_config *cfg = &o->cfg;
+    srv_server s = {.cfg = cfg};
+    clock_gettime(CLOCK_MONOTONIC, &s.started);
+    lr_error err;
+    lr_error_clear(&err);
+
+    /* One ranking thread per request: the pool already has a thread per core, so
+     * parallel rankings inside each request would only oversubscribe the cores. */
+    lr_api_config api_cfg = {.db_path = cfg->db_path, .threads = 1, .isl_max_operations = 0};
+    s.api = lr_api_new(&api_cfg, &err);
+    if (!s.api) {
+        srv_log("launchrank: cannot start: %s", err.message);
+        return SRV_EXIT_START_FAILED;
+    }
+    if (srv_http_start(&s, &err)) {
+        srv_log("launchrank: cannot listen on %s: %s", o->listen, err.message);
+        lr_api_free(s.api);
+        return SRV_EXIT_START_FAILED;
+    }
+    unsigned port = srv_http_port(&s);
+    if (cfg->port_file && write_port_file(cfg->port_file, port)) {
+        srv_http_stop(&s, NULL);
+        lr_api_free(s.api);
+        return SRV_EXIT_START_FAILED;
+    }
+    const char *cache = lr_api_cache_status(s.api);
+    if (strcmp(cache, "ok") == 0)
+        srv_log("launchrank: listening on http://%s:%u (cache: %s)", o->host, port,
+                cfg->db_path);
+    else
+        srv_log("launchrank: listening on http://%s:%u (cache: disabled: %s)", o->host, port,
+                cache);
+
+    int sig = 0;
+    while (sigwait(sigs, &sig) != 0)
+        ;
+    srv_log("launchrank: %s, shutting down", sig == SIGINT ? "SIGINT" : "SIGTERM");
+    srv_http_stop(&s, sigs);
+    lr_api_free(s.api);
+    if (cfg->port_file)
+        unlink(cfg->port_file); /* a stale port would send clients elsewhere */
+    srv_log("launchrank: stopped");
+    return SRV_EXIT_OK;
+}
+
+int srv_main(int argc, char **argv)
+{
+    srv_options o;
+    options_defaults(&o);
+    if (options_parse(&o, argc, argv))
+        return SRV_EXIT_BAD_OPTIONS;
+    if (o.help) {
+        print_help(stdout);
+        return SRV_EXIT_OK;
+    }
+
+    sigset_t sigs, old_mask;
+    sigemptyset(&sigs);
+    sigaddset(&sigs, SIGINT);
+    sigaddset(&sigs, SIGTERM);
+    pthread_sigmask(SIG_BLOCK, &sigs, &old_mask);
+    /* A client that hangs up mid-answer must cost an error code, not the process. */
+    struct sigaction ignore = {.sa_handler = SIG_IGN}, old_pipe;
+    sigaction(SIGPIPE, &ignore, &old_pipe);
+
+    int rc = serve(&o, &sigs);
+
+    /* Leave the caller's signal state as it was; swallow extra signals first, or
+     * unblocking them would kill a process that just shut down cleanly. */
+    const struct timespec now = {0, 0};
+    while (sigtimedwait(&sigs, NULL, &now) > 0)
+        ;
+    sigaction(SIGPIPE, &old_pipe, NULL);
+    pthread_sigmask(SIG_SETMASK, &old_mask, NULL);
+    return rc;
+}

@@ -1,0 +1,118 @@
+/*
+ * respond.c: how answers leave the daemon. The table from lr_error codes to HTTP
+ * statuses lives here and only here; error bodies are built with cJSON, and every
+ * body is handed to libmicrohttpd together with the function that frees it.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include <cjson/cJSON.h>
+
+#include "srv_int.h"
+
+/* The one mapping from error code to HTTP status. Decisions worth a word:
+ *  - limit_exceeded is 413 for every limit of the service (body bytes, fields,
+ *    configurations): in each case the request is too large for us and a smaller
+ *    one would be accepted, which is what 413 tells a client.
+ *  - budget_exceeded is 422: the request is within every size limit, but its
+ *    analysis costs more isl operations than one request may; resending it will
+ *    not help, unlike a 503.
+ *  - unsupported_expression and not_launchable are 422: well-formed JSON that we
+ *    understood and cannot process, not a malformed request (400).
+ *  - out_of_memory is 503, not 500: it is a state of the server, a retry later may
+ *    succeed. unavailable (no GPU, no NVRTC) is 503 for the same reason. */
+static const unsigned status_of_code[LR_CODE_COUNT] = {
+    [LR_OK] = MHD_HTTP_OK,
+    [LR_INVALID_JSON] = MHD_HTTP_BAD_REQUEST,
+    [LR_INVALID_REQUEST] = MHD_HTTP_BAD_REQUEST,
+    [LR_UNSUPPORTED_EXPR] = MHD_HTTP_UNPROCESSABLE_CONTENT,
+    [LR_NOT_LAUNCHABLE] = MHD_HTTP_UNPROCESSABLE_CONTENT,
+    [LR_LIMIT_EXCEEDED] = MHD_HTTP_CONTENT_TOO_LARGE,
+    [LR_BUDGET_EXCEEDED] = MHD_HTTP_UNPROCESSABLE_CONTENT,
+    [LR_NOT_FOUND] = MHD_HTTP_NOT_FOUND,
+    [LR_METHOD_NOT_ALLOWED] = MHD_HTTP_METHOD_NOT_ALLOWED,
+    [LR_UNAVAILABLE] = MHD_HTTP_SERVICE_UNAVAILABLE,
+    [LR_NO_MEMORY] = MHD_HTTP_SERVICE_UNAVAILABLE,
+    [LR_INTERNAL] = MHD_HTTP_INTERNAL_SERVER_ERROR,
+};
+
+/* Sent when even the error body cannot be built: no allocation needed. */
+static const char oom_body[] =
+    "{\"error\":{\"code\":\"out_of_memory\",\"message\":\"the server is out of memory\","
+    "\"path\":\"\"},\"model_version\":\"" LR_MODEL_VERSION "\"}";
+
+unsigned srv_status_of(lr_code code)
+{
+    if (code < 0 || code >= LR_CODE_COUNT || status_of_code[code] == 0)
+        return MHD_HTTP_INTERNAL_SERVER_ERROR;
+    return status_of_code[code];
+}
+
+/* {"error":{"code","message","path"},"model_version"}; path is "" when the error is
+ * not about one input value, so the shape never changes. NULL when out of memory. */
+static char *error_json(const lr_error *err)
+{
+    cJSON *root = cJSON_CreateObject();
+    cJSON *e = cJSON_AddObjectToObject(root, "error");
+    char *text = NULL;
+    if (e && cJSON_AddStringToObject(e, "code", lr_code_name(err->code)) &&
+        cJSON_AddStringToObject(e, "message", err->message) &&
+        cJSON_AddStringToObject(e, "path", err->path) &&
+        cJSON_AddStringToObject(root, "model_version", LR_MODEL_VERSION))
+        text = cJSON_PrintUnformatted(root);
+    cJSON_Delete(root);
+    return text;
+}
+
+static enum MHD_Result queue(srv_server *s, struct MHD_Connection *c, srv_request *req,
+                             unsigned status, struct MHD_Response *r, size_t len,
+                             const char *allow)
+{
+    if (!r)
+        return MHD_NO; /* MHD closes the connection: nothing better is left */
+    int ok =
+        MHD_add_response_header(r, MHD_HTTP_HEADER_CONTENT_TYPE, "application/json") == MHD_YES;
+    if (ok && allow)
+        ok = MHD_add_response_header(r, MHD_HTTP_HEADER_ALLOW, allow) == MHD_YES;
+    /* Once shutdown began, tell keep-alive clients not to reuse the connection. */
+    if (ok && atomic_load(&s->stopping))
+        ok = MHD_add_response_header(r, MHD_HTTP_HEADER_CONNECTION, "close") == MHD_YES;
+    enum MHD_Result ret = ok ? MHD_queue_response(c, status, r) : MHD_NO;
+    MHD_destroy_response(r); /* MHD keeps its own reference while sending */
+    if (ret == MHD_YES) {
+        req->status = status;
+        req->bytes = len;
+    }
+    return ret;
+}
+
+enum MHD_Result srv_respond_json(srv_server *s, struct MHD_Connection *c, srv_request *req,
+                                 unsigned status, srv_json body, const char *allow)
+{
+    size_t len = strlen(body.text);
+    struct MHD_Response *r =
+        MHD_create_response_from_buffer_with_free_callback(len, body.text, body.free_fn);
+    if (!r)
+        body.free_fn(body.text); /* MHD took nothing */
+    return queue(s, c, req, status, r, len, allow);
+}
+
+enum MHD_Result srv_respond_error(srv_server *s, struct MHD_Connection *c, srv_request *req,
+                                  const lr_error *err, unsigned status, const char *allow)
+{
+    lr_code code = lr_error_is_set(err) ? err->code : LR_INTERNAL;
+    if (status == 0)
+        status = srv_status_of(code);
+    srv_stats_count_error(&s->stats, code);
+    /* 5xx are our problem, not the client's: keep a trace of them. */
+    if (status >= 500)
+        srv_log("launchrank: %s %s: %s: %s", req->method, req->url, lr_code_name(code),
+                err->message);
+    char *text = error_json(err);
+    if (!text) {
+        struct MHD_Response *r = MHD_create_response_from_buffer(
+            sizeof oom_body - 1, (void *)oom_body, MHD_RESPMEM_PERSISTENT);
+        return queue(s, c, req, MHD_HTTP_SERVICE_UNAVAILABLE, r, sizeof oom_body - 1, NULL);
+    }
+    return srv_respond_json(s, c, req, status, (srv_json){text, cJSON_free}, allow);
+}

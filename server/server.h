@@ -1,0 +1,22 @@
+/*
+ * server: the launchrank HTTP daemon (`launchrank serve`).
+ *
+ * It knows HTTP and nothing about kernels: requests are routed to the lr_api_*
+ * calls of protocol/api.h, their lr_error codes mapped to HTTP statuses in one
+ * table (respond.c). Infrastructure lives in small files with one concern each:
+ * main.c (options, signals, lifecycle), http.c (libmicrohttpd plumbing, bodies,
+ * access log), routes.c (routing table, handlers), respond.c (status table, JSON
+ * bodies), stats.c (counters for /v1/stats), worker.c (one lr_worker per thread).
+ */
+#ifndef SRV_SERVER_H
+#define SRV_SERVER_H
+
+/* Runs the daemon until SIGINT or SIGTERM. argv[0] is "serve"; the options are
+ * described by `launchrank serve --help`. Returns the process exit status: 0 after
+ * a graceful shutdown (or --help), 2 on bad options, 1 when the daemon could not
+ * start (address in use, api creation failed, port file not writable). Blocks
+ * SIGINT and SIGTERM in the calling thread and waits for them with sigwait, so call
+ * it from the main thread of a process that has no other threads yet. */
+int srv_main(int argc, char **argv);
+
+#endif

@@ -1,0 +1,151 @@
+/*
+ * srv_int.h: what the files of server/ share and nobody else sees.
+ *
+ * One srv_server per running daemon, created by srv_main and passed explicitly to
+ * every callback (no globals). It holds the validated configuration (immutable once
+ * the daemon runs), the lr_api, the libmicrohttpd daemon, and the counters of
+ * /v1/stats, which are C11 atomics because every pool thread updates them.
+ */
+#ifndef SRV_INT_H
+#define SRV_INT_H
+
+#include <pthread.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdatomic.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/socket.h>
+#include <time.h>
+
+#include <microhttpd.h>
+
+#include "api.h"
+#include "lr_error.h"
+
+/* ---- configuration (main.c) -------------------------------------------------- */
+
+typedef struct srv_config {
+    struct sockaddr_storage addr; /* --listen, already parsed */
+    const char *db_path;          /* --db; NULL with --no-cache */
+    unsigned threads;             /* --threads: size of the MHD thread pool */
+    size_t max_body;              /* --max-body: largest request body buffered */
+    unsigned timeout_s;           /* --timeout: idle seconds before a connection is closed */
+    const char *port_file;        /* --port-file, or NULL */
+    int quiet;                    /* --quiet: no access log */
+} srv_config;
+
+/* ---- the running daemon ------------------------------------------------------- */
+
+/* Number of entries of the routing table (routes.c checks it at compile time). */
+#define SRV_ROUTE_COUNT 6
+
+typedef struct srv_stats {
+    atomic_uint_least64_t requests_total;
+    atomic_uint_least64_t by_route[SRV_ROUTE_COUNT];
+    atomic_uint_least64_t unrouted; /* requests answered 404 or 405 */
+    atomic_uint_least64_t errors[LR_CODE_COUNT];
+} srv_stats;
+
+typedef struct srv_server {
+    const srv_config *cfg;    /* borrowed from srv_main */
+    lr_api *api;              /* owned by srv_main */
+    struct MHD_Daemon *mhd;   /* NULL until srv_http_start succeeds */
+    pthread_key_t worker_key; /* this thread's lr_worker; destructor frees it */
+    int worker_key_created;
+    atomic_uint live_workers; /* workers created and not yet freed */
+    atomic_uint inflight;     /* requests whose headers arrived, not yet completed */
+    atomic_bool stopping;     /* set once shutdown began: answers say Connection: close */
+    srv_stats stats;
+    struct timespec started; /* CLOCK_MONOTONIC at start, for uptime_s */
+} srv_server;
+
+/* One request (MHD's per-request context), owned by http.c: created on the first
+ * call of the access handler, freed when MHD reports the request completed. */
+typedef struct srv_request {
+    int route;       /* index in the routing table, -1 for 404/405 */
+    const char *arg; /* {name} of /v1/devices/{name}, points into url */
+    char *body;      /* accumulated POST body (malloc'd), NULL when empty */
+    size_t body_len, body_cap;
+    int body_too_large;    /* more than max_body arrived: rest is discarded */
+    int body_no_memory;    /* growing the buffer failed: rest is discarded */
+    unsigned status;       /* status queued, 0 while none */
+    size_t bytes;          /* body bytes of the response queued */
+    struct timespec start; /* CLOCK_MONOTONIC when the headers had arrived */
+    char method[16];       /* for the access log: MHD's strings die with the request */
+    char url[];            /* the path, NUL-terminated */
+} srv_request;
+
+/* A JSON response body and the function that frees it (free for lr_api_* results,
+ * cJSON_free for what cJSON printed). text is NULL when there is none. */
+typedef struct srv_json {
+    char *text;
+    void (*free_fn)(void *);
+} srv_json;
+
+/* ---- http.c: libmicrohttpd plumbing ------------------------------------------ */
+
+/* Starts the MHD daemon on cfg->addr. Returns 0, or -1 with err set (and nothing
+ * left running). */
+int srv_http_start(srv_server *s, lr_error *err);
+/* The port actually bound (meaningful after srv_http_start; resolves port 0). */
+unsigned srv_http_port(const srv_server *s);
+/* Stops accepting connections, lets in-flight requests finish (at most
+ * SRV_DRAIN_MAX_S seconds, or until one of the signals in *hurry arrives), then
+ * stops the daemon and frees every worker. Safe to call when start failed. */
+void srv_http_stop(srv_server *s, const sigset_t *hurry);
+
+/* ---- routes.c: the routing table ---------------------------------------------- */
+
+/* Looks method and url up. Returns the route index (*arg set to the {name} of the
+ * routes that have one), or -1: then *status is 404, or 405 with allow (a buffer of
+ * allow_size bytes) listing the methods the path accepts, for the Allow header. */
+int srv_route_find(const char *method, const char *url, const char **arg, char *allow,
+                   size_t allow_size, unsigned *status);
+/* Whether the route takes a request body (POST). */
+int srv_route_has_body(int route);
+/* "POST /v1/estimate": the route's name in /v1/stats. */
+const char *srv_route_label(int route);
+/* Runs the route's handler. Returns the JSON body, or one with text NULL and err
+ * set. */
+srv_json srv_route_run(srv_server *s, const srv_request *req, lr_error *err);
+
+/* ---- respond.c: statuses and JSON bodies --------------------------------------- */
+
+/* The HTTP status of an error code: the one table of the project. */
+unsigned srv_status_of(lr_code code);
+/* Queues body (taking it, also on failure) with the given status, Content-Type
+ * application/json, an Allow header when allow is not NULL. Records status and
+ * size in req. */
+enum MHD_Result srv_respond_json(srv_server *s, struct MHD_Connection *c, srv_request *req,
+                                 unsigned status, srv_json body, const char *allow);
+/* Queues the error body of err with status (0 = srv_status_of(err->code)) and
+ * counts it in /v1/stats. */
+enum MHD_Result srv_respond_error(srv_server *s, struct MHD_Connection *c, srv_request *req,
+                                  const lr_error *err, unsigned status, const char *allow);
+
+/* ---- stats.c: /v1/stats -------------------------------------------------------- */
+
+void srv_stats_count_request(srv_stats *st, int route);
+void srv_stats_count_error(srv_stats *st, lr_code code);
+/* The /v1/stats body. */
+srv_json srv_stats_json(srv_server *s, lr_error *err);
+/* Seconds since the daemon started. */
+double srv_uptime_s(const srv_server *s);
+
+/* ---- worker.c: one lr_worker per serving thread --------------------------------- */
+
+/* Creates the key under which each thread keeps its worker. Returns 0 or -1. */
+int srv_workers_init(srv_server *s, lr_error *err);
+/* This thread's worker, created on first use. NULL with err set on failure. */
+lr_worker *srv_worker_get(srv_server *s, lr_error *err);
+/* Deletes the key; call after every serving thread has exited (their workers were
+ * freed on their own threads by the key's destructor). */
+void srv_workers_fini(srv_server *s);
+
+/* ---- log.c: the daemon's log (stderr) ------------------------------------------ */
+
+void srv_log(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+void srv_logv(const char *fmt, va_list ap);
+
+#endif

@@ -1,0 +1,470 @@
+/*
+ * store.c: the SQLite prediction cache and measurement log (see store.h).
+ *
+ * Opening does the checks that let the caller decide, once, whether it runs with a
+ * cache: the file must be SQLite, ours (application_id), not from a newer build
+ * (user_version) and writable. After that each call is one prepared statement.
+ * Errors copy sqlite3_errmsg into the caller's lr_error, prefixed with the path;
+ * nothing here prints or aborts.
+ */
+#include "store_int.h"
+
+#include <cjson/cJSON.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* migrations[v] takes a database from schema v to v + 1; run in order inside one
+ * BEGIN IMMEDIATE transaction. Never edit an entry once released: append one. */
+static const char *const migrations[ST_SCHEMA_VERSION] = {
+    /* 1: initial schema. Timestamps are ISO 8601 UTC text so exports read as-is
+     * and still compare (and feed julianday()) correctly. */
+    "CREATE TABLE prediction("
+    "  key TEXT PRIMARY KEY NOT NULL,"
+    "  kind TEXT NOT NULL,"
+    "  json TEXT NOT NULL,"
+    "  created TEXT NOT NULL DEFAULT (strftime('%Y-%m-%dT%H:%M:%fZ', 'now')));"
+    "CREATE TABLE measurement("
+    "  id INTEGER PRIMARY KEY,"
+    "  created TEXT NOT NULL DEFAULT (strftime('%Y-%m-%dT%H:%M:%fZ', 'now')),"
+    "  kernel_hash TEXT NOT NULL,"
+    "  gpu_name TEXT NOT NULL,"
+    "  driver_version TEXT NOT NULL,"
+    "  block_x INTEGER NOT NULL, block_y INTEGER NOT NULL, block_z INTEGER NOT NULL,"
+    "  fold_x INTEGER NOT NULL, fold_y INTEGER NOT NULL, fold_z INTEGER NOT NULL,"
+    "  ms_min REAL NOT NULL, ms_median REAL NOT NULL, ms_max REAL NOT NULL,"
+    "  glups REAL NOT NULL,"
+    "  json TEXT NOT NULL);",
+};
+
+static const char *const stmt_sql[ST_STMT_COUNT] = {
+    [ST_STMT_GET] = "SELECT json FROM prediction WHERE key = ?1",
+    [ST_STMT_PUT] = "INSERT OR REPLACE INTO prediction(key, kind, json) VALUES (?1, ?2, ?3)",
+    [ST_STMT_MEASUREMENT_ADD] =
+        "INSERT INTO measurement(kernel_hash, gpu_name, driver_version,"
+        " block_x, block_y, block_z, fold_x, fold_y, fold_z,"
+        " ms_min, ms_median, ms_max, glups, json)"
+        " VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14)",
+    [ST_STMT_STATS] = "SELECT (SELECT count(*) FROM prediction),"
+                      " (SELECT count(*) FROM measurement),"
+                      " (SELECT page_count FROM pragma_page_count())"
+                      "   * (SELECT page_size FROM pragma_page_size()),"
+                      " (SELECT user_version FROM pragma_user_version())",
+    [ST_STMT_CLEAR] = "DELETE FROM prediction",
+    /* Exports name their columns as the JSON keys, so a migration that adds a
+     * column shows up in exports without touching the writer. */
+    [ST_STMT_EXPORT_PREDICTIONS] =
+        "SELECT key, kind, created, json FROM prediction ORDER BY key",
+    [ST_STMT_EXPORT_MEASUREMENTS] = "SELECT * FROM measurement ORDER BY id",
+};
+
+/* Which lr_code a SQLite failure is: the ones about the file, the disk or other
+ * processes mean "no cache right now"; the rest are our bugs. */
+static lr_code code_of(int rc)
+{
+    switch (rc & 0xff) {
+    case SQLITE_NOMEM:
+        return LR_NO_MEMORY;
+    case SQLITE_BUSY:
+    case SQLITE_LOCKED:
+    case SQLITE_IOERR:
+    case SQLITE_CORRUPT:
+    case SQLITE_FULL:
+    case SQLITE_CANTOPEN:
+    case SQLITE_READONLY:
+    case SQLITE_NOTADB:
+    case SQLITE_PERM:
+    case SQLITE_PROTOCOL:
+        return LR_UNAVAILABLE;
+    default:
+        return LR_INTERNAL;
+    }
+}
+
+/* Copies the connection's last error into err; doing says what we were at
+ * ("storing a prediction"). Returns -1. */
+static int st_fail(st_store *st, lr_error *err, const char *doing)
+{
+    if (!st->db)
+        return lr_error_set(err, LR_NO_MEMORY, NULL, "cache database '%s': %s: out of memory",
+                            st->path, doing);
+    return lr_error_set(err, code_of(sqlite3_errcode(st->db)), NULL,
+                        "cache database '%s': %s: %s", st->path, doing, sqlite3_errmsg(st->db));
+}
+
+static int run_sql(st_store *st, const char *sql, const char *doing, lr_error *err)
+{
+    if (sqlite3_exec(st->db, sql, NULL, NULL, NULL) != SQLITE_OK)
+        return st_fail(st, err, doing);
+    return 0;
+}
+
+/* Runs a one-row, one-column query (only used on open, so prepared each time). */
+static int query_int(st_store *st, const char *sql, int *out, lr_error *err)
+{
+    sqlite3_stmt *s = NULL;
+    int rc = sqlite3_prepare_v2(st->db, sql, -1, &s, NULL);
+    if (rc == SQLITE_OK && (rc = sqlite3_step(s)) == SQLITE_ROW)
+        *out = sqlite3_column_int(s, 0);
+    if (rc != SQLITE_ROW)
+        st_fail(st, err, "opening");
+    sqlite3_finalize(s);
+    return rc == SQLITE_ROW ? 0 : -1;
+}
+
+/* Ends one use of a prepared statement: the reset releases its read snapshot, the
+ * clear drops the caller's buffers that were bound with SQLITE_STATIC. */
+static void stmt_done(sqlite3_stmt *s)
+{
+    sqlite3_reset(s);
+    sqlite3_clear_bindings(s);
+}
+
+/* Steps a statement that returns no rows, then resets it. */
+static int step_done(st_store *st, sqlite3_stmt *s, const char *doing, lr_error *err)
+{
+    int rc = sqlite3_step(s);
+    if (rc != SQLITE_DONE)
+        st_fail(st, err, doing);
+    stmt_done(s);
+    return rc == SQLITE_DONE ? 0 : -1;
+}
+
+/* Brings the schema to ST_SCHEMA_VERSION. BEGIN IMMEDIATE takes the write lock
+ * before user_version is read, so two processes opening a new file at once migrate
+ * it once; it is also what proves the file (and its WAL) can be written. */
+static int st_migrate(st_store *st, lr_error *err)
+{
+    int version = 0, app_id = 0, objects = 0;
+    char sql[96];
+
+    if (run_sql(st, "BEGIN IMMEDIATE", "opening for writing", err))
+        return -1;
+    if (query_int(st, "PRAGMA user_version", &version, err) ||
+        query_int(st, "PRAGMA application_id", &app_id, err) ||
+        query_int(st, "SELECT count(*) FROM sqlite_master", &objects, err))
+        goto rollback;
+    if (app_id != ST_APPLICATION_ID && (app_id != 0 || objects > 0)) {
+        lr_error_set(err, LR_UNAVAILABLE, NULL,
+                     "cache database '%s' is a SQLite database of another program, not a "
+                     "launchrank cache",
+                     st->path);
+        goto rollback;
+    }
+    if (version > ST_SCHEMA_VERSION) {
+        lr_error_set(err, LR_UNAVAILABLE, NULL,
+                     "cache database '%s' was written by a newer launchrank (schema %d, this "
+                     "build knows %d)",
+                     st->path, version, ST_SCHEMA_VERSION);
+        goto rollback;
+    }
+    for (int v = version; v < ST_SCHEMA_VERSION; v++)
+        if (run_sql(st, migrations[v], "migrating the schema", err))
+            goto rollback;
+    if (version < ST_SCHEMA_VERSION) {
+        snprintf(sql, sizeof sql, "PRAGMA user_version = %d; PRAGMA application_id = %d",
+                 ST_SCHEMA_VERSION, ST_APPLICATION_ID);
+        if (run_sql(st, sql, "migrating the schema", err))
+            goto rollback;
+    }
+    if (run_sql(st, "COMMIT", "migrating the schema", err))
+        goto rollback;
+    return 0;
+
+rollback:
+    sqlite3_exec(st->db, "ROLLBACK", NULL, NULL, NULL);
+    return -1;
+}
+
+static int st_prepare_all(st_store *st, lr_error *err)
+{
+    for (int i = 0; i < ST_STMT_COUNT; i++)
+        if (sqlite3_prepare_v3(st->db, stmt_sql[i], -1, SQLITE_PREPARE_PERSISTENT, &st->stmt[i],
+                               NULL) != SQLITE_OK)
+            return st_fail(st, err, "preparing statements");
+    return 0;
+}
+
+st_store *st_open(const char *path, lr_error *err)
+{
+    st_store *st = calloc(1, sizeof *st);
+    if (!st || !(st->path = strdup(path))) {
+        free(st);
+        lr_error_set(err, LR_NO_MEMORY, NULL, "cache database '%s': out of memory", path);
+        return NULL;
+    }
+    if (sqlite3_open_v2(path, &st->db,
+                        SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX,
+                        NULL) != SQLITE_OK) {
+        st_fail(st, err, "opening");
+        goto error;
+    }
+    sqlite3_extended_result_codes(st->db, 1);
+    sqlite3_busy_timeout(st->db, ST_BUSY_TIMEOUT_MS);
+
+    /* SQLite quietly opens a write-protected file read-only; the caller would
+     * then fail on every put instead of once, here. */
+    if (sqlite3_db_readonly(st->db, "main") == 1) {
+        lr_error_set(err, LR_UNAVAILABLE, NULL,
+                     "cache database '%s' is read-only (no write permission)", st->path);
+        goto error;
+    }
+    /* Reading the schema is the cheap test that the header and first page are a
+     * database ("file is not a database", "database disk image is malformed");
+     * quick_check would read the whole file on every start. */
+    if (run_sql(st, "SELECT count(*) FROM sqlite_master", "opening", err))
+        goto error;
+    /* WAL lets the other threads' connections read while one writes; NORMAL
+     * sync is safe in WAL (a crash may lose the last commits, never corrupt),
+     * and losing a few cached predictions costs only recomputation. */
+    if (run_sql(st, "PRAGMA journal_mode = WAL", "opening", err) ||
+        run_sql(st, "PRAGMA synchronous = NORMAL", "opening", err) || st_migrate(st, err) ||
+        st_prepare_all(st, err))
+        goto error;
+    return st;
+
+error:
+    st_close(st);
+    return NULL;
+}
+
+void st_close(st_store *st)
+{
+    if (!st)
+        return;
+    for (int i = 0; i < ST_STMT_COUNT; i++)
+        sqlite3_finalize(st->stmt[i]);
+    sqlite3_close(st->db);
+    free(st->path);
+    free(st);
+}
+
+int st_prediction_get(st_store *st, const char *key, char **json_out, lr_error *err)
+{
+    sqlite3_stmt *s = st->stmt[ST_STMT_GET];
+    int found = -1;
+
+    *json_out = NULL;
+    if (sqlite3_bind_text(s, 1, key, -1, SQLITE_STATIC) != SQLITE_OK) {
+        st_fail(st, err, "reading a prediction");
+        goto done;
+    }
+    switch (sqlite3_step(s)) {
+    case SQLITE_ROW: {
+        const unsigned char *text = sqlite3_column_text(s, 0);
+        size_t len = (size_t)sqlite3_column_bytes(s, 0);
+        char *copy = text ? malloc(len + 1) : NULL;
+        if (!copy) {
+            lr_error_set(err, LR_NO_MEMORY, NULL,
+                         "cache database '%s': out of memory reading a prediction", st->path);
+            break;
+        }
+        memcpy(copy, text, len + 1);
+        *json_out = copy;
+        found = 1;
+        break;
+    }
+    case SQLITE_DONE:
+        found = 0;
+        break;
+    default:
+        st_fail(st, err, "reading a prediction");
+    }
+done:
+    stmt_done(s);
+    return found;
+}
+
+/* Everything stored as "json" is embedded verbatim in exports, so it has to parse. */
+static int check_json(st_store *st, const char *json, const char *what, lr_error *err)
+{
+    const char *end = NULL;
+    cJSON *doc = json ? cJSON_ParseWithOpts(json, &end, 1) : NULL;
+    if (!doc)
+        return lr_error_set(err, LR_INTERNAL, NULL,
+                            "cache database '%s': refusing to store a %s that is not valid "
+                            "JSON",
+                            st->path, what);
+    cJSON_Delete(doc);
+    return 0;
+}
+
+int st_prediction_put(st_store *st, const char *key, const char *kind, const char *json,
+                      lr_error *err)
+{
+    sqlite3_stmt *s = st->stmt[ST_STMT_PUT];
+
+    if (check_json(st, json, "prediction", err))
+        return -1;
+    if (sqlite3_bind_text(s, 1, key, -1, SQLITE_STATIC) ||
+        sqlite3_bind_text(s, 2, kind, -1, SQLITE_STATIC) ||
+        sqlite3_bind_text(s, 3, json, -1, SQLITE_STATIC)) {
+        st_fail(st, err, "storing a prediction");
+        stmt_done(s);
+        return -1;
+    }
+    return step_done(st, s, "storing a prediction", err);
+}
+
+int st_measurement_add(st_store *st, const st_measurement *m, lr_error *err)
+{
+    sqlite3_stmt *s = st->stmt[ST_STMT_MEASUREMENT_ADD];
+    const double times[4] = {m->ms_min, m->ms_median, m->ms_max, m->glups};
+    int rc = SQLITE_OK;
+
+    /* SQLite would store NaN as NULL and infinity as a number JSON cannot hold. */
+    for (int i = 0; i < 4; i++)
+        if (!isfinite(times[i]))
+            return lr_error_set(err, LR_INTERNAL, NULL,
+                                "cache database '%s': refusing a measurement with a "
+                                "non-finite timing",
+                                st->path);
+    if (check_json(st, m->json, "measurement", err))
+        return -1;
+    rc = sqlite3_bind_text(s, 1, m->kernel_hash, -1, SQLITE_STATIC);
+    if (rc == SQLITE_OK)
+        rc = sqlite3_bind_text(s, 2, m->gpu_name, -1, SQLITE_STATIC);
+    if (rc == SQLITE_OK)
+        rc = sqlite3_bind_text(s, 3, m->driver_version, -1, SQLITE_STATIC);
+    for (int i = 0; i < 3 && rc == SQLITE_OK; i++) {
+        rc = sqlite3_bind_int(s, 4 + i, m->block[i]);
+        if (rc == SQLITE_OK)
+            rc = sqlite3_bind_int(s, 7 + i, m->folding[i]);
+    }
+    for (int i = 0; i < 4 && rc == SQLITE_OK; i++)
+        rc = sqlite3_bind_double(s, 10 + i, times[i]);
+    if (rc == SQLITE_OK)
+        rc = sqlite3_bind_text(s, 14, m->json, -1, SQLITE_STATIC);
+    if (rc != SQLITE_OK) {
+        st_fail(st, err, "adding a measurement");
+        stmt_done(s);
+        return -1;
+    }
+    return step_done(st, s, "adding a measurement", err);
+}
+
+int st_get_stats(st_store *st, st_stats *out, lr_error *err)
+{
+    sqlite3_stmt *s = st->stmt[ST_STMT_STATS];
+    int rc = sqlite3_step(s);
+
+    if (rc == SQLITE_ROW) {
+        out->predictions = sqlite3_column_int64(s, 0);
+        out->measurements = sqlite3_column_int64(s, 1);
+        out->bytes = sqlite3_column_int64(s, 2);
+        out->schema_version = sqlite3_column_int(s, 3);
+    } else {
+        st_fail(st, err, "reading statistics");
+    }
+    stmt_done(s);
+    return rc == SQLITE_ROW ? 0 : -1;
+}
+
+int st_clear_predictions(st_store *st, lr_error *err)
+{
+    return step_done(st, st->stmt[ST_STMT_CLEAR], "clearing predictions", err);
+}
+
+/* Adds stored JSON as the raw "value". JSON strings cannot hold raw line breaks,
+ * so any in the text are whitespace between tokens: blanking them keeps the value
+ * and keeps one record per line. */
+static cJSON *add_raw_value(cJSON *obj, const char *json)
+{
+    char *flat = NULL;
+    cJSON *item;
+
+    if (strpbrk(json, "\r\n")) {
+        if (!(flat = strdup(json)))
+            return NULL;
+        for (char *p = flat; (p = strpbrk(p, "\r\n")); p++)
+            *p = ' ';
+    }
+    item = cJSON_CreateRaw(flat ? flat : json);
+    free(flat);
+    if (item && !cJSON_AddItemToObject(obj, "value", item)) {
+        cJSON_Delete(item);
+        item = NULL;
+    }
+    return item;
+}
+
+/* Builds one export record from the current row: every column under its own name,
+ * except "json", which becomes "value". NULL when out of memory. */
+static cJSON *row_to_json(sqlite3_stmt *s, const char *type)
+{
+    cJSON *obj = cJSON_CreateObject();
+    int ok = obj && cJSON_AddStringToObject(obj, "type", type);
+
+    for (int i = 0; ok && i < sqlite3_column_count(s); i++) {
+        /* The type first: column_text converts the value, after which the type
+         * is undefined. */
+        int type_of = sqlite3_column_type(s, i);
+        const char *name = sqlite3_column_name(s, i);
+        const char *text;
+        switch (type_of) {
+        case SQLITE_INTEGER:
+        case SQLITE_FLOAT:
+            ok = cJSON_AddNumberToObject(obj, name, sqlite3_column_double(s, i)) != NULL;
+            break;
+        case SQLITE_NULL:
+            ok = cJSON_AddNullToObject(obj, name) != NULL;
+            break;
+        default:
+            if (!(text = (const char *)sqlite3_column_text(s, i)))
+                ok = 0;
+            else if (strcmp(name, "json") == 0)
+                ok = add_raw_value(obj, text) != NULL;
+            else
+                ok = cJSON_AddStringToObject(obj, name, text) != NULL;
+        }
+    }
+    if (!ok) {
+        cJSON_Delete(obj);
+        return NULL;
+    }
+    return obj;
+}
+
+static int export_rows(st_store *st, sqlite3_stmt *s, const char *type, FILE *out,
+                       lr_error *err)
+{
+    int rc;
+
+    while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
+        cJSON *obj = row_to_json(s, type);
+        char *line = obj ? cJSON_PrintUnformatted(obj) : NULL;
+        cJSON_Delete(obj);
+        if (!line) {
+            stmt_done(s);
+            return lr_error_set(err, LR_NO_MEMORY, NULL,
+                                "cache database '%s': out of memory exporting", st->path);
+        }
+        fputs(line, out);
+        fputc('\n', out);
+        cJSON_free(line);
+    }
+    if (rc != SQLITE_DONE)
+        st_fail(st, err, "exporting");
+    stmt_done(s);
+    return rc == SQLITE_DONE ? 0 : -1;
+}
+
+int st_export(st_store *st, FILE *out, lr_error *err)
+{
+    /* One read transaction, so predictions and measurements come from the same
+     * snapshot; in WAL mode it does not hold up writers. */
+    if (run_sql(st, "BEGIN", "exporting", err))
+        return -1;
+    if (export_rows(st, st->stmt[ST_STMT_EXPORT_PREDICTIONS], "prediction", out, err) ||
+        export_rows(st, st->stmt[ST_STMT_EXPORT_MEASUREMENTS], "measurement", out, err)) {
+        sqlite3_exec(st->db, "ROLLBACK", NULL, NULL, NULL);
+        return -1;
+    }
+    if (run_sql(st, "COMMIT", "exporting", err))
+        return -1;
+    if (fflush(out) != 0 || ferror(out))
+        return lr_error_set(err, LR_UNAVAILABLE, NULL,
+                            "cache database '%s': writing the export failed", st->path);
+    return 0;
+}

@@ -1,0 +1,68 @@
+/*
+ * store: the SQLite prediction cache and measurement log.
+ *
+ * Predictions are JSON texts keyed by a hash of the canonical request (computed by
+ * the caller). Measurements (cudagen timings) are rows that are never overwritten,
+ * so they can later calibrate the model. One st_store = one SQLite connection: open
+ * one per thread. The database runs in WAL mode with a busy timeout; its schema
+ * version lives in PRAGMA user_version and is migrated on open.
+ *
+ * Failures never take the service down: every function reports through lr_error and
+ * the caller may go on without a cache.
+ */
+#ifndef ST_STORE_H
+#define ST_STORE_H
+
+#include <stdint.h>
+#include <stdio.h>
+
+#include "lr_error.h"
+
+typedef struct st_store st_store;
+
+/* Opens (creating and migrating if needed) the database at path. NULL with err set
+ * when it cannot be opened, is not a launchrank database or is corrupt. The caller
+ * frees the result with st_close. */
+st_store *st_open(const char *path, lr_error *err);
+void st_close(st_store *st);
+
+/* Looks key up. Returns 1 and sets *json_out (malloc'd, caller frees) when found,
+ * 0 when not found, -1 with err set on a database error. */
+int st_prediction_get(st_store *st, const char *key, char **json_out, lr_error *err);
+
+/* Inserts or replaces the prediction for key. kind is "estimate" or "rank" (what the
+ * JSON is). 0 on success, -1 with err set. */
+int st_prediction_put(st_store *st, const char *key, const char *kind, const char *json,
+                      lr_error *err);
+
+/* One timing of one configuration on a real GPU. */
+typedef struct st_measurement {
+    const char *kernel_hash;   /* hash of the canonical kernel+domain */
+    const char *gpu_name;      /* as reported by the driver */
+    const char *driver_version;
+    int block[3];
+    int folding[3];
+    double ms_min, ms_median, ms_max;
+    double glups;              /* lattice updates per second of the median, in GLup/s */
+    const char *json;          /* the full measured record, for later analysis */
+} st_measurement;
+
+/* Appends a measurement (timestamped by the database). 0 or -1 with err set. */
+int st_measurement_add(st_store *st, const st_measurement *m, lr_error *err);
+
+typedef struct st_stats {
+    int64_t predictions;       /* rows in the prediction table */
+    int64_t measurements;      /* rows in the measurement table */
+    int64_t bytes;             /* page_count * page_size of the main database file */
+    int schema_version;
+} st_stats;
+
+int st_get_stats(st_store *st, st_stats *out, lr_error *err);
+
+/* Deletes every prediction (measurements are kept: they are data, not a cache). */
+int st_clear_predictions(st_store *st, lr_error *err);
+
+/* Writes every prediction and measurement as JSON lines to out. */
+int st_export(st_store *st, FILE *out, lr_error *err);
+
+#endif

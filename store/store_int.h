@@ -1,0 +1,42 @@
+/*
+ * store_int.h: the body of st_store, private to store/.
+ *
+ * A store is one SQLite connection plus the statements it runs, prepared once on
+ * open (after migration, so they see the current schema) and finalized on close.
+ */
+#ifndef ST_STORE_INT_H
+#define ST_STORE_INT_H
+
+#include <sqlite3.h>
+
+#include "store.h"
+
+/* The schema this build writes; bump it together with a new entry in migrations[]. */
+#define ST_SCHEMA_VERSION 1
+
+/* PRAGMA application_id of a launchrank database ("LRnk"), so open can tell our
+ * file from another program's SQLite database before migrating anything into it. */
+#define ST_APPLICATION_ID 0x4c526e6b
+
+/* How long a statement waits for another connection's write lock (milliseconds):
+ * writes are single-row and short, so this only expires when something is stuck. */
+#define ST_BUSY_TIMEOUT_MS 5000
+
+typedef enum st_stmt_id {
+    ST_STMT_GET,
+    ST_STMT_PUT,
+    ST_STMT_MEASUREMENT_ADD,
+    ST_STMT_STATS,
+    ST_STMT_CLEAR,
+    ST_STMT_EXPORT_PREDICTIONS,
+    ST_STMT_EXPORT_MEASUREMENTS,
+    ST_STMT_COUNT
+} st_stmt_id;
+
+struct st_store {
+    sqlite3 *db;
+    char *path;                        /* owned; for messages */
+    sqlite3_stmt *stmt[ST_STMT_COUNT]; /* owned; all NULL until open has migrated */
+};
+
+#endif

@@ -1,0 +1,285 @@
+#!/bin/sh
+# tests/cli: the launchrank binary as a user and a script see it: exit statuses,
+# where output goes (JSON on stdout, errors on stderr) and what it says.
+#
+# Usage: cli_cases.sh LAUNCHRANK DATADIR CASE
+# Each CASE is one meson test (tests/cli/meson.build names it as a sentence); it
+# runs in its own temporary directory and exits 0 (pass) or 1 (fail, saying why).
+set -u
+
+LR=$1
+DATA=$2
+CASE=$3
+
+T=$(mktemp -d "${TMPDIR:-/tmp}/launchrank-cli.XXXXXX") || exit 1
+trap 'rm -rf "$T"' EXIT
+cd "$T" || exit 1
+
+# run ARGS...: runs launchrank; stdout in $T/out, stderr in $T/err, status in $rc.
+run() {
+    rc=0
+    "$LR" "$@" >"$T/out" 2>"$T/err" || rc=$?
+    last="launchrank $*"
+}
+
+# run_stdin FILE ARGS...: the same, with FILE on standard input.
+run_stdin() {
+    f=$1
+    shift
+    rc=0
+    "$LR" "$@" <"$f" >"$T/out" 2>"$T/err" || rc=$?
+    last="launchrank $* < $f"
+}
+
+fail() {
+    echo "FAIL ($last): $*"
+    echo "--- exit status: $rc"
+    echo "--- stdout:"
+    head -c 4000 "$T/out"
+    echo "--- stderr:"
+    head -c 4000 "$T/err"
+    exit 1
+}
+
+expect_rc() {
+    [ "$rc" -eq "$1" ] || fail "expected exit status $1"
+}
+
+# expect_in out|err TEXT: the fixed string TEXT occurs in stdout or stderr.
+expect_in() {
+    grep -F -q -e "$2" "$T/$1" || fail "expected $1 to contain '$2'"
+}
+
+expect_not_in() {
+    if grep -F -q -e "$2" "$T/$1"; then fail "expected $1 not to contain '$2'"; fi
+}
+
+expect_empty() {
+    [ ! -s "$T/$1" ] || fail "expected $1 to be empty"
+}
+
+case_help() {
+    run --help
+    expect_rc 0
+    for c in estimate rank devices serve cache; do expect_in out "  $c "; done
+    expect_in out "Exit status"
+    run help
+    expect_rc 0
+    expect_in out "rank"
+    run -h
+    expect_rc 0
+    for c in estimate rank devices cache; do
+        run "$c" --help
+        expect_rc 0
+        expect_in out "Usage: launchrank $c"
+        expect_in out "Example"
+        expect_in out "Exit status"
+        run help "$c"
+        expect_rc 0
+        expect_in out "Usage: launchrank $c"
+        # help wins over anything else on the line
+        run "$c" --no-such-option -h
+        expect_rc 0
+    done
+    run rank --help
+    for o in --table --top --threads --db; do expect_in out "$o"; done
+    run estimate --help
+    expect_in out "default: no cache"
+    run serve --help
+    expect_rc 0
+    expect_in out "--listen"
+    run --version
+    expect_rc 0
+    expect_in out "launchrank "
+    expect_in out "model "
+}
+
+case_bad_usage() {
+    run
+    expect_rc 2
+    run no-such-command
+    expect_rc 2
+    expect_in err "unknown command 'no-such-command'"
+    expect_in err "launchrank --help"
+    run estimate
+    expect_rc 2
+    expect_in err "missing argument"
+    expect_in err "launchrank estimate --help"
+    run estimate --no-such-option "$DATA/estimate_2d_5point.json"
+    expect_rc 2
+    expect_in err "unknown option '--no-such-option'"
+    run estimate "$DATA/estimate_2d_5point.json" "$DATA/estimate_2d_5point.json"
+    expect_rc 2
+    expect_in err "unexpected argument"
+    run estimate --table "$DATA/estimate_2d_5point.json"
+    expect_rc 2
+    run rank --threads many "$DATA/rank_2d_5point.json"
+    expect_rc 2
+    expect_in err "--threads: 'many'"
+    run rank --top
+    expect_rc 2
+    expect_in err "--top needs a value"
+    run rank --top=-3 "$DATA/rank_2d_5point.json"
+    expect_rc 2
+    run rank --table --pretty "$DATA/rank_2d_5point.json"
+    expect_rc 2
+    run rank --table=yes "$DATA/rank_2d_5point.json"
+    expect_rc 2
+    expect_in err "--table takes no value"
+    run cache
+    expect_rc 2
+    run cache defragment
+    expect_rc 2
+    expect_in err "unknown action 'defragment'"
+    expect_empty out
+}
+
+case_unreadable_file() {
+    run estimate "$T/no-such-request.json"
+    expect_rc 1
+    expect_in err "no-such-request.json"
+    expect_in err "No such file or directory"
+    expect_empty out
+    run rank "$T"
+    expect_rc 1
+    expect_in err "cannot read '$T'"
+    run cache stats --db "$T/no-such.sqlite"
+    expect_rc 1
+    expect_in err "no-such.sqlite"
+    [ ! -e "$T/no-such.sqlite" ] || fail "cache stats created the database"
+}
+
+case_too_large() {
+    # One byte past the daemon's body limit (1 MiB), read from standard input.
+    head -c 1048577 /dev/zero | tr '\0' ' ' >"$T/big.json"
+    run_stdin "$T/big.json" estimate -
+    expect_rc 2
+    expect_in err '"code":"limit_exceeded"'
+    expect_in err "standard input"
+}
+
+case_devices() {
+    run devices
+    expect_rc 0
+    for d in V100-PCIe-32GB A100-SXM4-40GB A100-SXM4-80GB K20m H100-SXM5-80GB; do
+        expect_in out "\"$d\""
+    done
+    run devices --table
+    expect_rc 0
+    expect_in out "GB/s"
+    for d in V100-PCIe-32GB A100-SXM4-40GB A100-SXM4-80GB K20m H100-SXM5-80GB; do
+        grep -q "^$d  *[0-9]" "$T/out" || fail "no table row for $d"
+    done
+    run devices A100-SXM4-80GB
+    expect_rc 0
+    expect_in out '"A100-SXM4-80GB"'
+    expect_not_in out '"K20m"'
+    run devices --table K20m
+    expect_rc 0
+    grep -q "^K20m  *13 " "$T/out" || fail "no K20m row with 13 SMs"
+    run devices no-such-gpu
+    expect_rc 2
+    expect_in err '"code":"not_found"'
+    expect_empty out
+}
+
+case_estimate() {
+    run estimate "$DATA/estimate_2d_5point.json"
+    expect_rc 0
+    expect_in out '"predicted"'
+    expect_in out '"limiter"'
+    [ "$(wc -l <"$T/out")" -eq 1 ] || fail "expected the response on one line"
+    cp "$T/out" "$T/from_file"
+    run_stdin "$DATA/estimate_2d_5point.json" estimate -
+    expect_rc 0
+    cmp -s "$T/out" "$T/from_file" || fail "stdin and file give different responses"
+    run estimate --pretty "$DATA/estimate_2d_5point.json"
+    expect_rc 0
+    expect_in out '"predicted":'
+    [ "$(wc -l <"$T/out")" -gt 10 ] || fail "expected --pretty to indent the response"
+}
+
+case_malformed() {
+    run estimate "$DATA/malformed.json"
+    expect_rc 2
+    expect_in err '"code":"invalid_json"'
+    expect_in err '{"error":{'
+    expect_empty out
+    run rank --top 3 "$DATA/malformed.json"
+    expect_rc 2
+    expect_in err '"code":"invalid_json"'
+}
+
+case_non_affine() {
+    run estimate "$DATA/non_affine_load.json"
+    expect_rc 2
+    expect_in err '"path":"kernel.fields[0].loads[0][0]"'
+    expect_in err '"code":"'
+    expect_in err '"message":"'
+    expect_empty out
+}
+
+case_rank() {
+    run rank --table "$DATA/rank_2d_5point.json"
+    expect_rc 0
+    expect_in out "rank"
+    expect_in out "GLup/s"
+    expect_in out "B/Lup"
+    expect_in out "limiter"
+    grep -q '^ *1  *[0-9][0-9]*x[0-9][0-9]*x[0-9][0-9]* ' "$T/out" || fail "no row for rank 1"
+    expect_in out "configurations evaluated"
+    run rank "$DATA/rank_2d_5point.json"
+    expect_rc 0
+    expect_in out '"results"'
+    expect_in out '"rank":1'
+    run rank --top 1 --threads 2 "$DATA/rank_2d_5point.json"
+    expect_rc 0
+    expect_in out '"rank":1'
+    expect_not_in out '"rank":2'
+    run_stdin "$DATA/rank_2d_5point.json" rank --top=2 -
+    expect_rc 0
+    expect_in out '"rank":2'
+    expect_not_in out '"rank":3'
+}
+
+case_cache() {
+    db="$T/cache.sqlite"
+    run estimate --db "$db" "$DATA/estimate_2d_5point.json"
+    expect_rc 0
+    expect_not_in err "warning"
+    run cache stats --db "$db"
+    expect_rc 0
+    grep -q '"predictions":[1-9]' "$T/out" || fail "expected at least one prediction"
+    expect_in out '"size_bytes":'
+    run cache export --db "$db"
+    expect_rc 0
+    [ -s "$T/out" ] || fail "expected the export to hold the prediction"
+    run cache clear --db "$db"
+    expect_rc 0
+    grep -q '"removed_predictions":[1-9]' "$T/out" || fail "expected clear to remove some"
+    run cache stats --db="$db"
+    expect_rc 0
+    expect_in out '"predictions":0'
+    # The default database is launchrank.sqlite in the working directory.
+    run cache stats
+    expect_rc 1
+    expect_in err "launchrank.sqlite"
+}
+
+case "$CASE" in
+help) case_help ;;
+bad_usage) case_bad_usage ;;
+unreadable_file) case_unreadable_file ;;
+too_large) case_too_large ;;
+devices) case_devices ;;
+estimate) case_estimate ;;
+malformed) case_malformed ;;
+non_affine) case_non_affine ;;
+rank) case_rank ;;
+cache) case_cache ;;
+*)
+    echo "cli_cases.sh: unknown case '$CASE'"
+    exit 1
+    ;;
+esac
+exit 0

@@ -1,0 +1,157 @@
+/*
+ * fake_api.c: a stand-in for protocol/ that lets tests/server exercise the HTTP
+ * layer alone. It implements protocol/api.h with behaviour the test can steer from
+ * the request body:
+ *   - a body that is not JSON            -> invalid_json
+ *   - {"bad": ...}                        -> invalid_request at kernel.fields[0].loads[3][1]
+ *   - {"fail": "<code name>"}             -> that error code, at path "fake.path"
+ *   - anything else                       -> {"ok":true,...} and one cache miss
+ * lr_api_rank sleeps 200 ms first, so a test can signal the daemon mid-request.
+ * Workers remember their thread and abort if used or freed on another one: the
+ * contract of api.h, checked on every call.
+ */
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include <cjson/cJSON.h>
+
+#include "api.h"
+
+struct lr_api {
+    int has_db;
+    atomic_uint_least64_t hits, misses;
+};
+
+struct lr_worker {
+    lr_api *api;
+    pthread_t owner;
+};
+
+lr_api *lr_api_new(const lr_api_config *cfg, lr_error *err)
+{
+    /* A db path of "FAIL" lets the test check the daemon's start-up failure. */
+    if (cfg->db_path && strcmp(cfg->db_path, "FAIL") == 0) {
+        lr_error_set(err, LR_INTERNAL, NULL, "fake api asked to fail");
+        return NULL;
+    }
+    lr_api *api = calloc(1, sizeof *api);
+    if (!api) {
+        lr_error_set(err, LR_NO_MEMORY, NULL, "out of memory");
+        return NULL;
+    }
+    api->has_db = cfg->db_path != NULL;
+    return api;
+}
+
+void lr_api_free(lr_api *api)
+{
+    free(api);
+}
+
+const char *lr_api_cache_status(const lr_api *api)
+{
+    return api->has_db ? "ok" : "no database configured";
+}
+
+lr_worker *lr_worker_new(lr_api *api, lr_error *err)
+{
+    lr_worker *w = malloc(sizeof *w);
+    if (!w) {
+        lr_error_set(err, LR_NO_MEMORY, NULL, "out of memory");
+        return NULL;
+    }
+    w->api = api;
+    w->owner = pthread_self();
+    return w;
+}
+
+static void check_owner(const lr_worker *w)
+{
+    if (!pthread_equal(w->owner, pthread_self()))
+        abort(); /* a worker crossed threads: the daemon broke api.h's contract */
+}
+
+void lr_worker_free(lr_worker *w)
+{
+    if (!w)
+        return;
+    check_owner(w);
+    free(w);
+}
+
+static char *dup_text(const char *s, lr_error *err)
+{
+    char *d = strdup(s);
+    if (!d)
+        lr_error_set(err, LR_NO_MEMORY, NULL, "out of memory");
+    return d;
+}
+
+/* The steering described at the top; returns the body for success or NULL. */
+static char *answer(lr_worker *w, const char *body, size_t len, const char *ok_text,
+                    lr_error *err)
+{
+    check_owner(w);
+    const char *end = NULL;
+    cJSON *doc = cJSON_ParseWithLengthOpts(body, len, &end, 0);
+    if (!doc) {
+        lr_error_set(err, LR_INVALID_JSON, NULL, "the body is not JSON (byte %zu)",
+                     end ? (size_t)(end - body) : (size_t)0);
+        return NULL;
+    }
+    char *out = NULL;
+    const cJSON *fail = cJSON_GetObjectItemCaseSensitive(doc, "fail");
+    if (cJSON_GetObjectItemCaseSensitive(doc, "bad")) {
+        lr_error_set(err, LR_INVALID_REQUEST, "kernel.fields[0].loads[3][1]",
+                     "kernel.fields[0].loads[3][1]: 'x*y' is not affine once the launch "
+                     "is known");
+    } else if (cJSON_IsString(fail)) {
+        lr_code code = LR_INTERNAL;
+        for (int c = 0; c < LR_CODE_COUNT; c++)
+            if (strcmp(lr_code_name(c), fail->valuestring) == 0)
+                code = c;
+        lr_error_set(err, code, "fake.path", "fake failure: %s", fail->valuestring);
+    } else {
+        atomic_fetch_add(&w->api->misses, 1);
+        out = dup_text(ok_text, err);
+    }
+    cJSON_Delete(doc);
+    return out;
+}
+
+char *lr_api_estimate(lr_worker *w, const char *body, size_t len, lr_error *err)
+{
+    return answer(w, body, len, "{\"ok\":true,\"model_version\":\"x\"}", err);
+}
+
+char *lr_api_rank(lr_worker *w, const char *body, size_t len, lr_progress_fn progress,
+                  void *progress_user, lr_error *err)
+{
+    const struct timespec slow = {0, 200 * 1000 * 1000};
+    nanosleep(&slow, NULL);
+    return answer(w, body, len, "{\"ranking\":[],\"model_version\":\"x\"}", err);
+}
+
+char *lr_api_devices(lr_api *api, lr_error *err)
+{
+    return dup_text("{\"devices\":[{\"name\":\"h100\"}],\"model_version\":\"x\"}", err);
+}
+
+char *lr_api_device(lr_api *api, const char *name, lr_error *err)
+{
+    if (strcmp(name, "h100") != 0) {
+        lr_error_set(err, LR_NOT_FOUND, NULL, "no device '%s'; GET /v1/devices lists them",
+                     name);
+        return NULL;
+    }
+    return dup_text("{\"name\":\"h100\",\"model_version\":\"x\"}", err);
+}
+
+void lr_api_get_stats(const lr_api *api, lr_api_stats *out)
+{
+    out->cache_hits = atomic_load(&((lr_api *)api)->hits);
+    out->cache_misses = atomic_load(&((lr_api *)api)->misses);
+}

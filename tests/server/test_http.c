@@ -1,0 +1,892 @@
+/*
+ * test_http.c: live HTTP tests of the daemon, linked with fake_api.c instead of
+ * protocol/ so that only the HTTP layer is under test.
+ *
+ * Each daemon runs in a forked child (srv_main waits for signals with sigwait, and a
+ * real SIGTERM is part of the test), bound to 127.0.0.1 port 0; the port comes back
+ * through --port-file. The test talks to it over plain sockets with the tiny
+ * HTTP/1.1 client below (every request says Connection: close, so a response ends
+ * at EOF). Every socket has a 5 s timeout and the whole program an alarm(), so
+ * nothing can hang.
+ */
+#include <errno.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/time.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <arpa/inet.h>
+#include <fcntl.h>
+#include <netinet/in.h>
+
+#include <cjson/cJSON.h>
+
+#include "api.h"
+#include "check.h"
+#include "server.h"
+
+#define TEST_DEADLINE_S 60 /* the whole program; meson's timeout is 60 too */
+#define SOCKET_TIMEOUT_S 5
+#define IDLE_TIMEOUT_S 2 /* --timeout of the daemon under test */
+
+static char tmpdir[64];
+
+/* ---- time -------------------------------------------------------------------- */
+
+static double now_s(void)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (double)t.tv_sec + (double)t.tv_nsec / 1e9;
+}
+
+static void sleep_ms(long ms)
+{
+    struct timespec t = {ms / 1000, (ms % 1000) * 1000000L};
+    nanosleep(&t, NULL);
+}
+
+/* ---- daemons in child processes ---------------------------------------------- */
+
+typedef struct daemon_proc {
+    pid_t pid;
+    unsigned port;
+    char port_file[128];
+    char log_file[128];
+} daemon_proc;
+
+/* Forks a child that runs srv_main(argv) with stdout and stderr in files under
+ * tmpdir named after tag. Returns the pid. */
+static pid_t fork_srv_main(const char *tag, char **argv, char *log_file, size_t log_size)
+{
+    char out_file[128];
+    snprintf(log_file, log_size, "%s/%s.log", tmpdir, tag);
+    snprintf(out_file, sizeof out_file, "%s/%s.out", tmpdir, tag);
+    fflush(NULL);
+    pid_t pid = fork();
+    if (pid != 0)
+        return pid;
+    alarm(TEST_DEADLINE_S); /* alarms are not inherited */
+    int err = open(log_file, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+    int out = open(out_file, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+    if (err < 0 || out < 0)
+        _exit(99);
+    dup2(err, STDERR_FILENO);
+    dup2(out, STDOUT_FILENO);
+    close(err);
+    close(out);
+    int argc = 0;
+    while (argv[argc])
+        argc++;
+    int rc = srv_main(argc, argv);
+    fflush(NULL);
+    exit(rc); /* exit, not _exit: LeakSanitizer checks the child at exit */
+}
+
+/* Waits at most timeout_s for pid; returns its wait status, or -1 on timeout. */
+static int wait_exit(pid_t pid, double timeout_s)
+{
+    double end = now_s() + timeout_s;
+    int status;
+    while (now_s() < end) {
+        pid_t r = waitpid(pid, &status, WNOHANG);
+        if (r == pid)
+            return status;
+        sleep_ms(10);
+    }
+    return -1;
+}
+
+/* Runs srv_main(argv) to its end in a child; returns its exit code (-1 if it died
+ * or did not end within 10 s). */
+static int run_srv_main(const char *tag, char **argv)
+{
+    char log_file[128];
+    pid_t pid = fork_srv_main(tag, argv, log_file, sizeof log_file);
+    int status = wait_exit(pid, 10);
+    if (status == -1) {
+        kill(pid, SIGKILL);
+        waitpid(pid, NULL, 0);
+        return -1;
+    }
+    return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+}
+
+/* realloc or die: a test out of memory has nothing better to do. */
+static void *xrealloc(void *p, size_t n)
+{
+    void *q = realloc(p, n);
+    if (!q) {
+        perror("realloc");
+        exit(1);
+    }
+    return q;
+}
+
+static char *read_file(const char *path)
+{
+    FILE *f = fopen(path, "r");
+    if (!f)
+        return NULL;
+    char *buf = NULL;
+    size_t len = 0, cap = 0, n;
+    char chunk[4096];
+    while ((n = fread(chunk, 1, sizeof chunk, f)) > 0) {
+        if (len + n + 1 > cap) {
+            cap = (len + n + 1) * 2;
+            buf = xrealloc(buf, cap);
+        }
+        memcpy(buf + len, chunk, n);
+        len += n;
+    }
+    fclose(f);
+    if (!buf)
+        buf = calloc(1, 1);
+    else
+        buf[len] = '\0';
+    return buf;
+}
+
+/* Starts a daemon on 127.0.0.1:0 with the given extra options (NULL-terminated) and
+ * waits for its port file. Returns 0, or -1 when it did not come up in 10 s. */
+static int daemon_start(daemon_proc *d, const char *tag, const char *const *extra)
+{
+    char *argv[32];
+    int n = 0;
+    snprintf(d->port_file, sizeof d->port_file, "%s/%s.port", tmpdir, tag);
+    argv[n++] = "serve";
+    argv[n++] = "--listen";
+    argv[n++] = "127.0.0.1:0";
+    argv[n++] = "--port-file";
+    argv[n++] = d->port_file;
+    for (; *extra && n < 31; extra++)
+        argv[n++] = (char *)*extra;
+    argv[n] = NULL;
+    d->pid = fork_srv_main(tag, argv, d->log_file, sizeof d->log_file);
+    double end = now_s() + 10;
+    while (now_s() < end) {
+        char *text = read_file(d->port_file);
+        if (text) {
+            d->port = (unsigned)strtoul(text, NULL, 10);
+            free(text);
+            return d->port ? 0 : -1;
+        }
+        if (waitpid(d->pid, NULL, WNOHANG) == d->pid)
+            return -1;
+        sleep_ms(10);
+    }
+    kill(d->pid, SIGKILL);
+    waitpid(d->pid, NULL, 0);
+    return -1;
+}
+
+/* ---- a tiny HTTP/1.1 client ---------------------------------------------------- */
+
+typedef struct http_resp {
+    int status; /* 0 when no status line came back */
+    char *head; /* status line and headers, NUL-terminated */
+    char *body; /* NUL-terminated */
+    size_t body_len;
+} http_resp;
+
+static void http_resp_free(http_resp *r)
+{
+    free(r->head);
+    free(r->body);
+    memset(r, 0, sizeof *r);
+}
+
+static int http_connect(unsigned port)
+{
+    int fd = socket(AF_INET, SOCK_STREAM, 0);
+    if (fd < 0)
+        return -1;
+    struct timeval tv = {SOCKET_TIMEOUT_S, 0};
+    setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof tv);
+    setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof tv);
+    struct sockaddr_in a = {.sin_family = AF_INET, .sin_port = htons((uint16_t)port)};
+    a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    if (connect(fd, (struct sockaddr *)&a, sizeof a) != 0) {
+        close(fd);
+        return -1;
+    }
+    return fd;
+}
+
+static int send_all(int fd, const char *p, size_t n)
+{
+    while (n > 0) {
+        ssize_t k = send(fd, p, n, MSG_NOSIGNAL);
+        if (k <= 0)
+            return -1;
+        p += k;
+        n -= (size_t)k;
+    }
+    return 0;
+}
+
+/* Reads until EOF and splits status line, headers and body. */
+static int read_response(int fd, http_resp *r)
+{
+    size_t len = 0, cap = 4096;
+    char *buf = xrealloc(NULL, cap);
+    for (;;) {
+        if (len + 2048 > cap)
+            buf = xrealloc(buf, cap *= 2);
+        ssize_t k = recv(fd, buf + len, cap - len - 1, 0);
+        if (k < 0 && errno == EINTR)
+            continue;
+        if (k <= 0)
+            break; /* EOF, or the timeout: parse what arrived */
+        len += (size_t)k;
+    }
+    buf[len] = '\0';
+    memset(r, 0, sizeof *r);
+    char *sep = strstr(buf, "\r\n\r\n");
+    if (!sep || sscanf(buf, "HTTP/1.%*d %d", &r->status) != 1) {
+        r->status = 0;
+        r->head = buf;
+        r->body = calloc(1, 1);
+        return -1;
+    }
+    *sep = '\0';
+    r->body_len = len - (size_t)(sep + 4 - buf);
+    r->body = xrealloc(NULL, r->body_len + 1);
+    memcpy(r->body, sep + 4, r->body_len + 1);
+    r->head = buf;
+    return 0;
+}
+
+static int http_raw(unsigned port, const char *req, size_t len, http_resp *r)
+{
+    memset(r, 0, sizeof *r);
+    int fd = http_connect(port);
+    if (fd < 0)
+        return -1;
+    int rc = send_all(fd, req, len) == 0 ? read_response(fd, r) : -1;
+    close(fd);
+    return rc;
+}
+
+/* The request line, Host, Connection: close, Content-Type when ctype is not NULL
+ * and Content-Length when body is not NULL. */
+static int format_request(char *out, size_t size, const char *method, const char *path,
+                          const char *ctype, const char *body)
+{
+    int n = snprintf(out, size, "%s %s HTTP/1.1\r\nHost: test\r\nConnection: close\r\n", method,
+                     path);
+    if (ctype)
+        n += snprintf(out + n, size - (size_t)n, "Content-Type: %s\r\n", ctype);
+    if (body)
+        n += snprintf(out + n, size - (size_t)n, "Content-Length: %zu\r\n", strlen(body));
+    n += snprintf(out + n, size - (size_t)n, "\r\n%s", body ? body : "");
+    return n;
+}
+
+static int http_do(unsigned port, const char *method, const char *path, const char *ctype,
+                   const char *body, http_resp *r)
+{
+    char req[8192];
+    int n = format_request(req, sizeof req, method, path, ctype, body);
+    return http_raw(port, req, (size_t)n, r);
+}
+
+static int http_get(unsigned port, const char *path, http_resp *r)
+{
+    return http_do(port, "GET", path, NULL, NULL, r);
+}
+
+static int http_post(unsigned port, const char *path, const char *body, http_resp *r)
+{
+    return http_do(port, "POST", path, "application/json", body, r);
+}
+
+/* The value of header name (copied into out), or NULL. */
+static const char *header(const http_resp *r, const char *name, char *out, size_t size)
+{
+    char key[64];
+    snprintf(key, sizeof key, "\r\n%s:", name);
+    const char *h = r->head ? strcasestr(r->head, key) : NULL;
+    if (!h)
+        return NULL;
+    h += strlen(key);
+    while (*h == ' ')
+        h++;
+    size_t n = strcspn(h, "\r\n");
+    snprintf(out, size, "%.*s", (int)(n < size ? n : size - 1), h);
+    return out;
+}
+
+/* ---- JSON helpers ------------------------------------------------------------------ */
+
+/* The value at a dotted path ("error.code"), NULL when absent. */
+static const cJSON *jget(const cJSON *doc, const char *path)
+{
+    char key[64];
+    while (doc && *path) {
+        size_t n = strcspn(path, ".");
+        snprintf(key, sizeof key, "%.*s", (int)n, path);
+        doc = cJSON_GetObjectItemCaseSensitive(doc, key);
+        path += n + (path[n] == '.');
+    }
+    return doc;
+}
+
+static const char *jstr(const cJSON *doc, const char *path)
+{
+    const cJSON *v = jget(doc, path);
+    return cJSON_IsString(v) ? v->valuestring : NULL;
+}
+
+static double jnum(const cJSON *doc, const char *path)
+{
+    const cJSON *v = jget(doc, path);
+    return cJSON_IsNumber(v) ? v->valuedouble : -1;
+}
+
+static cJSON *parse_body(const http_resp *r)
+{
+    return cJSON_ParseWithLengthOpts(r->body, r->body_len, NULL, 0);
+}
+
+/* Checks a complete error answer: status, JSON content type, the error shape with
+ * the given code and path, and model_version. */
+#define CHECK_ERROR(r, want_status, want_code, want_path)                                      \
+    do {                                                                                       \
+        char ct_[64];                                                                          \
+        CHECK_INT((r)->status, (want_status));                                                 \
+        CHECK_STR(header((r), "Content-Type", ct_, sizeof ct_), "application/json");           \
+        cJSON *doc_ = parse_body(r);                                                           \
+        CHECK(doc_ != NULL);                                                                   \
+        CHECK_STR(jstr(doc_, "error.code"), (want_code));                                      \
+        CHECK_STR(jstr(doc_, "error.path"), (want_path));                                      \
+        CHECK(jstr(doc_, "error.message") && jstr(doc_, "error.message")[0]);                  \
+        CHECK_STR(jstr(doc_, "model_version"), LR_MODEL_VERSION);                              \
+        cJSON_Delete(doc_);                                                                    \
+    } while (0)
+
+/* ---- the cases ---------------------------------------------------------------------- */
+
+static void test_every_route_answers(unsigned port)
+{
+    http_resp r;
+    char h[64];
+
+    http_get(port, "/healthz", &r);
+    CHECK_INT(r.status, 200);
+    CHECK_STR(header(&r, "Content-Type", h, sizeof h), "application/json");
+    cJSON *doc = parse_body(&r);
+    CHECK_STR(jstr(doc, "status"), "ok");
+    CHECK_STR(jstr(doc, "cache"), "no database configured");
+    CHECK_STR(jstr(doc, "model_version"), LR_MODEL_VERSION);
+    cJSON_Delete(doc);
+    http_resp_free(&r);
+
+    http_do(port, "HEAD", "/healthz", NULL, NULL, &r);
+    CHECK_INT(r.status, 200);
+    CHECK_INT(r.body_len, 0);
+    http_resp_free(&r);
+
+    http_get(port, "/v1/devices", &r);
+    CHECK_INT(r.status, 200);
+    CHECK_CONTAINS(r.body, "\"h100\"");
+    http_resp_free(&r);
+
+    http_get(port, "/v1/devices/h100", &r);
+    CHECK_INT(r.status, 200);
+    CHECK_STR(r.body, "{\"name\":\"h100\",\"model_version\":\"x\"}");
+    http_resp_free(&r);
+
+    http_post(port, "/v1/estimate", "{\"kernel\":{}}", &r);
+    CHECK_INT(r.status, 200);
+    CHECK_STR(header(&r, "Content-Type", h, sizeof h), "application/json");
+    CHECK_STR(r.body, "{\"ok\":true,\"model_version\":\"x\"}");
+    http_resp_free(&r);
+
+    http_post(port, "/v1/rank", "{\"kernel\":{}}", &r);
+    CHECK_INT(r.status, 200);
+    CHECK_STR(r.body, "{\"ranking\":[],\"model_version\":\"x\"}");
+    http_resp_free(&r);
+
+    http_get(port, "/v1/stats", &r);
+    CHECK_INT(r.status, 200);
+    doc = parse_body(&r);
+    CHECK(jnum(doc, "requests_total") > 0);
+    cJSON_Delete(doc);
+    http_resp_free(&r);
+}
+
+/* Two requests on one kept-alive connection: each gets its own context and answer. */
+static void test_keep_alive(unsigned port)
+{
+    const char *two = "POST /v1/estimate HTTP/1.1\r\nHost: t\r\nContent-Length: 2\r\n\r\n{}"
+                      "GET /healthz HTTP/1.1\r\nHost: t\r\nConnection: close\r\n\r\n";
+    http_resp r;
+    http_raw(port, two, strlen(two), &r);
+    CHECK_INT(r.status, 200);
+    CHECK_CONTAINS(r.body, "{\"ok\":true,\"model_version\":\"x\"}HTTP/1.1 200 OK\r\n");
+    CHECK_CONTAINS(r.body, "{\"status\":\"ok\"");
+    http_resp_free(&r);
+}
+
+static void test_content_types(unsigned port)
+{
+    http_resp r;
+    http_do(port, "POST", "/v1/estimate", "application/json; charset=utf-8", "{}", &r);
+    CHECK_INT(r.status, 200);
+    http_resp_free(&r);
+    http_do(port, "POST", "/v1/estimate", NULL, "{}", &r); /* none: tolerated */
+    CHECK_INT(r.status, 200);
+    http_resp_free(&r);
+    http_do(port, "POST", "/v1/estimate", "text/plain", "{}", &r);
+    CHECK_ERROR(&r, 415, "invalid_request", "");
+    CHECK_CONTAINS(r.body, "application/json");
+    http_resp_free(&r);
+    http_do(port, "POST", "/v1/rank", "application/jsonp", "{}", &r);
+    CHECK_INT(r.status, 415);
+    http_resp_free(&r);
+}
+
+static void test_unknown_paths_and_methods(unsigned port)
+{
+    http_resp r;
+    char allow[64];
+
+    http_get(port, "/nope", &r);
+    CHECK_ERROR(&r, 404, "not_found", "");
+    http_resp_free(&r);
+    http_get(port, "/v1/devices/", &r); /* no name: no route */
+    CHECK_ERROR(&r, 404, "not_found", "");
+    http_resp_free(&r);
+    http_get(port, "/v1/devices/a100", &r); /* the api's not_found */
+    CHECK_ERROR(&r, 404, "not_found", "");
+    CHECK_CONTAINS(r.body, "a100");
+    http_resp_free(&r);
+    http_post(port, "/nope", "{}", &r);
+    CHECK_ERROR(&r, 404, "not_found", "");
+    http_resp_free(&r);
+
+    http_get(port, "/v1/estimate", &r);
+    CHECK_ERROR(&r, 405, "method_not_allowed", "");
+    CHECK_STR(header(&r, "Allow", allow, sizeof allow), "POST");
+    http_resp_free(&r);
+    http_do(port, "DELETE", "/healthz", NULL, NULL, &r);
+    CHECK_ERROR(&r, 405, "method_not_allowed", "");
+    CHECK_STR(header(&r, "Allow", allow, sizeof allow), "GET, HEAD");
+    http_resp_free(&r);
+    http_post(port, "/v1/devices/h100", "{}", &r);
+    CHECK_ERROR(&r, 405, "method_not_allowed", "");
+    http_resp_free(&r);
+}
+
+static void test_api_errors_map_to_statuses(unsigned port)
+{
+    http_resp r;
+    http_post(port, "/v1/estimate", "{not json", &r);
+    CHECK_ERROR(&r, 400, "invalid_json", "");
+    http_resp_free(&r);
+
+    http_post(port, "/v1/estimate", "{\"bad\":1}", &r);
+    CHECK_ERROR(&r, 400, "invalid_request", "kernel.fields[0].loads[3][1]");
+    CHECK_CONTAINS(r.body, "not affine");
+    http_resp_free(&r);
+
+    static const struct {
+        const char *code;
+        int status;
+    } table[] = {
+        {"invalid_json", 400},   {"invalid_request", 400},    {"unsupported_expression", 422},
+        {"not_launchable", 422}, {"limit_exceeded", 413},     {"budget_exceeded", 422},
+        {"not_found", 404},      {"method_not_allowed", 405}, {"unavailable", 503},
+        {"out_of_memory", 503},  {"internal", 500},
+    };
+    for (size_t i = 0; i < sizeof table / sizeof table[0]; i++) {
+        char body[128];
+        snprintf(body, sizeof body, "{\"fail\":\"%s\"}", table[i].code);
+        http_post(port, "/v1/rank", body, &r);
+        CHECK_ERROR(&r, table[i].status, table[i].code, "fake.path");
+        http_resp_free(&r);
+    }
+}
+
+/* Sends a body of n bytes in chunked encoding (no Content-Length announced). */
+static void post_chunked(unsigned port, size_t n, http_resp *r)
+{
+    memset(r, 0, sizeof *r);
+    int fd = http_connect(port);
+    if (fd < 0)
+        return;
+    const char *head = "POST /v1/estimate HTTP/1.1\r\nHost: test\r\nConnection: close\r\n"
+                       "Content-Type: application/json\r\nTransfer-Encoding: chunked\r\n\r\n";
+    int ok = send_all(fd, head, strlen(head)) == 0;
+    static char chunk[64 * 1024];
+    memset(chunk, ' ', sizeof chunk);
+    for (size_t sent = 0; ok && sent < n;) {
+        size_t k = n - sent < sizeof chunk ? n - sent : sizeof chunk;
+        char size_line[32];
+        snprintf(size_line, sizeof size_line, "%zx\r\n", k);
+        ok = send_all(fd, size_line, strlen(size_line)) == 0 && send_all(fd, chunk, k) == 0 &&
+             send_all(fd, "\r\n", 2) == 0;
+        sent += k;
+    }
+    ok = ok && send_all(fd, "0\r\n\r\n", 5) == 0;
+    CHECK(ok);
+    read_response(fd, r);
+    close(fd);
+}
+
+static void test_large_bodies_get_413(unsigned port)
+{
+    http_resp r;
+    /* Refused from the headers: the 2 MiB are never sent, let alone buffered. */
+    const char *head = "POST /v1/estimate HTTP/1.1\r\nHost: test\r\nConnection: close\r\n"
+                       "Content-Type: application/json\r\nContent-Length: 2097152\r\n\r\n";
+    http_raw(port, head, strlen(head), &r);
+    CHECK_ERROR(&r, 413, "limit_exceeded", "");
+    CHECK_CONTAINS(r.body, "1048576");
+    http_resp_free(&r);
+
+    /* Chunked: no size announced, so the limit is hit while receiving. */
+    post_chunked(port, (size_t)2 << 20, &r);
+    CHECK_ERROR(&r, 413, "limit_exceeded", "");
+    http_resp_free(&r);
+
+    /* Just under the limit is fine (the fake reads spaces as invalid JSON: 400). */
+    post_chunked(port, LR_MAX_BODY_BYTES, &r);
+    CHECK_ERROR(&r, 400, "invalid_json", "");
+    http_resp_free(&r);
+}
+
+static void test_stats_count(unsigned port)
+{
+    http_resp r;
+    http_get(port, "/v1/stats", &r);
+    cJSON *before = parse_body(&r);
+    http_resp_free(&r);
+
+    http_post(port, "/v1/estimate", "{oops", &r);
+    http_resp_free(&r);
+    http_post(port, "/v1/estimate", "{}", &r);
+    http_resp_free(&r);
+    http_get(port, "/missing", &r);
+    http_resp_free(&r);
+
+    http_get(port, "/v1/stats", &r);
+    CHECK_INT(r.status, 200);
+    cJSON *after = parse_body(&r);
+    http_resp_free(&r);
+    CHECK(before && after);
+    CHECK_INT(jnum(after, "requests_total"), jnum(before, "requests_total") + 4);
+    const cJSON *est_b = jget(before, "requests"), *est_a = jget(after, "requests");
+    CHECK_INT(jnum(est_a, "POST /v1/estimate"), jnum(est_b, "POST /v1/estimate") + 2);
+    CHECK_INT(jnum(est_a, "GET /v1/stats"), jnum(est_b, "GET /v1/stats") + 1);
+    CHECK_INT(jnum(est_a, "other"), jnum(est_b, "other") + 1);
+    CHECK_INT(jnum(after, "errors.invalid_json"), jnum(before, "errors.invalid_json") + 1);
+    CHECK_INT(jnum(after, "errors.not_found"), jnum(before, "errors.not_found") + 1);
+    CHECK_INT(jnum(after, "errors.internal"), jnum(before, "errors.internal"));
+    CHECK_INT(jnum(after, "cache.misses"), jnum(before, "cache.misses") + 1);
+    CHECK_INT(jnum(after, "cache.hits"), 0);
+    CHECK_STR(jstr(after, "cache.status"), "no database configured");
+    CHECK(jnum(after, "uptime_s") >= jnum(before, "uptime_s"));
+    CHECK(jnum(after, "workers") >= 1);
+    CHECK_INT(jnum(after, "inflight"), 1); /* the stats request itself */
+    CHECK_STR(jstr(after, "model_version"), LR_MODEL_VERSION);
+    cJSON_Delete(before);
+    cJSON_Delete(after);
+}
+
+/* Clients that send part of a request and stall occupy a connection, not a thread:
+ * others are served meanwhile, and the stalled ones are cut after --timeout. */
+static void test_stalled_clients_do_not_block(unsigned port)
+{
+    enum { STALLED = 4 }; /* more than the daemon's 2 threads */
+    int fds[STALLED];
+    for (int i = 0; i < STALLED; i++) {
+        fds[i] = http_connect(port);
+        const char *part = i % 2
+                               ? "GET /heal"
+                               : "POST /v1/estimate HTTP/1.1\r\nHost: t\r\nContent-Length: 100"
+                                 "\r\nContent-Type: application/json\r\n\r\n{\"kern";
+        CHECK(fds[i] >= 0 && send_all(fds[i], part, strlen(part)) == 0);
+    }
+    double t0 = now_s();
+    http_resp r;
+    http_get(port, "/healthz", &r);
+    CHECK_INT(r.status, 200);
+    http_resp_free(&r);
+    http_post(port, "/v1/estimate", "{}", &r);
+    CHECK_INT(r.status, 200);
+    http_resp_free(&r);
+    CHECK(now_s() - t0 < 1.0);
+
+    /* The daemon closes each stalled connection after about IDLE_TIMEOUT_S. */
+    for (int i = 0; i < STALLED; i++) {
+        char c;
+        ssize_t k = recv(fds[i], &c, 1, 0);
+        double waited = now_s() - t0;
+        CHECK(k == 0 || (k < 0 && errno == ECONNRESET));
+        CHECK(waited >= IDLE_TIMEOUT_S - 0.5 && waited < IDLE_TIMEOUT_S + 2.5);
+        close(fds[i]);
+    }
+}
+
+/* ---- 50 concurrent connections ---------------------------------------------------- */
+
+enum { CONCURRENT = 50 };
+
+typedef struct concurrent_ctx {
+    unsigned port;
+    pthread_barrier_t all_connected;
+    atomic_int ok;
+} concurrent_ctx;
+
+static void *concurrent_client(void *p)
+{
+    concurrent_ctx *ctx = p;
+    int fd = http_connect(ctx->port);
+    pthread_barrier_wait(&ctx->all_connected); /* all 50 are open at once */
+    if (fd < 0)
+        return NULL;
+    char req[512];
+    int n = format_request(req, sizeof req, "POST", "/v1/estimate", "application/json",
+                           "{\"kernel\":{}}");
+    http_resp r;
+    if (send_all(fd, req, (size_t)n) == 0 && read_response(fd, &r) == 0) {
+        if (r.status == 200 && strcmp(r.body, "{\"ok\":true,\"model_version\":\"x\"}") == 0)
+            atomic_fetch_add(&ctx->ok, 1);
+    }
+    http_resp_free(&r);
+    close(fd);
+    return NULL;
+}
+
+static void test_concurrent_connections(unsigned port)
+{
+    concurrent_ctx ctx = {.port = port};
+    pthread_t th[CONCURRENT];
+    pthread_barrier_init(&ctx.all_connected, NULL, CONCURRENT);
+    for (int i = 0; i < CONCURRENT; i++)
+        pthread_create(&th[i], NULL, concurrent_client, &ctx);
+    for (int i = 0; i < CONCURRENT; i++)
+        pthread_join(th[i], NULL);
+    pthread_barrier_destroy(&ctx.all_connected);
+    CHECK_INT(atomic_load(&ctx.ok), CONCURRENT);
+}
+
+/* SIGTERM while a ranking (200 ms in the fake) runs: it is answered, then the daemon
+ * exits 0 (and, under ASan, without leaks). */
+static void test_sigterm_finishes_inflight_request(daemon_proc *d)
+{
+    int fd = http_connect(d->port);
+    char req[512];
+    int n = format_request(req, sizeof req, "POST", "/v1/rank", "application/json", "{}");
+    CHECK(fd >= 0 && send_all(fd, req, (size_t)n) == 0);
+    sleep_ms(50);
+    kill(d->pid, SIGTERM);
+    http_resp r;
+    read_response(fd, &r);
+    close(fd);
+    CHECK_INT(r.status, 200);
+    CHECK_STR(r.body, "{\"ranking\":[],\"model_version\":\"x\"}");
+    char conn[32];
+    CHECK_STR(header(&r, "Connection", conn, sizeof conn), "close");
+    http_resp_free(&r);
+
+    int status = wait_exit(d->pid, 10);
+    CHECK(status != -1 && WIFEXITED(status));
+    CHECK_INT(WIFEXITED(status) ? WEXITSTATUS(status) : -1, 0);
+    if (status == -1) {
+        kill(d->pid, SIGKILL);
+        waitpid(d->pid, NULL, 0);
+    }
+    CHECK(access(d->port_file, F_OK) != 0); /* removed at exit */
+}
+
+static void test_main_daemon(void)
+{
+    daemon_proc d = {0};
+    char timeout[16];
+    snprintf(timeout, sizeof timeout, "%d", IDLE_TIMEOUT_S);
+    const char *const opts[] = {"--no-cache", "--threads", "2", "--timeout", timeout, NULL};
+    int started = daemon_start(&d, "main", opts) == 0;
+    CHECK(started);
+    if (!started)
+        return;
+    test_every_route_answers(d.port);
+    test_keep_alive(d.port);
+    test_content_types(d.port);
+    test_unknown_paths_and_methods(d.port);
+    test_api_errors_map_to_statuses(d.port);
+    test_large_bodies_get_413(d.port);
+    test_stats_count(d.port);
+    test_stalled_clients_do_not_block(d.port);
+    test_concurrent_connections(d.port);
+
+    /* While it runs, a second daemon on its port cannot start: exit status 1. */
+    char listen[32];
+    snprintf(listen, sizeof listen, "127.0.0.1:%u", d.port);
+    char *in_use[] = {"serve", "--listen", listen, "--no-cache", NULL};
+    CHECK_INT(run_srv_main("in_use", in_use), 1);
+
+    test_sigterm_finishes_inflight_request(&d);
+
+    char *log = read_file(d.log_file);
+    char line[96];
+    snprintf(line, sizeof line,
+             "launchrank: listening on http://127.0.0.1:%u (cache: disabled: "
+             "no database configured)\n",
+             d.port);
+    CHECK_CONTAINS(log, line);
+    CHECK_CONTAINS(log, "\nGET /healthz 200 ");
+    CHECK_CONTAINS(log, "\nPOST /v1/estimate 413 ");
+    CHECK_CONTAINS(log, "\nPOST /v1/rank 200 ");
+    CHECK_CONTAINS(log, "launchrank: SIGTERM, shutting down\n");
+    CHECK_CONTAINS(log, "launchrank: stopped\n");
+    free(log);
+}
+
+/* --max-body, --quiet, one thread, and a cache path (the fake reports "ok"). */
+static void test_small_quiet_daemon(void)
+{
+    daemon_proc d = {0};
+    const char *const opts[] = {"--quiet", "--threads=1",  "--max-body", "100",
+                                "--db",    "cache.sqlite", NULL};
+    int started = daemon_start(&d, "small", opts) == 0;
+    CHECK(started);
+    if (!started)
+        return;
+    char body[201];
+    memset(body, ' ', 200);
+    body[0] = '{';
+    body[199] = '}';
+    body[200] = '\0';
+    http_resp r;
+    http_post(d.port, "/v1/estimate", body, &r);
+    CHECK_ERROR(&r, 413, "limit_exceeded", "");
+    CHECK_CONTAINS(r.body, "100");
+    http_resp_free(&r);
+    post_chunked(d.port, 200, &r);
+    CHECK_ERROR(&r, 413, "limit_exceeded", "");
+    http_resp_free(&r);
+    body[99] = '}';
+    body[100] = '\0';
+    http_post(d.port, "/v1/estimate", body, &r);
+    CHECK_INT(r.status, 200);
+    http_resp_free(&r);
+    http_get(d.port, "/healthz", &r);
+    cJSON *doc = parse_body(&r);
+    CHECK_STR(jstr(doc, "cache"), "ok");
+    cJSON_Delete(doc);
+    http_resp_free(&r);
+
+    kill(d.pid, SIGINT);
+    int status = wait_exit(d.pid, 10);
+    CHECK(status != -1 && WIFEXITED(status) && WEXITSTATUS(status) == 0);
+    char *log = read_file(d.log_file);
+    char line[80];
+    snprintf(line, sizeof line, "listening on http://127.0.0.1:%u (cache: cache.sqlite)\n",
+             d.port);
+    CHECK_CONTAINS(log, line);
+    CHECK(log && !strstr(log, "POST /v1/estimate")); /* --quiet: no access log */
+    CHECK_CONTAINS(log, "launchrank: SIGINT, shutting down\n");
+    free(log);
+}
+
+static void test_options(void)
+{
+    char *help[] = {"serve", "--help", NULL};
+    CHECK_INT(run_srv_main("help", help), 0);
+    char path[160];
+    snprintf(path, sizeof path, "%s/help.out", tmpdir);
+    char *text = read_file(path);
+    static const char *const mentions[] = {"--listen ADDR:PORT",
+                                           "--db PATH",
+                                           "--no-cache",
+                                           "--threads N",
+                                           "--max-body BYTES",
+                                           "--port-file PATH",
+                                           "--quiet",
+                                           "--timeout SECONDS",
+                                           "POST /v1/estimate",
+                                           "POST /v1/rank",
+                                           "GET  /v1/devices/{name}",
+                                           "GET  /healthz",
+                                           "GET  /v1/stats",
+                                           "curl "};
+    for (size_t i = 0; i < sizeof mentions / sizeof mentions[0]; i++)
+        CHECK_CONTAINS(text, mentions[i]);
+    free(text);
+
+    static const char *const bad[][3] = {
+        {"--threads", "abc", NULL},
+        {"--threads", "0", NULL},
+        {"--listen", "nonsense", NULL},
+        {"--listen", "1.2.3:80", NULL},
+        {"--listen", "127.0.0.1:65536", NULL},
+        {"--max-body", "-1", NULL},
+        {"--frobnicate", NULL, NULL},
+        {"--listen", NULL, NULL},
+        {"--quiet=yes", NULL, NULL},
+        {"stray", NULL, NULL},
+    };
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        char *argv[] = {"serve", (char *)bad[i][0], (char *)bad[i][1], NULL};
+        int rc = run_srv_main("bad", argv);
+        if (rc != 2)
+            fprintf(stderr, "options %s %s: exit %d, want 2\n", bad[i][0],
+                    bad[i][1] ? bad[i][1] : "", rc);
+        CHECK_INT(rc, 2);
+    }
+    snprintf(path, sizeof path, "%s/bad.log", tmpdir);
+    text = read_file(path);
+    CHECK_CONTAINS(text, "Try 'launchrank serve --help'");
+    free(text);
+
+    char *api_fails[] = {"serve", "--listen", "127.0.0.1:0", "--db", "FAIL", NULL};
+    CHECK_INT(run_srv_main("api_fails", api_fails), 1);
+    char *bad_port_file[] = {"serve",      "--listen",    "127.0.0.1:0",
+                             "--no-cache", "--port-file", "/nonexistent/dir/port",
+                             NULL};
+    CHECK_INT(run_srv_main("bad_port_file", bad_port_file), 1);
+}
+
+static void remove_tmpdir(void)
+{
+    char cmd[128];
+    snprintf(cmd, sizeof cmd, "rm -rf '%s'", tmpdir);
+    if (system(cmd) != 0)
+        fprintf(stderr, "could not remove %s\n", tmpdir);
+}
+
+int main(void)
+{
+    alarm(TEST_DEADLINE_S);
+    signal(SIGPIPE, SIG_IGN);
+    snprintf(tmpdir, sizeof tmpdir, "/tmp/lr_test_http.XXXXXX");
+    if (!mkdtemp(tmpdir)) {
+        perror("mkdtemp");
+        return 77;
+    }
+    /* The daemons resolve --db relative to the working directory. */
+    if (chdir(tmpdir) != 0)
+        return 77;
+    double t0 = now_s();
+    test_options();
+    test_main_daemon();
+    test_small_quiet_daemon();
+    fprintf(stderr, "test_http: %.1f s\n", now_s() - t0);
+    int rc = check_report("daemon_answers_every_route_and_maps_errors_to_4xx_json");
+    if (rc == 0)
+        remove_tmpdir();
+    else
+        fprintf(stderr, "daemon logs kept in %s\n", tmpdir);
+    return rc;
+}

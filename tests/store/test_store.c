@@ -1,0 +1,437 @@
+/*
+ * test_store: the SQLite cache keeps what it is given (across close and reopen and
+ * between two connections), exports records that parse, and refuses, with a message
+ * naming the file, the files it must not use: not SQLite, corrupt, another
+ * program's, written by a newer build, read-only. Every case works in its own
+ * database under one mkdtemp folder, removed at the end.
+ */
+#include <cjson/cJSON.h>
+#include <errno.h>
+#include <sqlite3.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "check.h"
+#include "store.h"
+
+/* The user a root run drops to for the read-only case (root writes anything). */
+#define NOBODY_ID 65534
+
+static char tmp_dir[] = "/tmp/lrstore-XXXXXX";
+
+/* Fills buf with tmp_dir/name and removes leftovers of an earlier use of it. */
+static const char *db_path(char *buf, size_t n, const char *name)
+{
+    static const char *const suffixes[] = {"", "-wal", "-shm", "-journal"};
+    char side[512];
+    snprintf(buf, n, "%s/%s", tmp_dir, name);
+    for (size_t i = 0; i < sizeof suffixes / sizeof *suffixes; i++) {
+        snprintf(side, sizeof side, "%s%s", buf, suffixes[i]);
+        unlink(side);
+    }
+    return buf;
+}
+
+static void write_bytes(const char *path, long offset, const void *data, size_t n)
+{
+    FILE *f = fopen(path, offset ? "r+b" : "wb");
+    if (!f || fseek(f, offset, SEEK_SET) != 0 || fwrite(data, 1, n, f) != n) {
+        fprintf(stderr, "cannot write %s: %s\n", path, strerror(errno));
+        exit(1);
+    }
+    fclose(f);
+}
+
+/* Runs sql on path with plain SQLite, as another program (or a newer build) would. */
+static void raw_sql(const char *path, const char *sql)
+{
+    sqlite3 *db = NULL;
+    if (sqlite3_open(path, &db) != SQLITE_OK ||
+        sqlite3_exec(db, sql, NULL, NULL, NULL) != SQLITE_OK) {
+        fprintf(stderr, "raw sql on %s failed: %s\n", path, sqlite3_errmsg(db));
+        exit(1);
+    }
+    sqlite3_close(db);
+}
+
+static int raw_int(const char *path, const char *sql)
+{
+    sqlite3 *db = NULL;
+    sqlite3_stmt *s = NULL;
+    int v = -1;
+    if (sqlite3_open(path, &db) == SQLITE_OK &&
+        sqlite3_prepare_v2(db, sql, -1, &s, NULL) == SQLITE_OK && sqlite3_step(s) == SQLITE_ROW)
+        v = sqlite3_column_int(s, 0);
+    sqlite3_finalize(s);
+    sqlite3_close(db);
+    return v;
+}
+
+static st_measurement sample_measurement(const char *gpu, double ms)
+{
+    st_measurement m = {
+        .kernel_hash = "k0",
+        .gpu_name = gpu,
+        .driver_version = "550.54",
+        .block = {32, 4, 1},
+        .folding = {1, 2, 1},
+        .ms_min = ms,
+        .ms_median = ms * 1.1,
+        .ms_max = ms * 1.5,
+        .glups = 12.5,
+        .json = "{\"samples\":[1,2,3]}",
+    };
+    return m;
+}
+
+/* Expects st_prediction_get(key) to find exactly want. */
+static void check_get(st_store *st, const char *key, const char *want)
+{
+    lr_error err;
+    char *json = NULL;
+    lr_error_clear(&err);
+    CHECK_INT(st_prediction_get(st, key, &json, &err), 1);
+    CHECK_STR(json, want);
+    free(json);
+}
+
+static void check_missing(st_store *st, const char *key)
+{
+    lr_error err;
+    char *json = (char *)"not reset";
+    lr_error_clear(&err);
+    CHECK_INT(st_prediction_get(st, key, &json, &err), 0);
+    CHECK(json == NULL);
+    CHECK(!lr_error_is_set(&err));
+}
+
+/* Expects st_open(path) to fail with a message naming path and containing why. */
+static void check_refused(const char *path, const char *why)
+{
+    lr_error err;
+    lr_error_clear(&err);
+    st_store *st = st_open(path, &err);
+    CHECK(st == NULL);
+    CHECK_INT(err.code, LR_UNAVAILABLE);
+    CHECK_CONTAINS(err.message, path);
+    CHECK_CONTAINS(err.message, why);
+    st_close(st);
+}
+
+static void test_roundtrip_and_persistence(void)
+{
+    char path[256];
+    lr_error err;
+    st_stats stats;
+    lr_error_clear(&err);
+    db_path(path, sizeof path, "roundtrip.db");
+
+    st_store *st = st_open(path, &err);
+    CHECK(st != NULL);
+    if (!st)
+        return;
+    check_missing(st, "a");
+    CHECK_INT(st_prediction_put(st, "a", "estimate", "{\"ms\":1.5}", &err), 0);
+    check_get(st, "a", "{\"ms\":1.5}");
+    CHECK_INT(st_prediction_put(st, "a", "rank", "[1,2]", &err), 0);
+    check_get(st, "a", "[1,2]");
+    check_missing(st, "b");
+    CHECK_INT(st_get_stats(st, &stats, &err), 0);
+    CHECK_INT(stats.predictions, 1);
+    CHECK_INT(stats.measurements, 0);
+    CHECK_INT(stats.schema_version, 1);
+    CHECK(stats.bytes > 0);
+    CHECK(!lr_error_is_set(&err));
+    st_close(st);
+
+    CHECK_INT(raw_int(path, "PRAGMA user_version"), 1);
+    CHECK_INT(raw_int(path, "SELECT kind = 'rank' FROM prediction WHERE key = 'a'"), 1);
+    st = st_open(path, &err);
+    CHECK(st != NULL);
+    if (st)
+        check_get(st, "a", "[1,2]");
+    st_close(st);
+}
+
+static void test_refuses_invalid_values(void)
+{
+    char path[256];
+    lr_error err;
+    lr_error_clear(&err);
+    st_store *st = st_open(db_path(path, sizeof path, "invalid.db"), &err);
+    CHECK(st != NULL);
+    if (!st)
+        return;
+    CHECK_INT(st_prediction_put(st, "k", "estimate", "{\"ms\":", &err), -1);
+    CHECK_INT(err.code, LR_INTERNAL);
+    CHECK_CONTAINS(err.message, "not valid JSON");
+    check_missing(st, "k");
+
+    st_measurement m = sample_measurement("H100", 1.0);
+    m.ms_median = NAN;
+    lr_error_clear(&err);
+    CHECK_INT(st_measurement_add(st, &m, &err), -1);
+    CHECK_CONTAINS(err.message, "non-finite");
+    st_close(st);
+}
+
+static void test_refuses_unusable_files(void)
+{
+    char path[256];
+    char garbage[2048];
+
+    for (size_t i = 0; i < sizeof garbage; i++)
+        garbage[i] = (char)('a' + i % 26);
+    write_bytes(db_path(path, sizeof path, "garbage.db"), 0, garbage, sizeof garbage);
+    check_refused(path, "not a database");
+
+    /* A real launchrank database whose first page (the schema) was overwritten. */
+    lr_error err;
+    lr_error_clear(&err);
+    st_close(st_open(db_path(path, sizeof path, "corrupt.db"), &err));
+    CHECK(!lr_error_is_set(&err));
+    write_bytes(path, 100, garbage, 1000);
+    check_refused(path, "malformed");
+
+    lr_error_clear(&err);
+    st_close(st_open(db_path(path, sizeof path, "newer.db"), &err));
+    raw_sql(path, "PRAGMA user_version = 99");
+    check_refused(path, "was written by a newer launchrank (schema 99, this build knows 1)");
+
+    /* Another program's database: refused, and left exactly as it was. */
+    raw_sql(db_path(path, sizeof path, "foreign.db"),
+            "CREATE TABLE t(x); INSERT INTO t VALUES (7)");
+    check_refused(path, "not a launchrank cache");
+    CHECK_INT(raw_int(path, "SELECT count(*) FROM sqlite_master"), 1);
+    CHECK_INT(raw_int(path, "PRAGMA user_version"), 0);
+}
+
+/* Child process of the read-only case: 0 when st_open refused path as read-only. */
+static int open_read_only_child(const char *path)
+{
+    lr_error err;
+    lr_error_clear(&err);
+    st_store *st = st_open(path, &err);
+    int ok = st == NULL && strstr(err.message, path) && strstr(err.message, "read-only");
+    if (!ok)
+        fprintf(stderr, "read-only open: %s\n", st ? "succeeded" : err.message);
+    st_close(st);
+    return ok ? 0 : 1;
+}
+
+static void test_refuses_read_only_file(void)
+{
+    char path[256];
+    lr_error err;
+    int status = 0;
+    lr_error_clear(&err);
+    st_close(st_open(db_path(path, sizeof path, "readonly.db"), &err));
+    chmod(path, 0444);
+    chmod(tmp_dir, 0555);
+
+    if (geteuid() != 0) {
+        check_refused(path, "read-only");
+    } else {
+        /* root ignores permissions, so the refusal is checked as user nobody. */
+        pid_t pid = fork();
+        if (pid == 0) {
+            if (setgid(NOBODY_ID) != 0 || setuid(NOBODY_ID) != 0)
+                exit(77);
+            exit(open_read_only_child(path));
+        }
+        waitpid(pid, &status, 0);
+        if (WIFEXITED(status) && WEXITSTATUS(status) == 77)
+            fprintf(stderr, "test_store: read-only case skipped (running as root, "
+                            "cannot switch to an unprivileged user)\n");
+        else
+            CHECK_INT(status, 0);
+    }
+    chmod(tmp_dir, 0700);
+    chmod(path, 0644);
+}
+
+static void test_clear_keeps_measurements(void)
+{
+    char path[256];
+    lr_error err;
+    st_stats stats;
+    lr_error_clear(&err);
+    st_store *st = st_open(db_path(path, sizeof path, "clear.db"), &err);
+    CHECK(st != NULL);
+    if (!st)
+        return;
+    st_measurement m = sample_measurement("H100", 2.0);
+    CHECK_INT(st_prediction_put(st, "a", "estimate", "{}", &err), 0);
+    CHECK_INT(st_prediction_put(st, "b", "rank", "[]", &err), 0);
+    CHECK_INT(st_measurement_add(st, &m, &err), 0);
+    CHECK_INT(st_measurement_add(st, &m, &err), 0);
+    CHECK_INT(st_clear_predictions(st, &err), 0);
+    CHECK_INT(st_get_stats(st, &stats, &err), 0);
+    CHECK_INT(stats.predictions, 0);
+    CHECK_INT(stats.measurements, 2);
+    check_missing(st, "a");
+    CHECK(!lr_error_is_set(&err));
+    st_close(st);
+}
+
+/* Parses one export line; NULL (and a failed check) when it is not one JSON value. */
+static cJSON *parse_line(const char *line)
+{
+    const char *end = NULL;
+    cJSON *obj = cJSON_ParseWithOpts(line, &end, 1);
+    CHECK(obj != NULL);
+    return obj;
+}
+
+static void check_value(const cJSON *record, const char *want_minified)
+{
+    char *got = cJSON_PrintUnformatted(cJSON_GetObjectItemCaseSensitive(record, "value"));
+    CHECK_STR(got, want_minified);
+    cJSON_free(got);
+}
+
+static void test_export_is_json_lines(void)
+{
+    char path[256];
+    char *text = NULL;
+    size_t size = 0;
+    lr_error err;
+    lr_error_clear(&err);
+    st_store *st = st_open(db_path(path, sizeof path, "export.db"), &err);
+    CHECK(st != NULL);
+    if (!st)
+        return;
+    /* Keys and names with quotes and backslashes, a value spread over lines. */
+    CHECK_INT(st_prediction_put(st, "k\"1\\", "estimate",
+                                "{\n  \"ms\": 1.25,\n  \"s\": \"a\\nb\"\n}", &err),
+              0);
+    CHECK_INT(st_prediction_put(st, "k2", "rank", "[3,1,2]", &err), 0);
+    st_measurement m = sample_measurement("NVIDIA \"H100\"\t80GB", 0.5);
+    CHECK_INT(st_measurement_add(st, &m, &err), 0);
+
+    FILE *out = open_memstream(&text, &size);
+    CHECK_INT(st_export(st, out, &err), 0);
+    fclose(out);
+    CHECK(!lr_error_is_set(&err));
+
+    cJSON *rec[3] = {NULL, NULL, NULL};
+    int lines = 0;
+    for (char *save = NULL, *line = strtok_r(text, "\n", &save); line;
+         line = strtok_r(NULL, "\n", &save), lines++)
+        if (lines < 3)
+            rec[lines] = parse_line(line);
+    CHECK_INT(lines, 3);
+    if (rec[0] && rec[1] && rec[2]) {
+        CHECK_STR(cJSON_GetStringValue(cJSON_GetObjectItem(rec[0], "type")), "prediction");
+        CHECK_STR(cJSON_GetStringValue(cJSON_GetObjectItem(rec[0], "key")), "k\"1\\");
+        CHECK_STR(cJSON_GetStringValue(cJSON_GetObjectItem(rec[0], "kind")), "estimate");
+        CHECK(cJSON_IsString(cJSON_GetObjectItem(rec[0], "created")));
+        check_value(rec[0], "{\"ms\":1.25,\"s\":\"a\\nb\"}");
+        CHECK_STR(cJSON_GetStringValue(cJSON_GetObjectItem(rec[1], "key")), "k2");
+        check_value(rec[1], "[3,1,2]");
+        CHECK_STR(cJSON_GetStringValue(cJSON_GetObjectItem(rec[2], "type")), "measurement");
+        CHECK_STR(cJSON_GetStringValue(cJSON_GetObjectItem(rec[2], "gpu_name")),
+                  "NVIDIA \"H100\"\t80GB");
+        CHECK_INT(cJSON_GetNumberValue(cJSON_GetObjectItem(rec[2], "block_x")), 32);
+        CHECK_INT(cJSON_GetNumberValue(cJSON_GetObjectItem(rec[2], "fold_y")), 2);
+        CHECK_NEAR(cJSON_GetNumberValue(cJSON_GetObjectItem(rec[2], "ms_max")), 0.75, 0, 1e-12);
+        check_value(rec[2], "{\"samples\":[1,2,3]}");
+    }
+    for (int i = 0; i < 3; i++)
+        cJSON_Delete(rec[i]);
+    free(text);
+    st_close(st);
+}
+
+static void test_two_connections(void)
+{
+    char path[256];
+    lr_error err;
+    st_stats sa, sb;
+    lr_error_clear(&err);
+    db_path(path, sizeof path, "two.db");
+    st_store *a = st_open(path, &err);
+    st_store *b = st_open(path, &err);
+    CHECK(a != NULL && b != NULL);
+    if (a && b) {
+        st_measurement m = sample_measurement("H100", 1.0);
+        for (int i = 0; i < 20; i++) {
+            char key[16], json[32];
+            st_store *writer = i % 2 ? a : b, *reader = i % 2 ? b : a;
+            snprintf(key, sizeof key, "k%d", i);
+            snprintf(json, sizeof json, "{\"i\":%d}", i);
+            CHECK_INT(st_prediction_put(writer, key, "estimate", json, &err), 0);
+            CHECK_INT(st_measurement_add(reader, &m, &err), 0);
+            check_get(reader, key, json);
+        }
+        CHECK_INT(st_get_stats(a, &sa, &err), 0);
+        CHECK_INT(st_get_stats(b, &sb, &err), 0);
+        CHECK_INT(sa.predictions, 20);
+        CHECK_INT(sb.predictions, 20);
+        CHECK_INT(sb.measurements, 20);
+        CHECK(!lr_error_is_set(&err));
+    }
+    st_close(a);
+    st_close(b);
+}
+
+/* Several processes opening a file that does not exist yet: one migrates, the
+ * others wait for its lock and find the schema in place. */
+static void test_concurrent_first_open(void)
+{
+    enum { PROCESSES = 4 };
+    char path[256];
+    pid_t pids[PROCESSES];
+    int status;
+    db_path(path, sizeof path, "race.db");
+    for (int i = 0; i < PROCESSES; i++) {
+        if ((pids[i] = fork()) == 0) {
+            lr_error err;
+            char key[16];
+            lr_error_clear(&err);
+            snprintf(key, sizeof key, "p%d", i);
+            st_store *st = st_open(path, &err);
+            int rc = st ? st_prediction_put(st, key, "estimate", "{}", &err) : -1;
+            if (rc)
+                fprintf(stderr, "process %d: %s\n", i, err.message);
+            st_close(st);
+            exit(rc ? 1 : 0);
+        }
+    }
+    for (int i = 0; i < PROCESSES; i++) {
+        waitpid(pids[i], &status, 0);
+        CHECK_INT(status, 0);
+    }
+    CHECK_INT(raw_int(path, "SELECT count(*) FROM prediction"), PROCESSES);
+    CHECK_INT(raw_int(path, "PRAGMA user_version"), 1);
+}
+
+static void remove_tmp_dir(void)
+{
+    char cmd[64];
+    snprintf(cmd, sizeof cmd, "rm -rf '%s'", tmp_dir);
+    if (system(cmd) != 0)
+        fprintf(stderr, "test_store: could not remove %s\n", tmp_dir);
+}
+
+int main(void)
+{
+    if (!mkdtemp(tmp_dir)) {
+        perror("mkdtemp");
+        return 1;
+    }
+    test_roundtrip_and_persistence();
+    test_refuses_invalid_values();
+    test_refuses_unusable_files();
+    test_refuses_read_only_file();
+    test_clear_keeps_measurements();
+    test_export_is_json_lines();
+    test_two_connections();
+    test_concurrent_first_open();
+    remove_tmp_dir();
+    return check_report("test_store");
+}
