@@ -154,12 +154,12 @@ static void add_counts(est_field_sample *fs, const est_inst *in, const warp_coun
     fs->c += w->c;
     fs->tag += w->tag;
     fs->dp += w->dp;
-    if (in->is_store) {
+    /* Kepler's SMX volume counts stores too (Su et al.: 7 loads + 1 store = 80 B/Lup) */
+    fs->smx_segments += w->segments;
+    if (in->is_store)
         fs->store_sectors += w->sectors;
-    } else {
+    else
         fs->load_sectors += w->sectors;
-        fs->smx_segments += w->segments;
-    }
 }
 
 /* Lattice updates of the lanes of warp w of block blk; *all_full is set when every

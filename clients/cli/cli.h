@@ -28,11 +28,11 @@ enum {
 };
 
 typedef struct cli_opts {
-    const char *db;      /* --db PATH; NULL when not given */
-    int pretty, table;   /* --pretty, --table */
-    int threads;         /* --threads N; 0 = every core */
-    long top;            /* --top K (0 = all); -1 when not given */
-    const char *pos[2];  /* positional arguments, in order (borrowed from argv) */
+    const char *db;     /* --db PATH; NULL when not given */
+    int pretty, table;  /* --pretty, --table */
+    int threads;        /* --threads N; 0 = every core */
+    long top;           /* --top K (0 = all); -1 when not given */
+    const char *pos[2]; /* positional arguments, in order (borrowed from argv) */
     int npos;
 } cli_opts;
 
@@ -61,6 +61,10 @@ int cli_report(const lr_error *err);
  * cJSON when pretty. Returns 0, or 1 (with a message) when stdout cannot be
  * written. json is borrowed. */
 int cli_print_json(const char *cmd, const char *json, int pretty);
+
+/* Flushes stdout after a command wrote its output. Returns 0, or 1 (with a message
+ * naming cmd) when it cannot be written, e.g. on a full disk. */
+int cli_flush_stdout(const char *cmd);
 
 /* Reads the whole of file ("-" = standard input) into *out (malloc'd, NUL-
  * terminated, caller frees) and its length into *len. Returns 0; or, with nothing

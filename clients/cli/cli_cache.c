@@ -37,13 +37,13 @@ static const char cache_help[] =
     "Exit status: 0 success; 2 bad usage; 1 the database is missing or unusable.\n";
 
 /* Prints the counts of a store (and, for clear, how many predictions went) as JSON. */
-static int print_cache_stats(const char *path, const st_stats *s, long long removed,
-                             int pretty)
+static int print_cache_stats(const char *path, const st_stats *s, long long removed, int pretty)
 {
     cJSON *root = cJSON_CreateObject();
     char *text = NULL;
     if (cJSON_AddStringToObject(root, "path", path) &&
-        (removed < 0 || cJSON_AddNumberToObject(root, "removed_predictions", (double)removed)) &&
+        (removed < 0 ||
+         cJSON_AddNumberToObject(root, "removed_predictions", (double)removed)) &&
         cJSON_AddNumberToObject(root, "predictions", (double)s->predictions) &&
         cJSON_AddNumberToObject(root, "measurements", (double)s->measurements) &&
         cJSON_AddNumberToObject(root, "size_bytes", (double)s->bytes) &&
@@ -89,13 +89,12 @@ int cli_cmd_cache(int argc, char **argv)
             st_get_stats(st, &after, &err))
             rc = cli_report(&err);
         else
-            rc = print_cache_stats(path, &after, (long long)(before.predictions - after.predictions),
-                                   o.pretty);
+            rc = print_cache_stats(
+                path, &after, (long long)(before.predictions - after.predictions), o.pretty);
     } else if (st_export(st, stdout, &err)) {
         rc = cli_report(&err);
-    } else if (fflush(stdout) != 0) {
-        fprintf(stderr, "launchrank cache: cannot write the output: %s\n", strerror(errno));
-        rc = CLI_EXIT_FAILED;
+    } else {
+        rc = cli_flush_stdout("cache");
     }
     st_close(st);
     return rc;

@@ -27,7 +27,8 @@ static const char *format_dims(const cJSON *v, char *buf, size_t size)
     buf[0] = '\0';
     if (!cJSON_IsArray(v) || cJSON_GetArraySize(v) == 0)
         return "-";
-    cJSON_ArrayForEach(d, v) {
+    cJSON_ArrayForEach(d, v)
+    {
         if (!cJSON_IsNumber(d))
             return "-";
         int n = snprintf(buf + used, size - used, "%s%.0f", used ? "x" : "", d->valuedouble);
@@ -66,7 +67,9 @@ static double number_or(const cJSON *obj, const char *key, double fallback)
 static const cJSON *own_or_launch(const cJSON *r, const char *key)
 {
     const cJSON *v = cJSON_GetObjectItemCaseSensitive(r, key);
-    return v ? v : cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(r, "launch"), key);
+    return v ? v
+             : cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(r, "launch"),
+                                                key);
 }
 
 /* One ranked configuration. */
@@ -79,8 +82,7 @@ static void print_rank_row(FILE *out, const cJSON *r)
             format_num(r, "rank", 0, 1, rank, sizeof rank),
             format_dims(own_or_launch(r, "block"), block, sizeof block),
             format_dims(own_or_launch(r, "folding"), fold, sizeof fold),
-            format_num(perf, "predicted", 2, 1, pred, sizeof pred),
-            format_str(perf, "limiter"),
+            format_num(perf, "predicted", 2, 1, pred, sizeof pred), format_str(perf, "limiter"),
             format_num(est, "l2_load", 2, 1, l2l, sizeof l2l),
             format_num(est, "l2_store", 2, 1, l2s, sizeof l2s),
             format_num(est, "dram_load", 2, 1, dl, sizeof dl),
@@ -96,7 +98,8 @@ static void print_not_launchable(FILE *out, const cJSON *list)
         return;
     fprintf(out, "\n%d configuration%s cannot be launched:\n", n, n == 1 ? "" : "s");
     fprintf(out, "  %-14s %-9s %s\n", "block", "folding", "reason");
-    cJSON_ArrayForEach(c, list) {
+    cJSON_ArrayForEach(c, list)
+    {
         char block[48], fold[48];
         fprintf(out, "  %-14s %-9s %s\n",
                 format_dims(cJSON_GetObjectItemCaseSensitive(c, "block"), block, sizeof block),
@@ -115,13 +118,11 @@ int cli_table_rank(FILE *out, const char *json)
         return -1;
     }
     /* Two header lines, names then units, so every number says what it measures. */
-    fprintf(out, "%4s  %-14s %-9s %9s  %-8s %8s %8s %9s %10s %9s\n", "rank", "block",
-            "folding", "predicted", "limiter", "L2 load", "L2 store", "DRAM load",
-            "DRAM store", "L1");
-    fprintf(out, "%4s  %-14s %-9s %9s  %-8s %8s %8s %9s %10s %9s\n", "", "(x*y*z)", "(x*y*z)",
-            "GLup/s", "", "B/Lup", "B/Lup", "B/Lup", "B/Lup", "cyc/Lup");
-    cJSON_ArrayForEach(r, results)
-        print_rank_row(out, r);
+    fprintf(out, "%4s  %-14s %-9s %9s  %-8s %8s %8s %9s %10s %9s\n", "rank", "block", "folding",
+            "predicted", "limiter", "L2 load", "L2 store", "DRAM load", "DRAM store", "L1");
+    fprintf(out, "%4s  %-14s %-9s %9s  %-8s %8s %8s %9s %10s %9s\n", "", "", "", "GLup/s", "",
+            "B/Lup", "B/Lup", "B/Lup", "B/Lup", "cyc/Lup");
+    cJSON_ArrayForEach(r, results) print_rank_row(out, r);
     if (cJSON_GetArraySize(results) == 0)
         fprintf(out, "(no launchable configuration)\n");
     print_not_launchable(out, cJSON_GetObjectItemCaseSensitive(root, "not_launchable"));
@@ -158,8 +159,7 @@ int cli_table_devices(FILE *out, const char *json)
             "DRAM BW");
     fprintf(out, "%-18s %5s %9s %7s %8s %9s\n", "", "", "GHz", "MiB", "GB/s", "GB/s");
     if (cJSON_IsArray(list)) {
-        cJSON_ArrayForEach(d, list)
-            print_device_row(out, d);
+        cJSON_ArrayForEach(d, list) print_device_row(out, d);
     } else {
         print_device_row(out, cJSON_IsObject(one) ? one : root);
     }

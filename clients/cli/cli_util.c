@@ -28,10 +28,8 @@ static const struct cli_option {
     unsigned bit;
     int takes_value;
 } cli_options[] = {
-    {"--db", CLI_OPT_DB, 1},
-    {"--pretty", CLI_OPT_PRETTY, 0},
-    {"--table", CLI_OPT_TABLE, 0},
-    {"--threads", CLI_OPT_THREADS, 1},
+    {"--db", CLI_OPT_DB, 1},       {"--pretty", CLI_OPT_PRETTY, 0},
+    {"--table", CLI_OPT_TABLE, 0}, {"--threads", CLI_OPT_THREADS, 1},
     {"--top", CLI_OPT_TOP, 1},
 };
 
@@ -69,11 +67,16 @@ static int set_option(const char *cmd, unsigned bit, const char *value, cli_opts
             return cli_usage_error(cmd, "--db needs a file name");
         o->db = value;
         return 0;
-    case CLI_OPT_PRETTY: o->pretty = 1; return 0;
-    case CLI_OPT_TABLE: o->table = 1; return 0;
+    case CLI_OPT_PRETTY:
+        o->pretty = 1;
+        return 0;
+    case CLI_OPT_TABLE:
+        o->table = 1;
+        return 0;
     case CLI_OPT_THREADS:
         if (parse_long(value, 0, CLI_MAX_THREADS, &n))
-            return cli_usage_error(cmd, "--threads: '%s' is not a number from 0 to 1024", value);
+            return cli_usage_error(cmd, "--threads: '%s' is not a number from 0 to 1024",
+                                   value);
         o->threads = (int)n;
         return 0;
     case CLI_OPT_TOP:
@@ -128,7 +131,8 @@ int cli_parse_args(int argc, char **argv, unsigned accepts, int min_pos, int max
             return rc;
     }
     if (o->npos < min_pos)
-        return cli_usage_error(cmd, "%s", min_pos == 1 ? "missing argument" : "missing arguments");
+        return cli_usage_error(cmd, "%s",
+                               min_pos == 1 ? "missing argument" : "missing arguments");
     if (o->pretty && o->table)
         return cli_usage_error(cmd, "--pretty and --table exclude each other");
     return 0;
@@ -148,15 +152,18 @@ int cli_wants_help(int argc, char **argv)
 static int exit_status_of(lr_code code)
 {
     switch (code) {
-    case LR_OK: return CLI_EXIT_OK;
+    case LR_OK:
+        return CLI_EXIT_OK;
     case LR_INVALID_JSON:
     case LR_INVALID_REQUEST:
     case LR_UNSUPPORTED_EXPR:
     case LR_NOT_LAUNCHABLE:
     case LR_LIMIT_EXCEEDED:
     case LR_BUDGET_EXCEEDED:
-    case LR_NOT_FOUND: return CLI_EXIT_BAD_INPUT;
-    default: return CLI_EXIT_FAILED;
+    case LR_NOT_FOUND:
+        return CLI_EXIT_BAD_INPUT;
+    default:
+        return CLI_EXIT_FAILED;
     }
 }
 
@@ -192,6 +199,11 @@ int cli_print_json(const char *cmd, const char *json, int pretty)
     fprintf(stdout, "%s\n", text ? text : json);
     cJSON_free(text);
     cJSON_Delete(root);
+    return cli_flush_stdout(cmd);
+}
+
+int cli_flush_stdout(const char *cmd)
+{
     if (fflush(stdout) != 0 || ferror(stdout)) {
         fprintf(stderr, "launchrank %s: cannot write the output: %s\n", cmd, strerror(errno));
         return CLI_EXIT_FAILED;

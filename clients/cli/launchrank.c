@@ -10,7 +10,8 @@
  *
  * Subcommands live in one table (commands[] below); adding one is one line there
  * plus its function. Shared plumbing is in cli_util.c, tables in cli_table.c, the
- * cache commands in cli_cache.c. `serve` hands the process to srv_main before any thread exists.
+ * cache commands in cli_cache.c. `serve` hands the process to srv_main before any thread
+ * exists.
  */
 #include <errno.h>
 #include <pthread.h>
@@ -207,8 +208,9 @@ static int cmd_rank(int argc, char **argv)
     cli_progress progress = {.lock = PTHREAD_MUTEX_INITIALIZER, .percent = -1};
     if (cli_wants_help(argc, argv))
         return fputs(rank_help, stdout), CLI_EXIT_OK;
-    int rc = cli_parse_args(argc, argv, CLI_OPT_DB | CLI_OPT_PRETTY | CLI_OPT_TABLE | CLI_OPT_THREADS | CLI_OPT_TOP,
-                        1, 1, &o);
+    int rc = cli_parse_args(
+        argc, argv, CLI_OPT_DB | CLI_OPT_PRETTY | CLI_OPT_TABLE | CLI_OPT_THREADS | CLI_OPT_TOP,
+        1, 1, &o);
     if (rc || (rc = cli_read_request(argv[0], o.pos[0], &body, &len)))
         return rc;
     if (o.top >= 0 && (edited = set_top(body, o.top)))
@@ -229,10 +231,8 @@ static int cmd_rank(int argc, char **argv)
     else if (cli_table_rank(stdout, resp) != 0) {
         fprintf(stderr, "launchrank rank: the response has no results to tabulate\n");
         rc = CLI_EXIT_FAILED;
-    } else if (fflush(stdout) != 0) {
-        fprintf(stderr, "launchrank rank: cannot write the output: %s\n", strerror(errno));
-        rc = CLI_EXIT_FAILED;
-    }
+    } else
+        rc = cli_flush_stdout(argv[0]);
     free(resp);
     cJSON_free(edited);
     free(body);
@@ -282,7 +282,8 @@ static int cmd_devices(int argc, char **argv)
     else if (cli_table_devices(stdout, resp) != 0) {
         fprintf(stderr, "launchrank devices: the response holds no device to tabulate\n");
         rc = CLI_EXIT_FAILED;
-    }
+    } else
+        rc = cli_flush_stdout(argv[0]);
     free(resp);
     lr_api_free(api);
     return rc;

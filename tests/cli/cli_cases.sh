@@ -10,6 +10,10 @@ set -u
 LR=$1
 DATA=$2
 CASE=$3
+# meson passes the executable relative to the build directory; each case runs
+# elsewhere.
+case $LR in /*) ;; *) LR=$(pwd)/$LR ;; esac
+case $DATA in /*) ;; *) DATA=$(pwd)/$DATA ;; esac
 
 T=$(mktemp -d "${TMPDIR:-/tmp}/launchrank-cli.XXXXXX") || exit 1
 trap 'rm -rf "$T"' EXIT
@@ -240,6 +244,29 @@ case_rank() {
     expect_rc 0
     expect_in out '"rank":2'
     expect_not_in out '"rank":3'
+    # 128 registers per thread: blocks of 1024 threads do not fit on an SM.
+    run rank --table "$DATA/rank_with_an_unlaunchable_block.json"
+    expect_rc 0
+    expect_in out "2 configurations cannot be launched"
+    grep -q '^  1024x1x1  *1x1x1  *[a-z]' "$T/out" || fail "no reason for block 1024x1x1"
+    expect_in out "6 configurations evaluated, 0 from cache"
+}
+
+# The progress line goes to a terminal on stderr and is blanked at the end; stdout
+# keeps the bare JSON. Needs util-linux script(1) for the terminal; else skipped.
+case_progress() {
+    last="script"
+    rc=0
+    script -qc true /dev/null >/dev/null 2>&1 || exit 77
+    script -qc "'$LR' rank --top 1 '$DATA/rank_2d_5point.json' >'$T/json'" "$T/tty" \
+        >/dev/null 2>&1 </dev/null || rc=$?
+    cp "$T/tty" "$T/err"
+    cp "$T/json" "$T/out"
+    expect_rc 0
+    expect_in err "ranking: 231/231 configurations"
+    expect_not_in out "ranking:"
+    expect_in out '"rank":1'
+    tail -c 200 "$T/tty" | tr '\r' '\n' | grep -q '^ \{20,\}$' || fail "the progress line is not blanked"
 }
 
 case_cache() {
@@ -276,6 +303,7 @@ estimate) case_estimate ;;
 malformed) case_malformed ;;
 non_affine) case_non_affine ;;
 rank) case_rank ;;
+progress) case_progress ;;
 cache) case_cache ;;
 *)
     echo "cli_cases.sh: unknown case '$CASE'"

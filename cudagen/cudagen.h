@@ -1,0 +1,155 @@
+/*
+ * cudagen: real CUDA code for a described kernel, so predictions can be checked.
+ *
+ * From a kernel description (estimator.h) and one configuration, cudagen prints a
+ * CUDA C++ kernel that performs exactly the described accesses (cg_emit_source),
+ * compiles it with NVRTC (cg_compile), and runs it through the CUDA driver to time
+ * it (cg_measure) or to compare its stores with a CPU evaluation of the same
+ * description (cg_check). NVRTC and libcuda are loaded with dlopen, never linked:
+ * the daemon builds and runs without CUDA, and these calls then fail with
+ * LR_UNAVAILABLE.
+ *
+ * The generated kernel `extern "C" __global__ void lr_kernel(...)` takes one
+ * pointer per field, in field order, each pointing at the field's element 0 (its
+ * allocation start + cg_field_alloc.elem0_offset). Per lattice point it sums every
+ * load with weight 1/(k+2) (k: the load's number) by fma, runs a dependent fma
+ * chain for the kernel's flops (cg_chain_steps), and store k writes sum + k.
+ * Accesses written without x, y, z run once per thread, as the model counts them.
+ *
+ * Threads: every call is independent (no state kept between calls); the driver's
+ * primary context is shared by the process, so measurements on one GPU should not
+ * run concurrently if their timings are to mean anything.
+ */
+#ifndef CG_CUDAGEN_H
+#define CG_CUDAGEN_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "estimator.h"
+#include "lr_error.h"
+
+/* The entry point of every generated source. */
+#define CG_ENTRY "lr_kernel"
+
+/* ---- code generation ---- */
+
+/* Checks that cfg can be generated and launched as CUDA: positive sizes, at most 1024
+ * threads per block (64 in z), folding product <= EST_MAX_FOLDING, the grid within
+ * CUDA's limits (2^31-1 in x, 65535 in y and z), and fields of 4- or 8-byte
+ * elements. 0, or -1 with err (LR_INVALID_REQUEST or LR_NOT_LAUNCHABLE). */
+int cg_config_check(const est_kernel *k, const est_config *cfg, lr_error *err);
+
+/* The grid of cfg: ceil(domain / (block * folding)) per dimension. */
+void cg_grid(const est_config *cfg, int64_t grid[3]);
+
+/* Steps of the dependent fma chain each lattice point runs so that the generated
+ * kernel does the kernel's flops per update: ceil((flops - 2*loads - stores) / 2)
+ * with loads and stores counted per lattice point, 0 when flops are not given. */
+int64_t cg_chain_steps(const est_kernel *k);
+
+/* The CUDA C++ source of lr_kernel for k under cfg, with a header comment stating
+ * the configuration. Returns malloc'd text the caller frees, or NULL with err
+ * (cg_config_check's errors, LR_LIMIT_EXCEEDED for a flop chain past CG_MAX_CHAIN,
+ * LR_NO_MEMORY). */
+char *cg_emit_source(const est_kernel *k, const est_config *cfg, lr_error *err);
+
+/* Longest flop chain generated: 2^16 fmas per lattice point is far beyond any real
+ * stencil or LBM kernel (a few hundred flops) and keeps one launch under seconds. */
+#define CG_MAX_CHAIN 65536
+
+/* Where a field lives in device memory for cfg: enough elements before and after
+ * the declared extent for every element an access reaches in the domain, and element
+ * 0 placed base_offset_bytes after a 256-byte boundary, as MODEL.md 1 describes. */
+typedef struct cg_field_alloc {
+    int64_t lo, hi;         /* lowest and highest element index reached, and 0..n-1 */
+    int64_t elem0_offset;   /* byte offset of element 0 in the allocation */
+    int64_t bytes;          /* allocation size, a multiple of 256 */
+} cg_field_alloc;
+
+/* Fills out[f] for every field. Affine accesses are bounded by evaluating them at the
+ * corners of the launch box; accesses with floor division or remainder by visiting
+ * every lattice point (LR_LIMIT_EXCEEDED beyond CG_LAYOUT_MAX_EVALS evaluations).
+ * LR_INVALID_REQUEST when base_offset_bytes is not a multiple of the element size
+ * (the GPU faults on misaligned elements). 0 or -1 with err. */
+int cg_field_layout(const est_kernel *k, const est_config *cfg, cg_field_alloc out[],
+                    lr_error *err);
+
+/* Evaluations of non-affine accesses cg_field_layout may spend: 2^27 is a 512^3
+ * domain with one such access, about a second of CPU. */
+#define CG_LAYOUT_MAX_EVALS ((int64_t)1 << 27)
+
+/* ---- compilation ---- */
+
+/* Compiles src with NVRTC (loaded with dlopen: libnvrtc.so, libnvrtc.so.13,
+ * libnvrtc.so.12, then the same names under /usr/local/cuda/lib64). arch
+ * "compute_XY" gives PTX (NUL-terminated), "sm_XY" a cubin. On success *image
+ * (size bytes) is malloc'd for the caller. *log, when log is not NULL, receives the
+ * compiler's log (malloc'd, possibly "") on success and on compile errors; the
+ * caller frees it. Errors: LR_UNAVAILABLE when no NVRTC can be loaded (the message
+ * lists what was searched) or when this NVRTC does not know arch; LR_INTERNAL when
+ * the source does not compile, with the start of the log in the message (generated
+ * sources always compile, so that is our bug, not the user's). */
+int cg_compile(const char *src, const char *arch, char **image, size_t *size, char **log,
+               lr_error *err);
+
+/* ---- running on the GPU ---- */
+
+typedef struct cg_backend cg_backend; /* cudagen_int.h; NULL means the CUDA driver */
+
+typedef struct cg_measure_opts {
+    int device;                /* CUDA device ordinal, default 0 */
+    int warmup;                /* untimed runs first, default 3 */
+    int repetitions;           /* timed runs, default 10, at most CG_MAX_REPETITIONS */
+    int flush_l2;              /* overwrite a 128 MiB buffer before each run, default 1:
+                                  the model assumes data comes from DRAM, not a warm L2 */
+    const cg_backend *backend; /* NULL: the CUDA driver (tests pass a fake) */
+} cg_measure_opts;
+
+/* Runs per measurement: 1000 runs of a 100 ms kernel already take 100 s. */
+#define CG_MAX_REPETITIONS 1000
+
+void cg_measure_opts_init(cg_measure_opts *opts);
+
+typedef struct cg_measurement {
+    double ms_min, ms_median, ms_max; /* kernel time per run, CUDA events */
+    double glups;                     /* domain points / median time, GLup/s */
+    char gpu_name[128];
+    int cc_major, cc_minor;
+    int driver_version;               /* cuDriverGetVersion: 13000 for CUDA 13.0 */
+} cg_measurement;
+
+/* Generates, compiles (cubin for the GPU's sm_XY) and times k under cfg on the GPU:
+ * fields allocated by cg_field_layout and filled with (i % 97) * 0.01, opts->warmup
+ * untimed runs, then opts->repetitions timed ones (opts NULL: defaults). 0 and *out,
+ * or -1 with err: LR_UNAVAILABLE "no CUDA driver (libcuda.so.1 not found): measuring
+ * needs an NVIDIA GPU" or no GPU / no NVRTC, LR_NO_MEMORY when the fields do not fit,
+ * LR_NOT_LAUNCHABLE when the launch is refused, LR_INTERNAL for other driver errors
+ * and compile errors. Device memory is freed on every path. */
+int cg_measure(const est_kernel *k, const est_config *cfg, const cg_measure_opts *opts,
+               cg_measurement *out, lr_error *err);
+
+/* Lattice points cg_check evaluates on the CPU: 2^22 (e.g. 160^3) keeps the check
+ * within about a second. */
+#define CG_CHECK_MAX_POINTS ((int64_t)1 << 22)
+/* Largest relative difference cg_check accepts. The CPU and GPU do the same
+ * correctly rounded operations in the same order, so results agree bit for bit;
+ * the tolerances only keep a future compiler's harmless reassociation from failing. */
+#define CG_CHECK_TOL_DOUBLE 1e-12
+#define CG_CHECK_TOL_FLOAT 1e-5
+
+/* Runs k under cfg once on the GPU and compares every element of every stored field
+ * (halo margins included) with a CPU evaluation of the same description. Threads are
+ * emulated one after another, so kernels where one thread loads what another stores
+ * (in-place updates of neighbours) or several threads store one element are not
+ * deterministic and cannot be checked. *max_rel_err receives the largest relative
+ * difference. 0 when it is within tolerance; -1 with err otherwise (LR_INTERNAL
+ * naming the first differing element), or on cg_measure's errors, or
+ * LR_LIMIT_EXCEEDED past CG_CHECK_MAX_POINTS. */
+int cg_check(const est_kernel *k, const est_config *cfg, double *max_rel_err, lr_error *err);
+
+/* cg_check on opts->device through opts->backend (opts NULL: defaults). */
+int cg_check_with(const est_kernel *k, const est_config *cfg, const cg_measure_opts *opts,
+                  double *max_rel_err, lr_error *err);
+
+#endif

@@ -1,0 +1,523 @@
+/*
+ * emit: prints the CUDA C++ source of a described kernel under one configuration
+ * (cudagen.h says what the kernel computes), plus the small pieces of that
+ * computation check.c redoes on the CPU (weights, accumulator type, chain length).
+ *
+ * Everything configuration-specific (domain, block, grid, folding, field extents) is
+ * a literal in the source, as a code generator specialising for one launch writes
+ * it, so the compiler sees the same constant index arithmetic the model assumes.
+ * Index arithmetic is in long (64-bit): fields past 2^31 elements are real.
+ */
+#include <inttypes.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cudagen_int.h"
+
+/* CUDA's launch limits (programming guide, "compute capabilities" table). */
+#define CUDA_MAX_BLOCK_THREADS 1024
+#define CUDA_MAX_BLOCK_Z 64
+#define CUDA_MAX_GRID_X 2147483647
+#define CUDA_MAX_GRID_YZ 65535
+
+static const char *const dim_name[3] = {"x", "y", "z"};
+
+/* ---- the computation, shared with check.c ---- */
+
+int cg_acc_double(const est_kernel *k)
+{
+    if (est_kernel_fp64(k))
+        return 1;
+    if (est_kernel_flops(k) > 0)
+        return 0;
+    for (int f = 0; f < est_kernel_field_count(k); f++)
+        if (est_kernel_field_elem_bytes(k, f) == 8)
+            return 1;
+    return 0;
+}
+
+int cg_access_is_lattice(const est_kernel *k, int f, int a)
+{
+    for (int d = 0; d < est_kernel_field_ndims(k, f); d++)
+        if (est_expr_uses(est_kernel_access_index(k, f, a, d)) & EST_VARS_LATTICE)
+            return 1;
+    return 0;
+}
+
+double cg_load_weight(int n, int acc_double)
+{
+    return acc_double ? 1.0 / (n + 2) : (double)(1.0f / (float)(n + 2));
+}
+
+/* Counts accesses by kind: lattice loads, lattice stores, thread loads, thread stores. */
+static void count_accesses(const est_kernel *k, int count[4])
+{
+    memset(count, 0, 4 * sizeof count[0]);
+    for (int f = 0; f < est_kernel_field_count(k); f++)
+        for (int a = 0; a < est_kernel_access_count(k, f); a++)
+            count[(cg_access_is_lattice(k, f, a) ? 0 : 2) +
+                  (est_kernel_access_is_store(k, f, a) ? 1 : 0)]++;
+}
+
+int64_t cg_chain_steps(const est_kernel *k)
+{
+    int count[4];
+    double steps;
+    if (!(est_kernel_flops(k) > 0))
+        return 0;
+    count_accesses(k, count);
+    /* each load is one fma (2 flops) into the sum, each store one add */
+    steps = ceil((est_kernel_flops(k) - 2.0 * count[0] - count[1]) / 2);
+    if (!(steps > 0))
+        return 0;
+    return steps > 1e15 ? (int64_t)1e15 : (int64_t)steps;
+}
+
+/* ---- configuration ---- */
+
+void cg_grid(const est_config *cfg, int64_t grid[3])
+{
+    for (int d = 0; d < 3; d++) {
+        int64_t per_block = (int64_t)cfg->launch.block[d] * cfg->launch.folding[d];
+        grid[d] = per_block > 0 ? (cfg->domain[d] + per_block - 1) / per_block : 0;
+    }
+}
+
+int cg_config_check(const est_kernel *k, const est_config *cfg, lr_error *err)
+{
+    int64_t grid[3], threads = 1, fold = 1;
+    for (int d = 0; d < 3; d++) {
+        if (cfg->domain[d] < 1)
+            return lr_error_set(err, LR_INVALID_REQUEST, "domain",
+                                "the domain's %s extent is %" PRId64 "; it must be at least 1",
+                                dim_name[d], cfg->domain[d]);
+        if (cfg->launch.block[d] < 1 || cfg->launch.folding[d] < 1)
+            return lr_error_set(err, LR_INVALID_REQUEST,
+                                cfg->launch.block[d] < 1 ? "launch.block" : "launch.folding",
+                                "block and folding sizes must be at least 1 (%s: %d and %d)",
+                                dim_name[d], cfg->launch.block[d], cfg->launch.folding[d]);
+        threads *= cfg->launch.block[d];
+        fold *= cfg->launch.folding[d];
+    }
+    if (threads > CUDA_MAX_BLOCK_THREADS || cfg->launch.block[2] > CUDA_MAX_BLOCK_Z)
+        return lr_error_set(err, LR_NOT_LAUNCHABLE, "launch.block",
+                            "a CUDA thread block has at most %d threads and %d in z, not "
+                            "%d x %d x %d",
+                            CUDA_MAX_BLOCK_THREADS, CUDA_MAX_BLOCK_Z, cfg->launch.block[0],
+                            cfg->launch.block[1], cfg->launch.block[2]);
+    if (fold > EST_MAX_FOLDING)
+        return lr_error_set(err, LR_INVALID_REQUEST, "launch.folding",
+                            "at most %d lattice points per thread, not %" PRId64,
+                            EST_MAX_FOLDING, fold);
+    cg_grid(cfg, grid);
+    if (grid[0] > CUDA_MAX_GRID_X || grid[1] > CUDA_MAX_GRID_YZ || grid[2] > CUDA_MAX_GRID_YZ)
+        return lr_error_set(err, LR_NOT_LAUNCHABLE, "launch.block",
+                            "the grid %" PRId64 " x %" PRId64 " x %" PRId64
+                            " exceeds CUDA's limits (%d x %d x %d); use larger blocks or "
+                            "more folding",
+                            grid[0], grid[1], grid[2], CUDA_MAX_GRID_X, CUDA_MAX_GRID_YZ,
+                            CUDA_MAX_GRID_YZ);
+    for (int f = 0; f < est_kernel_field_count(k); f++) {
+        int e = est_kernel_field_elem_bytes(k, f);
+        if (e != 4 && e != 8) {
+            char path[64];
+            snprintf(path, sizeof path, "kernel.fields[%d].element_bytes", f);
+            return lr_error_set(err, LR_INVALID_REQUEST, path,
+                                "field '%s' has %d-byte elements; generated kernels support "
+                                "4 (float) and 8 (double)",
+                                est_kernel_field_name(k, f), e);
+        }
+    }
+    return 0;
+}
+
+/* ---- printing ---- */
+
+typedef struct emitter {
+    FILE *f;
+    const est_kernel *k;
+    const est_config *cfg;
+    int64_t grid[3];
+    int acc_double;
+    const char *acc;          /* "double" or "float" */
+    const char *fma;          /* "fma" or "fmaf" */
+    const char *var_text[EST_VAR_COUNT];
+    int indent;               /* spaces */
+    int load_no, store_no;    /* running numbers: weights and store offsets */
+    int count[4];             /* count_accesses */
+    uint32_t uses;            /* variables any access uses */
+} emitter;
+
+static void line(emitter *e, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+static void line(emitter *e, const char *fmt, ...)
+{
+    va_list ap;
+    fprintf(e->f, "%*s", e->indent, "");
+    va_start(ap, fmt);
+    vfprintf(e->f, fmt, ap);
+    va_end(ap);
+    fputc('\n', e->f);
+}
+
+static const char *elem_type(const est_kernel *k, int f)
+{
+    return est_kernel_field_elem_bytes(k, f) == 8 ? "double" : "float";
+}
+
+/* A floating-point literal of the accumulator type that reads back as exactly v
+ * (%.17g round-trips a double, %.9g a float). */
+static void print_fp(emitter *e, char *buf, size_t cap, double v)
+{
+    int n = snprintf(buf, cap, e->acc_double ? "%.17g" : "%.9g", v);
+    if (!strpbrk(buf, ".e"))
+        snprintf(buf + n, cap - (size_t)n, ".0");
+    if (!e->acc_double)
+        strncat(buf, "f", cap - strlen(buf) - 1);
+}
+
+/* A field name in a comment: printable ASCII only, and no comment terminator. */
+static void print_comment_name(FILE *f, const char *name)
+{
+    for (const char *c = name; *c; c++)
+        fputc((*c >= 0x20 && *c < 0x7f && *c != '*' && *c != '/') ? *c : '?', f);
+}
+
+/* Text that is one operand in C: a name or number, or a call / parenthesised group
+ * spanning all of it. */
+static int is_atomic(const char *s)
+{
+    size_t n = strlen(s), i;
+    int level = 0;
+    if (n > 0 && strspn(s, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_") == n)
+        return 1;
+    if (n < 2 || s[n - 1] != ')')
+        return 0;
+    i = strspn(s, "abcdefghijklmnopqrstuvwxyz_");
+    if (s[i] != '(')
+        return 0;
+    for (; i < n; i++) {
+        level += (s[i] == '(') - (s[i] == ')');
+        if (level == 0 && i < n - 1)
+            return 0;
+    }
+    return 1;
+}
+
+/* "f1[x + (y - 1) * 40L + z * 1200L]": the linear element index of MODEL.md 1.
+ * Returns -1 on allocation failure. */
+static int print_element(emitter *e, char **out, int f, int a)
+{
+    int64_t dims[3], stride = 1;
+    char *idx = NULL;
+    size_t len;
+    int nd = est_kernel_field_ndims(e->k, f), failed = 0;
+    FILE *m = open_memstream(&idx, &len);
+
+    if (!m)
+        return -1;
+    est_kernel_field_dims(e->k, f, dims);
+    fprintf(m, "f%d[", f);
+    for (int d = 0; d < nd; d++) {
+        char *t = est_expr_print_c(est_kernel_access_index(e->k, f, a, d), e->var_text);
+        if (!t) {
+            failed = 1;
+            break;
+        }
+        if (d == 0)
+            fprintf(m, "%s", t);
+        else
+            fprintf(m, is_atomic(t) ? " + %s * %" PRId64 "L" : " + (%s) * %" PRId64 "L", t,
+                    stride);
+        free(t);
+        stride *= dims[d];
+    }
+    fprintf(m, "]");
+    failed |= ferror(m);
+    if (fclose(m) != 0 || failed) {
+        free(idx);
+        return -1;
+    }
+    *out = idx;
+    return 0;
+}
+
+/* One load per matching access: `into = fma(w, (acc)fN[...], into);`. */
+static int emit_loads(emitter *e, int lattice, const char *into)
+{
+    for (int f = 0; f < est_kernel_field_count(e->k); f++) {
+        int same = est_kernel_field_elem_bytes(e->k, f) == (e->acc_double ? 8 : 4);
+        for (int a = 0; a < est_kernel_access_count(e->k, f); a++) {
+            char *el, w[40];
+            if (est_kernel_access_is_store(e->k, f, a) || cg_access_is_lattice(e->k, f, a) != lattice)
+                continue;
+            if (print_element(e, &el, f, a) < 0)
+                return -1;
+            print_fp(e, w, sizeof w, cg_load_weight(e->load_no++, e->acc_double));
+            line(e, "%s = %s(%s, %s%s%s%s, %s);", into, e->fma, w, same ? "" : "(",
+                 same ? "" : e->acc, same ? "" : ")", el, into);
+            free(el);
+        }
+    }
+    return 0;
+}
+
+/* One store per matching access: `fN[...] = from + n;`. */
+static int emit_stores(emitter *e, int lattice, const char *from)
+{
+    for (int f = 0; f < est_kernel_field_count(e->k); f++) {
+        int same = est_kernel_field_elem_bytes(e->k, f) == (e->acc_double ? 8 : 4);
+        for (int a = 0; a < est_kernel_access_count(e->k, f); a++) {
+            char *el, c[40];
+            if (!est_kernel_access_is_store(e->k, f, a) || cg_access_is_lattice(e->k, f, a) != lattice)
+                continue;
+            if (print_element(e, &el, f, a) < 0)
+                return -1;
+            print_fp(e, c, sizeof c, (double)e->store_no++);
+            if (same)
+                line(e, "%s = %s + %s;", el, from, c);
+            else
+                line(e, "%s = (%s)(%s + %s);", el, elem_type(e->k, f), from, c);
+            free(el);
+        }
+    }
+    return 0;
+}
+
+static void emit_header(emitter *e)
+{
+    const est_config *c = e->cfg;
+    FILE *f = e->f;
+    int64_t steps = cg_chain_steps(e->k);
+
+    fprintf(f, "/*\n * lr_kernel: generated by launchrank (cudagen); regenerate it rather than "
+               "edit it.\n *\n");
+    fprintf(f,
+            " * Configuration: domain %" PRId64 " x %" PRId64 " x %" PRId64
+            ", block (%d, %d, %d),\n * folding (%d, %d, %d), grid (%" PRId64 ", %" PRId64
+            ", %" PRId64 ").\n",
+            c->domain[0], c->domain[1], c->domain[2], c->launch.block[0], c->launch.block[1],
+            c->launch.block[2], c->launch.folding[0], c->launch.folding[1],
+            c->launch.folding[2], e->grid[0], e->grid[1], e->grid[2]);
+    fprintf(f, " * Arguments, one per field in this order, each pointing at element 0:\n");
+    for (int i = 0; i < est_kernel_field_count(e->k); i++) {
+        int64_t dims[3];
+        int nd = est_kernel_field_ndims(e->k, i), loads = 0, stores = 0;
+        est_kernel_field_dims(e->k, i, dims);
+        for (int a = 0; a < est_kernel_access_count(e->k, i); a++)
+            (est_kernel_access_is_store(e->k, i, a) ? stores : loads)++;
+        fprintf(f, " *   f%d '", i);
+        print_comment_name(f, est_kernel_field_name(e->k, i));
+        fprintf(f, "': %s", elem_type(e->k, i));
+        for (int d = 0; d < nd; d++)
+            fprintf(f, "%s%" PRId64, d ? " x " : " [", dims[d]);
+        fprintf(f, "], %d load%s, %d store%s\n", loads, loads == 1 ? "" : "s", stores,
+                stores == 1 ? "" : "s");
+    }
+    fprintf(f,
+            " * Per lattice point: %d load%s summed by fma with weight 1/(n+2), %" PRId64
+            " chained fma%s\n * (flops %g), %d store%s (store n writes sum + n); "
+            "accumulator %s.\n",
+            e->count[0], e->count[0] == 1 ? "" : "s", steps, steps == 1 ? "" : "s",
+            est_kernel_flops(e->k), e->count[1], e->count[1] == 1 ? "" : "s", e->acc);
+    if (e->count[2] || e->count[3])
+        fprintf(f, " * Per thread (accesses without x, y, z): %d load%s, %d store%s.\n",
+                e->count[2], e->count[2] == 1 ? "" : "s", e->count[3],
+                e->count[3] == 1 ? "" : "s");
+    fprintf(f, " */\n\n");
+    /* est_expr_eval's floor semantics: x-1 at the domain edge divides downwards. */
+    fprintf(f, "__device__ __forceinline__ long lr_floordiv(long a, long c)\n{\n"
+               "    long q;\n    if (c <= 0)\n        c = 1;\n    q = a / c;\n"
+               "    return (a %% c != 0 && a < 0) ? q - 1 : q;\n}\n\n");
+    fprintf(f, "__device__ __forceinline__ long lr_floormod(long a, long c)\n{\n"
+               "    long r;\n    if (c <= 0)\n        c = 1;\n    r = a %% c;\n"
+               "    return r < 0 ? r + c : r;\n}\n\n");
+}
+
+static void emit_signature(emitter *e)
+{
+    int n = est_kernel_field_count(e->k);
+    fprintf(e->f, "extern \"C\" __global__ void lr_kernel(");
+    for (int i = 0; i < n; i++) {
+        int loads_only = 1;
+        for (int a = 0; a < est_kernel_access_count(e->k, i); a++)
+            loads_only &= !est_kernel_access_is_store(e->k, i, a);
+        fprintf(e->f, "%s%s%s *__restrict__ f%d", i ? ", " : "", loads_only ? "const " : "",
+                elem_type(e->k, i), i);
+    }
+    fprintf(e->f, ")\n{\n");
+}
+
+/* The launch constants and thread coordinates: only those the accesses use, so the
+ * compiler has no unused variables to warn about. */
+static void emit_prologue(emitter *e)
+{
+    const est_config *c = e->cfg;
+    char first[3][32];
+
+    line(e, "const long nx = %" PRId64 ", ny = %" PRId64 ", nz = %" PRId64 ";", c->domain[0],
+         c->domain[1], c->domain[2]);
+    if (e->uses & (EST_VAR_BIT(EST_VAR_BLOCKDIM_X) | EST_VAR_BIT(EST_VAR_BLOCKDIM_Y) |
+                   EST_VAR_BIT(EST_VAR_BLOCKDIM_Z)))
+        line(e, "const long bdx = %d, bdy = %d, bdz = %d;", c->launch.block[0],
+             c->launch.block[1], c->launch.block[2]);
+    if (e->uses & (EST_VAR_BIT(EST_VAR_GRIDDIM_X) | EST_VAR_BIT(EST_VAR_GRIDDIM_Y) |
+                   EST_VAR_BIT(EST_VAR_GRIDDIM_Z)))
+        line(e, "const long gdx = %" PRId64 ", gdy = %" PRId64 ", gdz = %" PRId64 ";",
+             e->grid[0], e->grid[1], e->grid[2]);
+    line(e, "const long tix = threadIdx.x, tiy = threadIdx.y, tiz = threadIdx.z;");
+    line(e, "const long bix = blockIdx.x, biy = blockIdx.y, biz = blockIdx.z;");
+    line(e, "const long tidx = bix * %d + tix, tidy = biy * %d + tiy, tidz = biz * %d + tiz;",
+         c->launch.block[0], c->launch.block[1], c->launch.block[2]);
+    if (e->count[2])
+        line(e, "%s tsum = 0.0%s;", e->acc, e->acc_double ? "" : "f");
+    if (e->count[3])
+        line(e, "%s acc = 0.0%s;", e->acc, e->acc_double ? "" : "f");
+    fputc('\n', e->f);
+    /* A thread whose first lattice point is outside has none inside: it issues
+     * nothing, not even its per-thread accesses. */
+    for (int d = 0; d < 3; d++) {
+        static const char *const tid[3] = {"tidx", "tidy", "tidz"};
+        if (c->launch.folding[d] == 1)
+            snprintf(first[d], sizeof first[d], "%s", tid[d]);
+        else
+            snprintf(first[d], sizeof first[d], "%s * %d", tid[d], c->launch.folding[d]);
+    }
+    line(e, "if (%s >= nx || %s >= ny || %s >= nz)", first[0], first[1], first[2]);
+    line(e, "    return;");
+}
+
+/* The per-lattice-point body inside the guard. */
+static int emit_point(emitter *e)
+{
+    int64_t steps = cg_chain_steps(e->k);
+    char a[40], b[40];
+
+    line(e, "%s sum = %s;", e->acc, e->count[2] ? "tsum" : e->acc_double ? "0.0" : "0.0f");
+    if (emit_loads(e, 1, "sum") < 0)
+        return -1;
+    if (steps > 0) {
+        print_fp(e, a, sizeof a, CG_CHAIN_A);
+        print_fp(e, b, sizeof b, CG_CHAIN_B);
+        line(e, "#pragma unroll 4");
+        line(e, "for (int s = 0; s < %" PRId64 "; s++)", steps);
+        line(e, "    sum = %s(sum, %s, %s);", e->fma, a, b);
+    }
+    if (emit_stores(e, 1, "sum") < 0)
+        return -1;
+    if (e->count[3])
+        line(e, "acc += sum;");
+    if (!e->count[1] && !e->count[3])
+        /* no store consumes the sum: an empty asm that reads it keeps the loads */
+        line(e, "asm volatile(\"\" :: \"%s\"(sum));", e->acc_double ? "d" : "f");
+    return 0;
+}
+
+/* Folding loops (only for folded dimensions), the lattice point and its guard. */
+static int emit_points(emitter *e)
+{
+    static const char *const step[3] = {"ix", "iy", "iz"};
+    const est_launch *l = &e->cfg->launch;
+    int opened = 0, rc;
+
+    for (int d = 2; d >= 0; d--) {
+        if (l->folding[d] == 1)
+            continue;
+        line(e, "#pragma unroll");
+        line(e, "for (int %s = 0; %s < %d; %s++) {", step[d], step[d], l->folding[d], step[d]);
+        e->indent += 4;
+        opened++;
+    }
+    {
+        char c[3][48];
+        for (int d = 0; d < 3; d++) {
+            static const char *const tid[3] = {"tidx", "tidy", "tidz"};
+            if (l->folding[d] == 1)
+                snprintf(c[d], sizeof c[d], "%s", tid[d]);
+            else
+                snprintf(c[d], sizeof c[d], "%s * %d + %s", tid[d], l->folding[d], step[d]);
+        }
+        line(e, "const long x = %s, y = %s, z = %s;", c[0], c[1], c[2]);
+    }
+    line(e, "if (x < nx && y < ny && z < nz) {");
+    e->indent += 4;
+    rc = emit_point(e);
+    e->indent -= 4;
+    line(e, "}");
+    while (opened--) {
+        e->indent -= 4;
+        line(e, "}");
+    }
+    return rc;
+}
+
+char *cg_emit_source(const est_kernel *k, const est_config *cfg, lr_error *err)
+{
+    static const char *const text[EST_VAR_COUNT] = {
+        [EST_VAR_X] = "x",           [EST_VAR_Y] = "y",           [EST_VAR_Z] = "z",
+        [EST_VAR_TIDX] = "tidx",     [EST_VAR_TIDY] = "tidy",     [EST_VAR_TIDZ] = "tidz",
+        [EST_VAR_THREADIDX_X] = "tix", [EST_VAR_THREADIDX_Y] = "tiy", [EST_VAR_THREADIDX_Z] = "tiz",
+        [EST_VAR_BLOCKIDX_X] = "bix", [EST_VAR_BLOCKIDX_Y] = "biy", [EST_VAR_BLOCKIDX_Z] = "biz",
+        [EST_VAR_BLOCKDIM_X] = "bdx", [EST_VAR_BLOCKDIM_Y] = "bdy", [EST_VAR_BLOCKDIM_Z] = "bdz",
+        [EST_VAR_GRIDDIM_X] = "gdx", [EST_VAR_GRIDDIM_Y] = "gdy", [EST_VAR_GRIDDIM_Z] = "gdz",
+    };
+    emitter e = {.k = k, .cfg = cfg};
+    char *src = NULL;
+    size_t len;
+    int rc, failed;
+    int64_t steps;
+
+    if (cg_config_check(k, cfg, err) < 0)
+        return NULL;
+    steps = cg_chain_steps(k);
+    if (steps > CG_MAX_CHAIN) {
+        lr_error_set(err, LR_LIMIT_EXCEEDED, "kernel.flops",
+                     "%g flops per update would need a chain of %" PRId64
+                     " fmas per lattice point; generated kernels have at most %d",
+                     est_kernel_flops(k), steps, CG_MAX_CHAIN);
+        return NULL;
+    }
+    memcpy(e.var_text, text, sizeof text);
+    cg_grid(cfg, e.grid);
+    e.acc_double = cg_acc_double(k);
+    e.acc = e.acc_double ? "double" : "float";
+    e.fma = e.acc_double ? "fma" : "fmaf";
+    count_accesses(k, e.count);
+    for (int f = 0; f < est_kernel_field_count(k); f++)
+        for (int a = 0; a < est_kernel_access_count(k, f); a++)
+            for (int d = 0; d < est_kernel_field_ndims(k, f); d++)
+                e.uses |= est_expr_uses(est_kernel_access_index(k, f, a, d));
+
+    if (!(e.f = open_memstream(&src, &len))) {
+        lr_error_set(err, LR_NO_MEMORY, NULL, "out of memory");
+        return NULL;
+    }
+    emit_header(&e);
+    emit_signature(&e);
+    e.indent = 4;
+    emit_prologue(&e);
+    rc = 0;
+    if (e.count[2]) {
+        fputc('\n', e.f);
+        rc = emit_loads(&e, 0, "tsum");
+    }
+    if (!rc) {
+        fputc('\n', e.f);
+        rc = emit_points(&e);
+    }
+    if (!rc && e.count[3]) {
+        fputc('\n', e.f);
+        rc = emit_stores(&e, 0, "acc");
+    }
+    fprintf(e.f, "}\n");
+    failed = ferror(e.f);
+    if (fclose(e.f) != 0 || failed || rc) {
+        free(src);
+        lr_error_set(err, LR_NO_MEMORY, NULL, "out of memory");
+        return NULL;
+    }
+    return src;
+}

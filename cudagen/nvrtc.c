@@ -1,0 +1,199 @@
+/*
+ * nvrtc: compiles generated sources with NVIDIA's runtime compiler, loaded with
+ * dlopen so that launchrank builds and runs without the CUDA toolkit.
+ *
+ * The few NVRTC types and entry points are declared here (nvrtc.h's ABI, stable
+ * since CUDA 7); no CUDA header is needed. The library is opened per compile and
+ * left loaded: dlopen of a loaded library is a reference count, and unloading
+ * NVRTC buys nothing but a reload on the next request.
+ */
+#include <dlfcn.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cudagen_int.h"
+
+typedef int nvrtcResult; /* NVRTC_SUCCESS = 0 */
+typedef struct _nvrtcProgram *nvrtcProgram;
+
+#define NVRTC_SUCCESS 0
+#define NVRTC_ERROR_INVALID_OPTION 5
+#define NVRTC_ERROR_COMPILATION 6
+
+/* How much of the compiler log an error message quotes: the first error is what
+ * matters, and it must fit LR_MESSAGE_MAX with the explanation. */
+#define LOG_QUOTE_MAX 300
+
+/* Where NVRTC is looked for, in order: the loader's path with the development
+ * symlink, then the versioned sonames of CUDA 13 and 12 (runtime-only installs have
+ * no symlink), then the toolkit's default location for hosts without ldconfig
+ * entries (CI has /usr/local/cuda/lib64/libnvrtc.so.13 only). */
+static const char *const nvrtc_names[] = {
+    "libnvrtc.so",
+    "libnvrtc.so.13",
+    "libnvrtc.so.12",
+    "/usr/local/cuda/lib64/libnvrtc.so",
+    "/usr/local/cuda/lib64/libnvrtc.so.13",
+    "/usr/local/cuda/lib64/libnvrtc.so.12",
+};
+#define NNAMES (sizeof nvrtc_names / sizeof nvrtc_names[0])
+
+typedef struct nvrtc_api {
+    const char *(*GetErrorString)(nvrtcResult);
+    nvrtcResult (*Version)(int *, int *);
+    nvrtcResult (*CreateProgram)(nvrtcProgram *, const char *, const char *, int,
+                                 const char *const *, const char *const *);
+    nvrtcResult (*CompileProgram)(nvrtcProgram, int, const char *const *);
+    nvrtcResult (*GetProgramLogSize)(nvrtcProgram, size_t *);
+    nvrtcResult (*GetProgramLog)(nvrtcProgram, char *);
+    nvrtcResult (*GetPTXSize)(nvrtcProgram, size_t *);
+    nvrtcResult (*GetPTX)(nvrtcProgram, char *);
+    nvrtcResult (*GetCUBINSize)(nvrtcProgram, size_t *);
+    nvrtcResult (*GetCUBIN)(nvrtcProgram, char *);
+    nvrtcResult (*DestroyProgram)(nvrtcProgram *);
+} nvrtc_api;
+
+/* Opens NVRTC and resolves its entry points into *api. */
+static int nvrtc_load(nvrtc_api *api, lr_error *err)
+{
+    void *h = NULL;
+    char tried[LR_MESSAGE_MAX / 2] = "";
+
+    for (size_t i = 0; i < NNAMES && !h; i++) {
+        h = dlopen(nvrtc_names[i], RTLD_NOW | RTLD_LOCAL);
+        if (!h)
+            snprintf(tried + strlen(tried), sizeof tried - strlen(tried), "%s%s", i ? ", " : "",
+                     nvrtc_names[i]);
+    }
+    if (!h)
+        return lr_error_set(err, LR_UNAVAILABLE, NULL,
+                            "NVRTC not found (tried %s): compiling generated kernels needs the "
+                            "CUDA toolkit's runtime compiler",
+                            tried);
+#define SYM(field, name)                                                                      \
+    do {                                                                                      \
+        *(void **)&api->field = dlsym(h, name);                                               \
+        if (!api->field)                                                                      \
+            return lr_error_set(err, LR_UNAVAILABLE, NULL,                                    \
+                                "the NVRTC library found lacks %s; it is too old", name);     \
+    } while (0)
+    SYM(GetErrorString, "nvrtcGetErrorString");
+    SYM(Version, "nvrtcVersion");
+    SYM(CreateProgram, "nvrtcCreateProgram");
+    SYM(CompileProgram, "nvrtcCompileProgram");
+    SYM(GetProgramLogSize, "nvrtcGetProgramLogSize");
+    SYM(GetProgramLog, "nvrtcGetProgramLog");
+    SYM(GetPTXSize, "nvrtcGetPTXSize");
+    SYM(GetPTX, "nvrtcGetPTX");
+    SYM(GetCUBINSize, "nvrtcGetCUBINSize");
+    SYM(GetCUBIN, "nvrtcGetCUBIN");
+    SYM(DestroyProgram, "nvrtcDestroyProgram");
+#undef SYM
+    return 0;
+}
+
+/* The program's log as a malloc'd string ("" when empty), or NULL. */
+static char *program_log(const nvrtc_api *api, nvrtcProgram prog)
+{
+    size_t n = 0;
+    char *log;
+    if (api->GetProgramLogSize(prog, &n) != NVRTC_SUCCESS || n == 0)
+        n = 1;
+    if (!(log = calloc(1, n)))
+        return NULL;
+    if (n > 1 && api->GetProgramLog(prog, log) != NVRTC_SUCCESS)
+        log[0] = '\0';
+    log[n - 1] = '\0';
+    return log;
+}
+
+/* The start of a log for a one-line message: newlines become "; ". */
+static void quote_log(const char *log, char *out, size_t cap)
+{
+    size_t o = 0;
+    for (const char *c = log ? log : ""; *c && o + 4 < cap && c - log < LOG_QUOTE_MAX; c++) {
+        if (*c == '\n') {
+            if (c[1] && o > 0)
+                o += (size_t)snprintf(out + o, cap - o, "; ");
+        } else if (*c >= 0x20 && *c < 0x7f) {
+            out[o++] = *c;
+        }
+    }
+    out[o] = '\0';
+    if (log && strlen(log) > LOG_QUOTE_MAX)
+        snprintf(out + o, cap - o, "...");
+}
+
+int cg_compile(const char *src, const char *arch, char **image, size_t *size, char **log,
+               lr_error *err)
+{
+    nvrtc_api api;
+    nvrtcProgram prog = NULL;
+    nvrtcResult r;
+    char opt[64], quoted[LOG_QUOTE_MAX + 8];
+    const char *opts[1] = {opt};
+    int cubin, major = 0, minor = 0, rc = -1;
+    char *plog = NULL, *out = NULL;
+    size_t n = 0;
+
+    *image = NULL;
+    *size = 0;
+    if (log)
+        *log = NULL;
+    cubin = strncmp(arch, "sm_", 3) == 0;
+    if (!cubin && strncmp(arch, "compute_", 8) != 0)
+        return lr_error_set(err, LR_INVALID_REQUEST, NULL,
+                            "unknown GPU architecture '%.32s': use compute_XY (PTX) or sm_XY "
+                            "(cubin)",
+                            arch);
+    if (nvrtc_load(&api, err) < 0)
+        return -1;
+    api.Version(&major, &minor);
+    snprintf(opt, sizeof opt, "--gpu-architecture=%.40s", arch);
+
+    if ((r = api.CreateProgram(&prog, src, "lr_kernel.cu", 0, NULL, NULL)) != NVRTC_SUCCESS) {
+        return lr_error_set(err, LR_NO_MEMORY, NULL, "NVRTC could not create a program: %s",
+                            api.GetErrorString(r));
+    }
+    r = api.CompileProgram(prog, 1, opts);
+    plog = program_log(&api, prog);
+    if (r == NVRTC_ERROR_INVALID_OPTION) {
+        lr_error_set(err, LR_UNAVAILABLE, NULL,
+                     "NVRTC %d.%d cannot compile for %.32s; a newer CUDA toolkit is needed for "
+                     "this GPU",
+                     major, minor, arch);
+        goto done;
+    }
+    if (r != NVRTC_SUCCESS) {
+        quote_log(plog, quoted, sizeof quoted);
+        lr_error_set(err, LR_INTERNAL, NULL,
+                     "NVRTC %d.%d could not compile the generated kernel for %.32s (%s): %s",
+                     major, minor, arch, api.GetErrorString(r), quoted);
+        goto done;
+    }
+    r = cubin ? api.GetCUBINSize(prog, &n) : api.GetPTXSize(prog, &n);
+    if (r == NVRTC_SUCCESS && n > 0 && !(out = malloc(n))) {
+        lr_error_set(err, LR_NO_MEMORY, NULL, "out of memory");
+        goto done;
+    }
+    if (r != NVRTC_SUCCESS || n == 0 ||
+        (cubin ? api.GetCUBIN(prog, out) : api.GetPTX(prog, out)) != NVRTC_SUCCESS) {
+        lr_error_set(err, LR_INTERNAL, NULL,
+                     "NVRTC compiled the kernel but its %s could not be read",
+                     cubin ? "cubin" : "PTX");
+        free(out);
+        goto done;
+    }
+    *image = out;
+    *size = n;
+    rc = 0;
+done:
+    api.DestroyProgram(&prog);
+    if (log) {
+        *log = plog;
+        plog = NULL;
+    }
+    free(plog);
+    return rc;
+}

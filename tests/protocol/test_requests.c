@@ -1,0 +1,209 @@
+/*
+ * test_requests: bad input gets a clear error that names the offending value. Each
+ * case is a request body, the error code and the exact JSON path expected, and a
+ * piece of the message; run through lr_api_estimate or lr_api_rank. A few good
+ * requests check defaults, custom devices and the cache.
+ */
+#include <cjson/cJSON.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "api.h"
+#include "check.h"
+
+#define FIELD_A "{\"name\":\"A\",\"dims\":[64,64],\"loads\":[[\"x\",\"y\"]]}"
+#define KERNEL_OK "\"kernel\":{\"fields\":[" FIELD_A "]}"
+#define OK_REST "\"device\":\"A100-SXM4-40GB\",\"domain\":[64,64]," KERNEL_OK
+
+typedef struct bad_case {
+    int rank;              /* 1: POST /v1/rank, 0: estimate */
+    const char *body;
+    const char *code;
+    const char *path;
+    const char *msg;       /* a substring of the message */
+} bad_case;
+
+static const bad_case cases[] = {
+    {0, "", "invalid_json", "", "empty"},
+    {0, "{", "invalid_json", "", "not valid JSON"},
+    {0, "{\"device\": \"A100-SXM4-40GB\",}", "invalid_json", "", "not valid JSON"},
+    {0, "[1,2]", "invalid_request", "", "must be an object"},
+    {0, "{\"device\": NaN}", "invalid_json", "", "not valid JSON"},
+    {0, "{\"device\": Infinity}", "invalid_json", "", "not valid JSON"},
+    {0, "{}", "invalid_request", "device", "missing"},
+    {0, "{\"device\":\"B200\",\"domain\":[1]}", "invalid_request", "device", "unknown device 'B200'"},
+    {0, "{\"device\":42}", "invalid_request", "device", "built-in device name"},
+    {0, "{\"device\":{\"base\":\"A100-SXM4-40GB\",\"l2_bytes\":-5}}", "invalid_request", "device.l2_bytes", "integer"},
+    {0, "{\"device\":{\"base\":\"A100-SXM4-40GB\",\"l2_byte\":5}}", "invalid_request", "device.l2_byte", "unknown key"},
+    {0, "{\"device\":{\"base\":\"A100-SXM4-40GB\",\"l1_line_bytes\":100}}", "invalid_request", "device.l1_line_bytes", "power of two"},
+    {0, "{\"device\":{\"sm_count\":10}}", "invalid_request", "device.clock_ghz", "missing"},
+    {0, "{\"device\":\"A100-SXM4-40GB\"}", "invalid_request", "domain", "missing"},
+    {0, "{\"device\":\"A100-SXM4-40GB\",\"domain\":[]}", "invalid_request", "domain", "1 to 3 elements"},
+    {0, "{\"device\":\"A100-SXM4-40GB\",\"domain\":[1,2,3,4]}", "limit_exceeded", "domain", "1 to 3 elements"},
+    {0, "{\"device\":\"A100-SXM4-40GB\",\"domain\":[0]}", "invalid_request", "domain[0]", "integer from 1"},
+    {0, "{\"device\":\"A100-SXM4-40GB\",\"domain\":[\"64\"]}", "invalid_request", "domain[0]", "not a string"},
+    {0, "{\"device\":\"A100-SXM4-40GB\",\"domain\":[1.5]}", "invalid_request", "domain[0]", "fraction"},
+    {0, "{\"device\":\"A100-SXM4-40GB\",\"domain\":[1e12,1e12]}", "invalid_request", "domain[0]", "integer from 1"},
+    {0, "{\"device\":\"A100-SXM4-40GB\",\"domain\":[1000000,1000000,100000]}", "invalid_request", "domain", "2^42"},
+    {0, "{" OK_REST "}", "invalid_request", "launch", "missing"},
+    {0, "{" OK_REST ",\"launch\":{\"block\":[0,1,1]}}", "invalid_request", "launch.block[0]", "integer from 1 to 1024"},
+    {0, "{" OK_REST ",\"launch\":{\"block\":[4096]}}", "invalid_request", "launch.block[0]", "integer from 1 to 1024"},
+    {0, "{" OK_REST ",\"launch\":{\"block\":[1024,1024,1]}}", "not_launchable", "launch.block", "threads per block exceed"},
+    {0, "{" OK_REST ",\"launch\":{\"block\":[32],\"folding\":[0]}}", "invalid_request", "launch.folding[0]", "integer from 1"},
+    {0, "{" OK_REST ",\"launch\":{\"block\":[32],\"fold\":[2]}}", "invalid_request", "launch.fold", "unknown key"},
+    {0, "{" OK_REST ",\"launch\":{\"block\":[32]},\"extra\":1}", "invalid_request", "extra", "unknown key"},
+    {0, "{\"device\":\"A100-SXM4-40GB\",\"domain\":[64,64],\"launch\":{\"block\":[32]}}", "invalid_request", "kernel", "missing"},
+    {0, "{\"device\":\"A100-SXM4-40GB\",\"domain\":[64,64],\"launch\":{\"block\":[32]},\"kernel\":{\"fields\":[]}}", "invalid_request", "kernel.fields", "1 to 64 elements"},
+    {0, "{\"device\":\"A100-SXM4-40GB\",\"domain\":[64,64],\"launch\":{\"block\":[32]},\"kernel\":{\"fields\":{}}}", "invalid_request", "kernel.fields", "must be an array"},
+    {0, "{\"device\":\"A100-SXM4-40GB\",\"domain\":[64,64],\"launch\":{\"block\":[32]},\"kernel\":{\"fields\":[{\"dims\":[4]}]}}", "invalid_request", "kernel.fields[0].name", "missing"},
+    {0, "{\"device\":\"A100-SXM4-40GB\",\"domain\":[64,64],\"launch\":{\"block\":[32]},\"kernel\":{\"fields\":[{\"name\":\"A\"}]}}", "invalid_request", "kernel.fields[0].dims", "missing"},
+    {0, "{\"device\":\"A100-SXM4-40GB\",\"domain\":[64,64],\"launch\":{\"block\":[32]},\"kernel\":{\"fields\":[{\"name\":\"A\",\"dims\":[64],\"element_bytes\":3,\"loads\":[\"x\"]}]}}", "invalid_request", "kernel.fields[0].element_bytes", "1, 2, 4, 8 or 16"},
+    {0, "{\"device\":\"A100-SXM4-40GB\",\"domain\":[64,64],\"launch\":{\"block\":[32]},\"kernel\":{\"fields\":[{\"name\":\"A\",\"dims\":[64]}]}}", "invalid_request", "kernel.fields", "no loads and no stores"},
+    {0, "{\"device\":\"A100-SXM4-40GB\",\"domain\":[64,64],\"launch\":{\"block\":[32]},\"kernel\":{\"fields\":[{\"name\":\"A\",\"dims\":[64,64],\"loads\":[[\"x\"]]}]}}", "invalid_request", "kernel.fields[0].loads[0]", "2 dimensions"},
+    {0, "{\"device\":\"A100-SXM4-40GB\",\"domain\":[64,64],\"launch\":{\"block\":[32]},\"kernel\":{\"fields\":[{\"name\":\"A\",\"dims\":[64,64],\"loads\":[[\"x\",\"y\"],[\"x\",\"y\"],[\"x\",\"y\"],[\"x*y\",\"y\"]]}]}}", "unsupported_expression", "kernel.fields[0].loads[3][0]", "product of two variables"},
+    {0, "{\"device\":\"A100-SXM4-40GB\",\"domain\":[64,64],\"launch\":{\"block\":[32]},\"kernel\":{\"fields\":[{\"name\":\"A\",\"dims\":[64,64],\"loads\":[[\"x\",\"B[y]\"]]}]}}", "unsupported_expression", "kernel.fields[0].loads[0][1]", "indirect"},
+    {0, "{\"device\":\"A100-SXM4-40GB\",\"domain\":[64,64],\"launch\":{\"block\":[32]},\"kernel\":{\"fields\":[{\"name\":\"A\",\"dims\":[64,64],\"loads\":[[\"x\",\"(y+\"]]}]}}", "invalid_request", "kernel.fields[0].loads[0][1]", "column"},
+    {0, "{\"device\":\"A100-SXM4-40GB\",\"domain\":[64,64],\"launch\":{\"block\":[32]},\"kernel\":{\"fields\":[{\"name\":\"A\",\"dims\":[64,64],\"loads\":[[\"x\",\"w\"]]}]}}", "invalid_request", "kernel.fields[0].loads[0][1]", "'w'"},
+    {0, "{\"device\":\"A100-SXM4-40GB\",\"domain\":[64,64],\"launch\":{\"block\":[32]},\"kernel\":{\"fields\":[{\"name\":\"A\",\"dims\":[64,64],\"loads\":[[\"x\",\"y % 0\"]]}]}}", "unsupported_expression", "kernel.fields[0].loads[0][1]", ""},
+    {0, "{\"device\":\"A100-SXM4-40GB\",\"domain\":[64,64],\"launch\":{\"block\":[32]},\"kernel\":{\"fields\":[{\"name\":\"A\",\"dims\":[64,64],\"loads\":[[\"x\",\"y\"]]},{\"name\":\"A\",\"dims\":[4],\"loads\":[\"x\"]}]}}", "invalid_request", "kernel.fields[1].name", "used twice"},
+    {0, "{\"device\":\"A100-SXM4-40GB\",\"domain\":[64,64],\"launch\":{\"block\":[32]},\"kernel\":{\"fields\":[{\"name\":\"A\",\"dims\":[64,64],\"loads\":[[\"x\",\"y\"]]}],\"registers\":1000}}", "invalid_request", "kernel.registers", "1 to 255"},
+    {0, "{\"device\":\"A100-SXM4-40GB\",\"domain\":[64,64],\"launch\":{\"block\":[1024]},\"kernel\":{\"fields\":[{\"name\":\"A\",\"dims\":[64,64],\"loads\":[[\"x\",\"y\"]]}],\"registers\":255}}", "not_launchable", "launch.block", "registers"},
+    {0, "{\"device\":\"A100-SXM4-40GB\",\"domain\":[64,64],\"launch\":{\"block\":[32]},\"kernel\":{\"fields\":[{\"name\":\"A\",\"dims\":[64,64],\"loads\":[[\"x\",\"y\"]]}],\"parameters\":{\"w\":1.5}}}", "invalid_request", "kernel.parameters.w", "fraction"},
+    {0, "{\"device\":\"A100-SXM4-40GB\",\"domain\":[64,64],\"launch\":{\"block\":[32]},\"kernel\":{\"fields\":[{\"name\":\"A\",\"dims\":[64,64],\"loads\":[[\"x*4503599627370496\",\"y\"]]}]}}", "invalid_request", "", "beyond what any GPU"},
+    {0, "{\"device\":\"A100-SXM4-40GB\",\"domain\":[64,64],\"launch\":{\"block\":[32]},\"kernel\":{\"fields\":[{\"name\":\"A\",\"dims\":[64,64],\"loads\":[[\"x\",\"y\"]]}],\"precision\":\"fp16\"}}", "invalid_request", "kernel.precision", "fp32"},
+    {1, "{" OK_REST ",\"search\":{\"blocks\":[[0]]}}", "invalid_request", "search.blocks[0][0]", "integer from 1 to 1024"},
+    {1, "{" OK_REST ",\"search\":{\"blocks\":[]}}", "invalid_request", "search.blocks", "1 to 4096 elements"},
+    {1, "{" OK_REST ",\"search\":{\"min_threads\":512,\"max_threads\":64}}", "invalid_request", "search.min_threads", "larger"},
+    {1, "{" OK_REST ",\"search\":{\"foldings\":[[1,1,100]]}}", "invalid_request", "search.foldings[0][2]", "integer from 1"},
+    {1, "{" OK_REST ",\"search\":{\"top\":-1}}", "invalid_request", "search.top", "integer from 0"},
+};
+
+static void run_case(lr_worker *w, const bad_case *c, int i)
+{
+    lr_error err;
+    lr_error_clear(&err);
+    char *out = c->rank ? lr_api_rank(w, c->body, strlen(c->body), NULL, NULL, &err)
+                        : lr_api_estimate(w, c->body, strlen(c->body), &err);
+    if (out) {
+        check_failures++;
+        fprintf(stderr, "case %d: accepted, expected %s at '%s': %s\n", i, c->code, c->path, c->body);
+        free(out);
+        return;
+    }
+    check_count++;
+    if (strcmp(lr_code_name(err.code), c->code) || strcmp(err.path, c->path) || !strstr(err.message, c->msg)) {
+        check_failures++;
+        fprintf(stderr, "case %d: got %s at '%s': %s\n   want %s at '%s' containing '%s'\n", i,
+                lr_code_name(err.code), err.path, err.message, c->code, c->path, c->msg);
+    }
+}
+
+/* Limits of size: an oversized body and deep nesting are refused before parsing. */
+static void hostile_sizes(lr_worker *w)
+{
+    lr_error err;
+    size_t n = LR_MAX_BODY_BYTES + 10;
+    char *big = malloc(n + 1);
+    memset(big, ' ', n);
+    big[0] = '{';
+    big[n - 1] = '}';
+    big[n] = '\0';
+    lr_error_clear(&err);
+    CHECK(lr_api_estimate(w, big, n, &err) == NULL);
+    CHECK_STR(lr_code_name(err.code), "limit_exceeded");
+    free(big);
+    char deep[200];
+    memset(deep, '[', 100);
+    memset(deep + 100, ']', 100);
+    lr_error_clear(&err);
+    CHECK(lr_api_estimate(w, deep, sizeof deep, &err) == NULL);
+    CHECK_STR(lr_code_name(err.code), "invalid_json");
+    CHECK_CONTAINS(err.message, "nested deeper");
+}
+
+/* A tiny isl budget: a clear budget error, not a stuck worker. */
+static void isl_budget(void)
+{
+    lr_error err;
+    lr_error_clear(&err);
+    lr_api_config cfg = {.threads = 1, .isl_max_operations = 200};
+    lr_api *api = lr_api_new(&cfg, &err);
+    lr_worker *w = lr_worker_new(api, &err);
+    const char *body = "{" OK_REST ",\"launch\":{\"block\":[32,2]}}";
+    char *out = lr_api_estimate(w, body, strlen(body), &err);
+    CHECK(out == NULL);
+    CHECK_STR(lr_code_name(err.code), "budget_exceeded");
+    free(out);
+    lr_worker_free(w);
+    lr_api_free(api);
+}
+
+/* Good requests: a custom device, and the cache answering the second time. */
+static void good_requests(void)
+{
+    char dir[] = "/tmp/lr-test-XXXXXX", db[64];
+    CHECK(mkdtemp(dir) != NULL);
+    snprintf(db, sizeof db, "%s/cache.sqlite", dir);
+    lr_error err;
+    lr_error_clear(&err);
+    lr_api_config cfg = {.threads = 1, .db_path = db};
+    lr_api *api = lr_api_new(&cfg, &err);
+    CHECK_STR(lr_api_cache_status(api), "ok");
+    lr_worker *w = lr_worker_new(api, &err);
+    const char *body = "{\"device\":{\"base\":\"A100-SXM4-40GB\",\"l2_bytes\":41943040},"
+                       "\"domain\":[64,64]," KERNEL_OK ",\"launch\":{\"block\":[32,2]}}";
+    char *a = lr_api_estimate(w, body, strlen(body), &err);
+    char *b = lr_api_estimate(w, body, strlen(body), &err);
+    CHECK(a && strstr(a, "\"cached\":false"));
+    CHECK(b && strstr(b, "\"cached\":true"));
+    CHECK(a && strstr(a, "A100-SXM4-40GB (custom)"));
+    /* the same request with other key order and spacing hits the same entry */
+    const char *same = "{ \"launch\":{\"block\":[32,2,1],\"folding\":[1,1,1]}, \"domain\":[64,64,1],"
+                       "\"device\":{\"l2_bytes\":41943040,\"base\":\"A100-SXM4-40GB\"}," KERNEL_OK "}";
+    char *c = lr_api_estimate(w, same, strlen(same), &err);
+    CHECK(c && strstr(c, "\"cached\":true"));
+    /* a different device figure is a different prediction */
+    const char *other = "{\"device\":{\"base\":\"A100-SXM4-40GB\",\"l2_bytes\":41943041},"
+                        "\"domain\":[64,64]," KERNEL_OK ",\"launch\":{\"block\":[32,2]}}";
+    char *d = lr_api_estimate(w, other, strlen(other), &err);
+    CHECK(d && strstr(d, "\"cached\":false"));
+    lr_api_stats st;
+    lr_api_get_stats(api, &st);
+    CHECK_INT(st.cache_hits, 2);
+    free(a);
+    free(b);
+    free(c);
+    free(d);
+    lr_worker_free(w);
+    lr_api_free(api);
+    unlink(db);
+    char side[80];
+    snprintf(side, sizeof side, "%s-wal", db);
+    unlink(side);
+    snprintf(side, sizeof side, "%s-shm", db);
+    unlink(side);
+    rmdir(dir);
+}
+
+int main(void)
+{
+    lr_error err;
+    lr_error_clear(&err);
+    lr_api_config cfg = {.threads = 1};
+    lr_api *api = lr_api_new(&cfg, &err);
+    lr_worker *w = api ? lr_worker_new(api, &err) : NULL;
+    if (!w) {
+        fprintf(stderr, "cannot start: %s\n", err.message);
+        return 1;
+    }
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++)
+        run_case(w, &cases[i], (int)i);
+    hostile_sizes(w);
+    lr_worker_free(w);
+    lr_api_free(api);
+    isl_budget();
+    good_requests();
+    return check_report("test_requests");
+}
