@@ -308,7 +308,7 @@ static void emit_header(emitter *e)
         int nd = est_kernel_field_ndims(e->k, i), loads = 0, stores = 0;
         est_kernel_field_dims(e->k, i, dims);
         for (int a = 0; a < est_kernel_access_count(e->k, i); a++)
-            (est_kernel_access_is_store(e->k, i, a) ? stores : loads)++;
+            *(est_kernel_access_is_store(e->k, i, a) ? &stores : &loads) += 1;
         fprintf(f, " *   f%d '", i);
         print_comment_name(f, est_kernel_field_name(e->k, i));
         fprintf(f, "': %s", elem_type(e->k, i));
@@ -324,7 +324,10 @@ static void emit_header(emitter *e)
             e->count[0], e->count[0] == 1 ? "" : "s", steps, steps == 1 ? "" : "s",
             est_kernel_flops(e->k), e->count[1], e->count[1] == 1 ? "" : "s", e->acc);
     if (e->count[2] || e->count[3])
-        fprintf(f, " * Per thread (accesses without x, y, z): %d load%s, %d store%s.\n",
+        fprintf(f,
+                " * Per thread (accesses without x, y, z): %d load%s (their sum starts "
+                "every point's),\n * %d store%s (writing the sum of the thread's point "
+                "results + n).\n",
                 e->count[2], e->count[2] == 1 ? "" : "s", e->count[3],
                 e->count[3] == 1 ? "" : "s");
     fprintf(f, " */\n\n");
@@ -360,14 +363,14 @@ static void emit_prologue(emitter *e)
 
     line(e, "const long nx = %" PRId64 ", ny = %" PRId64 ", nz = %" PRId64 ";", c->domain[0],
          c->domain[1], c->domain[2]);
-    if (e->uses & (EST_VAR_BIT(EST_VAR_BLOCKDIM_X) | EST_VAR_BIT(EST_VAR_BLOCKDIM_Y) |
-                   EST_VAR_BIT(EST_VAR_BLOCKDIM_Z)))
-        line(e, "const long bdx = %d, bdy = %d, bdz = %d;", c->launch.block[0],
-             c->launch.block[1], c->launch.block[2]);
-    if (e->uses & (EST_VAR_BIT(EST_VAR_GRIDDIM_X) | EST_VAR_BIT(EST_VAR_GRIDDIM_Y) |
-                   EST_VAR_BIT(EST_VAR_GRIDDIM_Z)))
-        line(e, "const long gdx = %" PRId64 ", gdy = %" PRId64 ", gdz = %" PRId64 ";",
-             e->grid[0], e->grid[1], e->grid[2]);
+    for (int d = 0; d < 3; d++)
+        if (e->uses & EST_VAR_BIT(EST_VAR_BLOCKDIM_X + d))
+            line(e, "const long %s = %d;", e->var_text[EST_VAR_BLOCKDIM_X + d],
+                 c->launch.block[d]);
+    for (int d = 0; d < 3; d++)
+        if (e->uses & EST_VAR_BIT(EST_VAR_GRIDDIM_X + d))
+            line(e, "const long %s = %" PRId64 ";", e->var_text[EST_VAR_GRIDDIM_X + d],
+                 e->grid[d]);
     line(e, "const long tix = threadIdx.x, tiy = threadIdx.y, tiz = threadIdx.z;");
     line(e, "const long bix = blockIdx.x, biy = blockIdx.y, biz = blockIdx.z;");
     line(e, "const long tidx = bix * %d + tix, tidy = biy * %d + tiy, tidz = biz * %d + tiz;",

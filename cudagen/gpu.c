@@ -203,7 +203,12 @@ static void *cuda_open(const cg_backend *b, int ordinal, cg_gpu_info *info, lr_e
     if (api_load(&s->api, err) < 0)
         goto error;
     if ((r = s->api.Init(0)) != CUDA_SUCCESS) {
-        drv_fail(s, r, "cuInit (is an NVIDIA GPU present and its driver loaded?)", err);
+        /* whatever the code (no device, 999 in a container without one), no GPU */
+        const char *name = NULL;
+        s->api.GetErrorName(r, &name);
+        lr_error_set(err, LR_UNAVAILABLE, NULL,
+                     "no usable GPU: the CUDA driver's cuInit failed with %s (%d)",
+                     name ? name : "?", r);
         goto error;
     }
     if ((r = s->api.DeviceGetCount(&count)) != CUDA_SUCCESS || ordinal < 0 || ordinal >= count) {

@@ -76,8 +76,11 @@ static __isl_give isl_map *inst_map(isl_ctx *ctx, const est_bound *b, const est_
         var[EST_VAR_BLOCKDIM_X + d] = isl_aff_val_on_domain(isl_local_space_copy(ls), isl_val_int_from_si(ctx, bd[d]));
         var[EST_VAR_GRIDDIM_X + d] = isl_aff_val_on_domain(isl_local_space_copy(ls), isl_val_int_from_si(ctx, b->grid[d]));
     }
+    /* The fetch-unit tuple is written outermost dimension first, F[i2, i1, i0]:
+     * isl counts the last dimension of a set as whole ranges and pays per combination
+     * of the others, and i0 (x) has by far the most values. */
     isl_aff_list *list = isl_aff_list_alloc(ctx, 3);
-    for (int d = 0; d < 3; d++) {
+    for (int d = 2; d >= 0; d--) {
         isl_aff *a = d < in->acc->n ? est_expr_to_aff(in->acc->idx[d], var)
                                     : isl_aff_zero_on_domain(isl_local_space_copy(ls));
         /* MODEL.md 5: x is counted in fetch units of the DRAM granularity */

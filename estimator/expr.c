@@ -867,18 +867,17 @@ static const char *c_var_text(const node *n, const char *const var_text[EST_VAR_
     return var_text && var_text[n->var] ? var_text[n->var] : var_names[n->var];
 }
 
-/* Literals (print_int brackets negative ones), variables with atomic text and calls
- * need no parentheses in C. */
-static int prints_atomic_c(const node *n, const char *const var_text[EST_VAR_COUNT])
+/* Literals and variables (print_c_node brackets negative numbers and compound
+ * variable text itself) and calls need no parentheses in C. */
+static int prints_atomic_c(const node *n)
 {
-    return n->kind == N_NUM || n->kind == N_DIV || n->kind == N_MOD ||
-           (n->kind == N_VAR && text_is_atomic(c_var_text(n, var_text)));
+    return n->kind == N_NUM || n->kind == N_VAR || n->kind == N_DIV || n->kind == N_MOD;
 }
 
 static void print_c_child(FILE *f, const node *n, const char *const var_text[EST_VAR_COUNT],
                           int loose)
 {
-    int wrap = !loose && !prints_atomic_c(n, var_text);
+    int wrap = !loose && !prints_atomic_c(n);
     fprintf(f, "%s", wrap ? "(" : "");
     print_c_node(f, n, var_text);
     fprintf(f, "%s", wrap ? ")" : "");

@@ -81,7 +81,7 @@ void lr_api_free(lr_api *api)
 const char *lr_api_cache_status(const lr_api *api)
 {
     if (!api->db_path)
-        return "disabled";
+        return "no cache database (--no-cache)";
     return atomic_load(&((lr_api *)api)->cache_failed) ? api->cache_error : "ok";
 }
 

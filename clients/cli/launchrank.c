@@ -13,7 +13,6 @@
  * cache commands in cli_cache.c. `serve` hands the process to srv_main before any thread
  * exists.
  */
-#include <errno.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>

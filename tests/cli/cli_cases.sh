@@ -287,6 +287,15 @@ case_cache() {
     run cache stats --db="$db"
     expect_rc 0
     expect_in out '"predictions":0'
+    # A file that is not a database: cache commands fail, estimate goes on uncached.
+    echo "not a database" >"$T/junk.sqlite"
+    run cache stats --db "$T/junk.sqlite"
+    expect_rc 1
+    expect_in err '{"error":{'
+    run estimate --db "$T/junk.sqlite" "$DATA/estimate_2d_5point.json"
+    expect_rc 0
+    expect_in err "warning: running without the cache"
+    expect_in out '"predicted"'
     # The default database is launchrank.sqlite in the working directory.
     run cache stats
     expect_rc 1
