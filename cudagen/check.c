@@ -89,7 +89,7 @@ static int do_loads(image *im, arith ar, int lattice, const int64_t val[EST_VAR_
     for (int f = 0; f < est_kernel_field_count(im->k); f++)
         for (int a = 0; a < est_kernel_access_count(im->k, f); a++) {
             int64_t j;
-            if (est_kernel_access_is_store(im->k, f, a) || cg_access_is_lattice(im->k, f, a) != lattice)
+            if (!cg_access_is(im->k, f, a, 0, lattice))
                 continue;
             if ((j = slot(im, f, a, val)) < 0)
                 return -1;
@@ -105,7 +105,7 @@ static int do_stores(image *im, arith ar, int lattice, const int64_t val[EST_VAR
     for (int f = 0; f < est_kernel_field_count(im->k); f++)
         for (int a = 0; a < est_kernel_access_count(im->k, f); a++) {
             int64_t j;
-            if (!est_kernel_access_is_store(im->k, f, a) || cg_access_is_lattice(im->k, f, a) != lattice)
+            if (!cg_access_is(im->k, f, a, 1, lattice))
                 continue;
             if ((j = slot(im, f, a, val)) < 0)
                 return -1;
@@ -170,8 +170,7 @@ static int run_cpu(image *im, const est_config *cfg)
 
     for (int f = 0; f < est_kernel_field_count(im->k); f++)
         for (int a = 0; a < est_kernel_access_count(im->k, f); a++)
-            first_thread_store += est_kernel_access_is_store(im->k, f, a) &&
-                                  cg_access_is_lattice(im->k, f, a);
+            first_thread_store += cg_access_is(im->k, f, a, 1, 1);
     cg_grid(cfg, grid);
     for (blk[2] = 0; blk[2] < grid[2]; blk[2]++)
         for (blk[1] = 0; blk[1] < grid[1]; blk[1]++)
@@ -275,7 +274,8 @@ int cg_check_with(const est_kernel *k, const est_config *cfg, const cg_measure_o
         if (rc == 0)
             rc = r.b->download(r.s, gpu, r.buf[f], (size_t)r.layout[f].bytes, err);
         if (rc == 0)
-            rc = compare(&im, k, f, gpu, est_kernel_field_elem_bytes(k, f) == 4 ? CG_CHECK_TOL_FLOAT : tol,
+            rc = compare(&im, k, f, gpu,
+                         est_kernel_field_elem_bytes(k, f) == 4 ? CG_CHECK_TOL_FLOAT : tol,
                          max_rel_err, err);
     }
     free(gpu);

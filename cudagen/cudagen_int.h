@@ -27,6 +27,10 @@ int cg_acc_double(const est_kernel *k);
  * lattice point); otherwise it is issued once per thread. */
 int cg_access_is_lattice(const est_kernel *k, int f, int a);
 
+/* Non-zero when access a of field f is a store (is_store) or a load, issued per
+ * lattice point (lattice) or per thread: the four groups the kernel is printed in. */
+int cg_access_is(const est_kernel *k, int f, int a, int is_store, int lattice);
+
 /* Weight of load number n (numbered thread-level loads first, then per-point loads,
  * each in field and access order): 1/(n+2), rounded to the accumulator type. */
 double cg_load_weight(int n, int acc_double);

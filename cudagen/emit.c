@@ -47,6 +47,12 @@ int cg_access_is_lattice(const est_kernel *k, int f, int a)
     return 0;
 }
 
+int cg_access_is(const est_kernel *k, int f, int a, int is_store, int lattice)
+{
+    return !est_kernel_access_is_store(k, f, a) == !is_store &&
+           !cg_access_is_lattice(k, f, a) == !lattice;
+}
+
 double cg_load_weight(int n, int acc_double)
 {
     return acc_double ? 1.0 / (n + 2) : (double)(1.0f / (float)(n + 2));
@@ -252,7 +258,7 @@ static int emit_loads(emitter *e, int lattice, const char *into)
         int same = est_kernel_field_elem_bytes(e->k, f) == (e->acc_double ? 8 : 4);
         for (int a = 0; a < est_kernel_access_count(e->k, f); a++) {
             char *el, w[40];
-            if (est_kernel_access_is_store(e->k, f, a) || cg_access_is_lattice(e->k, f, a) != lattice)
+            if (!cg_access_is(e->k, f, a, 0, lattice))
                 continue;
             if (print_element(e, &el, f, a) < 0)
                 return -1;
@@ -272,7 +278,7 @@ static int emit_stores(emitter *e, int lattice, const char *from)
         int same = est_kernel_field_elem_bytes(e->k, f) == (e->acc_double ? 8 : 4);
         for (int a = 0; a < est_kernel_access_count(e->k, f); a++) {
             char *el, c[40];
-            if (!est_kernel_access_is_store(e->k, f, a) || cg_access_is_lattice(e->k, f, a) != lattice)
+            if (!cg_access_is(e->k, f, a, 1, lattice))
                 continue;
             if (print_element(e, &el, f, a) < 0)
                 return -1;

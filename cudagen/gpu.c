@@ -43,8 +43,8 @@ enum {
     CUDA_ERROR_UNSUPPORTED_PTX_VERSION = 222,
     CUDA_ERROR_NO_BINARY_FOR_GPU = 209,
 };
-#define CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR 75
-#define CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR 76
+#define CC_MAJOR 75 /* CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR */
+#define CC_MINOR 76 /* CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR */
 #define CU_EVENT_DEFAULT 0
 
 typedef struct cuda_api {
@@ -221,11 +221,10 @@ static void *cuda_open(const cg_backend *b, int ordinal, cg_gpu_info *info, lr_e
     }
     memset(info, 0, sizeof *info);
     if ((r = s->api.DeviceGet(&s->dev, ordinal)) != CUDA_SUCCESS ||
-        (r = s->api.DeviceGetName(info->name, (int)sizeof info->name - 1, s->dev)) != CUDA_SUCCESS ||
-        (r = s->api.DeviceGetAttribute(&info->cc_major, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR,
-                                       s->dev)) != CUDA_SUCCESS ||
-        (r = s->api.DeviceGetAttribute(&info->cc_minor, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR,
-                                       s->dev)) != CUDA_SUCCESS ||
+        (r = s->api.DeviceGetName(info->name, (int)sizeof info->name - 1, s->dev)) !=
+            CUDA_SUCCESS ||
+        (r = s->api.DeviceGetAttribute(&info->cc_major, CC_MAJOR, s->dev)) != CUDA_SUCCESS ||
+        (r = s->api.DeviceGetAttribute(&info->cc_minor, CC_MINOR, s->dev)) != CUDA_SUCCESS ||
         (r = s->api.DriverGetVersion(&info->driver_version)) != CUDA_SUCCESS) {
         drv_fail(s, r, "querying the GPU", err);
         goto error;

@@ -24,6 +24,11 @@
  * memory, and element 0 must keep its offset from a 128-byte line. */
 #define ALLOC_ALIGN 256
 
+static int64_t round_up(int64_t bytes)
+{
+    return (bytes + ALLOC_ALIGN - 1) / ALLOC_ALIGN * ALLOC_ALIGN;
+}
+
 double cg_init_value(int64_t j)
 {
     return (double)(j % 97) * 0.01;
@@ -194,9 +199,9 @@ int cg_field_layout(const est_kernel *k, const est_config *cfg, cg_field_alloc o
         pre = -b.lo * elem - off; /* bytes needed before the base offset */
         out[f].lo = b.lo;
         out[f].hi = b.hi;
-        out[f].elem0_offset = off + (pre > 0 ? (pre + ALLOC_ALIGN - 1) / ALLOC_ALIGN * ALLOC_ALIGN : 0);
+        out[f].elem0_offset = off + (pre > 0 ? round_up(pre) : 0);
         end = out[f].elem0_offset + (b.hi + 1) * elem;
-        out[f].bytes = (end + ALLOC_ALIGN - 1) / ALLOC_ALIGN * ALLOC_ALIGN;
+        out[f].bytes = round_up(end);
     }
     return 0;
 }

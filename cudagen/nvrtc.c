@@ -128,7 +128,7 @@ static void quote_log(const char *log, char *out, size_t cap)
 int cg_compile(const char *src, const char *arch, char **image, size_t *size, char **log,
                lr_error *err)
 {
-    nvrtc_api api;
+    nvrtc_api api = {0};
     nvrtcProgram prog = NULL;
     nvrtcResult r;
     char opt[64], quoted[LOG_QUOTE_MAX + 8];

@@ -110,6 +110,50 @@ static int push_inst(est_bound *b, int *cap, const est_inst *in, lr_error *err)
     return 0;
 }
 
+/* Groups each field's affine instructions by their coefficient vectors; a
+ * non-affine instruction is a group of its own. */
+static int make_groups(est_bound *b)
+{
+    b->groups = calloc((size_t)(b->ninst ? b->ninst : 1), sizeof *b->groups);
+    b->member = calloc((size_t)(b->ninst ? b->ninst : 1), sizeof *b->member);
+    int *of = calloc((size_t)(b->ninst ? b->ninst : 1), sizeof *of);
+    if (!b->groups || !b->member || !of) {
+        free(of);
+        return -1;
+    }
+    for (int i = 0; i < b->ninst; i++) {
+        const est_inst *in = &b->inst[i];
+        int g = -1;
+        for (int j = b->ngroups - 1; in->affine && j >= 0 && b->groups[j].field == in->field; j--) {
+            const est_inst *ref = &b->inst[b->member[b->groups[j].first]];
+            if (b->groups[j].affine && !memcmp(ref->coef, in->coef, sizeof in->coef)) {
+                g = j;
+                break;
+            }
+        }
+        if (g < 0) {
+            g = b->ngroups++;
+            b->groups[g] = (est_group){.field = in->field, .affine = in->affine, .first = i};
+            b->member[i] = i; /* placeholder: fixed below */
+        }
+        of[i] = g;
+        b->groups[g].n++;
+    }
+    /* lay the members out contiguously, group by group */
+    int pos = 0;
+    for (int g = 0; g < b->ngroups; g++) {
+        b->groups[g].first = pos;
+        pos += b->groups[g].n;
+        b->groups[g].n = 0;
+    }
+    for (int i = 0; i < b->ninst; i++) {
+        est_group *gr = &b->groups[of[i]];
+        b->member[gr->first + gr->n++] = i;
+    }
+    free(of);
+    return 0;
+}
+
 int est_bind(est_bound *b, const est_kernel *k, const est_device *dev, const est_config *cfg,
              lr_error *err)
 {
@@ -156,12 +200,20 @@ int est_bind(est_bound *b, const est_kernel *k, const est_device *dev, const est
         }
         b->count[f] = b->ninst - b->first[f];
     }
+    if (make_groups(b)) {
+        est_bound_release(b);
+        return lr_error_set(err, LR_NO_MEMORY, NULL, "out of memory");
+    }
     return 0;
 }
 
 void est_bound_release(est_bound *b)
 {
     free(b->inst);
+    free(b->groups);
+    free(b->member);
     b->inst = NULL;
-    b->ninst = 0;
+    b->groups = NULL;
+    b->member = NULL;
+    b->ninst = b->ngroups = 0;
 }

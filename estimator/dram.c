@@ -151,21 +151,21 @@ static __isl_give isl_map *access_map(est_ctx *ctx, const est_bound *b, int f, i
     return m;
 }
 
-/* The box of threads of blocks [lo, hi) in each dimension (NULL when empty). */
-static __isl_give isl_set *thread_box(isl_ctx *ctx, const est_bound *b, const int64_t lo[3],
-                                      const int64_t hi[3])
+/* The threads of blocks [lo, hi) in each dimension that can execute anything (those
+ * whose first lattice point lies in the domain), as an inclusive box in tbox[6];
+ * 0 when empty. Clipping makes equal footprints have equal boxes (see count_memo). */
+static int thread_box(const est_bound *b, const int64_t lo[3], const int64_t hi[3],
+                      int64_t tbox[6])
 {
-    const int *bd = b->cfg.launch.block;
-    int64_t l[3], h[3];
+    const int *bd = b->cfg.launch.block, *fold = b->cfg.launch.folding;
     for (int d = 0; d < 3; d++) {
-        l[d] = lo[d] * bd[d];
-        h[d] = hi[d] * bd[d] - 1;
-        if (l[d] < 0)
-            l[d] = 0; /* threads of negative index do not exist */
-        if (h[d] < l[d])
-            return NULL;
+        int64_t valid = (b->cfg.domain[d] + fold[d] - 1) / fold[d];
+        tbox[d] = lo[d] * bd[d] < 0 ? 0 : lo[d] * bd[d];
+        tbox[3 + d] = (hi[d] * bd[d] < valid ? hi[d] * bd[d] : valid) - 1;
+        if (tbox[3 + d] < tbox[d])
+            return 0;
     }
-    return box(ctx, l, h);
+    return 1;
 }
 
 /* Number of points of set (consumed); -1 on error. */
@@ -181,6 +181,29 @@ static double count_take(__isl_take isl_set *set)
     isl_val_free(v);
     return d;
 }
+
+/* Footprint sizes |A(S)| per thread, keyed by the access map and the clipped thread
+ * box: within a ranking, the z layer below the wave is the same box for every block
+ * shape with the same z blocking, and counting it is the most expensive step. */
+static double count_memo(est_ctx *ctx, const int64_t mapkey[12], const int64_t tbox[6],
+                         __isl_keep isl_set *image)
+{
+    int64_t key[18];
+    memcpy(key, mapkey, 12 * sizeof *key);
+    memcpy(key + 12, tbox, 6 * sizeof *key);
+    for (int i = 0; i < EST_COUNT_CACHE; i++)
+        if (ctx->counts[i].valid && !memcmp(ctx->counts[i].key, key, sizeof key))
+            return ctx->counts[i].count;
+    double n = count_take(isl_set_copy(image));
+    if (n >= 0) {
+        est_count_entry *e = &ctx->counts[ctx->next_count++ % EST_COUNT_CACHE];
+        memcpy(e->key, key, sizeof key);
+        e->count = n;
+        e->valid = 1;
+    }
+    return n;
+}
+
 
 /* Lattice points updated by the threads of blocks [lo, hi). */
 static double box_lups(const est_bound *b, const int64_t lo[3], const int64_t hi[3])
@@ -199,24 +222,29 @@ static double box_lups(const est_bound *b, const int64_t lo[3], const int64_t hi
 }
 
 /* Footprint figures of one field's loads or stores. */
-static __isl_give isl_set *image(__isl_keep isl_set *threads, __isl_keep isl_map *m)
+static __isl_give isl_set *image(isl_ctx *ctx, const int64_t *tbox, __isl_keep isl_map *m)
 {
-    return threads ? isl_set_coalesce(isl_set_apply(isl_set_copy(threads), isl_map_copy(m))) : NULL;
+    if (!tbox)
+        return NULL;
+    int64_t lo[3] = {tbox[0], tbox[1], tbox[2]}, hi[3] = {tbox[3], tbox[4], tbox[5]};
+    return isl_set_coalesce(isl_set_apply(box(ctx, lo, hi), isl_map_copy(m)));
 }
 
 /* |A(cur)|, the x, y, z overlaps (each after removing the previous neighbourhood's
  * footprint), |A(y)| and |A(z)| of one field's loads or stores, in fetch units.
  * Empty neighbourhoods (NULL sets) cost nothing. */
 static int field_wave(est_ctx *ctx, const est_bound *b, int f, int is_store,
-                      isl_set *const sets[4], double vol[6], lr_error *err)
+                      const int64_t *const boxes[4], double vol[6], lr_error *err)
 {
     isl_map *m = access_map(ctx, b, f, is_store, err);
     if (!m)
         return lr_error_is_set(err) ? -1 : 0;
-    isl_set *cur = image(sets[0], m), *ax = image(sets[1], m);
-    isl_set *ay = image(sets[2], m), *az = image(sets[3], m);
+    int64_t mk[12];
+    map_key(b, f, is_store, mk);
+    isl_set *cur = image(ctx->isl, boxes[0], m), *ax = image(ctx->isl, boxes[1], m);
+    isl_set *ay = image(ctx->isl, boxes[2], m), *az = image(ctx->isl, boxes[3], m);
     isl_map_free(m);
-    vol[0] = count_take(isl_set_copy(cur));
+    vol[0] = count_memo(ctx, mk, boxes[0], cur);
     if (ax) {
         vol[1] = count_take(isl_set_intersect(isl_set_copy(cur), isl_set_copy(ax)));
         cur = isl_set_subtract(cur, ax);
@@ -224,11 +252,13 @@ static int field_wave(est_ctx *ctx, const est_bound *b, int f, int is_store,
     if (ay) {
         vol[2] = count_take(isl_set_intersect(isl_set_copy(cur), isl_set_copy(ay)));
         cur = isl_set_subtract(cur, isl_set_copy(ay));
-        vol[4] = count_take(ay);
+        vol[4] = count_memo(ctx, mk, boxes[2], ay);
+        isl_set_free(ay);
     }
     if (az) {
         vol[3] = count_take(isl_set_intersect(isl_set_copy(cur), isl_set_copy(az)));
-        vol[5] = count_take(az);
+        vol[5] = count_memo(ctx, mk, boxes[3], az);
+        isl_set_free(az);
     }
     isl_set_free(cur);
     for (int i = 0; i < 6; i++)
@@ -270,13 +300,15 @@ int est_wave_run(est_ctx *ctx, const est_bound *b, int64_t W, est_wave *out, lr_
     int64_t y_lo[3] = {0, cur_lo[1] - 1, z0}, y_hi[3] = {g[0], cur_lo[1], cur_hi[2]};
     int64_t z_lo[3] = {0, 0, z0 - 1}, z_hi[3] = {g[0], g[1], z0};
     out->cur_lups = box_lups(b, cur_lo, cur_hi);
-    isl_set *sets[4] = {thread_box(ic, b, cur_lo, cur_hi), thread_box(ic, b, x_lo, x_hi),
-                        thread_box(ic, b, y_lo, y_hi), thread_box(ic, b, z_lo, z_hi)};
-    int rc = sets[0] ? 0 : lr_error_set(err, LR_INTERNAL, NULL, "the current wave is empty");
+    int64_t tb[4][6];
+    const int64_t *boxes[4] = {
+        thread_box(b, cur_lo, cur_hi, tb[0]) ? tb[0] : NULL, thread_box(b, x_lo, x_hi, tb[1]) ? tb[1] : NULL,
+        thread_box(b, y_lo, y_hi, tb[2]) ? tb[2] : NULL, thread_box(b, z_lo, z_hi, tb[3]) ? tb[3] : NULL};
+    int rc = boxes[0] ? 0 : lr_error_set(err, LR_INTERNAL, NULL, "the current wave is empty");
     double fetch = b->dev->dram_fetch_bytes;
     for (int f = 0; f < b->k->nfields && !rc; f++) {
         double lv[6] = {0}, sv[6] = {0};
-        if (field_wave(ctx, b, f, 0, sets, lv, err) || field_wave(ctx, b, f, 1, sets, sv, err)) {
+        if (field_wave(ctx, b, f, 0, boxes, lv, err) || field_wave(ctx, b, f, 1, boxes, sv, err)) {
             rc = -1;
             break;
         }
@@ -288,8 +320,6 @@ int est_wave_run(est_ctx *ctx, const est_bound *b, int64_t W, est_wave *out, lr_
         fw->old_z = (lv[5] + sv[5]) * fetch;
         fw->vnew_store = sv[0] * fetch;
     }
-    for (int i = 0; i < 4; i++)
-        isl_set_free(sets[i]);
     return rc;
 }
 

@@ -47,11 +47,21 @@ typedef struct est_map_entry {
     struct isl_map *map; /* owned */
 } est_map_entry;
 
+/* Footprint counts kept per thread between configurations (see dram.c). */
+#define EST_COUNT_CACHE 256
+typedef struct est_count_entry {
+    int64_t key[18];
+    double count;
+    int valid;
+} est_count_entry;
+
 struct est_ctx {
     isl_ctx *isl; /* owned */
     unsigned long max_ops;
     est_map_entry maps[EST_MAP_CACHE];
     unsigned next_map;
+    est_count_entry counts[EST_COUNT_CACHE];
+    unsigned next_count;
     struct est_memo_slot *warp_memo; /* owned; see sample.c */
     uint32_t memo_gen;
 };
@@ -73,6 +83,14 @@ typedef struct est_inst {
     int64_t coef[EST_NCOORD];
 } est_inst;
 
+/* Instructions of one field whose addresses move together: all affine with the same
+ * coefficients, so a warp's counts for the whole group depend on one shift. */
+typedef struct est_group {
+    int field;
+    int affine;
+    int first, n;     /* members are member[first .. first+n) of est_bound */
+} est_group;
+
 /* A kernel bound to one configuration: everything the samplers need. */
 typedef struct est_bound {
     const est_kernel *k;
@@ -83,6 +101,9 @@ typedef struct est_bound {
     est_inst *inst;       /* owned; grouped by field, loads before stores */
     int ninst;
     int first[EST_MAX_FIELDS], count[EST_MAX_FIELDS];
+    est_group *groups;    /* owned */
+    int ngroups;
+    int *member;          /* owned; instruction indices ordered by group */
 } est_bound;
 
 /* Floor division and its remainder for a positive divisor (C truncates). */

@@ -26,7 +26,8 @@
 #define MAX_BLOCK_ADDRESSES (1 << 22)
 
 typedef struct warp_counts {
-    int c, tag, dp, sectors, segments;
+    int c, tag, dp;
+    int load_sectors, store_sectors, segments;
 } warp_counts;
 
 /* Memo of full-warp counts: key (instruction, warp in block, shift mod granule).
@@ -115,7 +116,7 @@ static warp_counts warp_metrics(const est_device *dev, int elem, const int64_t *
         w.c = w.tag;
     if (w.dp > w.c)
         w.c = w.dp;
-    w.sectors = distinct_granules(addr, n, dev->l1_sector_bytes);
+    w.load_sectors = distinct_granules(addr, n, dev->l1_sector_bytes);
     int half = n < 16 ? n : 16;
     w.segments = distinct_granules(addr, half, 128);
     if (n > 16)
@@ -149,17 +150,25 @@ static void coord_of(const est_bound *b, const int64_t blk[3], int lin, int64_t 
         c[EST_B_X + d] = blk[d];
 }
 
-static void add_counts(est_field_sample *fs, const est_inst *in, const warp_counts *w)
+static void add_counts(est_field_sample *fs, const warp_counts *w)
 {
     fs->c += w->c;
     fs->tag += w->tag;
     fs->dp += w->dp;
     /* Kepler's SMX volume counts stores too (Su et al.: 7 loads + 1 store = 80 B/Lup) */
     fs->smx_segments += w->segments;
-    if (in->is_store)
-        fs->store_sectors += w->sectors;
-    else
-        fs->load_sectors += w->sectors;
+    fs->store_sectors += w->store_sectors;
+    fs->load_sectors += w->load_sectors;
+}
+
+static void sum_counts(warp_counts *t, const warp_counts *w)
+{
+    t->c += w->c;
+    t->tag += w->tag;
+    t->dp += w->dp;
+    t->segments += w->segments;
+    t->store_sectors += w->store_sectors;
+    t->load_sectors += w->load_sectors;
 }
 
 /* Lattice updates of the lanes of warp w of block blk; *all_full is set when every
@@ -193,31 +202,52 @@ static double warp_lups(const est_bound *b, const int64_t blk[3], int w, int lan
     return n;
 }
 
-/* One warp (warp index w of block blk): every instruction's counts. */
+/* Counts of instruction i for the lanes of one warp; 0 when no lane executes it. */
+static int inst_counts(sampler *s, int i, int lanes, int64_t coords[32][EST_NCOORD],
+                       warp_counts *wc)
+{
+    const est_bound *b = s->b;
+    const est_inst *in = &b->inst[i];
+    int64_t addr[32];
+    int n = 0, valid;
+    for (int j = 0; j < lanes; j++) {
+        int64_t a = est_inst_address(b, in, coords[j], &valid);
+        if (valid)
+            addr[n++] = a;
+    }
+    if (n == 0)
+        return 0;
+    *wc = warp_metrics(b->dev, b->k->fields[in->field].elem_bytes, addr, n);
+    if (in->is_store) {
+        wc->store_sectors = wc->load_sectors;
+        wc->load_sectors = 0;
+    }
+    return 1;
+}
+
+/* One warp (warp index w of block blk): every instruction's counts. A full warp's
+ * counts for a group of instructions that move together depend only on the group's
+ * shift modulo the granule, so they are memoised per (group, warp, shift). */
 static void sample_warp(sampler *s, const int64_t blk[3], int w, est_sample *out)
 {
     const est_bound *b = s->b;
     int lanes = b->threads - 32 * w < 32 ? b->threads - 32 * w : 32;
     int64_t coords[32][EST_NCOORD];
-    int all_full, have_coords = 0;
+    int all_full, have_coords;
     out->warp_lups += warp_lups(b, blk, w, lanes, coords, &all_full);
     have_coords = !all_full;
-    for (int i = 0; i < b->ninst; i++) {
-        const est_inst *in = &b->inst[i];
-        int elem = b->k->fields[in->field].elem_bytes;
-        int64_t addr[32];
-        int n = 0, valid;
+    for (int g = 0; g < b->ngroups; g++) {
+        const est_group *G = &b->groups[g];
         memo_slot *sl = NULL;
         uint64_t key = 0;
-        if (in->affine && all_full) {
-            /* every lane executes this instruction: its counts depend on lane 0's
-             * address modulo the granule only */
-            int64_t a0 = est_inst_address(b, in, coords[0], &valid);
+        if (G->affine && all_full) {
+            int valid;
+            int64_t a0 = est_inst_address(b, &b->inst[b->member[G->first]], coords[0], &valid);
             int64_t shift = a0 - est_floordiv(a0, s->granule) * s->granule;
-            key = (((uint64_t)i * 64 + (uint64_t)w) * (uint64_t)s->granule + (uint64_t)shift) + 1;
+            key = (((uint64_t)g * 64 + (uint64_t)w) * (uint64_t)s->granule + (uint64_t)shift) + 1;
             sl = memo_find(s, key);
             if (sl && sl->key == key) {
-                add_counts(&out->f[in->field], in, &sl->v);
+                add_counts(&out->f[G->field], &sl->v);
                 continue;
             }
         }
@@ -226,19 +256,15 @@ static void sample_warp(sampler *s, const int64_t blk[3], int w, est_sample *out
                 coord_of(b, blk, 32 * w + j, coords[j]);
             have_coords = 1;
         }
-        for (int j = 0; j < lanes; j++) {
-            int64_t a = est_inst_address(b, in, coords[j], &valid);
-            if (valid)
-                addr[n++] = a;
-        }
-        if (n == 0)
-            continue;
-        warp_counts wc = warp_metrics(b->dev, elem, addr, n);
+        warp_counts sum = {0}, wc;
+        for (int m = 0; m < G->n; m++)
+            if (inst_counts(s, b->member[G->first + m], lanes, coords, &wc))
+                sum_counts(&sum, &wc);
         if (sl) {
             sl->key = key;
-            sl->v = wc;
+            sl->v = sum;
         }
-        add_counts(&out->f[in->field], in, &wc);
+        add_counts(&out->f[G->field], &sum);
     }
 }
 

@@ -81,14 +81,20 @@ int main(void)
 
     {
         gpu_case cases[] = {
-            {"1-D float, (x+1)/2, chain", tk_1d(10000), tk_config(10000, 1, 1, 128, 1, 1, 2, 1, 1)},
+            {"1-D float, (x+1)/2, chain", tk_1d(10000),
+             tk_config(10000, 1, 1, 128, 1, 1, 2, 1, 1)},
             {"1-D float, no folding", tk_1d(9999), tk_config(9999, 1, 1, 96, 1, 1, 1, 1, 1)},
             {"2-D 5-point, chain", tk_2d5pt(130, 70), tk_config(130, 70, 1, 32, 4, 1, 1, 1, 1)},
-            {"2-D 5-point, folded x and y", tk_2d5pt(131, 71), tk_config(131, 71, 1, 16, 8, 1, 3, 2, 1)},
-            {"3-D 7-point, folded z", tk_3d7pt(40, 30, 20), tk_config(40, 30, 20, 32, 4, 2, 1, 1, 2)},
-            {"3-D 7-point, folded x y z", tk_3d7pt(41, 29, 19), tk_config(41, 29, 19, 16, 4, 4, 2, 1, 3)},
-            {"thread variables, folded x", tk_threadvars(130, 70), tk_config(130, 70, 1, 32, 4, 1, 2, 1, 1)},
-            {"thread variables, no folding", tk_threadvars(77, 33), tk_config(77, 33, 1, 64, 2, 1, 1, 1, 1)},
+            {"2-D 5-point, folded x and y", tk_2d5pt(131, 71),
+             tk_config(131, 71, 1, 16, 8, 1, 3, 2, 1)},
+            {"3-D 7-point, folded z", tk_3d7pt(40, 30, 20),
+             tk_config(40, 30, 20, 32, 4, 2, 1, 1, 2)},
+            {"3-D 7-point, folded x y z", tk_3d7pt(41, 29, 19),
+             tk_config(41, 29, 19, 16, 4, 4, 2, 1, 3)},
+            {"thread variables, folded x", tk_threadvars(130, 70),
+             tk_config(130, 70, 1, 32, 4, 1, 2, 1, 1)},
+            {"thread variables, no folding", tk_threadvars(77, 33),
+             tk_config(77, 33, 1, 64, 2, 1, 1, 1, 1)},
         };
         for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
             check_case(&cases[i]);

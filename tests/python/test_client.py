@@ -66,6 +66,7 @@ class Daemon:
         deadline = time.monotonic() + START_TIMEOUT_S
         while time.monotonic() < deadline:
             if self.proc.poll() is not None:
+                self.kill()
                 raise RuntimeError("launchrank serve exited with %d before listening:\n%s"
                                    % (self.proc.returncode, self.output()))
             try:
@@ -113,7 +114,11 @@ class LiveDaemonTest(unittest.TestCase):
         self.tmp = tempfile.mkdtemp(prefix="launchrank-py-")
         self.db = os.path.join(self.tmp, "cache.sqlite")
         self.daemons = []
-        self.daemon = self.start()
+        try:
+            self.daemon = self.start()
+        except BaseException:
+            self.tearDown()  # unittest skips tearDown when setUp fails
+            raise
         self.client = Client(self.daemon.url, timeout=CLIENT_TIMEOUT_S)
 
     def tearDown(self):
