@@ -1,6 +1,7 @@
 /* lr_error: see lr_error.h. */
 #include "lr_error.h"
 
+#include <cjson/cJSON.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -55,4 +56,18 @@ const char *lr_code_name(lr_code code)
     if (code < 0 || code >= LR_CODE_COUNT)
         return "internal";
     return code_names[code];
+}
+
+char *lr_error_to_json(const lr_error *err, const char *model_version)
+{
+    cJSON *root = cJSON_CreateObject();
+    cJSON *e = cJSON_AddObjectToObject(root, "error");
+    char *text = NULL;
+    if (e && cJSON_AddStringToObject(e, "code", lr_code_name(err->code)) &&
+        cJSON_AddStringToObject(e, "message", err->message) &&
+        cJSON_AddStringToObject(e, "path", err->path) &&
+        cJSON_AddStringToObject(root, "model_version", model_version))
+        text = cJSON_PrintUnformatted(root);
+    cJSON_Delete(root);
+    return text;
 }

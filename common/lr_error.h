@@ -53,4 +53,10 @@ int lr_error_is_set(const lr_error *err);
 /* The stable machine-readable name of a code ("invalid_request"). */
 const char *lr_code_name(lr_code code);
 
+/* The error body every front end prints or sends:
+ * {"error":{"code","message","path"},"model_version"}; path is "" when the error is
+ * not about one input value, so the shape never changes. A malloc'd string the caller
+ * frees with free(), or NULL when out of memory. */
+char *lr_error_to_json(const lr_error *err, const char *model_version);
+
 #endif

@@ -44,6 +44,10 @@ int est_launch_check(const est_kernel *k, const est_device *dev, const est_confi
             return -1;
         }
     }
+    if (b[0] > 1024 || b[1] > 1024 || b[2] > 64) {
+        snprintf(buf, bufsize, "CUDA allows blocks of at most 1024 x 1024 x 64 threads");
+        return -1;
+    }
     long threads = (long)b[0] * b[1] * b[2];
     if (threads > dev->max_threads_per_block) {
         snprintf(buf, bufsize, "%ld threads per block exceed the device's %d", threads,

@@ -13,7 +13,9 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "cudagen.h"
 #include "devices.h"
+#include "lr_hash.h"
 #include "rank.h"
 #include "request.h"
 #include "response.h"
@@ -167,6 +169,70 @@ static char *with_cached(const char *object_text, int cached, lr_error *err)
     return s;
 }
 
+/* ---- measuring on the GPU ---- */
+
+/* Timings on one GPU mean nothing when they overlap: one measurement at a time. */
+static pthread_mutex_t gpu_lock = PTHREAD_MUTEX_INITIALIZER;
+
+static void measure_opts(const lr_request *req, cg_measure_opts *o)
+{
+    cg_measure_opts_init(o);
+    o->repetitions = req->measure.repetitions;
+    o->warmup = req->measure.warmup;
+    o->flush_l2 = req->measure.flush_l2;
+}
+
+/* Times one configuration; the measured object (caller owns) or NULL with err.
+ * The measurement is also appended to the store, where it is kept for calibration. */
+static cJSON *measure_one(lr_worker *w, const lr_request *req, const est_config *cfg,
+                          double predicted, lr_error *err)
+{
+    cg_measure_opts o;
+    cg_measurement m;
+    measure_opts(req, &o);
+    pthread_mutex_lock(&gpu_lock);
+    int rc = cg_measure(req->kernel, cfg, &o, &m, err);
+    pthread_mutex_unlock(&gpu_lock);
+    if (rc)
+        return NULL;
+    cJSON *j = cJSON_CreateObject();
+    if (!j) {
+        lr_error_set(err, LR_NO_MEMORY, NULL, "out of memory");
+        return NULL;
+    }
+    char cc[16];
+    snprintf(cc, sizeof cc, "%d.%d", m.cc_major, m.cc_minor);
+    cJSON_AddNumberToObject(j, "ms_min", m.ms_min);
+    cJSON_AddNumberToObject(j, "ms_median", m.ms_median);
+    cJSON_AddNumberToObject(j, "ms_max", m.ms_max);
+    cJSON_AddNumberToObject(j, "glups", m.glups);
+    cJSON_AddStringToObject(j, "gpu", m.gpu_name);
+    cJSON_AddStringToObject(j, "compute_capability", cc);
+    cJSON_AddNumberToObject(j, "driver_version", m.driver_version);
+    cJSON_AddNumberToObject(j, "warmup", o.warmup);
+    cJSON_AddNumberToObject(j, "repetitions", o.repetitions);
+    cJSON_AddBoolToObject(j, "flush_l2", o.flush_l2);
+    cJSON_AddNumberToObject(j, "predicted_over_measured", m.glups > 0 ? predicted / m.glups : 0);
+    if (w->store) {
+        char hash[LR_HASH_HEX], drv[16];
+        const char *parts[] = {req->canonical};
+        lr_hash_hex(parts, 1, hash);
+        snprintf(drv, sizeof drv, "%d", m.driver_version);
+        char *text = cJSON_PrintUnformatted(j);
+        st_measurement sm = {.kernel_hash = hash, .gpu_name = m.gpu_name, .driver_version = drv,
+                             .ms_min = m.ms_min, .ms_median = m.ms_median, .ms_max = m.ms_max,
+                             .glups = m.glups, .json = text ? text : "{}"};
+        memcpy(sm.block, cfg->launch.block, sizeof sm.block);
+        memcpy(sm.folding, cfg->launch.folding, sizeof sm.folding);
+        lr_error e;
+        lr_error_clear(&e);
+        if (st_measurement_add(w->store, &sm, &e))
+            cache_failed(w->api, &e);
+        cJSON_free(text);
+    }
+    return j;
+}
+
 /* ---- endpoints ---- */
 
 static int not_launchable(const est_result *r, lr_error *err)
@@ -218,6 +284,94 @@ char *lr_api_estimate(lr_worker *w, const char *body, size_t len, lr_error *err)
     free(text);
     lr_request_release(&req);
     return out;
+}
+
+char *lr_api_measure(lr_worker *w, const char *body, size_t len, lr_error *err)
+{
+    lr_request req;
+    if (lr_request_parse(w->api->devs, body, len, LR_REQ_ESTIMATE, &req, err))
+        return NULL;
+    est_result *r = malloc(sizeof *r);
+    char *text = r ? estimate_text(w, &req, &req.launch, r, err)
+                   : (lr_error_set(err, LR_NO_MEMORY, NULL, "out of memory"), NULL);
+    char *out = NULL;
+    cJSON *o = text ? cJSON_Parse(text) : NULL;
+    cJSON *m = o ? measure_one(w, &req, &r->config, r->predicted, err) : NULL;
+    if (m) {
+        cJSON_AddItemToObject(o, "measured", m);
+        cJSON_AddBoolToObject(o, "cached", 0);
+        out = cJSON_PrintUnformatted(o);
+        if (!out)
+            lr_error_set(err, LR_NO_MEMORY, NULL, "out of memory");
+    }
+    cJSON_Delete(o);
+    free(text);
+    free(r);
+    lr_request_release(&req);
+    return out;
+}
+
+char *lr_api_emit(lr_worker *w, const char *body, size_t len, lr_error *err)
+{
+    lr_request req;
+    if (lr_request_parse(w->api->devs, body, len, LR_REQ_ESTIMATE, &req, err))
+        return NULL;
+    est_config cfg = {.launch = req.launch};
+    memcpy(cfg.domain, req.domain, sizeof cfg.domain);
+    char *src = cg_emit_source(req.kernel, &cfg, err);
+    lr_request_release(&req);
+    return src;
+}
+
+/* Times the first top results in order; fills each item's "measured" (or its error)
+ * and returns the response's "measure" summary. */
+static cJSON *measure_top(lr_worker *w, const lr_request *req, cJSON *results)
+{
+    cJSON *summary = cJSON_CreateObject();
+    int n = cJSON_GetArraySize(results), top = req->measure.top < n ? req->measure.top : n;
+    int best = -1, measured = 0;
+    double best_glups = 0;
+    lr_error err;
+    for (int i = 0; i < top; i++) {
+        cJSON *item = cJSON_GetArrayItem(results, i);
+        est_config cfg = {{req->domain[0], req->domain[1], req->domain[2]}, {{0}, {0}}};
+        for (int d = 0; d < 3; d++) {
+            cfg.launch.block[d] = cJSON_GetArrayItem(cJSON_GetObjectItem(item, "block"), d)->valueint;
+            cfg.launch.folding[d] = cJSON_GetArrayItem(cJSON_GetObjectItem(item, "folding"), d)->valueint;
+        }
+        double predicted = cJSON_GetObjectItem(cJSON_GetObjectItem(item, "performance"), "predicted")->valuedouble;
+        lr_error_clear(&err);
+        cJSON *m = measure_one(w, req, &cfg, predicted, &err);
+        if (!m && err.code == LR_UNAVAILABLE) {
+            cJSON_AddStringToObject(summary, "status", "unavailable");
+            cJSON_AddStringToObject(summary, "reason", err.message);
+            return summary;
+        }
+        if (!m) {
+            cJSON *e = cJSON_AddObjectToObject(item, "measured");
+            cJSON *ee = cJSON_AddObjectToObject(e, "error");
+            cJSON_AddStringToObject(ee, "code", lr_code_name(err.code));
+            cJSON_AddStringToObject(ee, "message", err.message);
+            continue;
+        }
+        double g = cJSON_GetObjectItem(m, "glups")->valuedouble;
+        if (g > best_glups) {
+            best_glups = g;
+            best = i;
+        }
+        measured++;
+        cJSON_AddItemToObject(item, "measured", m);
+    }
+    cJSON_AddStringToObject(summary, "status", "ok");
+    cJSON_AddNumberToObject(summary, "measured", measured);
+    if (best >= 0) {
+        cJSON *item = cJSON_GetArrayItem(results, best), *f = cJSON_AddObjectToObject(summary, "fastest");
+        cJSON_AddNumberToObject(f, "rank", best + 1);
+        cJSON_AddItemToObject(f, "block", cJSON_Duplicate(cJSON_GetObjectItem(item, "block"), 1));
+        cJSON_AddItemToObject(f, "folding", cJSON_Duplicate(cJSON_GetObjectItem(item, "folding"), 1));
+        cJSON_AddNumberToObject(f, "glups", best_glups);
+    }
+    return summary;
 }
 
 /* One rank entry: its cached or computed estimate object, and the sort keys. */
@@ -361,6 +515,8 @@ char *lr_api_rank(lr_worker *w, const char *body, size_t len, lr_progress_fn pro
         cJSON_AddStringToObject(item, "reason", res[i].reason);
         cJSON_AddItemToArray(nl, item);
     }
+    if (req.measure.top > 0)
+        cJSON_AddItemToObject(resp, "measure", measure_top(w, &req, results));
     cJSON_AddItemToObject(resp, "units", lr_units_json());
     cJSON_AddBoolToObject(resp, "cached", hits == n);
     out = cJSON_PrintUnformatted(resp);

@@ -50,12 +50,22 @@ void lr_worker_free(lr_worker *w);
 
 /* Each returns a malloc'd, NUL-terminated JSON response body the caller frees, or
  * NULL with err set (err->path names the offending input). body need not be
- * NUL-terminated. */
+ * NUL-terminated. A rank request with "measure": {"top": K} also times the K best
+ * predicted configurations on the GPU (one measurement at a time per process); without
+ * a GPU the ranking is returned with "measure": {"status": "unavailable", "reason"}. */
 char *lr_api_estimate(lr_worker *w, const char *body, size_t len, lr_error *err);
 char *lr_api_rank(lr_worker *w, const char *body, size_t len, lr_progress_fn progress,
                   void *progress_user, lr_error *err);
 char *lr_api_devices(lr_api *api, lr_error *err);
 char *lr_api_device(lr_api *api, const char *name, lr_error *err);
+
+/* An estimate request whose configuration is also compiled and timed on the GPU:
+ * the estimate response plus "measured" (times in ms, GLup/s, GPU) and
+ * "predicted_over_measured". LR_UNAVAILABLE without a GPU. */
+char *lr_api_measure(lr_worker *w, const char *body, size_t len, lr_error *err);
+
+/* The CUDA C++ source of an estimate request's configuration (plain text, not JSON). */
+char *lr_api_emit(lr_worker *w, const char *body, size_t len, lr_error *err);
 
 /* Cache counters since start (for /v1/stats). */
 typedef struct lr_api_stats {

@@ -88,7 +88,7 @@ static double get_field(const est_device *d, const dev_field *f)
 static int read_figures(const cJSON *obj, const char *path, int full, est_device *d, lr_error *err)
 {
     static const char *const allowed[] = {
-        "name", "base", "l1_model", "fits", "sources", "sm_count", "clock_ghz", "l1_bytes",
+        "name", "base", "l1_model", "fits", "sources", "units", "sm_count", "clock_ghz", "l1_bytes",
         "l2_bytes", "l2_bw_gbs", "dram_bw_gbs", "smx_bw_gbs", "l1_bank_bytes_per_cycle",
         "fp64_lanes", "fp32_lanes", "max_threads_per_sm", "max_blocks_per_sm",
         "max_threads_per_block", "regs_per_sm", "shared_bytes_per_sm", "l1_line_bytes",

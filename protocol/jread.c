@@ -97,9 +97,11 @@ int jr_array(const cJSON *v, const char *path, int min, int max, lr_error *err)
     if (!cJSON_IsArray(v))
         return lr_error_set(err, LR_INVALID_REQUEST, path, "must be an array, not %s", kind(v));
     int n = cJSON_GetArraySize(v);
+    /* An array of at most 3 entries is a shape (dimensions), so a fourth entry is a
+     * malformed request; past a larger bound the request is too big (413). */
     if (n < min || n > max)
-        return lr_error_set(err, n > max ? LR_LIMIT_EXCEEDED : LR_INVALID_REQUEST, path,
-                            "must have %d to %d elements, not %d", min, max, n);
+        return lr_error_set(err, n > max && max > 3 ? LR_LIMIT_EXCEEDED : LR_INVALID_REQUEST,
+                            path, "must have %d to %d elements, not %d", min, max, n);
     return n;
 }
 

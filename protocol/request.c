@@ -94,8 +94,11 @@ static int parse_accesses(est_kernel *k, int f, int ndims, const cJSON *list, co
                           int is_store, const est_param *params, size_t nparams, int *total,
                           cJSON *canon, lr_error *err)
 {
-    if (!list)
+    if (!list) {
+        /* canonical: an absent list is an empty one */
+        cJSON_AddArrayToObject(canon, is_store ? "stores" : "loads");
         return 0;
+    }
     int n = jr_array(list, path, 0, EST_MAX_ACCESSES, err);
     if (n < 0)
         return -1;
@@ -375,7 +378,7 @@ out:
 static int parse_measure(const cJSON *v, lr_measure_opts *m, lr_error *err)
 {
     int64_t top = 0, reps = 10, warm = 3;
-    m->flush_l2 = 0;
+    m->flush_l2 = 1; /* the model assumes data comes from DRAM, not a warm L2 */
     if (v) {
         const cJSON *x;
         if (jr_object(v, "measure", err) || jr_only_keys(v, "measure", measure_keys, err))
@@ -386,8 +389,11 @@ static int parse_measure(const cJSON *v, lr_measure_opts *m, lr_error *err)
             return -1;
         if ((x = jr_get(v, "warmup")) && jr_int(x, "measure.warmup", 0, 100, &warm, err))
             return -1;
-        if ((x = jr_get(v, "flush_l2")))
+        if ((x = jr_get(v, "flush_l2"))) {
+            if (!cJSON_IsBool(x))
+                return lr_error_set(err, LR_INVALID_REQUEST, "measure.flush_l2", "must be true or false");
             m->flush_l2 = cJSON_IsTrue(x);
+        }
     }
     m->top = (int)top;
     m->repetitions = (int)reps;
@@ -405,6 +411,7 @@ static int parse_body(const lr_devices *devs, const cJSON *root, lr_request_kind
         return missing("", "device", "a built-in device name or a device object", err);
     if (lr_device_from_json(devs, dv, "device", &req->device, err))
         return -1;
+    /* the cache key holds every device figure; the name too, since responses carry it */
     cJSON_AddItemToObject(canon, "device", lr_device_to_json(NULL, &req->device, 0));
     const cJSON *domv = jr_get(root, "domain");
     if (!domv)
@@ -420,15 +427,15 @@ static int parse_body(const lr_devices *devs, const cJSON *root, lr_request_kind
         cJSON_AddItemToArray(cd, cJSON_CreateNumber((double)req->domain[d]));
     if (parse_kernel(jr_get(root, "kernel"), req, canon, err))
         return -1;
+    /* Both sections are checked whichever endpoint reads the request, so one request
+     * can go to /v1/estimate and /v1/rank and a mistake in either is never silent. */
     const cJSON *lv = jr_get(root, "launch");
-    if (kind == LR_REQ_ESTIMATE) {
-        if (!lv)
-            return missing("", "launch", "the configuration to estimate, {\"block\": [bx, by, bz]}", err);
-        if (parse_launch(lv, "launch", &req->launch, err))
-            return -1;
-    } else if (parse_search(jr_get(root, "search"), req, err)) {
+    if (kind == LR_REQ_ESTIMATE && !lv)
+        return missing("", "launch", "the configuration to estimate, {\"block\": [bx, by, bz]}", err);
+    if (lv && parse_launch(lv, "launch", &req->launch, err))
         return -1;
-    }
+    if ((kind == LR_REQ_RANK || jr_get(root, "search")) && parse_search(jr_get(root, "search"), req, err))
+        return -1;
     if (parse_measure(jr_get(root, "measure"), &req->measure, err))
         return -1;
     cJSON_AddStringToObject(canon, "model_version", LR_MODEL_VERSION);

@@ -48,20 +48,9 @@ unsigned srv_status_of(lr_code code)
     return status_of_code[code];
 }
 
-/* {"error":{"code","message","path"},"model_version"}; path is "" when the error is
- * not about one input value, so the shape never changes. NULL when out of memory. */
 static char *error_json(const lr_error *err)
 {
-    cJSON *root = cJSON_CreateObject();
-    cJSON *e = cJSON_AddObjectToObject(root, "error");
-    char *text = NULL;
-    if (e && cJSON_AddStringToObject(e, "code", lr_code_name(err->code)) &&
-        cJSON_AddStringToObject(e, "message", err->message) &&
-        cJSON_AddStringToObject(e, "path", err->path) &&
-        cJSON_AddStringToObject(root, "model_version", LR_MODEL_VERSION))
-        text = cJSON_PrintUnformatted(root);
-    cJSON_Delete(root);
-    return text;
+    return lr_error_to_json(err, LR_MODEL_VERSION);
 }
 
 static enum MHD_Result queue(srv_server *s, struct MHD_Connection *c, srv_request *req,

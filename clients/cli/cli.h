@@ -25,6 +25,7 @@ enum {
     CLI_OPT_TABLE = 1 << 2,   /* --table */
     CLI_OPT_THREADS = 1 << 3, /* --threads N */
     CLI_OPT_TOP = 1 << 4,     /* --top K */
+    CLI_OPT_MEASURE_TOP = 1 << 5, /* --measure-top K */
 };
 
 typedef struct cli_opts {
@@ -32,6 +33,7 @@ typedef struct cli_opts {
     int pretty, table;  /* --pretty, --table */
     int threads;        /* --threads N; 0 = every core */
     long top;           /* --top K (0 = all); -1 when not given */
+    long measure_top;   /* --measure-top K; -1 when not given */
     const char *pos[2]; /* positional arguments, in order (borrowed from argv) */
     int npos;
 } cli_opts;
@@ -74,5 +76,14 @@ int cli_read_request(const char *cmd, const char *file, char **out, size_t *len)
 
 /* `launchrank cache stats|clear|export` (cli_cache.c); argv[0] is "cache". */
 int cli_cmd_cache(int argc, char **argv);
+
+/* `launchrank emit` and `launchrank measure` (cli_gpu.c). */
+int cli_cmd_emit(int argc, char **argv);
+int cli_cmd_measure(int argc, char **argv);
+
+/* Sets object.key of the request to value (creating the object), returning a new body
+ * (caller frees with cJSON_free), or NULL when the body or its object is not a JSON
+ * object: the caller then sends the body unchanged, so the api reports the mistake. */
+char *cli_set_request_number(const char *body, const char *object, const char *key, long value);
 
 #endif

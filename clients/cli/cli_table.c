@@ -90,6 +90,48 @@ static void print_rank_row(FILE *out, const cJSON *r)
             format_num(est, "l1_cycles", 3, 1, l1, sizeof l1));
 }
 
+/* The measured figures of the ranked configurations that were timed on the GPU. */
+static void print_measured(FILE *out, const cJSON *root, const cJSON *results)
+{
+    const cJSON *m = cJSON_GetObjectItemCaseSensitive(root, "measure"), *r;
+    if (!m)
+        return;
+    const char *status = format_str(m, "status");
+    if (strcmp(status, "ok") != 0) {
+        fprintf(out, "\nmeasurement %s: %s\n", status, format_str(m, "reason"));
+        return;
+    }
+    fprintf(out, "\n%4s  %-14s %-9s %9s %9s %9s %10s  %s\n", "rank", "block", "folding",
+            "predicted", "measured", "median", "pred/meas", "GPU");
+    fprintf(out, "%4s  %-14s %-9s %9s %9s %9s %10s\n", "", "", "", "GLup/s", "GLup/s", "ms", "");
+    cJSON_ArrayForEach(r, results)
+    {
+        const cJSON *me = cJSON_GetObjectItemCaseSensitive(r, "measured");
+        if (!me)
+            continue;
+        char block[48], fold[48], rank[24], pred[32], g[32], ms[32], ratio[32];
+        const cJSON *e = cJSON_GetObjectItemCaseSensitive(me, "error");
+        fprintf(out, "%4s  %-14s %-9s %9s ", format_num(r, "rank", 0, 1, rank, sizeof rank),
+                format_dims(own_or_launch(r, "block"), block, sizeof block),
+                format_dims(own_or_launch(r, "folding"), fold, sizeof fold),
+                format_num(cJSON_GetObjectItemCaseSensitive(r, "performance"), "predicted", 2, 1,
+                           pred, sizeof pred));
+        if (e)
+            fprintf(out, "failed: %s\n", format_str(e, "message"));
+        else
+            fprintf(out, "%9s %9s %10s  %s\n", format_num(me, "glups", 2, 1, g, sizeof g),
+                    format_num(me, "ms_median", 4, 1, ms, sizeof ms),
+                    format_num(me, "predicted_over_measured", 2, 1, ratio, sizeof ratio),
+                    format_str(me, "gpu"));
+    }
+    const cJSON *f = cJSON_GetObjectItemCaseSensitive(m, "fastest");
+    if (f) {
+        char rank[24], g[32];
+        fprintf(out, "fastest measured: rank %s at %s GLup/s\n",
+                format_num(f, "rank", 0, 1, rank, sizeof rank), format_num(f, "glups", 2, 1, g, sizeof g));
+    }
+}
+
 static void print_not_launchable(FILE *out, const cJSON *list)
 {
     const cJSON *c;
@@ -125,6 +167,7 @@ int cli_table_rank(FILE *out, const char *json)
     cJSON_ArrayForEach(r, results) print_rank_row(out, r);
     if (cJSON_GetArraySize(results) == 0)
         fprintf(out, "(no launchable configuration)\n");
+    print_measured(out, root, results);
     print_not_launchable(out, cJSON_GetObjectItemCaseSensitive(root, "not_launchable"));
     fprintf(out, "\n%.0f configurations evaluated, %.0f from cache\n",
             number_or(root, "evaluated", 0), number_or(root, "cached_results", 0));

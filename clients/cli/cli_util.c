@@ -31,6 +31,7 @@ static const struct cli_option {
     {"--db", CLI_OPT_DB, 1},       {"--pretty", CLI_OPT_PRETTY, 0},
     {"--table", CLI_OPT_TABLE, 0}, {"--threads", CLI_OPT_THREADS, 1},
     {"--top", CLI_OPT_TOP, 1},
+    {"--measure-top", CLI_OPT_MEASURE_TOP, 1},
 };
 
 int cli_usage_error(const char *cmd, const char *fmt, ...)
@@ -84,6 +85,11 @@ static int set_option(const char *cmd, unsigned bit, const char *value, cli_opts
             return cli_usage_error(cmd, "--top: '%s' is not a number from 0 to 1000000", value);
         o->top = n;
         return 0;
+    case CLI_OPT_MEASURE_TOP:
+        if (parse_long(value, 0, 32, &n))
+            return cli_usage_error(cmd, "--measure-top: '%s' is not a number from 0 to 32", value);
+        o->measure_top = n;
+        return 0;
     }
     return cli_usage_error(cmd, "internal: unknown option bit %u", bit);
 }
@@ -97,6 +103,7 @@ int cli_parse_args(int argc, char **argv, unsigned accepts, int min_pos, int max
     int options_done = 0;
     memset(o, 0, sizeof *o);
     o->top = -1;
+    o->measure_top = -1;
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
         if (options_done || a[0] != '-' || strcmp(a, "-") == 0) {
@@ -170,20 +177,12 @@ static int exit_status_of(lr_code code)
 /* The same body as the daemon's (server/respond.c), so scripts parse one shape. */
 int cli_report(const lr_error *err)
 {
-    cJSON *root = cJSON_CreateObject();
-    cJSON *e = cJSON_AddObjectToObject(root, "error");
-    char *text = NULL;
-    if (e && cJSON_AddStringToObject(e, "code", lr_code_name(err->code)) &&
-        cJSON_AddStringToObject(e, "message", err->message) &&
-        cJSON_AddStringToObject(e, "path", err->path) &&
-        cJSON_AddStringToObject(root, "model_version", LR_MODEL_VERSION))
-        text = cJSON_PrintUnformatted(root);
+    char *text = lr_error_to_json(err, LR_MODEL_VERSION);
     if (text)
         fprintf(stderr, "%s\n", text);
     else /* out of memory: say it without allocating */
         fprintf(stderr, "launchrank: %s: %s\n", lr_code_name(err->code), err->message);
-    cJSON_free(text);
-    cJSON_Delete(root);
+    free(text);
     return exit_status_of(err->code);
 }
 
@@ -270,4 +269,25 @@ int cli_read_request(const char *cmd, const char *file, char **out, size_t *len)
     *out = buf;
     *len = used;
     return CLI_EXIT_OK;
+}
+
+char *cli_set_request_number(const char *body, const char *object, const char *key, long value)
+{
+    const char *end = NULL;
+    cJSON *root = cJSON_ParseWithOpts(body, &end, 1);
+    cJSON *obj = cJSON_GetObjectItemCaseSensitive(root, object);
+    char *text = NULL;
+    if (cJSON_IsObject(root) && !obj)
+        obj = cJSON_AddObjectToObject(root, object);
+    if (cJSON_IsObject(obj)) {
+        cJSON *n = cJSON_CreateNumber((double)value);
+        if (n && (cJSON_GetObjectItemCaseSensitive(obj, key)
+                      ? cJSON_ReplaceItemInObjectCaseSensitive(obj, key, n)
+                      : cJSON_AddItemToObject(obj, key, n)))
+            text = cJSON_PrintUnformatted(root);
+        else
+            cJSON_Delete(n);
+    }
+    cJSON_Delete(root);
+    return text;
 }

@@ -128,6 +128,9 @@ static const char rank_help[] =
     "  --top K      keep the K best configurations, 0 = all (sets search.top of the\n"
     "               request; default: the request's search.top, else all)\n"
     "  --threads N  threads evaluating configurations (default 0: every core)\n"
+    "  --measure-top K  compile and time the K best predicted configurations on the\n"
+    "               GPU (sets measure.top; needs an NVIDIA GPU, else the ranking\n"
+    "               comes back with measure.status \"unavailable\")\n"
     "  --db PATH    cache predictions in the SQLite file PATH (created if missing);\n"
     "               default: no cache, every run computes afresh\n"
     "  --pretty     indent the JSON for reading\n"
@@ -171,31 +174,6 @@ static void clear_progress(cli_progress *p)
         fprintf(stderr, "\r%*s\r", p->width > 0 ? p->width : 0, "");
 }
 
-/* Sets search.top of the request to top, returning a new body (malloc'd, caller
- * frees with cJSON_free) or NULL. NULL also when the body is not a JSON object or
- * its search is not one: the caller then sends the body unchanged, so the api
- * reports the mistake exactly as it would without --top. */
-static char *set_top(const char *body, long top)
-{
-    const char *end = NULL;
-    cJSON *root = cJSON_ParseWithOpts(body, &end, 1);
-    cJSON *search = cJSON_GetObjectItemCaseSensitive(root, "search");
-    char *text = NULL;
-    if (cJSON_IsObject(root) && !search)
-        search = cJSON_AddObjectToObject(root, "search");
-    if (cJSON_IsObject(search)) {
-        cJSON *n = cJSON_CreateNumber((double)top);
-        if (n && (cJSON_GetObjectItemCaseSensitive(search, "top")
-                      ? cJSON_ReplaceItemInObjectCaseSensitive(search, "top", n)
-                      : cJSON_AddItemToObject(search, "top", n)))
-            text = cJSON_PrintUnformatted(root);
-        else
-            cJSON_Delete(n);
-    }
-    cJSON_Delete(root);
-    return text;
-}
-
 static int cmd_rank(int argc, char **argv)
 {
     cli_opts o;
@@ -208,12 +186,22 @@ static int cmd_rank(int argc, char **argv)
     if (cli_wants_help(argc, argv))
         return fputs(rank_help, stdout), CLI_EXIT_OK;
     int rc = cli_parse_args(
-        argc, argv, CLI_OPT_DB | CLI_OPT_PRETTY | CLI_OPT_TABLE | CLI_OPT_THREADS | CLI_OPT_TOP,
+        argc, argv,
+        CLI_OPT_DB | CLI_OPT_PRETTY | CLI_OPT_TABLE | CLI_OPT_THREADS | CLI_OPT_TOP |
+            CLI_OPT_MEASURE_TOP,
         1, 1, &o);
     if (rc || (rc = cli_read_request(argv[0], o.pos[0], &body, &len)))
         return rc;
-    if (o.top >= 0 && (edited = set_top(body, o.top)))
+    if (o.top >= 0 && (edited = cli_set_request_number(body, "search", "top", o.top)))
         len = strlen(edited);
+    if (o.measure_top >= 0) {
+        char *m = cli_set_request_number(edited ? edited : body, "measure", "top", o.measure_top);
+        if (m) {
+            cJSON_free(edited);
+            edited = m;
+            len = strlen(edited);
+        }
+    }
     if ((rc = open_api(argv[0], &o, &api, &w))) {
         cJSON_free(edited);
         free(body);
@@ -314,8 +302,8 @@ static const cli_command commands[] = {
     {"devices", cmd_devices, "list the built-in GPU models, or show one"},
     {"serve", cmd_serve, "run the HTTP daemon (JSON API, shared prediction cache)"},
     {"cache", cli_cmd_cache, "show, clear or export the SQLite prediction cache"},
-    /* cudagen adds "emit" (generate the CUDA kernel of a configuration) and
-     * "measure" (time the top configurations on a real GPU) here. */
+    {"emit", cli_cmd_emit, "print the CUDA source of one configuration's kernel"},
+    {"measure", cli_cmd_measure, "compile and time one configuration on the GPU"},
 };
 
 static void print_top_help(FILE *f)

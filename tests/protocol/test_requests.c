@@ -41,7 +41,10 @@ static const bad_case cases[] = {
     {0, "{\"device\":{\"sm_count\":10}}", "invalid_request", "device.clock_ghz", "missing"},
     {0, "{\"device\":\"A100-SXM4-40GB\"}", "invalid_request", "domain", "missing"},
     {0, "{\"device\":\"A100-SXM4-40GB\",\"domain\":[]}", "invalid_request", "domain", "1 to 3 elements"},
-    {0, "{\"device\":\"A100-SXM4-40GB\",\"domain\":[1,2,3,4]}", "limit_exceeded", "domain", "1 to 3 elements"},
+    {0, "{\"device\":\"A100-SXM4-40GB\",\"domain\":[1,2,3,4]}", "invalid_request", "domain", "1 to 3 elements"},
+    {0, "{" OK_REST ",\"launch\":{\"block\":[1,1,128]}}", "not_launchable", "launch.block", "1024 x 1024 x 64"},
+    {0, "{" OK_REST ",\"launch\":{\"block\":[32]},\"search\":{\"top\":-1}}", "invalid_request", "search.top", "integer from 0"},
+    {1, "{" OK_REST ",\"launch\":{\"block\":[0]}}", "invalid_request", "launch.block[0]", "integer from 1"},
     {0, "{\"device\":\"A100-SXM4-40GB\",\"domain\":[0]}", "invalid_request", "domain[0]", "integer from 1"},
     {0, "{\"device\":\"A100-SXM4-40GB\",\"domain\":[\"64\"]}", "invalid_request", "domain[0]", "not a string"},
     {0, "{\"device\":\"A100-SXM4-40GB\",\"domain\":[1.5]}", "invalid_request", "domain[0]", "fraction"},
@@ -164,6 +167,13 @@ static void good_requests(void)
                        "\"device\":{\"l2_bytes\":41943040,\"base\":\"A100-SXM4-40GB\"}," KERNEL_OK "}";
     char *c = lr_api_estimate(w, same, strlen(same), &err);
     CHECK(c && strstr(c, "\"cached\":true"));
+    /* an absent store list is an empty one */
+    const char *renamed = "{\"device\":{\"base\":\"A100-SXM4-40GB\",\"l2_bytes\":41943040},"
+                          "\"domain\":[64,64],\"kernel\":{\"fields\":[{\"name\":\"A\",\"dims\":[64,64],"
+                          "\"loads\":[[\"x\",\"y\"]],\"stores\":[]}]},\"launch\":{\"block\":[32,2]}}";
+    char *e = lr_api_estimate(w, renamed, strlen(renamed), &err);
+    CHECK(e && strstr(e, "\"cached\":true"));
+    free(e);
     /* a different device figure is a different prediction */
     const char *other = "{\"device\":{\"base\":\"A100-SXM4-40GB\",\"l2_bytes\":41943041},"
                         "\"domain\":[64,64]," KERNEL_OK ",\"launch\":{\"block\":[32,2]}}";
@@ -171,7 +181,7 @@ static void good_requests(void)
     CHECK(d && strstr(d, "\"cached\":false"));
     lr_api_stats st;
     lr_api_get_stats(api, &st);
-    CHECK_INT(st.cache_hits, 2);
+    CHECK_INT(st.cache_hits, 3);
     free(a);
     free(b);
     free(c);

@@ -273,6 +273,9 @@ def main():
         print(__doc__)
         return 2
     binary, root = os.path.abspath(args[0]), os.path.abspath(args[1])
+    if not os.access(binary, os.X_OK):
+        print("FAIL: %s is not an executable launchrank binary" % binary)
+        return 1
     with open(os.path.join(root, "docs", "api.md")) as f:
         examples, problems = parse_examples(f.read())
     for p in problems:
