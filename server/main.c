@@ -362,9 +362,11 @@ static int serve(const srv_options *o, const sigset_t *sigs)
     if (strcmp(cache, "ok") == 0)
         srv_log("launchrank: listening on http://%s:%u (cache: %s)", o->host, port,
                 cfg->db_path);
-    else
+    else {
         srv_log("launchrank: listening on http://%s:%u (cache: disabled: %s)", o->host, port,
                 cache);
+        atomic_store(&s.cache_reported, 1); /* said once, here */
+    }
 
     int sig = 0;
     while (sigwait(sigs, &sig) != 0)

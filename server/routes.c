@@ -27,12 +27,23 @@ static srv_json from_api(char *text)
     return (srv_json){text, free}; /* lr_api_* bodies are malloc'd */
 }
 
+/* A cache that stops working (full disk, file removed) degrades speed, not answers:
+ * the api goes on without it and /healthz says why; the log says it once. */
+static void note_cache(srv_server *s)
+{
+    const char *status = lr_api_cache_status(s->api);
+    if (s->cfg->db_path && strcmp(status, "ok") != 0 && !atomic_exchange(&s->cache_reported, 1))
+        srv_log("launchrank: cache disabled from now on: %s", status);
+}
+
 static srv_json handle_estimate(srv_server *s, const srv_request *req, lr_error *err)
 {
     lr_worker *w = srv_worker_get(s, err);
     if (!w)
         return from_api(NULL);
-    return from_api(lr_api_estimate(w, req->body ? req->body : "", req->body_len, err));
+    srv_json out = from_api(lr_api_estimate(w, req->body ? req->body : "", req->body_len, err));
+    note_cache(s);
+    return out;
 }
 
 static srv_json handle_rank(srv_server *s, const srv_request *req, lr_error *err)
@@ -41,7 +52,9 @@ static srv_json handle_rank(srv_server *s, const srv_request *req, lr_error *err
     if (!w)
         return from_api(NULL);
     /* No progress callback: a response is sent whole, when the ranking is done. */
-    return from_api(lr_api_rank(w, req->body ? req->body : "", req->body_len, NULL, NULL, err));
+    srv_json out = from_api(lr_api_rank(w, req->body ? req->body : "", req->body_len, NULL, NULL, err));
+    note_cache(s);
+    return out;
 }
 
 static srv_json handle_devices(srv_server *s, const srv_request *req, lr_error *err)

@@ -56,6 +56,7 @@ typedef struct srv_server {
     atomic_uint live_workers; /* workers created and not yet freed */
     atomic_uint inflight;     /* requests whose headers arrived, not yet completed */
     atomic_bool stopping;     /* set once shutdown began: answers say Connection: close */
+    atomic_bool cache_reported; /* a cache failure has been logged (it is logged once) */
     srv_stats stats;
     struct timespec started; /* CLOCK_MONOTONIC at start, for uptime_s */
 } srv_server;
