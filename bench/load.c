@@ -9,9 +9,12 @@
  * latency of every request from its first byte sent to its last byte received, and
  * prints one line:
  *
- *   requests=… errors=… cached=…% seconds=… rps=… p50_ms=… p90_ms=… p99_ms=… max_ms=…
+ *   requests=… errors=… cached=…% reconnects=… seconds=… rps=… p50_ms=… p90_ms=…
+ *   p99_ms=… max_ms=… unanswered=… oldest_ms=…
  *
- * "cached" is the share of answers saying "cached":true. Only loopback is ever
+ * "cached" is the share of answers saying "cached":true; "unanswered" counts the
+ * requests still waiting for their answer when the time was up (with the age of the
+ * oldest), which the percentiles cannot show. Only loopback is ever
  * contacted: this is a tool for benchmarking a local daemon, not a load tester for
  * other people's servers.
  */
@@ -45,11 +48,11 @@ typedef struct load_opts {
     const char *body_file;
     int connections;
     int threads;
-    double duration_s;   /* measured time; 0 with --requests */
-    double warmup_s;     /* before it, answers are not counted */
-    long requests;       /* total requests with --requests; 0 with --duration */
-    int vary_domain;     /* rewrite "domain" per request */
-    long vary_start;     /* first value of the per-request counter */
+    double duration_s; /* measured time; 0 with --requests */
+    double warmup_s;   /* before it, answers are not counted */
+    long requests;     /* total requests with --requests; 0 with --duration */
+    int vary_domain;   /* rewrite "domain" per request */
+    long vary_start;   /* first value of the per-request counter */
 } load_opts;
 
 /* The body split around its "domain" array, for --vary-domain. */
@@ -216,6 +219,8 @@ typedef struct worker {
     double *lat_ms; /* latencies of the counted requests */
     size_t nlat, lat_cap;
     long errors, hits, reconnects;
+    long unanswered;  /* requests still in flight when the run ended */
+    double oldest_ms; /* the age of the oldest of them */
     char first_error[256];
 } worker;
 
@@ -423,6 +428,17 @@ static void *worker_main(void *arg)
         if (!busy && opts.requests && atomic_load(&issued) >= opts.requests)
             break;
     }
+    /* Requests the server never answered in time are not in the percentiles: count them,
+     * or a stalled connection would look like a fast one. */
+    double end = now_s();
+    for (int i = 0; i < w->count; i++) {
+        conn *c = &w->conns[w->first + i];
+        if (c->in_flight) {
+            w->unanswered++;
+            if ((end - c->t0) * 1e3 > w->oldest_ms)
+                w->oldest_ms = (end - c->t0) * 1e3;
+        }
+    }
     return NULL;
 }
 
@@ -451,16 +467,15 @@ static double percentile(const double *v, size_t n, double p)
 
 static void usage(FILE *f)
 {
-    fprintf(f,
-            "usage: load --port PORT --body FILE [--path /v1/estimate] [--connections N]\n"
-            "            [--threads T] (--duration S [--warmup S] | --requests M)\n"
-            "            [--vary-domain [--vary-start K]]\n"
-            "\n"
-            "POSTs FILE to http://127.0.0.1:PORT/PATH over N keep-alive connections (one\n"
-            "request in flight on each) for S seconds or M requests, and prints requests/s\n"
-            "and latency percentiles. --vary-domain changes the body's \"domain\" on every\n"
-            "request (a walk through a 64x64x... neighbourhood of it, starting at step K)\n"
-            "so that each request misses the daemon's prediction cache.\n");
+    fprintf(f, "usage: load --port PORT --body FILE [--path /v1/estimate] [--connections N]\n"
+               "            [--threads T] (--duration S [--warmup S] | --requests M)\n"
+               "            [--vary-domain [--vary-start K]]\n"
+               "\n"
+               "POSTs FILE to http://127.0.0.1:PORT/PATH over N keep-alive connections (one\n"
+               "request in flight on each) for S seconds or M requests, and prints requests/s\n"
+               "and latency percentiles. --vary-domain changes the body's \"domain\" on every\n"
+               "request (a walk through a 64x64x... neighbourhood of it, starting at step K)\n"
+               "so that each request misses the daemon's prediction cache.\n");
 }
 
 static int parse_opts(int argc, char **argv)
@@ -547,7 +562,8 @@ int main(int argc, char **argv)
         w->ep = epoll_create1(0);
         pthread_create(&th[t], NULL, worker_main, w);
     }
-    long errors = 0, hits = 0, reconnects = 0;
+    long errors = 0, hits = 0, reconnects = 0, unanswered = 0;
+    double oldest_ms = 0;
     size_t n = 0;
     for (int t = 0; t < opts.threads; t++) {
         pthread_join(th[t], NULL);
@@ -555,6 +571,9 @@ int main(int argc, char **argv)
         errors += workers[t].errors;
         hits += workers[t].hits;
         reconnects += workers[t].reconnects;
+        unanswered += workers[t].unanswered;
+        if (workers[t].oldest_ms > oldest_ms)
+            oldest_ms = workers[t].oldest_ms;
     }
     double seconds = opts.requests ? now_s() - t_start : opts.duration_s;
     double *all = xmalloc(n * sizeof *all);
@@ -567,10 +586,10 @@ int main(int argc, char **argv)
     }
     qsort(all, n, sizeof *all, cmp_double);
     printf("requests=%zu errors=%ld cached=%.1f%% reconnects=%ld seconds=%.2f rps=%.1f "
-           "p50_ms=%.3f p90_ms=%.3f p99_ms=%.3f max_ms=%.3f\n",
+           "p50_ms=%.3f p90_ms=%.3f p99_ms=%.3f max_ms=%.3f unanswered=%ld oldest_ms=%.0f\n",
            n, errors, n ? 100.0 * (double)hits / (double)n : 0.0, reconnects, seconds,
            (double)n / seconds, percentile(all, n, 50), percentile(all, n, 90),
-           percentile(all, n, 99), n ? all[n - 1] : 0.0);
+           percentile(all, n, 99), n ? all[n - 1] : 0.0, unanswered, oldest_ms);
     for (int i = 0; i < opts.connections; i++) {
         if (conns[i].fd >= 0)
             close(conns[i].fd);

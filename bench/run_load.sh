@@ -75,8 +75,8 @@ echo "launchrank daemon under load: $(nproc) cores, $(uname -m), release build i
 echo "daemon threads: ${THREADS:-default (number of cores)}; client: bench/load, $load_threads thread(s);"
 echo "${duration} s measured per cell after ${warmup} s of warm-up; latency from first byte sent to last byte received."
 echo
-printf '%-14s %-9s %5s %9s %7s %7s %10s %9s %9s %9s %9s\n' request mode conns requests errors cached \
-    'req/s' 'p50 ms' 'p90 ms' 'p99 ms' 'max ms'
+printf '%-12s %-9s %5s %9s %6s %7s %10s %8s %8s %8s %8s %7s\n' request mode conns requests errors \
+    cached 'req/s' 'p50 ms' 'p90 ms' 'p99 ms' 'max ms' 'wait ms'
 for r in $requests; do
     case $r in
     2d) file=$root/tests/data/ref2_2d5pt_a100_80gb.json name="2-D 5-point" ;;
@@ -94,12 +94,14 @@ for r in $requests; do
             fi
             out=$("$load" "${args[@]}" --duration "$duration" --warmup "$warmup") || true
             stop_daemon
-            printf '%-14s %-9s %5s %9s %7s %7s %10s %9s %9s %9s %9s\n' "$name" "$mode" "$c" \
+            printf '%-12s %-9s %5s %9s %6s %7s %10s %8s %8s %8s %8s %7s\n' "$name" "$mode" "$c" \
                 "$(field requests "$out")" "$(field errors "$out")" "$(field cached "$out")" \
                 "$(field rps "$out")" "$(field p50_ms "$out")" "$(field p90_ms "$out")" \
-                "$(field p99_ms "$out")" "$(field max_ms "$out")"
+                "$(field p99_ms "$out")" "$(field max_ms "$out")" "$(field oldest_ms "$out")"
         done
     done
 done
 echo
-echo "target: >= 5000 cached requests/s and p99 < 20 ms at 64 connections"
+echo "cached: share of answers served from the cache. wait ms: age of the oldest request still"
+echo "unanswered when the time was up (such requests are not in the percentiles)."
+echo "Target: >= 5000 cached requests/s and p99 < 20 ms at 64 connections."
