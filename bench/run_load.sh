@@ -72,6 +72,7 @@ field() { # field NAME LINE: the value of NAME=... in a result line of bench/loa
 }
 
 echo "launchrank daemon under load: $(nproc) cores, $(uname -m), release build in $build"
+echo "load average before: $(cut -d' ' -f1-3 /proc/loadavg) (other work on the machine skews every figure)"
 echo "daemon threads: ${THREADS:-default (number of cores)}; client: bench/load, $load_threads thread(s);"
 echo "${duration} s measured per cell after ${warmup} s of warm-up; latency from first byte sent to last byte received."
 echo
@@ -102,6 +103,7 @@ for r in $requests; do
     done
 done
 echo
+echo "load average after: $(cut -d' ' -f1-3 /proc/loadavg)"
 echo "cached: share of answers served from the cache. wait ms: age of the oldest request still"
 echo "unanswered when the time was up (such requests are not in the percentiles)."
 echo "Target: >= 5000 cached requests/s and p99 < 20 ms at 64 connections."

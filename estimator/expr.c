@@ -1,6 +1,6 @@
 /*
- * expr: parser, evaluator and isl printer for the address-expression language of
- * MODEL.md section 1 (interface and grammar in expr.h).
+ * expr: parser, evaluator, C printer and isl builder for the address-expression
+ * language of MODEL.md section 1 (interface and grammar in expr.h).
  *
  * The parser is a plain recursive descent over the bytes of the text (the tokens are
  * single characters, numbers and names, so no separate lexer pays for itself). It
@@ -13,7 +13,6 @@
 #include "expr.h"
 
 #include <ctype.h>
-#include <errno.h>
 #include <inttypes.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -685,46 +684,15 @@ int est_expr_is_affine(const est_expr *e, uint32_t const_mask)
     return e ? node_is_affine(e->root, const_mask | LAUNCH_VARS) : 0;
 }
 
-/* ---- isl printer ---- */
+/* ---- C printer ---- */
 
-/* Reads the caller's text for a launch variable as an integer ("512", "(-3)"). */
-static int text_int(const char *s, int64_t *out)
-{
-    int open = 0;
-    long long v;
-    char *end;
-
-    if (!s)
-        return 0;
-    while (isspace((unsigned char)*s) || *s == '(')
-        open += *s++ == '(';
-    errno = 0;
-    v = strtoll(s, &end, 10);
-    if (end == s || errno)
-        return 0;
-    for (s = end; isspace((unsigned char)*s) || (*s == ')' && open > 0); s++)
-        open -= *s == ')';
-    if (*s || open)
-        return 0;
-    *out = v;
-    return 1;
-}
-
-/* isl only multiplies and divides by integer literals, so a launch-constant subtree
- * (blockIdx-free, e.g. blockDim.x+1) is printed as its value when the caller's text
- * for each of its variables is an integer. 0 when that is not possible. */
-static int launch_value(const node *n, const char *const var_text[EST_VAR_COUNT], int64_t *out)
-{
-    int64_t val[EST_VAR_COUNT] = {0};
-    int v;
-    if (!is_launch_constant(n))
-        return 0;
-    for (v = 0; v < EST_VAR_COUNT; v++)
-        if ((n->uses & EST_VAR_BIT(v)) && !text_int(var_text[v], &val[v]))
-            return 0;
-    *out = node_eval(n, val);
-    return 1;
-}
+/* The C printer brackets every operand that is not atomic (a literal, a variable or a
+ * call), except where precedence makes it safe to leave out: the left operand of '+'
+ * or '-' may be any sum or product, the right one only a product, so that
+ * "a - (b + c)" keeps its parentheses. C multiplies any two expressions, so launch
+ * constants are printed as written, and floor division and its remainder become
+ * calls of the generated source's lr_floordiv/lr_floormod (C's own '/' and '%'
+ * truncate towards zero, which is wrong for x-1 at the domain edge). */
 
 /* True when the text needs no parentheses around it: a name, a non-negative number
  * or one parenthesised group. */
@@ -745,120 +713,12 @@ static int text_is_atomic(const char *s)
     return 1;
 }
 
-/* Nodes printed as one unit: literals, variables, floor(...), (... mod c) and
- * launch-constant subtrees printed as their value. */
-static int prints_atomic(const node *n, const char *const var_text[EST_VAR_COUNT])
-{
-    int64_t v;
-    return n->kind == N_NUM || n->kind == N_VAR || n->kind == N_DIV || n->kind == N_MOD ||
-           launch_value(n, var_text, &v);
-}
-
-static void print_node(FILE *f, const node *n, const char *const var_text[EST_VAR_COUNT]);
-
-/* Prints n, in parentheses unless it is atomic or the context allows a sum or
- * product there (loose). */
-static void print_child(FILE *f, const node *n, const char *const var_text[EST_VAR_COUNT],
-                        int loose)
-{
-    int wrap = !loose && !prints_atomic(n, var_text);
-    fprintf(f, "%s", wrap ? "(" : "");
-    print_node(f, n, var_text);
-    fprintf(f, "%s", wrap ? ")" : "");
-}
-
+/* Negative literals are bracketed, so that a unary minus before one never prints as
+ * C's "--". */
 static void print_int(FILE *f, int64_t v)
 {
     fprintf(f, v < 0 ? "(%" PRId64 ")" : "%" PRId64, v);
 }
-
-static void print_node(FILE *f, const node *n, const char *const var_text[EST_VAR_COUNT])
-{
-    const node *c, *other;
-    int64_t v;
-
-    if (n->kind != N_NUM && n->uses != 0 && launch_value(n, var_text, &v)) {
-        print_int(f, v);
-        return;
-    }
-    switch (n->kind) {
-    case N_NUM:
-        print_int(f, n->num);
-        return;
-    case N_VAR: {
-        const char *t = var_text[n->var] ? var_text[n->var] : var_names[n->var];
-        fprintf(f, text_is_atomic(t) ? "%s" : "(%s)", t);
-        return;
-    }
-    case N_NEG:
-        fprintf(f, "-");
-        print_child(f, n->l, var_text, 0);
-        return;
-    case N_ADD:
-    case N_SUB:
-        /* Left operand may be any sum or product; the right one only a product, so
-         * that "a - (b + c)" keeps its parentheses. */
-        print_child(f, n->l, var_text, n->l->kind != N_NEG);
-        fprintf(f, n->kind == N_ADD ? " + " : " - ");
-        print_child(f, n->r, var_text, n->r->kind == N_MUL);
-        return;
-    case N_MUL:
-        /* isl reads "c*expr" with c an integer literal, optionally signed, but not
-         * "(-3)*expr": a negative factor is written "(-3*expr)". */
-        c = is_launch_constant(n->l) ? n->l : n->r;
-        other = c == n->l ? n->r : n->l;
-        if (!launch_value(c, var_text, &v)) {
-            print_child(f, c, var_text, 0); /* the caller broke the contract; isl will say */
-            fprintf(f, "*");
-        } else if (v < 0) {
-            fprintf(f, "(-%" PRIu64 "*", (uint64_t)0 - (uint64_t)v);
-        } else {
-            fprintf(f, "%" PRId64 "*", v);
-        }
-        print_child(f, other, var_text, 0);
-        fprintf(f, "%s", launch_value(c, var_text, &v) && v < 0 ? ")" : "");
-        return;
-    case N_DIV:
-    case N_MOD:
-        fprintf(f, n->kind == N_DIV ? "floor((" : "((");
-        print_node(f, n->l, var_text);
-        fprintf(f, n->kind == N_DIV ? ")/" : ") mod ");
-        /* Same rule as est_expr_eval: a non-positive divisor counts as 1. */
-        if (launch_value(n->r, var_text, &v))
-            print_int(f, v > 0 ? v : 1);
-        else
-            print_child(f, n->r, var_text, 0);
-        fprintf(f, ")");
-        return;
-    }
-}
-
-/* Prints into a memory stream: the printers stay plain fprintf calls and a failed
- * allocation shows up once, as the stream's error flag. */
-char *est_expr_print_isl(const est_expr *e, const char *const var_text[EST_VAR_COUNT])
-{
-    char *s = NULL;
-    size_t len;
-    FILE *f;
-    int failed;
-
-    if (!e || !(f = open_memstream(&s, &len)))
-        return NULL;
-    print_node(f, e->root, var_text);
-    failed = ferror(f);
-    if (fclose(f) != 0 || failed) {
-        free(s);
-        return NULL;
-    }
-    return s;
-}
-
-/* ---- C printer ---- */
-
-/* The C printer follows the isl printer's bracketing rules, but C multiplies any two
- * expressions, so no launch-constant folding is needed, and floor division and its
- * remainder become calls of the generated source's lr_floordiv/lr_floormod (C's own
- * '/' and '%' truncate towards zero, which is wrong for x-1 at the domain edge). */
 
 static void print_c_node(FILE *f, const node *n, const char *const var_text[EST_VAR_COUNT]);
 
@@ -920,6 +780,8 @@ static void print_c_node(FILE *f, const node *n, const char *const var_text[EST_
     }
 }
 
+/* Prints into a memory stream: the printers stay plain fprintf calls and a failed
+ * allocation shows up once, as the stream's error flag. */
 char *est_expr_print_c(const est_expr *e, const char *const var_text[EST_VAR_COUNT])
 {
     char *s = NULL;

@@ -3,8 +3,9 @@
  *
  * An expression is parsed once per kernel into an opaque tree, with the request's
  * named integer parameters already substituted. Per launch configuration the caller
- * evaluates it (L1/L2 sampling), asks whether it is affine (fast paths), or prints it
- * as isl syntax with its own text for each variable (DRAM wave footprints).
+ * evaluates it (L1/L2 sampling), asks whether it is affine (fast paths), builds it
+ * as an isl affine expression over the thread indices (DRAM wave footprints) or
+ * prints it as C (generated kernels).
  *
  * Grammar (integers are int64; '/' and '%' are floor division and its remainder by a
  * positive constant, as C computes them on non-negative values):
@@ -79,12 +80,6 @@ int64_t est_expr_eval(const est_expr *e, const int64_t val[EST_VAR_COUNT]);
  * '%' has a non-constant left side and no product has two non-constant sides once the
  * variables of const_mask are known. */
 int est_expr_is_affine(const est_expr *e, uint32_t const_mask);
-
-/* Prints e in isl's syntax: integers, + - *, floor((a)/c) and ((a) mod c), with
- * var_text[v] (already valid isl text, e.g. "(2*tx + 1)" or "512") put in for each
- * variable; parenthesised so that precedence is kept. Returns a malloc'd string the
- * caller frees, or NULL on allocation failure. */
-char *est_expr_print_isl(const est_expr *e, const char *const var_text[EST_VAR_COUNT]);
 
 /* Prints e as a C/CUDA expression: integers, + - *, and floor division and its
  * remainder as calls lr_floordiv(a, c) and lr_floormod(a, c), which the printed code

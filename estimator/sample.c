@@ -296,6 +296,20 @@ static void warp_pass(sampler *s, est_sample *out)
 
 /* ---- block footprints ---- */
 
+/* Lattice updates of block blk: the threads' lattice points form a box, so the count
+ * is the product over dimensions of the box's extent inside the domain. */
+static double block_lups(const est_bound *b, const int64_t blk[3])
+{
+    double n = 1;
+    for (int d = 0; d < 3; d++) {
+        int64_t span = (int64_t)b->cfg.launch.block[d] * b->cfg.launch.folding[d];
+        int64_t lo = blk[d] * span, hi = lo + span;
+        hi = hi < b->cfg.domain[d] ? hi : b->cfg.domain[d];
+        n *= hi > lo ? (double)(hi - lo) : 0;
+    }
+    return n;
+}
+
 static int block_full(const est_bound *b, const int64_t blk[3])
 {
     for (int d = 0; d < 3; d++) {
@@ -430,13 +444,7 @@ static int block_pass(sampler *s, est_sample *out, lr_error *err)
     for (blk[2] = 0; blk[2] < nblk[2] && !rc; blk[2]++)
         for (blk[1] = 0; blk[1] < nblk[1] && !rc; blk[1]++)
             for (blk[0] = 0; blk[0] < nblk[0] && !rc; blk[0]++) {
-                double lups = 0;
-                for (int t = 0; t < b->threads; t++) {
-                    int64_t c[EST_NCOORD];
-                    coord_of(b, blk, t, c);
-                    lups += (double)est_thread_lups(b, c);
-                }
-                out->block_lups += lups;
+                out->block_lups += block_lups(b, blk);
                 out->nblocks++;
                 for (int f = 0; f < nf && !rc; f++) {
                     for (int st = 0; st < 2; st++) {
@@ -499,15 +507,7 @@ static int overlap_pass(sampler *s, est_sample *out, lr_error *err)
     const int64_t *g = b->grid;
     int64_t mid[3] = {g[0] / 2, g[1] / 2, g[2] / 2};
     int64_t id = mid[0] + g[0] * (mid[1] + g[1] * mid[2]);
-    {
-        double lups = 0;
-        for (int t = 0; t < b->threads; t++) {
-            int64_t c[EST_NCOORD];
-            coord_of(b, mid, t, c);
-            lups += (double)est_thread_lups(b, c);
-        }
-        out->mid_block_lups = lups;
-    }
+    out->mid_block_lups = block_lups(b, mid);
     int64_t sec = b->dev->l2_sector_bytes;
     for (int f = 0; f < b->k->nfields; f++) {
         if (!b->k->fields[f].nloads)
@@ -532,9 +532,10 @@ static int overlap_pass(sampler *s, est_sample *out, lr_error *err)
                 continue;
             int64_t delta = block_shift(b, b->first[f], b->count[f], 0, p) -
                             block_shift(b, b->first[f], b->count[f], 0, mid);
-            if (tr && block_full(b, p)) {
-                /* the predecessor's footprint is the middle one moved by delta bytes:
-                 * disjoint when delta exceeds the footprint's span */
+            if (tr) {
+                /* the predecessor's footprint lies within the middle one's moved by
+                 * delta bytes (fewer threads may be active in it, never more): the two
+                 * are disjoint when delta exceeds the footprint's span */
                 int64_t span = (sm[nm - 1] - sm[0] + 1) * sec;
                 if (delta >= span || -delta >= span)
                     continue;
