@@ -5,6 +5,7 @@
  * them the address is a dot product, which keeps the samplers fast.
  */
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -35,7 +36,24 @@ static int64_t linear_address(const est_bound *b, const est_inst *in,
     int64_t i[3] = {0, 0, 0};
     for (int d = 0; d < in->acc->n; d++)
         i[d] = est_expr_eval(in->acc->idx[d], val);
+    /* est_bind has checked that addresses over the grid stay far inside int64 */
     return f->base_offset + f->elem_bytes * (i[0] + i[1] * f->dims[0] + i[2] * f->dims[0] * f->dims[1]);
+}
+
+/* The byte address in double precision with every index evaluated without wrapping;
+ * -1 when an index overflows int64 (the caller reports it). */
+static int checked_address(const est_bound *b, const est_inst *in, const int64_t val[EST_VAR_COUNT],
+                           double *out)
+{
+    const est_field *f = &b->k->fields[in->field];
+    int64_t i[3] = {0, 0, 0};
+    for (int d = 0; d < in->acc->n; d++)
+        if (est_expr_eval_checked(in->acc->idx[d], val, &i[d]))
+            return -1;
+    *out = (double)f->base_offset +
+           (double)f->elem_bytes * ((double)i[0] + (double)i[1] * (double)f->dims[0] +
+                                    (double)i[2] * (double)f->dims[0] * (double)f->dims[1]);
+    return 0;
 }
 
 int64_t est_inst_address(const est_bound *b, const est_inst *in, const int64_t c[EST_NCOORD],
@@ -73,26 +91,48 @@ int64_t est_thread_lups(const est_bound *b, const int64_t c[EST_NCOORD])
     return n;
 }
 
-/* Fills in->c0/coef by evaluating at the origin and the unit vectors (exact for an
- * affine address) and rejects addresses whose magnitude over the grid could overflow. */
-static int linearize(est_bound *b, est_inst *in, const char *fname, lr_error *err)
+/* Checks that the instruction's addresses stay far inside int64 over the whole grid:
+ * every index is evaluated without wrapping at the corners of the launch (the origin,
+ * the unit vectors and the far corner of every coordinate); for an affine address that
+ * bounds every address the samplers compute. Then fills in->c0/coef, which for an
+ * affine address are exact: its value at the origin and the differences at the unit
+ * vectors. */
+static int linearize(est_bound *b, est_inst *in, int field, lr_error *err)
 {
-    int64_t zero[EST_NCOORD] = {0}, val[EST_VAR_COUNT];
+    const char *fname = b->k->fields[field].name;
+    int64_t c[EST_NCOORD] = {0}, val[EST_VAR_COUNT];
+    double a, bound = 0;
+    for (int i = -1; i < 2 * EST_NCOORD; i++) {
+        memset(c, 0, sizeof c);
+        if (i >= 0 && i < EST_NCOORD)
+            c[i] = 1;
+        else if (i >= EST_NCOORD) { /* far corner along one coordinate */
+            int k = i - EST_NCOORD;
+            c[k] = k < EST_B_X ? b->cfg.launch.block[k] - 1 : b->grid[k - EST_B_X] - 1;
+        }
+        fill_vars(b, in, c, val);
+        if (checked_address(b, in, val, &a) || fabs(a) > ADDRESS_LIMIT)
+            return lr_error_set(err, LR_INVALID_REQUEST, b->field_path[field],
+                                "field '%s': an access reaches addresses beyond what any GPU "
+                                "can address (int64 overflow or more than 1e17 bytes)", fname);
+        bound = fabs(a) > bound ? fabs(a) : bound;
+    }
+    int64_t zero[EST_NCOORD] = {0};
     fill_vars(b, in, zero, val);
     in->c0 = linear_address(b, in, val);
-    double bound = fabs((double)in->c0);
+    double sum = fabs((double)in->c0);
     for (int i = 0; i < EST_NCOORD; i++) {
         int64_t unit[EST_NCOORD] = {0};
         unit[i] = 1;
         fill_vars(b, in, unit, val);
         in->coef[i] = linear_address(b, in, val) - in->c0;
         int64_t extent = i < EST_B_X ? b->cfg.launch.block[i] : b->grid[i - EST_B_X];
-        bound += fabs((double)in->coef[i]) * (double)extent;
+        sum += fabs((double)in->coef[i]) * (double)extent;
     }
-    if (bound > ADDRESS_LIMIT)
-        return lr_error_set(err, LR_INVALID_REQUEST, NULL,
-                            "field '%s': addresses reach %.3g bytes, beyond what any GPU "
-                            "can address", fname, bound);
+    if (in->affine && sum > ADDRESS_LIMIT)
+        return lr_error_set(err, LR_INVALID_REQUEST, b->field_path[field],
+                            "field '%s': addresses reach %.3g bytes, beyond what any GPU can "
+                            "address", fname, sum);
     return 0;
 }
 
@@ -163,6 +203,8 @@ int est_bind(est_bound *b, const est_kernel *k, const est_device *dev, const est
     b->cfg = *cfg;
     const int *blk = cfg->launch.block, *fold = cfg->launch.folding;
     b->threads = blk[0] * blk[1] * blk[2];
+    for (int f = 0; f < k->nfields && f < EST_MAX_FIELDS; f++)
+        snprintf(b->field_path[f], sizeof b->field_path[f], "kernel.fields[%d]", f);
     for (int d = 0; d < 3; d++)
         b->grid[d] = (cfg->domain[d] + (int64_t)blk[d] * fold[d] - 1) / ((int64_t)blk[d] * fold[d]);
     const uint32_t launch_consts = EST_VAR_BIT(EST_VAR_BLOCKDIM_X) | EST_VAR_BIT(EST_VAR_BLOCKDIM_Y) |
@@ -191,7 +233,7 @@ int est_bind(est_bound *b, const est_kernel *k, const est_device *dev, const est
                             in.step[0] = s0;
                             in.step[1] = s1;
                             in.step[2] = s2;
-                            if (linearize(b, &in, fd->name, err) || push_inst(b, &cap, &in, err)) {
+                            if (linearize(b, &in, f, err) || push_inst(b, &cap, &in, err)) {
                                 est_bound_release(b);
                                 return -1;
                             }

@@ -25,6 +25,11 @@
 
 static int isl_failed(isl_ctx *ctx, lr_error *err)
 {
+    if (isl_ctx_last_error(ctx) == isl_error_abort || isl_ctx_aborted(ctx))
+        return lr_error_set(err, LR_BUDGET_EXCEEDED, NULL,
+                            "the request ran past its time limit while counting wave "
+                            "footprints; simplify the address expressions, rank fewer "
+                            "configurations or raise the limit");
     if (isl_ctx_last_error(ctx) == isl_error_quota)
         return lr_error_set(err, LR_BUDGET_EXCEEDED, NULL,
                             "the wave footprint needs more isl operations than the per-request "
@@ -333,6 +338,7 @@ est_ctx *est_ctx_new(unsigned long max_operations)
         free(c);
         return NULL;
     }
+    est_deadline_start(c);
     /* never abort the process, never print: errors come back as values */
     isl_options_set_on_error(c->isl, ISL_ON_ERROR_CONTINUE);
     c->max_ops = max_operations ? max_operations : EST_DEFAULT_MAX_OPS;
@@ -343,6 +349,7 @@ void est_ctx_free(est_ctx *c)
 {
     if (!c)
         return;
+    est_deadline_stop(c);
     for (int i = 0; i < EST_MAP_CACHE; i++)
         isl_map_free(c->maps[i].map);
     free(c->warp_memo);

@@ -145,9 +145,17 @@ typedef struct est_ctx est_ctx;
 est_ctx *est_ctx_new(unsigned long max_operations);
 void est_ctx_free(est_ctx *ctx);
 
-/* isl operations one configuration may cost: the 3-D 25-point case needs ~1e5; 5e6
- * leaves room for big LBM kernels and still stops a pathological one within ~1 s. */
+/* isl operations one configuration may cost: the 3-D 25-point case needs ~2e5, a
+ * D3Q19 LBM kernel with 38 fields up to 2e6; 5e6 leaves room. Operations are not
+ * time (a request of six floor divisions costs 2e5 per second), so time is bounded
+ * separately by est_ctx_set_deadline. */
 #define EST_DEFAULT_MAX_OPS 5000000ul
+
+/* Wall-clock limit for the estimates made with ctx: at the deadline (seconds on
+ * CLOCK_MONOTONIC, as est_now returns; 0 = none) the isl work in progress is
+ * interrupted and est_estimate fails with LR_BUDGET_EXCEEDED. */
+void est_ctx_set_deadline(est_ctx *ctx, double deadline);
+double est_now(void);
 
 /* Estimates one configuration into *out. A configuration that cannot launch is not
  * an error: out->launchable is 0 and out->reason says why. Returns 0, or -1 with err

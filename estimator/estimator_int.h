@@ -7,6 +7,7 @@
 #define EST_ESTIMATOR_INT_H
 
 #include <isl/ctx.h>
+#include <pthread.h>
 #include <isl/map_type.h>
 
 #include "estimator.h"
@@ -57,6 +58,13 @@ typedef struct est_count_entry {
 
 struct est_ctx {
     isl_ctx *isl; /* owned */
+    /* the watchdog: a thread that interrupts isl at the deadline (see deadline.c) */
+    pthread_t watchdog;
+    int watchdog_started;
+    pthread_mutex_t lock;  /* guards deadline and stop */
+    pthread_cond_t wake;
+    double deadline;       /* 0 = none */
+    int stop;
     unsigned long max_ops;
     est_map_entry maps[EST_MAP_CACHE];
     unsigned next_map;
@@ -104,6 +112,7 @@ typedef struct est_bound {
     est_group *groups;    /* owned */
     int ngroups;
     int *member;          /* owned; instruction indices ordered by group */
+    char field_path[EST_MAX_FIELDS][24]; /* "kernel.fields[i]", for error paths */
 } est_bound;
 
 /* Floor division and its remainder for a positive divisor (C truncates). */
@@ -163,6 +172,10 @@ typedef struct est_wave {
 
 int est_wave_run(est_ctx *ctx, const est_bound *b, int64_t wave_blocks, est_wave *out,
                  lr_error *err);
+
+/* deadline.c */
+int est_deadline_start(est_ctx *ctx);
+void est_deadline_stop(est_ctx *ctx);
 
 /* launch.c */
 int est_blocks_per_sm(const est_kernel *k, const est_device *dev, int threads);

@@ -76,6 +76,10 @@ uint32_t est_expr_uses(const est_expr *e);
  * and the launch checks make that impossible for accepted requests). */
 int64_t est_expr_eval(const est_expr *e, const int64_t val[EST_VAR_COUNT]);
 
+/* est_expr_eval without wrapping: 0 and *out, or -1 when an intermediate value
+ * overflows int64 (est_expr_eval's result would then be meaningless). */
+int est_expr_eval_checked(const est_expr *e, const int64_t val[EST_VAR_COUNT], int64_t *out);
+
 /* Non-zero when e is affine in the variables not in const_mask, i.e. when no '/' or
  * '%' has a non-constant left side and no product has two non-constant sides once the
  * variables of const_mask are known. */

@@ -33,6 +33,7 @@ typedef struct rank_job {
     size_t n;
     const unsigned char *skip;
     unsigned long max_ops;
+    double deadline;
     est_progress_fn progress;
     void *user;
     pthread_mutex_t lock; /* guards next, done, err and progress calls */
@@ -44,6 +45,8 @@ static void *rank_worker(void *arg)
 {
     rank_job *job = arg;
     est_ctx *ctx = est_ctx_new(job->max_ops);
+    if (ctx && job->deadline > 0)
+        est_ctx_set_deadline(ctx, job->deadline);
     for (;;) {
         pthread_mutex_lock(&job->lock);
         size_t i = job->next++;
@@ -56,8 +59,12 @@ static void *rank_worker(void *arg)
         lr_error e;
         lr_error_clear(&e);
         est_config cfg = job->results[i].config;
-        int rc = ctx ? est_estimate(ctx, job->k, job->dev, &cfg, &job->results[i], &e)
-                     : lr_error_set(&e, LR_NO_MEMORY, NULL, "out of memory");
+        int rc = !ctx ? lr_error_set(&e, LR_NO_MEMORY, NULL, "out of memory")
+                 : job->deadline > 0 && est_now() > job->deadline
+                     ? lr_error_set(&e, LR_BUDGET_EXCEEDED, NULL,
+                                    "the ranking of %zu configurations ran past its time "
+                                    "limit; rank fewer or raise the limit", job->n)
+                     : est_estimate(ctx, job->k, job->dev, &cfg, &job->results[i], &e);
         pthread_mutex_lock(&job->lock);
         if (rc && !lr_error_is_set(&job->err))
             job->err = e;
@@ -71,11 +78,11 @@ static void *rank_worker(void *arg)
 }
 
 int est_rank(const est_kernel *k, const est_device *dev, est_result *results, size_t n,
-             const unsigned char *skip, int nthreads, unsigned long max_ops,
+             const unsigned char *skip, int nthreads, unsigned long max_ops, double deadline,
              est_progress_fn progress, void *user, lr_error *err)
 {
     rank_job job = {.k = k, .dev = dev, .results = results, .n = n, .skip = skip,
-                    .max_ops = max_ops, .progress = progress, .user = user};
+                    .max_ops = max_ops, .deadline = deadline, .progress = progress, .user = user};
     lr_error_clear(&job.err);
     if (skip)
         for (size_t i = 0; i < n; i++)

@@ -20,9 +20,11 @@ size_t est_search_default(int min_threads, int max_threads, int max_bz,
 
 /* Estimates results[i] for every i with skip == NULL or !skip[i] (the caller may have
  * filled some from a cache), using up to nthreads threads, each with its own est_ctx.
- * The first error stops the ranking: -1 with err set. */
+ * deadline (est_now() seconds, 0 = none) bounds the wall-clock time of the whole
+ * ranking: LR_BUDGET_EXCEEDED past it. The first error stops the ranking: -1 with
+ * err set. */
 int est_rank(const est_kernel *k, const est_device *dev, est_result *results, size_t n,
-             const unsigned char *skip, int nthreads, unsigned long max_ops,
+             const unsigned char *skip, int nthreads, unsigned long max_ops, double deadline,
              est_progress_fn progress, void *user, lr_error *err);
 
 /* Sorts the indices of the launchable results best first into order (capacity n);

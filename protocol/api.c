@@ -242,13 +242,21 @@ static int not_launchable(const est_result *r, lr_error *err)
                         r->config.launch.block[1], r->config.launch.block[2], r->reason);
 }
 
+static double time_limit(const lr_api *api)
+{
+    return api->cfg.time_limit_s > 0 ? api->cfg.time_limit_s : LR_DEFAULT_TIME_LIMIT_S;
+}
+
 /* Estimates one configuration of req as estimate-response text (no "cached"). */
 static char *estimate_text(lr_worker *w, const lr_request *req, const est_launch *l,
                            est_result *r, lr_error *err)
 {
     est_config cfg = {.launch = *l};
     memcpy(cfg.domain, req->domain, sizeof cfg.domain);
-    if (est_estimate(w->ctx, req->kernel, &req->device, &cfg, r, err))
+    est_ctx_set_deadline(w->ctx, est_now() + time_limit(w->api));
+    int rc = est_estimate(w->ctx, req->kernel, &req->device, &cfg, r, err);
+    est_ctx_set_deadline(w->ctx, 0);
+    if (rc)
         return NULL;
     if (!r->launchable) {
         not_launchable(r, err);
@@ -451,8 +459,8 @@ char *lr_api_rank(lr_worker *w, const char *body, size_t len, lr_progress_fn pro
         free(t);
     }
     if (est_rank(req.kernel, &req.device, res, n, skip, threads_for(w->api),
-                 (unsigned long)w->api->cfg.isl_max_operations, (est_progress_fn)progress,
-                 progress_user, err))
+                 (unsigned long)w->api->cfg.isl_max_operations, est_now() + time_limit(w->api),
+                 (est_progress_fn)progress, progress_user, err))
         goto done;
     for (size_t i = 0; i < n; i++) {
         if (skip[i] || !res[i].launchable)

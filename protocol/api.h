@@ -26,7 +26,12 @@ typedef struct lr_api_config {
     const char *db_path;        /* SQLite file; NULL = no cache */
     int threads;                /* ranking threads per request; 0 = number of cores */
     long isl_max_operations;    /* isl operation budget per configuration; 0 = default */
+    double time_limit_s;        /* wall-clock limit per request; 0 = LR_DEFAULT_TIME_LIMIT_S */
 } lr_api_config;
+
+/* A request may compute for 30 s: the D3Q19 ranking of 462 configurations takes 17 s
+ * on two cores; longer means a pathological kernel holding a daemon thread. */
+#define LR_DEFAULT_TIME_LIMIT_S 30.0
 
 typedef struct lr_api lr_api;
 typedef struct lr_worker lr_worker;

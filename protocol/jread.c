@@ -131,24 +131,59 @@ int jr_triple(const cJSON *v, const char *path, int64_t min, int64_t max, int64_
     return 0;
 }
 
-int jr_depth(const char *text, size_t len)
+/* Length of the valid UTF-8 sequence at p (at most n bytes), 0 if invalid: no
+ * overlong forms, no surrogates, nothing above U+10FFFF. */
+static size_t utf8_len(const unsigned char *p, size_t n)
 {
-    int depth = 0, max = 0, in_str = 0;
-    for (size_t i = 0; i < len; i++) {
-        char c = text[i];
+    if (p[0] < 0x80)
+        return 1;
+    size_t len = p[0] >= 0xF0 ? 4 : p[0] >= 0xE0 ? 3 : p[0] >= 0xC2 ? 2 : 0;
+    if (len == 0 || len > n || p[0] > 0xF4)
+        return 0;
+    for (size_t i = 1; i < len; i++)
+        if ((p[i] & 0xC0) != 0x80)
+            return 0;
+    if ((p[0] == 0xE0 && p[1] < 0xA0) || (p[0] == 0xED && p[1] > 0x9F) ||
+        (p[0] == 0xF0 && p[1] < 0x90) || (p[0] == 0xF4 && p[1] > 0x8F))
+        return 0;
+    return len;
+}
+
+int jr_precheck(const char *text, size_t len, int max_depth, lr_error *err)
+{
+    const unsigned char *t = (const unsigned char *)text;
+    int depth = 0, in_str = 0;
+    for (size_t i = 0; i < len;) {
+        size_t n = utf8_len(t + i, len - i);
+        if (n == 0)
+            return lr_error_set(err, LR_INVALID_JSON, "", "the body is not valid UTF-8 (byte %zu)", i);
+        if (n > 1) {
+            i += n;
+            continue;
+        }
+        unsigned char c = t[i];
         if (in_str) {
-            if (c == '\\')
-                i++;
-            else if (c == '"')
+            if (c == '\\') {
+                if (i + 5 < len && t[i + 1] == 'u' && t[i + 2] == '0' && t[i + 3] == '0' &&
+                    t[i + 4] == '0' && t[i + 5] == '0')
+                    return lr_error_set(err, LR_INVALID_JSON, "",
+                                        "a string contains \\u0000 (byte %zu); names and "
+                                        "expressions cannot contain NUL", i);
+                i += 2;
+                continue;
+            }
+            if (c == '"')
                 in_str = 0;
         } else if (c == '"') {
             in_str = 1;
         } else if (c == '[' || c == '{') {
-            if (++depth > max)
-                max = depth;
+            if (++depth > max_depth)
+                return lr_error_set(err, LR_INVALID_JSON, "", "JSON nested deeper than %d levels",
+                                    max_depth);
         } else if (c == ']' || c == '}') {
             depth--;
         }
+        i++;
     }
-    return max;
+    return 0;
 }

@@ -42,7 +42,10 @@ int jr_object(const cJSON *v, const char *path, lr_error *err);
 int jr_triple(const cJSON *v, const char *path, int64_t min, int64_t max, int64_t fill,
               int64_t out[3], int *n, lr_error *err);
 
-/* Depth of the deepest nesting of [ and { in text outside strings. */
-int jr_depth(const char *text, size_t len);
+/* Checks a body before it is parsed: valid UTF-8 (responses echo names and keys, so
+ * invalid bytes would make them invalid JSON), no \u0000 escape (C strings would end
+ * there, silently turning "A\u0000junk" into "A"), and nesting of [ and { at most
+ * max_depth. 0, or -1 with err (LR_INVALID_JSON, the byte offset in the message). */
+int jr_precheck(const char *text, size_t len, int max_depth, lr_error *err);
 
 #endif

@@ -451,15 +451,22 @@ int lr_request_parse(const lr_devices *devs, const char *body, size_t len, lr_re
     if (len > LR_MAX_BODY_BYTES)
         return lr_error_set(err, LR_LIMIT_EXCEEDED, "", "the request body exceeds %u bytes",
                             LR_MAX_BODY_BYTES);
-    if (jr_depth(body, len) > LR_MAX_JSON_DEPTH)
-        return lr_error_set(err, LR_INVALID_JSON, "", "JSON nested deeper than %d levels",
-                            LR_MAX_JSON_DEPTH);
+    if (jr_precheck(body, len, LR_MAX_JSON_DEPTH, err))
+        return -1;
     const char *end = NULL;
     cJSON *root = cJSON_ParseWithLengthOpts(body, len, &end, 0);
     if (!root) {
         size_t at = end && end >= body ? (size_t)(end - body) : 0;
         return lr_error_set(err, LR_INVALID_JSON, "",
                             "the body is not valid JSON (error near byte %zu)", at);
+    }
+    size_t at = (size_t)(end - body);
+    while (at < len && (body[at] == ' ' || body[at] == '\t' || body[at] == '\n' || body[at] == '\r'))
+        at++;
+    if (at < len) {
+        cJSON_Delete(root);
+        return lr_error_set(err, LR_INVALID_JSON, "",
+                            "unexpected data after the JSON object (byte %zu); send one object", at);
     }
     cJSON *canon = cJSON_CreateObject();
     int rc = canon ? parse_body(devs, root, kind, req, canon, err)

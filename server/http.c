@@ -269,6 +269,38 @@ static void on_completed(void *cls, struct MHD_Connection *c, void **con_cls,
 
 /* ---- the daemon ------------------------------------------------------------- */
 
+
+static int hex_value(char c)
+{
+    return c >= '0' && c <= '9' ? c - '0'
+           : c >= 'a' && c <= 'f' ? c - 'a' + 10
+           : c >= 'A' && c <= 'F' ? c - 'A' + 10
+                                  : -1;
+}
+
+/* Decodes %XX in a URL in place, but only into printable ASCII: any other byte stays
+ * written as %XX. Paths and device names are ASCII; decoding %00 would cut
+ * "K20m%00junk" down to "K20m", and %ff would put a byte into the answer that is not
+ * UTF-8 (so the answer would not be JSON). Raw bytes outside printable ASCII become
+ * '?' (the URL can only shrink in place). */
+static size_t unescape(void *cls, struct MHD_Connection *c, char *u)
+{
+    char *w = u;
+    for (const char *r = u; *r;) {
+        int hi = r[0] == '%' ? hex_value(r[1]) : -1, lo = hi >= 0 ? hex_value(r[2]) : -1;
+        int v = hi * 16 + lo;
+        if (hi >= 0 && lo >= 0 && v > 0x20 && v < 0x7f) {
+            *w++ = (char)v;
+            r += 3;
+        } else {
+            unsigned char b = (unsigned char)*r++;
+            *w++ = b > 0x20 && b < 0x7f ? (char)b : '?'; /* a raw non-ASCII byte */
+        }
+    }
+    *w = '\0';
+    return (size_t)(w - u);
+}
+
 int srv_http_start(srv_server *s, lr_error *err)
 {
     const srv_config *cfg = s->cfg;
@@ -300,6 +332,7 @@ int srv_http_start(srv_server *s, lr_error *err)
         MHD_OPTION_CONNECTION_MEMORY_LIMIT, SRV_CONNECTION_MEMORY,
         MHD_OPTION_CONNECTION_LIMIT, SRV_MAX_CONNECTIONS,
         MHD_OPTION_NOTIFY_COMPLETED, on_completed, s,
+        MHD_OPTION_UNESCAPE_CALLBACK, unescape, s,
         MHD_OPTION_END);
     /* clang-format on */
     if (!s->mhd) {

@@ -168,6 +168,17 @@ static int set_timeout(srv_options *o, const char *value, char *why, size_t why_
     return 0;
 }
 
+static int set_time_limit(srv_options *o, const char *value, char *why, size_t why_size)
+{
+    unsigned long long n;
+    if (parse_count(value, 1, 3600, &n)) {
+        snprintf(why, why_size, "'%s' is not a number of seconds from 1 to 3600", value);
+        return -1;
+    }
+    o->cfg.time_limit_s = (unsigned)n;
+    return 0;
+}
+
 static int set_port_file(srv_options *o, const char *value, char *why, size_t why_size)
 {
     o->cfg.port_file = value;
@@ -199,6 +210,8 @@ static const srv_option options[] = {
      "largest request body accepted; larger ones get 413", set_max_body},
     {"--timeout", "SECONDS", SRV_STR(SRV_DEFAULT_TIMEOUT_S),
      "idle seconds before a connection is closed (stalled clients)", set_timeout},
+    {"--time-limit", "SECONDS", "30",
+     "computing time one request may take; longer ones get 422 budget_exceeded", set_time_limit},
     {"--port-file", "PATH", NULL, "once listening, write the bound port there; removed at exit",
      set_port_file},
     {"--quiet", NULL, NULL, "no access log (one line per request on stderr)", set_quiet},
@@ -341,7 +354,8 @@ static int serve(const srv_options *o, const sigset_t *sigs)
 
     /* One ranking thread per request: the pool already has a thread per core, so
      * parallel rankings inside each request would only oversubscribe the cores. */
-    lr_api_config api_cfg = {.db_path = cfg->db_path, .threads = 1, .isl_max_operations = 0};
+    lr_api_config api_cfg = {.db_path = cfg->db_path, .threads = 1, .isl_max_operations = 0,
+                             .time_limit_s = cfg->time_limit_s};
     s.api = lr_api_new(&api_cfg, &err);
     if (!s.api) {
         srv_log("launchrank: cannot start: %s", err.message);

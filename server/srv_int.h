@@ -31,6 +31,7 @@ typedef struct srv_config {
     unsigned threads;             /* --threads: size of the MHD thread pool */
     size_t max_body;              /* --max-body: largest request body buffered */
     unsigned timeout_s;           /* --timeout: idle seconds before a connection is closed */
+    unsigned time_limit_s;        /* --time-limit: computing seconds per request; 0 = default */
     const char *port_file;        /* --port-file, or NULL */
     int quiet;                    /* --quiet: no access log */
 } srv_config;

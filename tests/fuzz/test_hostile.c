@@ -5,17 +5,20 @@
  * The promise under test: whatever a client sends, the daemon answers 4xx with the
  * error body {"error":{"code","message","path"}} (valid JSON, valid UTF-8, Content-Type
  * application/json), keeps serving everyone else, and shuts down cleanly on SIGTERM
- * with no sanitizer report. The cases are generated from two valid requests (the 2-D
- * 5-point one of tests/data and the 3-D 7-point K20m one) by a deterministic PRNG, so
- * a failure reproduces exactly; each failure prints its category, a label and the
- * start of the request.
+ * with no sanitizer report. The cases are generated from valid requests (the 2-D
+ * 5-point one of tests/data, the 3-D 7-point K20m one, and a ranking of one block) by
+ * a deterministic PRNG, so a failure reproduces exactly; each failure prints its
+ * category, a label, the start of the request and of the answer, and a summary table
+ * ends the run (LR_HOSTILE_VERBOSE=1 prints every answer, not just failures).
  *
  * The daemon runs as a child process (fork/exec) on 127.0.0.1 port 0 with --port-file,
  * a temporary --db and --timeout 2; its stderr goes to a file that is scanned after
  * every request, so a sanitizer report is pinned to the request that caused it
  * (UBSan is told to continue: one run shows every report, not just the first).
  *
- * Framing errors that libmicrohttpd answers itself (request lines and headers past the
+ * Two exceptions to "4xx with a JSON body", both stated where they are checked: a
+ * ranking lists blocks that cannot be launched under "not_launchable" with a 200; and
+ * framing errors that libmicrohttpd answers itself (request lines and headers past the
  * 64 KiB connection memory, malformed Content-Length or chunking, unknown HTTP
  * versions) never reach our code, so their bodies are MHD's HTML: that category only
  * requires a 4xx (505 for an unknown HTTP version) or a closed connection.

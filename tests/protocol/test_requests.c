@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "api.h"
@@ -32,6 +33,13 @@ static const bad_case cases[] = {
     {0, "[1,2]", "invalid_request", "", "must be an object"},
     {0, "{\"device\": NaN}", "invalid_json", "", "not valid JSON"},
     {0, "{\"device\": Infinity}", "invalid_json", "", "not valid JSON"},
+    /* regressions from tests/fuzz */
+    {0, "{" OK_REST ",\"launch\":{\"block\":[32]}} garbage", "invalid_json", "", "unexpected data after"},
+    {0, "{" OK_REST ",\"launch\":{\"block\":[32]}}{}", "invalid_json", "", "unexpected data after"},
+    {0, "{\"device\":\"A100-SXM4-80GB\\u0000junk\"}", "invalid_json", "", "u0000"},
+    {0, "{\"device\":\"\xff\xfe\"}", "invalid_json", "", "not valid UTF-8 (byte 11)"},
+    {0, "{\"device\":\"\xc0\xaf\"}", "invalid_json", "", "not valid UTF-8"},
+    {0, "{\"device\":\"\xed\xa0\x80\"}", "invalid_json", "", "not valid UTF-8"},
     {0, "{}", "invalid_request", "device", "missing"},
     {0, "{\"device\":\"B200\",\"domain\":[1]}", "invalid_request", "device", "unknown device 'B200'"},
     {0, "{\"device\":42}", "invalid_request", "device", "built-in device name"},
@@ -74,7 +82,11 @@ static const bad_case cases[] = {
     {0, "{\"device\":\"A100-SXM4-40GB\",\"domain\":[64,64],\"launch\":{\"block\":[32]},\"kernel\":{\"fields\":[{\"name\":\"A\",\"dims\":[64,64],\"loads\":[[\"x\",\"y\"]]}],\"registers\":1000}}", "invalid_request", "kernel.registers", "1 to 255"},
     {0, "{\"device\":\"A100-SXM4-40GB\",\"domain\":[64,64],\"launch\":{\"block\":[1024]},\"kernel\":{\"fields\":[{\"name\":\"A\",\"dims\":[64,64],\"loads\":[[\"x\",\"y\"]]}],\"registers\":255}}", "not_launchable", "launch.block", "registers"},
     {0, "{\"device\":\"A100-SXM4-40GB\",\"domain\":[64,64],\"launch\":{\"block\":[32]},\"kernel\":{\"fields\":[{\"name\":\"A\",\"dims\":[64,64],\"loads\":[[\"x\",\"y\"]]}],\"parameters\":{\"w\":1.5}}}", "invalid_request", "kernel.parameters.w", "fraction"},
-    {0, "{\"device\":\"A100-SXM4-40GB\",\"domain\":[64,64],\"launch\":{\"block\":[32]},\"kernel\":{\"fields\":[{\"name\":\"A\",\"dims\":[64,64],\"loads\":[[\"x*4503599627370496\",\"y\"]]}]}}", "invalid_request", "", "beyond what any GPU"},
+    {0, "{\"device\":\"A100-SXM4-40GB\",\"domain\":[64,64],\"launch\":{\"block\":[32]},\"kernel\":{\"fields\":[{\"name\":\"A\",\"dims\":[64,64],\"loads\":[[\"x*4503599627370496\",\"y\"]]}]}}", "invalid_request", "kernel.fields[0]", "beyond what any GPU"},
+    /* regressions from tests/fuzz: products that overflow int64 must be refused, not wrapped */
+    {0, "{\"device\":\"A100-SXM4-40GB\",\"domain\":[64,64],\"launch\":{\"block\":[32]},\"kernel\":{\"fields\":[{\"name\":\"A\",\"dims\":[64,64],\"loads\":[[\"x*9007199254740992*9007199254740992\",\"y\"]]}]}}", "invalid_request", "kernel.fields[0]", "int64 overflow"},
+    {0, "{\"device\":\"A100-SXM4-40GB\",\"domain\":[64,64],\"launch\":{\"block\":[32]},\"kernel\":{\"fields\":[{\"name\":\"A\",\"dims\":[64,64],\"loads\":[[\"2147483647*2147483647*x\",\"y\"]]}]}}", "invalid_request", "kernel.fields[0]", "beyond what any GPU"},
+    {0, "{\"device\":\"A100-SXM4-40GB\",\"domain\":[64,64],\"launch\":{\"block\":[32]},\"kernel\":{\"fields\":[{\"name\":\"A\",\"dims\":[64,64],\"loads\":[[\"gridDim.x*blockDim.x*9007199254740992\",\"y\"]]}]}}", "invalid_request", "kernel.fields[0]", "beyond what any GPU"},
     {0, "{\"device\":\"A100-SXM4-40GB\",\"domain\":[64,64],\"launch\":{\"block\":[32]},\"kernel\":{\"fields\":[{\"name\":\"A\",\"dims\":[64,64],\"loads\":[[\"x\",\"y\"]]}],\"precision\":\"fp16\"}}", "invalid_request", "kernel.precision", "fp32"},
     {1, "{" OK_REST ",\"search\":{\"blocks\":[[0]]}}", "invalid_request", "search.blocks[0][0]", "integer from 1 to 1024"},
     {1, "{" OK_REST ",\"search\":{\"blocks\":[]}}", "invalid_request", "search.blocks", "1 to 4096 elements"},
@@ -138,6 +150,38 @@ static void isl_budget(void)
     char *out = lr_api_estimate(w, body, strlen(body), &err);
     CHECK(out == NULL);
     CHECK_STR(lr_code_name(err.code), "budget_exceeded");
+    free(out);
+    lr_worker_free(w);
+    lr_api_free(api);
+}
+
+/* A wall-clock limit interrupts isl mid-computation: a kernel of six floor
+ * divisions, ranked with a 0.3 s limit, fails with budget_exceeded within ~1 s (it
+ * needs several seconds otherwise), and the worker serves the next request. */
+static void time_limit(void)
+{
+    lr_error err;
+    lr_error_clear(&err);
+    lr_api_config cfg = {.threads = 1, .time_limit_s = 0.3};
+    lr_api *api = lr_api_new(&cfg, &err);
+    lr_worker *w = lr_worker_new(api, &err);
+    const char *slow = "{\"device\":\"A100-SXM4-80GB\",\"domain\":[1024,1024],"
+                       "\"kernel\":{\"fields\":[{\"name\":\"A\",\"dims\":[1026,1026],"
+                       "\"loads\":[[\"x/2+x/3+x/5+x/7+x/11+x/13\",\"y\"]]}]}}";
+    struct timespec t0, t1;
+    clock_gettime(CLOCK_MONOTONIC, &t0);
+    char *out = lr_api_rank(w, slow, strlen(slow), NULL, NULL, &err);
+    clock_gettime(CLOCK_MONOTONIC, &t1);
+    double s = (double)(t1.tv_sec - t0.tv_sec) + 1e-9 * (double)(t1.tv_nsec - t0.tv_nsec);
+    CHECK(out == NULL);
+    CHECK_STR(lr_code_name(err.code), "budget_exceeded");
+    CHECK_CONTAINS(err.message, "time limit");
+    CHECK(s < 1.5);
+    free(out);
+    lr_error_clear(&err);
+    const char *body = "{" OK_REST ",\"launch\":{\"block\":[32,2]}}";
+    out = lr_api_estimate(w, body, strlen(body), &err);
+    CHECK(out != NULL);
     free(out);
     lr_worker_free(w);
     lr_api_free(api);
@@ -214,6 +258,7 @@ int main(void)
     lr_worker_free(w);
     lr_api_free(api);
     isl_budget();
+    time_limit();
     good_requests();
     return check_report("test_requests");
 }

@@ -1,0 +1,75 @@
+/*
+ * deadline: the wall-clock limit of an est_ctx. isl counts operations, not time, and
+ * some expressions cost far more time per operation than others, so a per-request time
+ * limit needs a second thread: it sleeps until the deadline and then calls
+ * isl_ctx_abort, which isl documents as the way to interrupt a computation from
+ * another thread; the estimate then fails with LR_BUDGET_EXCEEDED.
+ */
+#include <errno.h>
+#include <time.h>
+
+#include "estimator_int.h"
+
+double est_now(void)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
+}
+
+static void *watch(void *arg)
+{
+    est_ctx *c = arg;
+    pthread_mutex_lock(&c->lock);
+    while (!c->stop) {
+        if (c->deadline <= 0) {
+            pthread_cond_wait(&c->wake, &c->lock);
+            continue;
+        }
+        double d = c->deadline;
+        struct timespec ts = {(time_t)d, (long)((d - (double)(time_t)d) * 1e9)};
+        int rc = pthread_cond_timedwait(&c->wake, &c->lock, &ts);
+        if (rc == ETIMEDOUT && c->deadline == d && est_now() >= d) {
+            isl_ctx_abort(c->isl);
+            c->deadline = 0;
+        }
+    }
+    pthread_mutex_unlock(&c->lock);
+    return NULL;
+}
+
+int est_deadline_start(est_ctx *c)
+{
+    pthread_condattr_t a;
+    pthread_mutex_init(&c->lock, NULL);
+    pthread_condattr_init(&a);
+    pthread_condattr_setclock(&a, CLOCK_MONOTONIC);
+    pthread_cond_init(&c->wake, &a);
+    pthread_condattr_destroy(&a);
+    return 0;
+}
+
+void est_ctx_set_deadline(est_ctx *c, double deadline)
+{
+    pthread_mutex_lock(&c->lock);
+    c->deadline = deadline;
+    /* the thread is started on first use: most contexts never get a deadline */
+    if (deadline > 0 && !c->watchdog_started)
+        c->watchdog_started = pthread_create(&c->watchdog, NULL, watch, c) == 0;
+    pthread_cond_signal(&c->wake);
+    pthread_mutex_unlock(&c->lock);
+    if (deadline > 0)
+        isl_ctx_resume(c->isl); /* a previous abort must not fail the next estimate */
+}
+
+void est_deadline_stop(est_ctx *c)
+{
+    pthread_mutex_lock(&c->lock);
+    c->stop = 1;
+    pthread_cond_signal(&c->wake);
+    pthread_mutex_unlock(&c->lock);
+    if (c->watchdog_started)
+        pthread_join(c->watchdog, NULL);
+    pthread_cond_destroy(&c->wake);
+    pthread_mutex_destroy(&c->lock);
+}
