@@ -42,8 +42,17 @@ struct est_memo_slot {
 };
 typedef struct est_memo_slot memo_slot;
 
+/* The sorted unique byte addresses of one full block, from which every other full
+ * block's footprint follows (block_units). */
+typedef struct base_fp {
+    int64_t *addr; /* owned; NULL until computed */
+    size_t n;
+    int64_t shift;
+} base_fp;
+
 typedef struct sampler {
     const est_bound *b;
+    base_fp base[EST_MAX_FIELDS][2];
     int64_t granule; /* all counts depend on addresses modulo this */
     uint32_t gen;
     memo_slot *memo;
@@ -352,16 +361,14 @@ static int64_t block_shift(const est_bound *b, int first, int n, int is_store,
 
 /* Collects the addresses of one kind (loads or stores) of field f issued by block
  * blk, divided by granule, sorted and made unique. Returns the count or -1. */
-static int64_t block_units(sampler *s, int f, int is_store, const int64_t blk[3],
-                           int64_t granule, lr_error *err)
+/* Makes room for need addresses in s->buf. 0 or -1 with err. */
+static int reserve(sampler *s, int f, size_t need, lr_error *err)
 {
-    const est_bound *b = s->b;
-    size_t need = (size_t)b->threads * (size_t)b->count[f];
     if (need > MAX_BLOCK_ADDRESSES)
         return lr_error_set(err, LR_LIMIT_EXCEEDED, NULL,
                             "field '%s': %zu addresses per block exceed the limit of %d; use "
                             "fewer accesses, less folding or smaller blocks",
-                            b->k->fields[f].name, need, MAX_BLOCK_ADDRESSES);
+                            s->b->k->fields[f].name, need, MAX_BLOCK_ADDRESSES);
     if (need > s->bufcap) {
         int64_t *nb = realloc(s->buf, need * sizeof *nb);
         if (!nb)
@@ -369,6 +376,17 @@ static int64_t block_units(sampler *s, int f, int is_store, const int64_t blk[3]
         s->buf = nb;
         s->bufcap = need;
     }
+    return 0;
+}
+
+/* The sorted, unique addresses of one kind (loads or stores) of field f issued by
+ * block blk, divided by granule, into s->buf; returns their count or -1. */
+static int64_t collect_units(sampler *s, int f, int is_store, const int64_t blk[3],
+                             int64_t granule, lr_error *err)
+{
+    const est_bound *b = s->b;
+    if (reserve(s, f, (size_t)b->threads * (size_t)b->count[f], err))
+        return -1;
     size_t n = 0;
     for (int t = 0; t < b->threads; t++) {
         int64_t c[EST_NCOORD];
@@ -388,6 +406,40 @@ static int64_t block_units(sampler *s, int f, int is_store, const int64_t blk[3]
     for (size_t i = 0; i < n; i++)
         if (u == 0 || s->buf[i] != s->buf[u - 1])
             s->buf[u++] = s->buf[i];
+    return (int64_t)u;
+}
+
+/* The units of block blk, like collect_units. A full block whose instructions move
+ * together has the byte addresses of the first such block (its base) moved by the
+ * difference of their shifts, and floor((a + delta) / granule) keeps the base's order:
+ * its units follow from the base's sorted addresses in one pass, without sorting. */
+static int64_t block_units(sampler *s, int f, int is_store, const int64_t blk[3],
+                           int64_t granule, lr_error *err)
+{
+    const est_bound *b = s->b;
+    if (!block_full(b, blk) || !translates(b, b->first[f], b->count[f], is_store))
+        return collect_units(s, f, is_store, blk, granule, err);
+    base_fp *base = &s->base[f][is_store];
+    if (!base->addr) {
+        int64_t n = collect_units(s, f, is_store, blk, 1, err);
+        if (n < 0)
+            return -1;
+        base->addr = malloc((size_t)(n ? n : 1) * sizeof *base->addr);
+        if (!base->addr)
+            return lr_error_set(err, LR_NO_MEMORY, NULL, "out of memory");
+        memcpy(base->addr, s->buf, (size_t)n * sizeof *base->addr);
+        base->n = (size_t)n;
+        base->shift = block_shift(b, b->first[f], b->count[f], is_store, blk);
+    }
+    if (reserve(s, f, base->n, err))
+        return -1;
+    int64_t delta = block_shift(b, b->first[f], b->count[f], is_store, blk) - base->shift;
+    size_t u = 0;
+    for (size_t i = 0; i < base->n; i++) {
+        int64_t unit = est_floordiv(base->addr[i] + delta, granule);
+        if (u == 0 || unit != s->buf[u - 1])
+            s->buf[u++] = unit;
+    }
     return (int64_t)u;
 }
 
@@ -540,16 +592,12 @@ static int overlap_pass(sampler *s, est_sample *out, lr_error *err)
                 if (delta >= span || -delta >= span)
                     continue;
             }
-            if (tr && block_full(b, p) && delta % sec == 0) {
-                sum += (double)shifted_overlap(sm, nm, sm, nm, delta / sec);
-            } else {
-                int64_t np = block_units(s, f, 0, p, sec, err);
-                if (np < 0) {
-                    free(sm);
-                    return -1;
-                }
-                sum += (double)shifted_overlap(sm, nm, s->buf, np, 0);
+            int64_t np = block_units(s, f, 0, p, sec, err);
+            if (np < 0) {
+                free(sm);
+                return -1;
             }
+            sum += (double)shifted_overlap(sm, nm, s->buf, np, 0);
         }
         out->f[f].overlap_sectors = count ? sum / count : 0;
         free(sm);
@@ -644,6 +692,9 @@ int est_sample_run(est_ctx *ctx, const est_bound *b, est_sample *out, lr_error *
     if (!rc)
         rc = overlap_pass(&s, out, err);
     free(s.bmemo);
+    for (int f = 0; f < EST_MAX_FIELDS; f++)
+        for (int k = 0; k < 2; k++)
+            free(s.base[f][k].addr);
     free(s.buf);
     return rc;
 }
