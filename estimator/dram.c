@@ -241,11 +241,25 @@ static __isl_give isl_set *image(isl_ctx *ctx, const int64_t *tbox, __isl_keep i
 static int field_wave(est_ctx *ctx, const est_bound *b, int f, int is_store,
                       const int64_t *const boxes[4], double vol[6], lr_error *err)
 {
+    const est_field *fd = &b->k->fields[f];
+    if (!(is_store ? fd->nstores : fd->nloads))
+        return 0;
+    /* Different block shapes often give the same clipped thread boxes; then every
+     * figure below is the same, and the whole result is reused. */
+    int64_t key[36];
+    map_key(b, f, is_store, key);
+    for (int k = 0; k < 4; k++)
+        for (int d = 0; d < 6; d++)
+            key[12 + 6 * k + d] = boxes[k] ? boxes[k][d] : -1;
+    for (int i = 0; i < EST_WAVE_CACHE; i++)
+        if (ctx->waves[i].valid && !memcmp(ctx->waves[i].key, key, sizeof key)) {
+            memcpy(vol, ctx->waves[i].vol, 6 * sizeof *vol);
+            return 0;
+        }
     isl_map *m = access_map(ctx, b, f, is_store, err);
     if (!m)
         return lr_error_is_set(err) ? -1 : 0;
-    int64_t mk[12];
-    map_key(b, f, is_store, mk);
+    const int64_t *mk = key;
     isl_set *cur = image(ctx->isl, boxes[0], m), *ax = image(ctx->isl, boxes[1], m);
     isl_set *ay = image(ctx->isl, boxes[2], m), *az = image(ctx->isl, boxes[3], m);
     isl_map_free(m);
@@ -269,6 +283,10 @@ static int field_wave(est_ctx *ctx, const est_bound *b, int f, int is_store,
     for (int i = 0; i < 6; i++)
         if (vol[i] < 0)
             return isl_failed(ctx->isl, err);
+    est_wave_entry *e = &ctx->waves[ctx->next_wave++ % EST_WAVE_CACHE];
+    memcpy(e->key, key, sizeof key);
+    memcpy(e->vol, vol, sizeof e->vol);
+    e->valid = 1;
     return 0;
 }
 

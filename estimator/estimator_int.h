@@ -56,6 +56,14 @@ typedef struct est_count_entry {
     int valid;
 } est_count_entry;
 
+/* Whole wave results per field, kept per thread (see dram.c field_wave). */
+#define EST_WAVE_CACHE 256
+typedef struct est_wave_entry {
+    int64_t key[36];
+    double vol[6];
+    int valid;
+} est_wave_entry;
+
 struct est_ctx {
     isl_ctx *isl; /* owned */
     /* the watchdog: a thread that interrupts isl at the deadline (see deadline.c) */
@@ -70,6 +78,8 @@ struct est_ctx {
     unsigned next_map;
     est_count_entry counts[EST_COUNT_CACHE];
     unsigned next_count;
+    est_wave_entry waves[EST_WAVE_CACHE];
+    unsigned next_wave;
     struct est_memo_slot *warp_memo; /* owned; see sample.c */
     uint32_t memo_gen;
 };
