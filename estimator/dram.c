@@ -194,18 +194,15 @@ static double count_memo(est_ctx *ctx, const int64_t mapkey[12], const int64_t t
                          __isl_keep isl_set *image)
 {
     int64_t key[18];
+    double n;
     memcpy(key, mapkey, 12 * sizeof *key);
     memcpy(key + 12, tbox, 6 * sizeof *key);
-    for (int i = 0; i < EST_COUNT_CACHE; i++)
-        if (ctx->counts[i].valid && !memcmp(ctx->counts[i].key, key, sizeof key))
-            return ctx->counts[i].count;
-    double n = count_take(isl_set_copy(image));
-    if (n >= 0) {
-        est_count_entry *e = &ctx->counts[ctx->next_count++ % EST_COUNT_CACHE];
-        memcpy(e->key, key, sizeof key);
-        e->count = n;
-        e->valid = 1;
-    }
+    est_memo *memo = est_ctx_memo(ctx);
+    if (memo && est_memo_get(memo, key, 18, &n, 1))
+        return n;
+    n = count_take(isl_set_copy(image));
+    if (n >= 0 && memo)
+        est_memo_put(memo, key, 18, &n, 1);
     return n;
 }
 
@@ -251,11 +248,9 @@ static int field_wave(est_ctx *ctx, const est_bound *b, int f, int is_store,
     for (int k = 0; k < 4; k++)
         for (int d = 0; d < 6; d++)
             key[12 + 6 * k + d] = boxes[k] ? boxes[k][d] : -1;
-    for (int i = 0; i < EST_WAVE_CACHE; i++)
-        if (ctx->waves[i].valid && !memcmp(ctx->waves[i].key, key, sizeof key)) {
-            memcpy(vol, ctx->waves[i].vol, 6 * sizeof *vol);
-            return 0;
-        }
+    est_memo *memo = est_ctx_memo(ctx);
+    if (memo && est_memo_get(memo, key, 36, vol, 6))
+        return 0;
     isl_map *m = access_map(ctx, b, f, is_store, err);
     if (!m)
         return lr_error_is_set(err) ? -1 : 0;
@@ -283,10 +278,8 @@ static int field_wave(est_ctx *ctx, const est_bound *b, int f, int is_store,
     for (int i = 0; i < 6; i++)
         if (vol[i] < 0)
             return isl_failed(ctx->isl, err);
-    est_wave_entry *e = &ctx->waves[ctx->next_wave++ % EST_WAVE_CACHE];
-    memcpy(e->key, key, sizeof key);
-    memcpy(e->vol, vol, sizeof e->vol);
-    e->valid = 1;
+    if (memo)
+        est_memo_put(memo, key, 36, vol, 6);
     return 0;
 }
 
@@ -363,11 +356,24 @@ est_ctx *est_ctx_new(unsigned long max_operations)
     return c;
 }
 
+est_memo *est_ctx_memo(est_ctx *c)
+{
+    if (!c->memo)
+        c->memo = c->own_memo = est_memo_new(); /* NULL when out of memory: no memo */
+    return c->memo;
+}
+
+void est_ctx_share_memo(est_ctx *c, est_memo *shared)
+{
+    c->memo = shared;
+}
+
 void est_ctx_free(est_ctx *c)
 {
     if (!c)
         return;
     est_deadline_stop(c);
+    est_memo_free(c->own_memo);
     for (int i = 0; i < EST_MAP_CACHE; i++)
         isl_map_free(c->maps[i].map);
     free(c->warp_memo);

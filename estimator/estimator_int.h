@@ -48,21 +48,13 @@ typedef struct est_map_entry {
     struct isl_map *map; /* owned */
 } est_map_entry;
 
-/* Footprint counts kept per thread between configurations (see dram.c). */
-#define EST_COUNT_CACHE 256
-typedef struct est_count_entry {
-    int64_t key[18];
-    double count;
-    int valid;
-} est_count_entry;
-
-/* Whole wave results per field, kept per thread (see dram.c field_wave). */
-#define EST_WAVE_CACHE 256
-typedef struct est_wave_entry {
-    int64_t key[36];
-    double vol[6];
-    int valid;
-} est_wave_entry;
+/* memo.c: numbers keyed by integer vectors, safe to share between threads. */
+typedef struct est_memo est_memo;
+est_memo *est_memo_new(void);
+void est_memo_free(est_memo *m);
+/* 1 and val[0..nval) when key[0..n) is known, else 0. */
+int est_memo_get(est_memo *m, const int64_t *key, int n, double *val, int nval);
+void est_memo_put(est_memo *m, const int64_t *key, int n, const double *val, int nval);
 
 struct est_ctx {
     isl_ctx *isl; /* owned */
@@ -76,10 +68,8 @@ struct est_ctx {
     unsigned long max_ops;
     est_map_entry maps[EST_MAP_CACHE];
     unsigned next_map;
-    est_count_entry counts[EST_COUNT_CACHE];
-    unsigned next_count;
-    est_wave_entry waves[EST_WAVE_CACHE];
-    unsigned next_wave;
+    est_memo *own_memo;   /* owned; NULL until first used */
+    est_memo *memo;       /* own_memo, or a ranking's shared one (not owned) */
     struct est_memo_slot *warp_memo; /* owned; see sample.c */
     uint32_t memo_gen;
 };
@@ -182,6 +172,10 @@ typedef struct est_wave {
 
 int est_wave_run(est_ctx *ctx, const est_bound *b, int64_t wave_blocks, est_wave *out,
                  lr_error *err);
+
+/* The memo the ctx uses: a ranking's shared one, or its own (created on demand). */
+est_memo *est_ctx_memo(est_ctx *ctx);
+void est_ctx_share_memo(est_ctx *ctx, est_memo *shared);
 
 /* deadline.c */
 int est_deadline_start(est_ctx *ctx);

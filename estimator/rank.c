@@ -3,6 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "estimator_int.h"
 #include "rank.h"
 
 size_t est_search_default(int min_threads, int max_threads, int max_bz,
@@ -34,6 +35,7 @@ typedef struct rank_job {
     const unsigned char *skip;
     unsigned long max_ops;
     double deadline;
+    est_memo *memo;       /* shared by the workers: a footprint is counted once */
     est_progress_fn progress;
     void *user;
     pthread_mutex_t lock; /* guards next, done, err and progress calls */
@@ -45,6 +47,8 @@ static void *rank_worker(void *arg)
 {
     rank_job *job = arg;
     est_ctx *ctx = est_ctx_new(job->max_ops);
+    if (ctx && job->memo)
+        est_ctx_share_memo(ctx, job->memo);
     if (ctx && job->deadline > 0)
         est_ctx_set_deadline(ctx, job->deadline);
     for (;;) {
@@ -84,6 +88,7 @@ int est_rank(const est_kernel *k, const est_device *dev, est_result *results, si
     rank_job job = {.k = k, .dev = dev, .results = results, .n = n, .skip = skip,
                     .max_ops = max_ops, .deadline = deadline, .progress = progress, .user = user};
     lr_error_clear(&job.err);
+    job.memo = est_memo_new(); /* NULL: every worker keeps its own */
     if (skip)
         for (size_t i = 0; i < n; i++)
             job.done += skip[i] != 0;
@@ -101,6 +106,7 @@ int est_rank(const est_kernel *k, const est_device *dev, est_result *results, si
     for (int t = 1; t <= started; t++)
         pthread_join(tids[t], NULL);
     free(tids);
+    est_memo_free(job.memo);
     pthread_mutex_destroy(&job.lock);
     if (lr_error_is_set(&job.err)) {
         *err = job.err;
