@@ -531,13 +531,12 @@ static int block_pass(sampler *s, est_sample *out, lr_error *err)
     return rc;
 }
 
-/* |S ∩ (S + shift)| for a sorted unique S. */
-static int64_t shifted_overlap(const int64_t *a, int64_t na, const int64_t *bb, int64_t nb,
-                               int64_t shift)
+/* |A ∩ B| for sorted unique A and B. */
+static int64_t intersection_size(const int64_t *a, int64_t na, const int64_t *bb, int64_t nb)
 {
     int64_t i = 0, j = 0, n = 0;
     while (i < na && j < nb) {
-        int64_t x = a[i], y = bb[j] + shift;
+        int64_t x = a[i], y = bb[j];
         if (x == y) {
             n++;
             i++;
@@ -597,7 +596,7 @@ static int overlap_pass(sampler *s, est_sample *out, lr_error *err)
                 free(sm);
                 return -1;
             }
-            sum += (double)shifted_overlap(sm, nm, s->buf, np, 0);
+            sum += (double)intersection_size(sm, nm, s->buf, np);
         }
         out->f[f].overlap_sectors = count ? sum / count : 0;
         free(sm);
