@@ -56,6 +56,12 @@ int est_kernel_add_access(est_kernel *k, int field, int is_store, est_expr *idx[
 void est_kernel_set_compute(est_kernel *k, double flops, double fp_instructions, int fp64,
                             int registers, int64_t shared_bytes_per_block);
 
+/* Kernels with equal identity must have equal fields and accesses: each thread's
+ * caches (access maps, footprint counts) then serve them all, across requests. By
+ * default every kernel object has an identity of its own; the request layer sets one
+ * derived from the kernel's canonical description. */
+void est_kernel_set_identity(est_kernel *k, uint64_t identity);
+
 int est_kernel_field_count(const est_kernel *k);
 const char *est_kernel_field_name(const est_kernel *k, int field);
 int est_kernel_field_elem_bytes(const est_kernel *k, int field);

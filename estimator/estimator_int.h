@@ -31,7 +31,7 @@ typedef struct est_field {
 } est_field;
 
 struct est_kernel {
-    uint64_t uid;      /* unique per process: keys the per-thread map caches */
+    uint64_t uid;      /* identity: keys the per-thread map caches (est_kernel_set_identity) */
     est_field *fields; /* owned array */
     int nfields, cap;
     double flops;

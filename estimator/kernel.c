@@ -118,6 +118,12 @@ void est_kernel_set_compute(est_kernel *k, double flops, double fp_instructions,
     k->shared_bytes = shared_bytes_per_block;
 }
 
+void est_kernel_set_identity(est_kernel *k, uint64_t identity)
+{
+    /* the top bit keeps content identities apart from the counter's */
+    k->uid = identity | (1ull << 63);
+}
+
 int est_kernel_field_count(const est_kernel *k)
 {
     return k->nfields;

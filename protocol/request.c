@@ -247,6 +247,17 @@ static int parse_kernel(const cJSON *kv, lr_request *req, cJSON *canon, lr_error
         fp64 = strcmp(s, "fp64") == 0;
     }
     est_kernel_set_compute(req->kernel, flops, fpi, fp64, (int)regs, shared);
+    /* equal canonical kernels share the estimator's per-thread caches across requests
+     * (64 bits of the 128-bit digest: a collision among a process's kernels is
+     * vanishingly unlikely) */
+    char *text = cJSON_PrintUnformatted(ck), hex[LR_HASH_HEX];
+    if (text) {
+        const char *parts[] = {text};
+        lr_hash_hex(parts, 1, hex);
+        hex[16] = '\0';
+        est_kernel_set_identity(req->kernel, strtoull(hex, NULL, 16));
+        cJSON_free(text);
+    }
     cJSON_AddNumberToObject(ck, "flops", flops);
     cJSON_AddNumberToObject(ck, "fp_instructions", est_kernel_fp_instructions(req->kernel));
     cJSON_AddStringToObject(ck, "precision", fp64 ? "fp64" : "fp32");

@@ -187,6 +187,39 @@ static void time_limit(void)
     lr_api_free(api);
 }
 
+/* The estimator's per-thread caches (access maps, footprint counts, wave results) are
+ * shared by equal kernels across requests; they must never change an answer: a worker
+ * that has served other configurations of the kernel answers exactly like a fresh one. */
+static void caches_are_invisible(void)
+{
+    lr_error err;
+    lr_error_clear(&err);
+    lr_api_config cfg = {.threads = 1};
+    lr_api *api = lr_api_new(&cfg, &err);
+    lr_worker *warm = lr_worker_new(api, &err);
+    static const char *const blocks[] = {"[32,4,1]", "[64,2,1]", "[16,8,2]", "[32,2,2]"};
+    char body[1024];
+    for (int i = 0; i < 4; i++) {
+        snprintf(body, sizeof body,
+                 "{\"device\":\"A100-SXM4-40GB\",\"domain\":[200,100,40],\"launch\":{\"block\":%s},"
+                 "\"kernel\":{\"fields\":[{\"name\":\"A\",\"dims\":[202,102,42],\"loads\":"
+                 "[[\"x+1\",\"y+1\",\"z+1\"],[\"x\",\"y+1\",\"z+1\"],[\"x+2\",\"y+1\",\"z+1\"],"
+                 "[\"x+1\",\"y\",\"z+1\"],[\"x+1\",\"y+2\",\"z+1\"],[\"x+1\",\"y+1\",\"z\"],"
+                 "[\"x+1\",\"y+1\",\"z+2\"]]},{\"name\":\"B\",\"dims\":[202,102,42],"
+                 "\"stores\":[[\"x+1\",\"y+1\",\"z+1\"]]}]}}",
+                 blocks[i]);
+        lr_worker *fresh = lr_worker_new(api, &err);
+        char *a = lr_api_estimate(warm, body, strlen(body), &err);
+        char *b = lr_api_estimate(fresh, body, strlen(body), &err);
+        CHECK(a && b && strcmp(a, b) == 0);
+        free(a);
+        free(b);
+        lr_worker_free(fresh);
+    }
+    lr_worker_free(warm);
+    lr_api_free(api);
+}
+
 /* Good requests: a custom device, and the cache answering the second time. */
 static void good_requests(void)
 {
@@ -259,6 +292,7 @@ int main(void)
     lr_api_free(api);
     isl_budget();
     time_limit();
+    caches_are_invisible();
     good_requests();
     return check_report("test_requests");
 }
