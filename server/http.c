@@ -2,12 +2,15 @@
  * http.c: the libmicrohttpd plumbing. Starts and stops the daemon, keeps one
  * srv_request per request (the body accumulated under --max-body), answers what can
  * be answered from the headers alone (404, 405, 415, 413 by Content-Length) before
- * any body is read, runs the route once the body is complete, and writes the access
- * log line when MHD reports the request done.
+ * any body is read, and once the body is complete answers the cheap routes at once
+ * and hands estimate and rank to the compute pool (pool.c), sending their answer
+ * when the pool resumes the connection. It writes the access log line when MHD
+ * reports the request done.
  *
- * Threads: MHD's pool threads call everything here except start and stop. A
- * connection stays on one pool thread, so a srv_request is never shared; what the
- * threads share is in srv_server and is atomic.
+ * Threads: MHD's few I/O threads call everything here except start and stop. A
+ * connection stays on one of them; a srv_request is shared only with the compute
+ * thread that runs its job, under the rules of pool.c. Everything else the threads
+ * share is in srv_server and is atomic.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -27,9 +30,16 @@
  * host open at once. */
 #define SRV_MAX_CONNECTIONS 512u
 
-/* Seconds shutdown waits for requests in flight to be answered. A ranking takes
- * seconds; this also covers sending to a slow reader. After it we stop anyway (MHD
- * still lets running handlers return, but their answers are dropped). */
+/* libmicrohttpd's threads. They only parse, route, answer the cheap endpoints and
+ * send (microseconds per request); the model runs on the compute pool. Two keep
+ * connections served while one thread is busy sending a large answer. */
+#define SRV_IO_THREADS 2u
+
+/* Seconds shutdown waits for requests in flight to be answered, the compute threads
+ * working through the queue meanwhile. A ranking takes seconds; this also covers
+ * sending to a slow reader. After it we stop anyway: jobs still queued are answered
+ * 503, running ones are let finish (within --time-limit), and answers not sent by
+ * the time libmicrohttpd stops are dropped. */
 #define SRV_DRAIN_MAX_S 30
 
 /* First allocation for a body whose size is not announced (chunked uploads). */
@@ -176,7 +186,36 @@ static void request_append(srv_server *s, srv_request *req, const char *data, si
     req->body_len += n;
 }
 
-/* The whole request is in: run its route and queue the answer. */
+/* Sends the answer a compute thread stored in req. */
+static enum MHD_Result request_answer(srv_server *s, struct MHD_Connection *c, srv_request *req)
+{
+    srv_json out = req->answer;
+    req->answer.text = NULL; /* MHD's now, or freed by srv_respond_json */
+    if (!out.text)
+        return srv_respond_error(s, c, req, &req->answer_err, 0, NULL);
+    return srv_respond_json(s, c, req, MHD_HTTP_OK, out, NULL);
+}
+
+/* Queues req on the compute pool (suspending c), or answers 503 when it cannot. */
+static enum MHD_Result request_submit(srv_server *s, struct MHD_Connection *c, srv_request *req)
+{
+    switch (srv_pool_submit(s, req, c)) {
+    case SRV_SUBMIT_OK:
+        return MHD_YES; /* MHD calls on_request again once the job resumed c */
+    case SRV_SUBMIT_FULL:
+        return respond_code(s, c, req, LR_UNAVAILABLE, 0, NULL,
+                            "the server is busy: its queue of requests waiting for a "
+                            "computing thread is full; retry in a moment");
+    case SRV_SUBMIT_STOPPING:
+    default:
+        return respond_code(s, c, req, LR_UNAVAILABLE, 0, NULL,
+                            "the server is shutting down; send the request again once it "
+                            "is back");
+    }
+}
+
+/* The whole request is in: run a cheap route and queue the answer, or hand a
+ * computing one to the pool. */
 static enum MHD_Result request_finish(srv_server *s, struct MHD_Connection *c, srv_request *req)
 {
     if (req->body_too_large)
@@ -187,6 +226,8 @@ static enum MHD_Result request_finish(srv_server *s, struct MHD_Connection *c, s
     if (req->body_no_memory)
         return respond_code(s, c, req, LR_NO_MEMORY, 0, NULL,
                             "out of memory while receiving the body");
+    if (srv_route_computes(req->route))
+        return request_submit(s, c, req);
     lr_error err;
     lr_error_clear(&err);
     srv_json out = srv_route_run(s, req, &err);
@@ -198,7 +239,9 @@ static enum MHD_Result request_finish(srv_server *s, struct MHD_Connection *c, s
 }
 
 /* MHD calls this first when the headers are in, then once per chunk of body with
- * *upload_data_size > 0, then a last time with 0. */
+ * *upload_data_size > 0, then with 0 until an answer is queued: once for most
+ * requests, and once more for a job, after the compute pool resumed the connection
+ * (a suspended connection is not called). */
 static enum MHD_Result on_request(void *cls, struct MHD_Connection *c, const char *url,
                                   const char *method, const char *version,
                                   const char *upload_data, size_t *upload_data_size,
@@ -222,6 +265,11 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *c, const cha
     }
     if (req->status)
         return MHD_YES; /* answered from the headers already */
+    if (req->submitted) {
+        if (!srv_pool_answered(s, req))
+            return MHD_YES; /* not reached: a connection is suspended until then */
+        return request_answer(s, c, req);
+    }
     return request_finish(s, c, req);
 }
 
@@ -261,10 +309,19 @@ static void on_completed(void *cls, struct MHD_Connection *c, void **con_cls,
                     req->status ? req->bytes : 0, ms_since(&req->start),
                     termination_reason(toe));
     }
-    free(req->body);
-    free(req);
     *con_cls = NULL;
     atomic_fetch_sub(&s->inflight, 1);
+    srv_pool_release(s, req); /* frees req, now or when its job is done */
+}
+
+void srv_request_free(srv_request *req)
+{
+    if (!req)
+        return;
+    if (req->answer.text)
+        req->answer.free_fn(req->answer.text);
+    free(req->body);
+    free(req);
 }
 
 /* ---- the daemon ------------------------------------------------------------- */
@@ -306,20 +363,21 @@ int srv_http_start(srv_server *s, lr_error *err)
     const srv_config *cfg = s->cfg;
     if (srv_workers_init(s, err))
         return -1;
+    if (srv_pool_start(s, err)) {
+        srv_workers_fini(s);
+        return -1;
+    }
     /* MHD_USE_AUTO picks epoll on Linux (no FD_SETSIZE ceiling); MHD_USE_ITC is what
-     * MHD_quiesce_daemon needs to wake the pool threads. */
-    unsigned flags =
-        MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_AUTO | MHD_USE_ITC | MHD_USE_ERROR_LOG;
+     * MHD_quiesce_daemon needs to wake the I/O threads, and what lets a compute
+     * thread's MHD_resume_connection wake them (MHD_ALLOW_SUSPEND_RESUME implies it). */
+    unsigned flags = MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_AUTO | MHD_USE_ITC |
+                     MHD_ALLOW_SUSPEND_RESUME | MHD_USE_ERROR_LOG;
     if (cfg->addr.ss_family == AF_INET6)
         flags |= MHD_USE_IPv6;
-    /* One thread is MHD's internal thread without a pool; MHD warns about a pool
-     * size of 0 or 1, so the option is only passed for a real pool. */
     struct MHD_OptionItem pool[] = {
-        {MHD_OPTION_THREAD_POOL_SIZE, (intptr_t)cfg->threads, NULL},
+        {MHD_OPTION_THREAD_POOL_SIZE, (intptr_t)SRV_IO_THREADS, NULL},
         {MHD_OPTION_END, 0, NULL},
     };
-    if (cfg->threads < 2)
-        pool[0] = pool[1];
     /* One option and its arguments per line. */
     /* clang-format off */
     s->mhd = MHD_start_daemon(
@@ -336,6 +394,8 @@ int srv_http_start(srv_server *s, lr_error *err)
         MHD_OPTION_END);
     /* clang-format on */
     if (!s->mhd) {
+        srv_pool_stop(s);
+        srv_pool_fini(s);
         srv_workers_fini(s);
         return lr_error_set(err, LR_UNAVAILABLE, NULL,
                             "the HTTP daemon did not start (libmicrohttpd says why above)");
@@ -380,13 +440,20 @@ void srv_http_stop(srv_server *s, const sigset_t *hurry)
     if (s->mhd) {
         atomic_store(&s->stopping, 1);
         /* New connections wait in the backlog and are refused when the socket closes;
-         * connections already open are served until their requests are done. */
+         * connections already open are served until their requests are done, the
+         * compute threads working through the queue meanwhile. */
         MHD_socket listen_fd = MHD_quiesce_daemon(s->mhd);
         drain(s, hurry);
-        MHD_stop_daemon(s->mhd); /* joins the pool: each thread frees its worker */
+        /* Before MHD stops: stopping it with a suspended connection breaks its API.
+         * Jobs still queued after the drain are answered 503, running ones finish;
+         * every compute thread frees its worker as it exits. */
+        srv_pool_stop(s);
+        MHD_stop_daemon(s->mhd);
         if (listen_fd != MHD_INVALID_SOCKET)
             close(listen_fd); /* only now: MHD's threads may use it until they stop */
         s->mhd = NULL;
     }
+    /* Only now: MHD's threads take the pool's mutex until they are joined. */
+    srv_pool_fini(s);
     srv_workers_fini(s);
 }

@@ -1,6 +1,6 @@
 /*
  * log.c: the daemon's log. One line per call on stderr, written with a single
- * stdio call so that lines of concurrent pool threads never interleave (stdio
+ * stdio call so that lines of concurrent threads never interleave (stdio
  * locks the stream per call). Whoever runs the daemon (systemd, a container)
  * timestamps and keeps the lines, as for Redis under supervision.
  */

@@ -24,8 +24,8 @@
  * and stalls holds its memory no longer than this. Ten seconds is ages for a
  * client on the same host or network, which is where code generators run. */
 #define SRV_DEFAULT_TIMEOUT_S 10
-/* Pool threads at most: each owns an isl context and a store connection; beyond a
- * thousand, a number is a typo rather than a machine. */
+/* Compute threads at most: each owns an isl context and a store connection; beyond
+ * a thousand, a number is a typo rather than a machine. */
 #define SRV_MAX_THREADS 1024u
 /* Largest --max-body: a kernel description is tens of KiB; 64 MiB is not one. */
 #define SRV_MAX_BODY_CEILING ((size_t)64 << 20)
@@ -205,7 +205,11 @@ static const srv_option options[] = {
      "SQLite file caching predictions (created if missing)", set_db},
     {"--no-cache", NULL, NULL, "run without the prediction cache", set_no_cache},
     {"--threads", "N", "the number of online cores",
-     "threads serving requests (each keeps its own model state)", set_threads},
+     "threads computing estimates and rankings, each with its\n"
+     "                       own model state; two more threads handle connections,\n"
+     "                       so /healthz and the GET endpoints answer while all N\n"
+     "                       compute",
+     set_threads},
     {"--max-body", "BYTES", SRV_DEFAULT_MAX_BODY_TEXT,
      "largest request body accepted; larger ones get 413", set_max_body},
     {"--timeout", "SECONDS", SRV_STR(SRV_DEFAULT_TIMEOUT_S),
@@ -247,6 +251,9 @@ static void print_help(FILE *f)
            "405 method_not_allowed, 413 limit_exceeded, 415 a body not sent as\n"
            "application/json, 422 unsupported_expression, not_launchable and\n"
            "budget_exceeded, 500 internal, 503 unavailable and out_of_memory.\n"
+           "Estimates and rankings wait for a compute thread in a queue of\n"
+           "" SRV_STR(SRV_QUEUE_MAX) " requests; when it is full they get 503 unavailable\n"
+           "(the server is busy: retry later).\n"
            "\nExample:\n"
            "  launchrank serve --listen 127.0.0.1:8080 &\n"
            "  curl -s -H 'Content-Type: application/json' --data @kernel.json \\\n"
@@ -352,8 +359,8 @@ static int serve(const srv_options *o, const sigset_t *sigs)
     lr_error err;
     lr_error_clear(&err);
 
-    /* One ranking thread per request: the pool already has a thread per core, so
-     * parallel rankings inside each request would only oversubscribe the cores. */
+    /* One ranking thread per request: the compute pool already has a thread per
+     * core, so parallel rankings inside each request would only oversubscribe them. */
     lr_api_config api_cfg = {.db_path = cfg->db_path, .threads = 1, .isl_max_operations = 0,
                              .time_limit_s = cfg->time_limit_s};
     s.api = lr_api_new(&api_cfg, &err);

@@ -3,6 +3,8 @@
  * one lr_api_* call (or, for /healthz and /v1/stats, into what the daemon itself
  * knows) and returns a JSON body or an lr_error; statuses are decided elsewhere
  * (respond.c), bodies, content types and sizes were checked before (http.c).
+ * estimate and rank run on a compute thread (pool.c), which owns the lr_worker they
+ * use; the other handlers run on libmicrohttpd's threads and need no worker.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -19,6 +21,7 @@ typedef struct srv_route {
     const char *path;  /* exact path, or with has_arg the prefix before {name} */
     int has_arg;       /* path is followed by one non-empty segment, the argument */
     const char *label; /* the route's name in /v1/stats */
+    int computes;      /* runs the model (5 ms .. --time-limit): on the compute pool */
     srv_handler run;
 } srv_route;
 
@@ -91,12 +94,12 @@ static srv_json handle_stats(srv_server *s, const srv_request *req, lr_error *er
 
 /* The whole HTTP surface. HEAD is accepted wherever GET is (MHD omits the body). */
 static const srv_route routes[] = {
-    {"POST", "/v1/estimate", 0, "POST /v1/estimate", handle_estimate},
-    {"POST", "/v1/rank", 0, "POST /v1/rank", handle_rank},
-    {"GET", "/v1/devices", 0, "GET /v1/devices", handle_devices},
-    {"GET", "/v1/devices/", 1, "GET /v1/devices/{name}", handle_device},
-    {"GET", "/healthz", 0, "GET /healthz", handle_healthz},
-    {"GET", "/v1/stats", 0, "GET /v1/stats", handle_stats},
+    {"POST", "/v1/estimate", 0, "POST /v1/estimate", 1, handle_estimate},
+    {"POST", "/v1/rank", 0, "POST /v1/rank", 1, handle_rank},
+    {"GET", "/v1/devices", 0, "GET /v1/devices", 0, handle_devices},
+    {"GET", "/v1/devices/", 1, "GET /v1/devices/{name}", 0, handle_device},
+    {"GET", "/healthz", 0, "GET /healthz", 0, handle_healthz},
+    {"GET", "/v1/stats", 0, "GET /v1/stats", 0, handle_stats},
 };
 _Static_assert(sizeof routes / sizeof routes[0] == SRV_ROUTE_COUNT,
                "SRV_ROUTE_COUNT in srv_int.h must match the routing table");
@@ -145,6 +148,11 @@ int srv_route_find(const char *method, const char *url, const char **arg, char *
 int srv_route_has_body(int route)
 {
     return strcmp(routes[route].method, "POST") == 0;
+}
+
+int srv_route_computes(int route)
+{
+    return routes[route].computes;
 }
 
 const char *srv_route_label(int route)

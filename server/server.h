@@ -5,8 +5,10 @@
  * calls of protocol/api.h, their lr_error codes mapped to HTTP statuses in one
  * table (respond.c). Infrastructure lives in small files with one concern each:
  * main.c (options, signals, lifecycle), http.c (libmicrohttpd plumbing, bodies,
- * access log), routes.c (routing table, handlers), respond.c (status table, JSON
- * bodies), stats.c (counters for /v1/stats), worker.c (one lr_worker per thread).
+ * access log), pool.c (the compute threads that run estimate and rank off the I/O
+ * threads), routes.c (routing table, handlers), respond.c (status table, JSON
+ * bodies), stats.c (counters for /v1/stats), worker.c (one lr_worker per compute
+ * thread).
  */
 #ifndef SRV_SERVER_H
 #define SRV_SERVER_H

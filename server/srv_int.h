@@ -3,8 +3,13 @@
  *
  * One srv_server per running daemon, created by srv_main and passed explicitly to
  * every callback (no globals). It holds the validated configuration (immutable once
- * the daemon runs), the lr_api, the libmicrohttpd daemon, and the counters of
- * /v1/stats, which are C11 atomics because every pool thread updates them.
+ * the daemon runs), the lr_api, the libmicrohttpd daemon, the compute pool, and the
+ * counters of /v1/stats, which are C11 atomics because every thread updates them.
+ *
+ * Two kinds of threads serve requests: libmicrohttpd's few I/O threads (http.c)
+ * parse, route, answer the cheap endpoints and send every answer; the compute
+ * threads (pool.c, --threads of them) run the model for POST /v1/estimate and
+ * POST /v1/rank, each with its own lr_worker (worker.c).
  */
 #ifndef SRV_INT_H
 #define SRV_INT_H
@@ -28,7 +33,7 @@
 typedef struct srv_config {
     struct sockaddr_storage addr; /* --listen, already parsed */
     const char *db_path;          /* --db; NULL with --no-cache */
-    unsigned threads;             /* --threads: size of the MHD thread pool */
+    unsigned threads;             /* --threads: compute threads running the model */
     size_t max_body;              /* --max-body: largest request body buffered */
     unsigned timeout_s;           /* --timeout: idle seconds before a connection is closed */
     unsigned time_limit_s;        /* --time-limit: computing seconds per request; 0 = default */
@@ -37,6 +42,29 @@ typedef struct srv_config {
 } srv_config;
 
 /* ---- the running daemon ------------------------------------------------------- */
+
+typedef struct srv_request srv_request;
+
+/* Jobs that may wait for a compute thread. Each holds a suspended connection and its
+ * body (up to --max-body) and waits behind the jobs before it: 256 jobs behind a
+ * few threads at 5 ms .. 30 s each is already seconds to minutes of waiting, and a
+ * client is better told 503 at once (retry later, or ask another instance) than left
+ * waiting longer. It is half of SRV_MAX_CONNECTIONS (http.c), so that connections
+ * remain for cheap requests such as GET /healthz while the queue is full. */
+#define SRV_QUEUE_MAX 256
+
+/* The compute pool (pool.c): a bounded FIFO of requests whose connections are
+ * suspended, and the threads that run them. Everything here is guarded by mu. */
+typedef struct srv_pool {
+    pthread_mutex_t mu;
+    pthread_cond_t work;      /* a job was queued, or stopping was set */
+    srv_request *head, *tail; /* queued jobs, oldest first (linked by job_next) */
+    unsigned queued;          /* jobs in the queue, at most SRV_QUEUE_MAX */
+    int stopping;             /* srv_pool_stop began: no job is accepted any more */
+    pthread_t *threads;       /* the compute threads (malloc'd) */
+    unsigned nthreads;        /* how many of them were started */
+    int initialized;          /* mu and work exist */
+} srv_pool;
 
 /* Number of entries of the routing table (routes.c checks it at compile time). */
 #define SRV_ROUTE_COUNT 6
@@ -52,6 +80,7 @@ typedef struct srv_server {
     const srv_config *cfg;    /* borrowed from srv_main */
     lr_api *api;              /* owned by srv_main */
     struct MHD_Daemon *mhd;   /* NULL until srv_http_start succeeds */
+    srv_pool pool;            /* started and stopped by srv_http_start/stop */
     pthread_key_t worker_key; /* this thread's lr_worker; destructor frees it */
     int worker_key_created;
     atomic_uint live_workers; /* workers created and not yet freed */
@@ -62,9 +91,27 @@ typedef struct srv_server {
     struct timespec started; /* CLOCK_MONOTONIC at start, for uptime_s */
 } srv_server;
 
-/* One request (MHD's per-request context), owned by http.c: created on the first
- * call of the access handler, freed when MHD reports the request completed. */
-typedef struct srv_request {
+/* Where a request is with the compute pool. Only estimate and rank become jobs. */
+typedef enum srv_job_state {
+    SRV_JOB_NONE,     /* not handed to the pool: the MHD thread alone uses the request */
+    SRV_JOB_QUEUED,   /* in the queue; its connection is suspended */
+    SRV_JOB_RUNNING,  /* a compute thread runs the route; the connection is suspended */
+    SRV_JOB_RESUMING, /* answer is final; the compute thread is resuming the connection */
+    SRV_JOB_DONE,     /* the compute thread no longer touches the request or connection */
+} srv_job_state;
+
+/* A JSON response body and the function that frees it (free for lr_api_* results,
+ * cJSON_free for what cJSON printed). text is NULL when there is none. */
+typedef struct srv_json {
+    char *text;
+    void (*free_fn)(void *);
+} srv_json;
+
+/* One request (MHD's per-request context): created by http.c on the first call of
+ * the access handler. When MHD reports the request completed, http.c logs it and
+ * hands it to srv_pool_release, which frees it at once unless a compute thread still
+ * holds it (then that thread frees it when done; pool.c says when that happens). */
+struct srv_request {
     int route;       /* index in the routing table, -1 for 404/405 */
     const char *arg; /* {name} of /v1/devices/{name}, points into url */
     char *body;      /* accumulated POST body (malloc'd), NULL when empty */
@@ -74,28 +121,36 @@ typedef struct srv_request {
     unsigned status;       /* status queued, 0 while none */
     size_t bytes;          /* body bytes of the response queued */
     struct timespec start; /* CLOCK_MONOTONIC when the headers had arrived */
-    char method[16];       /* for the access log: MHD's strings die with the request */
-    char url[];            /* the path, NUL-terminated */
-} srv_request;
-
-/* A JSON response body and the function that frees it (free for lr_api_* results,
- * cJSON_free for what cJSON printed). text is NULL when there is none. */
-typedef struct srv_json {
-    char *text;
-    void (*free_fn)(void *);
-} srv_json;
+    /* The compute job (pool.c). submitted is the MHD thread's own; the rest is
+     * guarded by the pool's mutex while the request is a job, except body (the
+     * compute thread's while RUNNING) and answer/answer_err (written by the compute
+     * thread while RUNNING, read by the MHD thread once the state is RESUMING or
+     * DONE, the mutex ordering the two). */
+    int submitted;               /* handed to the pool (srv_pool_submit succeeded) */
+    srv_job_state job;
+    int released;                /* MHD completed the request: the job frees it */
+    struct MHD_Connection *conn; /* the suspended connection to resume */
+    srv_request *job_next;       /* the queue's link */
+    srv_json answer;             /* the job's body (owned until queued), or text NULL */
+    lr_error answer_err;         /* ...and then the error */
+    char method[16];             /* for the access log: MHD's strings die with the request */
+    char url[];                  /* the path, NUL-terminated */
+};
 
 /* ---- http.c: libmicrohttpd plumbing ------------------------------------------ */
 
-/* Starts the MHD daemon on cfg->addr. Returns 0, or -1 with err set (and nothing
- * left running). */
+/* Starts the compute pool and the MHD daemon on cfg->addr. Returns 0, or -1 with
+ * err set (and nothing left running). */
 int srv_http_start(srv_server *s, lr_error *err);
 /* The port actually bound (meaningful after srv_http_start; resolves port 0). */
 unsigned srv_http_port(const srv_server *s);
 /* Stops accepting connections, lets in-flight requests finish (at most
  * SRV_DRAIN_MAX_S seconds, or until one of the signals in *hurry arrives), then
- * stops the daemon and frees every worker. Safe to call when start failed. */
+ * stops the compute pool (every worker freed on its thread) and the daemon. Safe to
+ * call when start failed. */
 void srv_http_stop(srv_server *s, const sigset_t *hurry);
+/* Frees a request and what it owns (body, an answer not handed to MHD). */
+void srv_request_free(srv_request *req);
 
 /* ---- routes.c: the routing table ---------------------------------------------- */
 
@@ -106,6 +161,8 @@ int srv_route_find(const char *method, const char *url, const char **arg, char *
                    size_t allow_size, unsigned *status);
 /* Whether the route takes a request body (POST). */
 int srv_route_has_body(int route);
+/* Whether the route runs the model (estimate, rank): it runs on the compute pool. */
+int srv_route_computes(int route);
 /* "POST /v1/estimate": the route's name in /v1/stats. */
 const char *srv_route_label(int route);
 /* Runs the route's handler. Returns the JSON body, or one with text NULL and err
@@ -135,7 +192,38 @@ srv_json srv_stats_json(srv_server *s, lr_error *err);
 /* Seconds since the daemon started. */
 double srv_uptime_s(const srv_server *s);
 
-/* ---- worker.c: one lr_worker per serving thread --------------------------------- */
+/* ---- pool.c: the compute pool ---------------------------------------------------- */
+
+/* Starts cfg->threads compute threads. Returns 0, or -1 with err set (none left
+ * running). */
+int srv_pool_start(srv_server *s, lr_error *err);
+
+typedef enum srv_submit {
+    SRV_SUBMIT_OK,       /* queued; the connection is suspended */
+    SRV_SUBMIT_FULL,     /* SRV_QUEUE_MAX jobs wait already: answer 503 */
+    SRV_SUBMIT_STOPPING, /* the pool is stopping: answer 503 */
+} srv_submit;
+
+/* From the access handler, once req's body is complete: queues req as a job and
+ * suspends c. A compute thread runs the route, stores the answer in req and resumes
+ * c; MHD then calls the access handler again, which sends it (srv_pool_answered). */
+srv_submit srv_pool_submit(srv_server *s, srv_request *req, struct MHD_Connection *c);
+/* Whether req's job has stored its answer (req->answer / req->answer_err). */
+int srv_pool_answered(srv_server *s, srv_request *req);
+/* From MHD's completion callback: frees req now, or leaves that to the compute
+ * thread that still holds it. */
+void srv_pool_release(srv_server *s, srv_request *req);
+/* Accepts no more jobs, answers those still queued with 503, waits for the running
+ * ones (each resumes its connection) and joins the threads, which free their
+ * workers. After it no connection is suspended, so MHD may be stopped. A no-op when
+ * start failed or the pool is stopped already. */
+void srv_pool_stop(srv_server *s);
+/* Frees what is left of the pool (its mutex). Call after srv_pool_stop and after
+ * MHD stopped: MHD's threads call srv_pool_answered and srv_pool_release until
+ * then. A no-op when start failed. */
+void srv_pool_fini(srv_server *s);
+
+/* ---- worker.c: one lr_worker per compute thread --------------------------------- */
 
 /* Creates the key under which each thread keeps its worker. Returns 0 or -1. */
 int srv_workers_init(srv_server *s, lr_error *err);

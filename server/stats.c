@@ -1,5 +1,5 @@
 /*
- * stats.c: the counters behind GET /v1/stats. Every pool thread bumps them, so they
+ * stats.c: the counters behind GET /v1/stats. Every thread may bump them, so they
  * are C11 atomics with relaxed ordering: each is an independent tally, nothing is
  * synchronised through them, and a reader only needs each number to be whole.
  * Errors are counted per stable code name, as Redis counts its error replies.

@@ -1,9 +1,9 @@
 /*
- * worker.c: one lr_worker per serving thread. A worker owns its thread's isl
+ * worker.c: one lr_worker per compute thread. A worker owns its thread's isl
  * context and store connection and must be freed on that thread, so it lives under
- * a pthread key: created on the first request a pool thread serves (threads that
- * never serve cost nothing), freed by the key's destructor when libmicrohttpd joins
- * the thread in MHD_stop_daemon. The key lives in srv_server, not in a global.
+ * a pthread key: created on the first job a compute thread runs (threads that never
+ * compute cost nothing), freed by the key's destructor when the thread returns in
+ * srv_pool_stop. The key lives in srv_server, not in a global.
  */
 #include <stdlib.h>
 
@@ -62,7 +62,7 @@ void srv_workers_fini(srv_server *s)
 {
     if (!s->worker_key_created)
         return;
-    /* Every pool thread has exited and run the destructor; a worker still counted
+    /* Every compute thread has exited and run the destructor; a worker still counted
      * here would have been leaked by a thread that did not exit normally. */
     unsigned left = atomic_load(&s->live_workers);
     if (left)

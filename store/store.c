@@ -14,6 +14,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 /* migrations[v] takes a database from schema v to v + 1; run in order inside one
  * BEGIN IMMEDIATE transaction. Never edit an entry once released: append one. */
@@ -186,7 +187,10 @@ static int st_prepare_all(st_store *st, lr_error *err)
     return 0;
 }
 
-st_store *st_open(const char *path, lr_error *err)
+/* One attempt at opening; *busy is set when it failed only because another
+ * connection held a lock SQLite would not wait for (see st_open). */
+static st_store *open_once(const char *path, lr_error *err, int *busy)
+
 {
     st_store *st = calloc(1, sizeof *st);
     if (!st || !(st->path = strdup(path))) {
@@ -225,8 +229,34 @@ st_store *st_open(const char *path, lr_error *err)
     return st;
 
 error:
+    if (st->db) {
+        int code = sqlite3_extended_errcode(st->db) & 0xff;
+        *busy = code == SQLITE_BUSY || code == SQLITE_LOCKED;
+    }
     st_close(st);
     return NULL;
+}
+
+/* Several processes opening a new database at once can deadlock in SQLite's lock
+ * escalation (one migrating under a reserved lock, another switching to WAL under a
+ * shared one); SQLite then answers SQLITE_BUSY at once instead of calling the busy
+ * handler. Opening is retried for as long as the busy timeout would have waited. */
+st_store *st_open(const char *path, lr_error *err)
+{
+    for (int waited_ms = 0;; waited_ms += 20) {
+        lr_error e;
+        int busy = 0;
+        lr_error_clear(&e);
+        st_store *st = open_once(path, &e, &busy);
+        if (st)
+            return st;
+        if (!busy || waited_ms >= ST_BUSY_TIMEOUT_MS) {
+            *err = e;
+            return NULL;
+        }
+        struct timespec pause = {0, 20 * 1000 * 1000};
+        nanosleep(&pause, NULL);
+    }
 }
 
 void st_close(st_store *st)

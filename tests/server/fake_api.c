@@ -6,7 +6,9 @@
  *   - {"bad": ...}                        -> invalid_request at kernel.fields[0].loads[3][1]
  *   - {"fail": "<code name>"}             -> that error code, at path "fake.path"
  *   - anything else                       -> {"ok":true,...} and one cache miss
- * lr_api_rank sleeps 200 ms first, so a test can signal the daemon mid-request.
+ *   - {"sleep_ms": N, ...}                -> sleeps N ms first (then as above)
+ * lr_api_rank sleeps 200 ms unless sleep_ms says otherwise, so a test can signal
+ * the daemon mid-request; sleep_ms lets a test hold a compute thread.
  * Workers remember their thread and abort if used or freed on another one: the
  * contract of api.h, checked on every call.
  */
@@ -90,18 +92,29 @@ static char *dup_text(const char *s, lr_error *err)
     return d;
 }
 
+/* At most 10 s, so that a typo cannot hang a test. */
+static void sleep_ms(double ms)
+{
+    long m = ms <= 0 ? 0 : ms >= 10000 ? 10000 : (long)ms;
+    struct timespec t = {m / 1000, (m % 1000) * 1000000L};
+    nanosleep(&t, NULL);
+}
+
 /* The steering described at the top; returns the body for success or NULL. */
-static char *answer(lr_worker *w, const char *body, size_t len, const char *ok_text,
-                    lr_error *err)
+static char *answer(lr_worker *w, const char *body, size_t len, double default_sleep_ms,
+                    const char *ok_text, lr_error *err)
 {
     check_owner(w);
     const char *end = NULL;
     cJSON *doc = cJSON_ParseWithLengthOpts(body, len, &end, 0);
     if (!doc) {
+        sleep_ms(default_sleep_ms);
         lr_error_set(err, LR_INVALID_JSON, NULL, "the body is not JSON (byte %zu)",
                      end ? (size_t)(end - body) : (size_t)0);
         return NULL;
     }
+    const cJSON *nap = cJSON_GetObjectItemCaseSensitive(doc, "sleep_ms");
+    sleep_ms(cJSON_IsNumber(nap) ? nap->valuedouble : default_sleep_ms);
     char *out = NULL;
     const cJSON *fail = cJSON_GetObjectItemCaseSensitive(doc, "fail");
     if (cJSON_GetObjectItemCaseSensitive(doc, "bad")) {
@@ -124,15 +137,13 @@ static char *answer(lr_worker *w, const char *body, size_t len, const char *ok_t
 
 char *lr_api_estimate(lr_worker *w, const char *body, size_t len, lr_error *err)
 {
-    return answer(w, body, len, "{\"ok\":true,\"model_version\":\"x\"}", err);
+    return answer(w, body, len, 0, "{\"ok\":true,\"model_version\":\"x\"}", err);
 }
 
 char *lr_api_rank(lr_worker *w, const char *body, size_t len, lr_progress_fn progress,
                   void *progress_user, lr_error *err)
 {
-    const struct timespec slow = {0, 200 * 1000 * 1000};
-    nanosleep(&slow, NULL);
-    return answer(w, body, len, "{\"ranking\":[],\"model_version\":\"x\"}", err);
+    return answer(w, body, len, 200, "{\"ranking\":[],\"model_version\":\"x\"}", err);
 }
 
 char *lr_api_devices(lr_api *api, lr_error *err)

@@ -681,24 +681,147 @@ static void test_concurrent_connections(unsigned port)
     CHECK_INT(atomic_load(&ctx.ok), CONCURRENT);
 }
 
-/* SIGTERM while a ranking (200 ms in the fake) runs: it is answered, then the daemon
- * exits 0 (and, under ASan, without leaks). */
+/* ---- the compute pool ------------------------------------------------------------- */
+
+/* Opens a connection and sends one request on it without reading the answer.
+ * Returns the socket, or -1. */
+static int http_send(unsigned port, const char *method, const char *path, const char *body)
+{
+    int fd = http_connect(port);
+    if (fd < 0)
+        return -1;
+    char req[1024];
+    int n =
+        format_request(req, sizeof req, method, path, body ? "application/json" : NULL, body);
+    if (send_all(fd, req, (size_t)n) != 0) {
+        close(fd);
+        return -1;
+    }
+    return fd;
+}
+
+/* Reads the answer on fd and closes it. */
+static void http_recv(int fd, http_resp *r)
+{
+    memset(r, 0, sizeof *r);
+    if (fd < 0)
+        return;
+    read_response(fd, r);
+    close(fd);
+}
+
+static const char ranking_body[] = "{\"ranking\":[],\"model_version\":\"x\"}";
+static const char estimate_body[] = "{\"ok\":true,\"model_version\":\"x\"}";
+
+/* Long rankings hold compute threads, not the threads that serve connections: with
+ * one of the two compute threads busy, /healthz and an estimate on other
+ * connections answer at once; with both busy, /healthz still does and an estimate
+ * waits its turn in the queue. */
+static void test_long_job_does_not_block_other_connections(unsigned port)
+{
+    http_resp r;
+    int slow = http_send(port, "POST", "/v1/rank", "{\"sleep_ms\":1500}");
+    CHECK(slow >= 0);
+    sleep_ms(100); /* the ranking runs */
+    double t0 = now_s();
+    for (int i = 0; i < 3; i++) {
+        http_get(port, "/healthz", &r);
+        CHECK_INT(r.status, 200);
+        http_resp_free(&r);
+        http_post(port, "/v1/estimate", "{}", &r);
+        CHECK_INT(r.status, 200);
+        CHECK_STR(r.body, estimate_body);
+        http_resp_free(&r);
+    }
+    CHECK(now_s() - t0 < 0.75);
+
+    int slow2 = http_send(port, "POST", "/v1/rank", "{\"sleep_ms\":700}");
+    sleep_ms(100); /* both compute threads busy now */
+    int queued = http_send(port, "POST", "/v1/estimate", "{}");
+    sleep_ms(50);
+    t0 = now_s();
+    http_get(port, "/healthz", &r);
+    CHECK_INT(r.status, 200);
+    http_resp_free(&r);
+    CHECK(now_s() - t0 < 0.3);
+
+    http_recv(queued, &r); /* answered once a compute thread is free */
+    CHECK_INT(r.status, 200);
+    CHECK_STR(r.body, estimate_body);
+    CHECK(now_s() - t0 >= 0.3);
+    http_resp_free(&r);
+    http_recv(slow2, &r);
+    CHECK_INT(r.status, 200);
+    http_resp_free(&r);
+    http_recv(slow, &r);
+    CHECK_INT(r.status, 200);
+    CHECK_STR(r.body, ranking_body);
+    http_resp_free(&r);
+}
+
+/* Clients that hang up while their job runs or waits in the queue cost nothing:
+ * the jobs finish (the daemon notices the closed connection when it answers) and
+ * the daemon goes on serving, with no request left in flight. Under ASan this is
+ * the test that a finished job never touches a request MHD has freed. */
+static void test_clients_closing_mid_job_are_harmless(unsigned port)
+{
+    int running = http_send(port, "POST", "/v1/rank", "{\"sleep_ms\":600}");
+    int kept = http_send(port, "POST", "/v1/rank", "{\"sleep_ms\":600}");
+    sleep_ms(100); /* both compute threads busy */
+    int queued = http_send(port, "POST", "/v1/estimate", "{}");
+    int queued_rst = http_send(port, "POST", "/v1/rank", "{}");
+    CHECK(running >= 0 && kept >= 0 && queued >= 0 && queued_rst >= 0);
+    sleep_ms(50);
+    close(running);
+    close(queued);
+    /* An abortive close (RST) as well as an orderly one. */
+    struct linger hard = {1, 0};
+    setsockopt(queued_rst, SOL_SOCKET, SO_LINGER, &hard, sizeof hard);
+    close(queued_rst);
+
+    http_resp r;
+    http_recv(kept, &r);
+    CHECK_INT(r.status, 200);
+    CHECK_STR(r.body, ranking_body);
+    http_resp_free(&r);
+    http_get(port, "/healthz", &r);
+    CHECK_INT(r.status, 200);
+    http_resp_free(&r);
+    /* The queued ones run next (the rank sleeps 200 ms) and complete when their
+     * answer meets the closed connection: then only the stats request is in flight. */
+    double inflight = -1;
+    for (double end = now_s() + 3; inflight != 1 && now_s() < end; sleep_ms(50)) {
+        http_get(port, "/v1/stats", &r);
+        cJSON *stats = parse_body(&r);
+        inflight = jnum(stats, "inflight");
+        cJSON_Delete(stats);
+        http_resp_free(&r);
+    }
+    CHECK_INT(inflight, 1);
+}
+
+/* SIGTERM while two rankings (200 ms in the fake) run and two more wait in the
+ * queue: all four are answered, with Connection: close, then the daemon exits 0
+ * (and, under ASan, without leaks). */
 static void test_sigterm_finishes_inflight_request(daemon_proc *d)
 {
-    int fd = http_connect(d->port);
-    char req[512];
-    int n = format_request(req, sizeof req, "POST", "/v1/rank", "application/json", "{}");
-    CHECK(fd >= 0 && send_all(fd, req, (size_t)n) == 0);
+    enum { JOBS = 4 }; /* twice the daemon's compute threads */
+    int fds[JOBS];
+    for (int i = 0; i < JOBS; i++) {
+        fds[i] = http_send(d->port, "POST", "/v1/rank", "{}");
+        CHECK(fds[i] >= 0);
+    }
     sleep_ms(50);
     kill(d->pid, SIGTERM);
-    http_resp r;
-    read_response(fd, &r);
-    close(fd);
-    CHECK_INT(r.status, 200);
-    CHECK_STR(r.body, "{\"ranking\":[],\"model_version\":\"x\"}");
-    char conn[32];
-    CHECK_STR(header(&r, "Connection", conn, sizeof conn), "close");
-    http_resp_free(&r);
+    for (int i = 0; i < JOBS; i++) {
+        http_resp r;
+        http_recv(fds[i], &r);
+        CHECK_INT(r.status, 200);
+        CHECK_STR(r.body, ranking_body);
+        char conn[32];
+        CHECK_STR(header(&r, "Connection", conn, sizeof conn), "close");
+        http_resp_free(&r);
+    }
 
     int status = wait_exit(d->pid, 10);
     CHECK(status != -1 && WIFEXITED(status));
@@ -729,6 +852,8 @@ static void test_main_daemon(void)
     test_stats_count(d.port);
     test_stalled_clients_do_not_block(d.port);
     test_concurrent_connections(d.port);
+    test_long_job_does_not_block_other_connections(d.port);
+    test_clients_closing_mid_job_are_harmless(d.port);
 
     /* While it runs, a second daemon on its port cannot start: exit status 1. */
     char listen[32];
@@ -750,6 +875,114 @@ static void test_main_daemon(void)
     CHECK_CONTAINS(log, "\nPOST /v1/rank 200 ");
     CHECK_CONTAINS(log, "launchrank: SIGTERM, shutting down\n");
     CHECK_CONTAINS(log, "launchrank: stopped\n");
+    free(log);
+}
+
+/* One compute thread held by a ranking, SRV_QUEUE_MAX (256) estimates queued behind
+ * it: one more gets 503 unavailable at once, and the queued ones are all answered
+ * when the ranking is done. Which estimate finds the queue full depends on the
+ * order libmicrohttpd's two threads read them, so the test counts. */
+static void test_full_queue_gets_503(void)
+{
+    enum { QUEUE_MAX = 256, SENT = QUEUE_MAX + 1 };
+    daemon_proc d = {0};
+    const char *const opts[] = {"--no-cache", "--quiet", "--threads", "1", NULL};
+    int started = daemon_start(&d, "queue", opts) == 0;
+    CHECK(started);
+    if (!started)
+        return;
+    int slow = http_send(d.port, "POST", "/v1/rank", "{\"sleep_ms\":2500}");
+    CHECK(slow >= 0);
+    sleep_ms(200); /* the ranking holds the only compute thread */
+    static int fds[SENT];
+    for (int i = 0; i < SENT; i++)
+        fds[i] = http_send(d.port, "POST", "/v1/estimate", "{}");
+
+    int ok = 0, busy = 0, other = 0;
+    for (int i = 0; i < SENT; i++) {
+        http_resp r;
+        http_recv(fds[i], &r);
+        if (r.status == 200 && strcmp(r.body, estimate_body) == 0) {
+            ok++;
+        } else if (r.status == 503) {
+            busy++;
+            CHECK_ERROR(&r, 503, "unavailable", "");
+            CHECK_CONTAINS(r.body, "busy");
+        } else {
+            other++;
+            fprintf(stderr, "queue test: request %d: status %d: %s\n", i, r.status, r.body);
+        }
+        http_resp_free(&r);
+    }
+    CHECK_INT(ok, QUEUE_MAX);
+    CHECK_INT(busy, 1);
+    CHECK_INT(other, 0);
+    http_resp r;
+    http_recv(slow, &r);
+    CHECK_INT(r.status, 200);
+    http_resp_free(&r);
+
+    http_get(d.port, "/v1/stats", &r);
+    cJSON *stats = parse_body(&r);
+    CHECK_INT(jnum(stats, "errors.unavailable"), 1);
+    CHECK_INT(jnum(stats, "requests.POST /v1/estimate"), SENT);
+    CHECK_INT(jnum(stats, "threads"), 1);
+    CHECK_INT(jnum(stats, "workers"), 1);
+    cJSON_Delete(stats);
+    http_resp_free(&r);
+
+    kill(d.pid, SIGTERM);
+    int status = wait_exit(d.pid, 10);
+    CHECK(status != -1 && WIFEXITED(status) && WEXITSTATUS(status) == 0);
+    if (status == -1) {
+        kill(d.pid, SIGKILL);
+        waitpid(d.pid, NULL, 0);
+    }
+}
+
+/* A second signal cuts the drain short: jobs still queued are answered 503 (the
+ * server is shutting down) instead of run, the running one is let finish, and the
+ * daemon exits 0 without waiting for the queue, leaking nothing and leaving no
+ * connection suspended when libmicrohttpd stops. */
+static void test_second_signal_cancels_queued_jobs(void)
+{
+    daemon_proc d = {0};
+    const char *const opts[] = {"--no-cache", "--threads", "1", NULL};
+    int started = daemon_start(&d, "hurry", opts) == 0;
+    CHECK(started);
+    if (!started)
+        return;
+    int slow = http_send(d.port, "POST", "/v1/rank", "{\"sleep_ms\":1000}");
+    sleep_ms(100); /* the ranking holds the only compute thread */
+    enum { QUEUED = 3 };
+    int fds[QUEUED];
+    for (int i = 0; i < QUEUED; i++)
+        fds[i] = http_send(d.port, "POST", "/v1/rank", "{\"sleep_ms\":1000}");
+    sleep_ms(100);
+    double t0 = now_s();
+    kill(d.pid, SIGTERM);
+    sleep_ms(100);
+    kill(d.pid, SIGTERM);
+    for (int i = 0; i < QUEUED; i++) {
+        http_resp r;
+        http_recv(fds[i], &r);
+        CHECK_ERROR(&r, 503, "unavailable", "");
+        CHECK_CONTAINS(r.body, "shutting down");
+        http_resp_free(&r);
+    }
+    http_resp r;
+    http_recv(slow, &r); /* its answer may be cut by the stop: 200 or nothing */
+    CHECK(r.status == 200 || r.status == 0);
+    http_resp_free(&r);
+    int status = wait_exit(d.pid, 10);
+    CHECK(status != -1 && WIFEXITED(status) && WEXITSTATUS(status) == 0);
+    if (status == -1) {
+        kill(d.pid, SIGKILL);
+        waitpid(d.pid, NULL, 0);
+    }
+    CHECK(now_s() - t0 < 2.5); /* the ranking's second, not the queue's three */
+    char *log = read_file(d.log_file);
+    CHECK_CONTAINS(log, "second signal, stopping without waiting");
     free(log);
 }
 
@@ -881,6 +1114,8 @@ int main(void)
     double t0 = now_s();
     test_options();
     test_main_daemon();
+    test_full_queue_gets_503();
+    test_second_signal_cancels_queued_jobs();
     test_small_quiet_daemon();
     fprintf(stderr, "test_http: %.1f s\n", now_s() - t0);
     int rc = check_report("daemon_answers_every_route_and_maps_errors_to_4xx_json");
