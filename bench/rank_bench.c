@@ -34,7 +34,8 @@ static char *request(int rank, int domain_y)
                  r, r, r, r, r, r);
     snprintf(buf, sizeof buf,
              "{\"device\":\"A100-SXM4-40GB\",\"domain\":[640,%d,512],"
-             "\"kernel\":{\"fields\":[{\"name\":\"A\",\"dims\":[640,%d,512],\"base_offset_bytes\":32,"
+             "\"kernel\":{\"fields\":[{\"name\":\"A\",\"dims\":[640,%d,512],\"base_offset_"
+             "bytes\":32,"
              "\"loads\":[%s]},{\"name\":\"B\",\"dims\":[640,%d,512],\"base_offset_bytes\":32,"
              "\"stores\":[[\"x\",\"y\",\"z\"]]}],\"flops\":25},%s}",
              domain_y, domain_y, loads, domain_y,
@@ -115,8 +116,9 @@ int main(int argc, char **argv)
         }
         lr_worker_free(w);
     }
-    printf("single estimate, 3-D 25-point, A100: cold %.2f ms, warm mean %.2f ms (min %.2f ms)\n",
-           1e3 * cold / reps, 1e3 * warm / (10.0 * reps), 1e3 * wmin);
+    printf(
+        "single estimate, 3-D 25-point, A100: cold %.2f ms, warm mean %.2f ms (min %.2f ms)\n",
+        1e3 * cold / reps, 1e3 * warm / (10.0 * reps), 1e3 * wmin);
     lr_api_free(api);
     long cores = sysconf(_SC_NPROCESSORS_ONLN);
     if (bench_rank(1, reps))

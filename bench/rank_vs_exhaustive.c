@@ -39,7 +39,8 @@ static void kernel_json(char *buf, size_t n, const char *tail)
                  r, r, r, r, r, r);
     snprintf(buf, n,
              "{\"device\":\"%s\",\"domain\":[640,512,512],"
-             "\"kernel\":{\"fields\":[{\"name\":\"A\",\"dims\":[640,512,512],\"base_offset_bytes\":32,"
+             "\"kernel\":{\"fields\":[{\"name\":\"A\",\"dims\":[640,512,512],\"base_offset_"
+             "bytes\":32,"
              "\"loads\":[%s]},{\"name\":\"B\",\"dims\":[640,512,512],\"base_offset_bytes\":32,"
              "\"stores\":[[\"x\",\"y\",\"z\"]]}],\"flops\":25},%s}",
              device, loads, tail);
@@ -108,29 +109,35 @@ int main(int argc, char **argv)
             r->block[d] = cJSON_GetArrayItem(cJSON_GetObjectItem(it, "block"), d)->valueint;
             r->folding[d] = cJSON_GetArrayItem(cJSON_GetObjectItem(it, "folding"), d)->valueint;
         }
-        r->predicted = cJSON_GetObjectItem(cJSON_GetObjectItem(it, "performance"), "predicted")->valuedouble;
+        r->predicted = cJSON_GetObjectItem(cJSON_GetObjectItem(it, "performance"), "predicted")
+                           ->valuedouble;
         char launch[256];
-        snprintf(launch, sizeof launch, "\"launch\":{\"block\":[%d,%d,%d],\"folding\":[%d,%d,%d]}",
-                 r->block[0], r->block[1], r->block[2], r->folding[0], r->folding[1], r->folding[2]);
+        snprintf(launch, sizeof launch,
+                 "\"launch\":{\"block\":[%d,%d,%d],\"folding\":[%d,%d,%d]}", r->block[0],
+                 r->block[1], r->block[2], r->folding[0], r->folding[1], r->folding[2]);
         kernel_json(body, sizeof body, launch);
         lr_error_clear(&err);
         double t1 = now();
         char *m = lr_api_measure(w, body, strlen(body), &err);
         r->seconds = now() - t1;
         if (!m) {
-            fprintf(stderr, "rank %d (%dx%dx%d, %dx%dx%d): %s\n", i + 1, r->block[0], r->block[1],
-                    r->block[2], r->folding[0], r->folding[1], r->folding[2], err.message);
+            fprintf(stderr, "rank %d (%dx%dx%d, %dx%dx%d): %s\n", i + 1, r->block[0],
+                    r->block[1], r->block[2], r->folding[0], r->folding[1], r->folding[2],
+                    err.message);
             if (err.code == LR_UNAVAILABLE)
                 return 77;
             continue;
         }
         cJSON *mj = cJSON_Parse(m);
-        r->measured = cJSON_GetObjectItem(cJSON_GetObjectItem(mj, "measured"), "glups")->valuedouble;
+        r->measured =
+            cJSON_GetObjectItem(cJSON_GetObjectItem(mj, "measured"), "glups")->valuedouble;
         if (out)
-            fprintf(out, "{\"rank\":%d,\"block\":[%d,%d,%d],\"folding\":[%d,%d,%d],\"predicted_glups\":%.4g,"
-                         "\"measured_glups\":%.4g,\"seconds\":%.3f}\n",
-                    r->rank, r->block[0], r->block[1], r->block[2], r->folding[0], r->folding[1],
-                    r->folding[2], r->predicted, r->measured, r->seconds);
+            fprintf(out,
+                    "{\"rank\":%d,\"block\":[%d,%d,%d],\"folding\":[%d,%d,%d],\"predicted_"
+                    "glups\":%.4g,"
+                    "\"measured_glups\":%.4g,\"seconds\":%.3f}\n",
+                    r->rank, r->block[0], r->block[1], r->block[2], r->folding[0],
+                    r->folding[1], r->folding[2], r->predicted, r->measured, r->seconds);
         if (out)
             fflush(out); /* a run cut short still leaves every measurement made */
         if ((i + 1) % 50 == 0)
@@ -160,8 +167,8 @@ int main(int argc, char **argv)
         }
         printf("predicted top %-8d %14.2f %11.1f%% %16.2f\n", ks[q], b, 100 * b / best_all, t);
     }
-    printf("%-22s %14.2f %11.1f%% %16.2f   (optimum: predicted rank %d)\n", "exhaustive", best_all,
-           100.0, t_all, best_rank);
+    printf("%-22s %14.2f %11.1f%% %16.2f   (optimum: predicted rank %d)\n", "exhaustive",
+           best_all, 100.0, t_all, best_rank);
     printf("Spearman rank correlation, predicted vs measured: %.3f\n", spearman(rows, n));
     printf("top 5 predicted vs measured (GLup/s):\n");
     for (int i = 0; i < 5 && i < n; i++)

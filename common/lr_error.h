@@ -14,15 +14,15 @@
 
 typedef enum lr_code {
     LR_OK = 0,
-    LR_INVALID_JSON,        /* body is not JSON, or nested too deep */
-    LR_INVALID_REQUEST,     /* JSON is fine but a value is missing, mistyped or out of range */
-    LR_UNSUPPORTED_EXPR,    /* an address expression outside the affine language */
-    LR_NOT_LAUNCHABLE,      /* the configuration cannot run on the device */
-    LR_LIMIT_EXCEEDED,      /* a size limit of the service (body, fields, configurations) */
-    LR_BUDGET_EXCEEDED,     /* the isl operation budget of the request ran out */
-    LR_NOT_FOUND,           /* unknown device, endpoint */
-    LR_METHOD_NOT_ALLOWED,  /* endpoint exists, method does not */
-    LR_UNAVAILABLE,         /* a backend (GPU, NVRTC) is not present */
+    LR_INVALID_JSON,       /* body is not JSON, or nested too deep */
+    LR_INVALID_REQUEST,    /* JSON is fine but a value is missing, mistyped or out of range */
+    LR_UNSUPPORTED_EXPR,   /* an address expression outside the affine language */
+    LR_NOT_LAUNCHABLE,     /* the configuration cannot run on the device */
+    LR_LIMIT_EXCEEDED,     /* a size limit of the service (body, fields, configurations) */
+    LR_BUDGET_EXCEEDED,    /* the isl operation budget of the request ran out */
+    LR_NOT_FOUND,          /* unknown device, endpoint */
+    LR_METHOD_NOT_ALLOWED, /* endpoint exists, method does not */
+    LR_UNAVAILABLE,        /* a backend (GPU, NVRTC) is not present */
     LR_NO_MEMORY,
     LR_INTERNAL,
     LR_CODE_COUNT
@@ -44,8 +44,7 @@ void lr_error_clear(lr_error *err);
  * NULL. Returns -1 so callers can write `return lr_error_set(...)`. */
 int lr_error_set(lr_error *err, lr_code code, const char *path, const char *fmt, ...)
     __attribute__((format(printf, 4, 5)));
-int lr_error_setv(lr_error *err, lr_code code, const char *path, const char *fmt,
-                  va_list ap);
+int lr_error_setv(lr_error *err, lr_code code, const char *path, const char *fmt, va_list ap);
 
 /* Non-zero when an error is recorded. */
 int lr_error_is_set(const lr_error *err);

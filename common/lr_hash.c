@@ -12,5 +12,6 @@ void lr_hash_hex(const char *const *parts, size_t n, char out[LR_HASH_HEX])
             h1 = (h1 ^ *p) * 0x100000001b3ull;
             h2 = (h2 ^ (*p + 0x9eu)) * 0x100000001b3ull;
         }
-    snprintf(out, LR_HASH_HEX, "%016llx%016llx", (unsigned long long)h1, (unsigned long long)h2);
+    snprintf(out, LR_HASH_HEX, "%016llx%016llx", (unsigned long long)h1,
+             (unsigned long long)h2);
 }

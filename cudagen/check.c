@@ -71,7 +71,7 @@ static int64_t slot(image *im, int f, int a, const int64_t val[EST_VAR_COUNT])
 static double get(const image *im, int f, int64_t j)
 {
     return est_kernel_field_elem_bytes(im->k, f) == 8 ? ((double *)im->host[f])[j]
-                                                        : (double)((float *)im->host[f])[j];
+                                                      : (double)((float *)im->host[f])[j];
 }
 
 static void put(image *im, int f, int64_t j, double v)
@@ -83,8 +83,8 @@ static void put(image *im, int f, int64_t j, double v)
 }
 
 /* Sums the loads of one kind (lattice or thread) into *sum, numbering from *n. */
-static int do_loads(image *im, arith ar, int lattice, const int64_t val[EST_VAR_COUNT],
-                    int *n, double *sum)
+static int do_loads(image *im, arith ar, int lattice, const int64_t val[EST_VAR_COUNT], int *n,
+                    double *sum)
 {
     for (int f = 0; f < est_kernel_field_count(im->k); f++)
         for (int a = 0; a < est_kernel_access_count(im->k, f); a++) {
@@ -99,8 +99,8 @@ static int do_loads(image *im, arith ar, int lattice, const int64_t val[EST_VAR_
 }
 
 /* Performs the stores of one kind: store number n writes value + n. */
-static int do_stores(image *im, arith ar, int lattice, const int64_t val[EST_VAR_COUNT],
-                     int *n, double value)
+static int do_stores(image *im, arith ar, int lattice, const int64_t val[EST_VAR_COUNT], int *n,
+                     double value)
 {
     for (int f = 0; f < est_kernel_field_count(im->k); f++)
         for (int a = 0; a < est_kernel_access_count(im->k, f); a++) {
@@ -207,7 +207,8 @@ static int compare(const image *im, const est_kernel *k, int f, const void *gpu,
         if (r > tol)
             return lr_error_set(err, LR_INTERNAL, NULL,
                                 "the generated kernel disagrees with the CPU reference: field "
-                                "'%s' element %" PRId64 " is %.17g on the GPU, %.17g on the CPU "
+                                "'%s' element %" PRId64
+                                " is %.17g on the GPU, %.17g on the CPU "
                                 "(relative difference %.3g > %g)",
                                 est_kernel_field_name(k, f),
                                 j - im->layout[f].elem0_offset / elem, got, want, r, tol);

@@ -62,9 +62,9 @@ char *cg_emit_source(const est_kernel *k, const est_config *cfg, lr_error *err);
  * the declared extent for every element an access reaches in the domain, and element
  * 0 placed base_offset_bytes after a 256-byte boundary, as MODEL.md 1 describes. */
 typedef struct cg_field_alloc {
-    int64_t lo, hi;         /* lowest and highest element index reached, and 0..n-1 */
-    int64_t elem0_offset;   /* byte offset of element 0 in the allocation */
-    int64_t bytes;          /* allocation size, a multiple of 256 */
+    int64_t lo, hi;       /* lowest and highest element index reached, and 0..n-1 */
+    int64_t elem0_offset; /* byte offset of element 0 in the allocation */
+    int64_t bytes;        /* allocation size, a multiple of 256 */
 } cg_field_alloc;
 
 /* Fills out[f] for every field. Affine accesses are bounded by evaluating them at the
@@ -116,7 +116,7 @@ typedef struct cg_measurement {
     double glups;                     /* domain points / median time, GLup/s */
     char gpu_name[128];
     int cc_major, cc_minor;
-    int driver_version;               /* cuDriverGetVersion: 13000 for CUDA 13.0 */
+    int driver_version; /* cuDriverGetVersion: 13000 for CUDA 13.0 */
 } cg_measurement;
 
 /* Generates, compiles (cubin for the GPU's sm_XY) and times k under cfg on the GPU:

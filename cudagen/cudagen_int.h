@@ -79,13 +79,13 @@ const cg_backend *cg_backend_cuda(void);
 /* One kernel ready to run: session open, module loaded, fields allocated and filled. */
 typedef struct cg_run {
     const cg_backend *b;
-    void *s;                         /* the backend session, owned */
+    void *s; /* the backend session, owned */
     cg_gpu_info info;
     int nfields;
     cg_field_alloc layout[EST_MAX_FIELDS];
-    uint64_t buf[EST_MAX_FIELDS];    /* allocations, owned (0: none) */
-    uint64_t elem0[EST_MAX_FIELDS];  /* the kernel arguments: buf + elem0_offset */
-    void *args[EST_MAX_FIELDS];      /* &elem0[f] */
+    uint64_t buf[EST_MAX_FIELDS];   /* allocations, owned (0: none) */
+    uint64_t elem0[EST_MAX_FIELDS]; /* the kernel arguments: buf + elem0_offset */
+    void *args[EST_MAX_FIELDS];     /* &elem0[f] */
     unsigned grid[3], block[3];
 } cg_run;
 

@@ -148,13 +148,13 @@ typedef struct emitter {
     const est_config *cfg;
     int64_t grid[3];
     int acc_double;
-    const char *acc;          /* "double" or "float" */
-    const char *fma;          /* "fma" or "fmaf" */
+    const char *acc; /* "double" or "float" */
+    const char *fma; /* "fma" or "fmaf" */
     const char *var_text[EST_VAR_COUNT];
-    int indent;               /* spaces */
-    int load_no, store_no;    /* running numbers: weights and store offsets */
-    int count[4];             /* count_accesses */
-    uint32_t uses;            /* variables any access uses */
+    int indent;            /* spaces */
+    int load_no, store_no; /* running numbers: weights and store offsets */
+    int count[4];          /* count_accesses */
+    uint32_t uses;         /* variables any access uses */
 } emitter;
 
 static void line(emitter *e, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
@@ -198,7 +198,8 @@ static int is_atomic(const char *s)
 {
     size_t n = strlen(s), i;
     int level = 0;
-    if (n > 0 && strspn(s, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_") == n)
+    if (n > 0 &&
+        strspn(s, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_") == n)
         return 1;
     if (n < 2 || s[n - 1] != ')')
         return 0;
@@ -466,12 +467,24 @@ static int emit_points(emitter *e)
 char *cg_emit_source(const est_kernel *k, const est_config *cfg, lr_error *err)
 {
     static const char *const text[EST_VAR_COUNT] = {
-        [EST_VAR_X] = "x",           [EST_VAR_Y] = "y",           [EST_VAR_Z] = "z",
-        [EST_VAR_TIDX] = "tidx",     [EST_VAR_TIDY] = "tidy",     [EST_VAR_TIDZ] = "tidz",
-        [EST_VAR_THREADIDX_X] = "tix", [EST_VAR_THREADIDX_Y] = "tiy", [EST_VAR_THREADIDX_Z] = "tiz",
-        [EST_VAR_BLOCKIDX_X] = "bix", [EST_VAR_BLOCKIDX_Y] = "biy", [EST_VAR_BLOCKIDX_Z] = "biz",
-        [EST_VAR_BLOCKDIM_X] = "bdx", [EST_VAR_BLOCKDIM_Y] = "bdy", [EST_VAR_BLOCKDIM_Z] = "bdz",
-        [EST_VAR_GRIDDIM_X] = "gdx", [EST_VAR_GRIDDIM_Y] = "gdy", [EST_VAR_GRIDDIM_Z] = "gdz",
+        [EST_VAR_X] = "x",
+        [EST_VAR_Y] = "y",
+        [EST_VAR_Z] = "z",
+        [EST_VAR_TIDX] = "tidx",
+        [EST_VAR_TIDY] = "tidy",
+        [EST_VAR_TIDZ] = "tidz",
+        [EST_VAR_THREADIDX_X] = "tix",
+        [EST_VAR_THREADIDX_Y] = "tiy",
+        [EST_VAR_THREADIDX_Z] = "tiz",
+        [EST_VAR_BLOCKIDX_X] = "bix",
+        [EST_VAR_BLOCKIDX_Y] = "biy",
+        [EST_VAR_BLOCKIDX_Z] = "biz",
+        [EST_VAR_BLOCKDIM_X] = "bdx",
+        [EST_VAR_BLOCKDIM_Y] = "bdy",
+        [EST_VAR_BLOCKDIM_Z] = "bdz",
+        [EST_VAR_GRIDDIM_X] = "gdx",
+        [EST_VAR_GRIDDIM_Y] = "gdy",
+        [EST_VAR_GRIDDIM_Z] = "gdz",
     };
     emitter e = {.k = k, .cfg = cfg};
     char *src = NULL;

@@ -80,7 +80,7 @@ typedef struct cuda_api {
 typedef struct session {
     cuda_api api;
     CUdevice dev;
-    CUcontext ctx;     /* retained primary context; NULL until retained */
+    CUcontext ctx; /* retained primary context; NULL until retained */
     CUmodule mod;
     CUfunction fn;
     CUevent start, stop;
@@ -133,12 +133,12 @@ static int api_load(cuda_api *a, lr_error *err)
         return lr_error_set(err, LR_UNAVAILABLE, NULL,
                             "no CUDA driver (libcuda.so.1 not found): measuring needs an "
                             "NVIDIA GPU");
-#define SYM(field, name, fallback)                                                            \
-    do {                                                                                      \
-        *(void **)&a->field = sym(h, name, fallback);                                         \
-        if (!a->field)                                                                        \
-            return lr_error_set(err, LR_UNAVAILABLE, NULL,                                    \
-                                "the CUDA driver lacks %s; it is too old", name);             \
+#define SYM(field, name, fallback)                                                             \
+    do {                                                                                       \
+        *(void **)&a->field = sym(h, name, fallback);                                          \
+        if (!a->field)                                                                         \
+            return lr_error_set(err, LR_UNAVAILABLE, NULL,                                     \
+                                "the CUDA driver lacks %s; it is too old", name);              \
     } while (0)
     SYM(Init, "cuInit", NULL);
     SYM(DriverGetVersion, "cuDriverGetVersion", NULL);
@@ -211,7 +211,8 @@ static void *cuda_open(const cg_backend *b, int ordinal, cg_gpu_info *info, lr_e
                      name ? name : "?", r);
         goto error;
     }
-    if ((r = s->api.DeviceGetCount(&count)) != CUDA_SUCCESS || ordinal < 0 || ordinal >= count) {
+    if ((r = s->api.DeviceGetCount(&count)) != CUDA_SUCCESS || ordinal < 0 ||
+        ordinal >= count) {
         if (r != CUDA_SUCCESS)
             drv_fail(s, r, "cuDeviceGetCount", err);
         else

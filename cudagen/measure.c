@@ -67,8 +67,8 @@ static int element_index(const est_kernel *k, int f, int a, const int64_t val[ES
     int64_t dims[3], stride = 1, sum = 0, term;
     est_kernel_field_dims(k, f, dims);
     for (int d = 0; d < est_kernel_field_ndims(k, f); d++) {
-        if (__builtin_mul_overflow(est_expr_eval(est_kernel_access_index(k, f, a, d), val), stride,
-                                   &term) ||
+        if (__builtin_mul_overflow(est_expr_eval(est_kernel_access_index(k, f, a, d), val),
+                                   stride, &term) ||
             __builtin_add_overflow(sum, term, &sum) ||
             __builtin_mul_overflow(stride, dims[d], &stride))
             return -1;
@@ -136,11 +136,11 @@ static int bound_all(const est_kernel *k, const est_config *cfg, const int64_t g
     if (work > CG_LAYOUT_MAX_EVALS) {
         char path[64];
         snprintf(path, sizeof path, "kernel.fields[%d]", f);
-        return lr_error_set(err, LR_LIMIT_EXCEEDED, path,
-                            "field '%s' has an access with '/' or '%%' whose extent can only be "
-                            "found point by point, and the domain has %" PRId64
-                            " points (at most %" PRId64 ")",
-                            est_kernel_field_name(k, f), work, CG_LAYOUT_MAX_EVALS);
+        return lr_error_set(
+            err, LR_LIMIT_EXCEEDED, path,
+            "field '%s' has an access with '/' or '%%' whose extent can only be "
+            "found point by point, and the domain has %" PRId64 " points (at most %" PRId64 ")",
+            est_kernel_field_name(k, f), work, CG_LAYOUT_MAX_EVALS);
     }
     for (int64_t iz = 0; iz < n[2]; iz++)
         for (int64_t iy = 0; iy < n[1]; iy++)
@@ -226,7 +226,8 @@ int cg_run_fill(cg_run *r, const est_kernel *k, int f, lr_error *err)
     /* every chunk starts at a multiple of 97 elements, so all have the same values */
     for (int64_t j = 0; j < total && rc == 0; j += chunk) {
         int64_t n = total - j < chunk ? total - j : chunk;
-        rc = r->b->upload(r->s, r->buf[f] + (uint64_t)(j * elem), host, (size_t)(n * elem), err);
+        rc =
+            r->b->upload(r->s, r->buf[f] + (uint64_t)(j * elem), host, (size_t)(n * elem), err);
     }
     free(host);
     return rc;
@@ -310,7 +311,8 @@ int cg_measure(const est_kernel *k, const est_config *cfg, const cg_measure_opts
         opts = &defaults;
     }
     n = opts->repetitions;
-    if (n < 1 || n > CG_MAX_REPETITIONS || opts->warmup < 0 || opts->warmup > CG_MAX_REPETITIONS)
+    if (n < 1 || n > CG_MAX_REPETITIONS || opts->warmup < 0 ||
+        opts->warmup > CG_MAX_REPETITIONS)
         return lr_error_set(err, LR_INVALID_REQUEST, "measure",
                             "repetitions must be 1..%d and warm-up runs 0..%d (got %d and %d)",
                             CG_MAX_REPETITIONS, CG_MAX_REPETITIONS, n, opts->warmup);

@@ -71,12 +71,12 @@ static int nvrtc_load(nvrtc_api *api, lr_error *err)
                             "NVRTC not found (tried %s): compiling generated kernels needs the "
                             "CUDA toolkit's runtime compiler",
                             tried);
-#define SYM(field, name)                                                                      \
-    do {                                                                                      \
-        *(void **)&api->field = dlsym(h, name);                                               \
-        if (!api->field)                                                                      \
-            return lr_error_set(err, LR_UNAVAILABLE, NULL,                                    \
-                                "the NVRTC library found lacks %s; it is too old", name);     \
+#define SYM(field, name)                                                                       \
+    do {                                                                                       \
+        *(void **)&api->field = dlsym(h, name);                                                \
+        if (!api->field)                                                                       \
+            return lr_error_set(err, LR_UNAVAILABLE, NULL,                                     \
+                                "the NVRTC library found lacks %s; it is too old", name);      \
     } while (0)
     SYM(GetErrorString, "nvrtcGetErrorString");
     SYM(Version, "nvrtcVersion");

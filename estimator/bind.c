@@ -37,13 +37,14 @@ static int64_t linear_address(const est_bound *b, const est_inst *in,
     for (int d = 0; d < in->acc->n; d++)
         i[d] = est_expr_eval(in->acc->idx[d], val);
     /* est_bind has checked that addresses over the grid stay far inside int64 */
-    return f->base_offset + f->elem_bytes * (i[0] + i[1] * f->dims[0] + i[2] * f->dims[0] * f->dims[1]);
+    return f->base_offset +
+           f->elem_bytes * (i[0] + i[1] * f->dims[0] + i[2] * f->dims[0] * f->dims[1]);
 }
 
 /* The byte address in double precision with every index evaluated without wrapping;
  * -1 when an index overflows int64 (the caller reports it). */
-static int checked_address(const est_bound *b, const est_inst *in, const int64_t val[EST_VAR_COUNT],
-                           double *out)
+static int checked_address(const est_bound *b, const est_inst *in,
+                           const int64_t val[EST_VAR_COUNT], double *out)
 {
     const est_field *f = &b->k->fields[in->field];
     int64_t i[3] = {0, 0, 0};
@@ -114,7 +115,8 @@ static int linearize(est_bound *b, est_inst *in, int field, lr_error *err)
         if (checked_address(b, in, val, &a) || fabs(a) > ADDRESS_LIMIT)
             return lr_error_set(err, LR_INVALID_REQUEST, b->field_path[field],
                                 "field '%s': an access reaches addresses beyond what any GPU "
-                                "can address (int64 overflow or more than 1e17 bytes)", fname);
+                                "can address (int64 overflow or more than 1e17 bytes)",
+                                fname);
         bound = fabs(a) > bound ? fabs(a) : bound;
     }
     int64_t zero[EST_NCOORD] = {0};
@@ -132,7 +134,8 @@ static int linearize(est_bound *b, est_inst *in, int field, lr_error *err)
     if (in->affine && sum > ADDRESS_LIMIT)
         return lr_error_set(err, LR_INVALID_REQUEST, b->field_path[field],
                             "field '%s': addresses reach %.3g bytes, beyond what any GPU can "
-                            "address", fname, sum);
+                            "address",
+                            fname, sum);
     return 0;
 }
 
@@ -164,7 +167,8 @@ static int make_groups(est_bound *b)
     for (int i = 0; i < b->ninst; i++) {
         const est_inst *in = &b->inst[i];
         int g = -1;
-        for (int j = b->ngroups - 1; in->affine && j >= 0 && b->groups[j].field == in->field; j--) {
+        for (int j = b->ngroups - 1; in->affine && j >= 0 && b->groups[j].field == in->field;
+             j--) {
             const est_inst *ref = &b->inst[b->member[b->groups[j].first]];
             if (b->groups[j].affine && !memcmp(ref->coef, in->coef, sizeof in->coef)) {
                 g = j;
@@ -206,10 +210,12 @@ int est_bind(est_bound *b, const est_kernel *k, const est_device *dev, const est
     for (int f = 0; f < k->nfields && f < EST_MAX_FIELDS; f++)
         snprintf(b->field_path[f], sizeof b->field_path[f], "kernel.fields[%d]", f);
     for (int d = 0; d < 3; d++)
-        b->grid[d] = (cfg->domain[d] + (int64_t)blk[d] * fold[d] - 1) / ((int64_t)blk[d] * fold[d]);
-    const uint32_t launch_consts = EST_VAR_BIT(EST_VAR_BLOCKDIM_X) | EST_VAR_BIT(EST_VAR_BLOCKDIM_Y) |
-                                   EST_VAR_BIT(EST_VAR_BLOCKDIM_Z) | EST_VAR_BIT(EST_VAR_GRIDDIM_X) |
-                                   EST_VAR_BIT(EST_VAR_GRIDDIM_Y) | EST_VAR_BIT(EST_VAR_GRIDDIM_Z);
+        b->grid[d] =
+            (cfg->domain[d] + (int64_t)blk[d] * fold[d] - 1) / ((int64_t)blk[d] * fold[d]);
+    const uint32_t launch_consts =
+        EST_VAR_BIT(EST_VAR_BLOCKDIM_X) | EST_VAR_BIT(EST_VAR_BLOCKDIM_Y) |
+        EST_VAR_BIT(EST_VAR_BLOCKDIM_Z) | EST_VAR_BIT(EST_VAR_GRIDDIM_X) |
+        EST_VAR_BIT(EST_VAR_GRIDDIM_Y) | EST_VAR_BIT(EST_VAR_GRIDDIM_Z);
     int cap = 0;
     for (int f = 0; f < k->nfields; f++) {
         const est_field *fd = &k->fields[f];

@@ -16,12 +16,12 @@ static int is_pow2(long v)
 
 const char *est_device_check(const est_device *d, char *why, unsigned whysize)
 {
-#define REQUIRE(cond, field, ...)                                                         \
-    do {                                                                                  \
-        if (!(cond)) {                                                                    \
-            snprintf(why, whysize, __VA_ARGS__);                                          \
-            return field;                                                                 \
-        }                                                                                 \
+#define REQUIRE(cond, field, ...)                                                              \
+    do {                                                                                       \
+        if (!(cond)) {                                                                         \
+            snprintf(why, whysize, __VA_ARGS__);                                               \
+            return field;                                                                      \
+        }                                                                                      \
     } while (0)
     REQUIRE(d->sm_count >= 1 && d->sm_count <= 4096, "sm_count", "must be 1..4096");
     REQUIRE(d->clock_ghz > 0 && d->clock_ghz <= 10, "clock_ghz", "must be in (0, 10] GHz");
@@ -36,8 +36,8 @@ const char *est_device_check(const est_device *d, char *why, unsigned whysize)
             "smx_bw_gbs", "a Kepler device needs its read-only cache bandwidth in GB/s");
     REQUIRE(d->fp64_lanes >= 0 && d->fp64_lanes <= 4096, "fp64_lanes", "must be 0..4096");
     REQUIRE(d->fp32_lanes >= 0 && d->fp32_lanes <= 4096, "fp32_lanes", "must be 0..4096");
-    REQUIRE(d->max_threads_per_sm >= 32 && d->max_threads_per_sm <= 65536,
-            "max_threads_per_sm", "must be 32..65536");
+    REQUIRE(d->max_threads_per_sm >= 32 && d->max_threads_per_sm <= 65536, "max_threads_per_sm",
+            "must be 32..65536");
     REQUIRE(d->max_blocks_per_sm >= 1 && d->max_blocks_per_sm <= 1024, "max_blocks_per_sm",
             "must be 1..1024");
     REQUIRE(d->max_threads_per_block >= 32 && d->max_threads_per_block <= 65536,

@@ -19,8 +19,8 @@ typedef struct est_fit {
 double est_fit_eval(est_fit f, double oversubscription);
 
 typedef enum est_l1_model {
-    EST_L1_NV,     /* Volta and later: wavefronts of the unified L1 (MODEL 3) */
-    EST_L1_KEPLER  /* Kepler read-only data cache: half-warp 128-B segments */
+    EST_L1_NV,    /* Volta and later: wavefronts of the unified L1 (MODEL 3) */
+    EST_L1_KEPLER /* Kepler read-only data cache: half-warp 128-B segments */
 } est_l1_model;
 
 typedef struct est_device {
@@ -28,13 +28,13 @@ typedef struct est_device {
     est_l1_model l1_model;
     int sm_count;
     double clock_ghz;
-    int64_t l1_bytes;              /* per SM */
-    int64_t l2_bytes;              /* the size the model uses (one half on A100/H100) */
-    double l2_bw_gbs;              /* attainable L2 bandwidth, GB/s */
-    double dram_bw_gbs;            /* attainable DRAM bandwidth, GB/s */
-    double smx_bw_gbs;             /* Kepler: read-only cache bandwidth, whole chip; 0 = n/a */
-    int l1_bank_bytes_per_cycle;   /* 128 on Volta..Hopper */
-    int fp64_lanes;                /* per SM per cycle */
+    int64_t l1_bytes;            /* per SM */
+    int64_t l2_bytes;            /* the size the model uses (one half on A100/H100) */
+    double l2_bw_gbs;            /* attainable L2 bandwidth, GB/s */
+    double dram_bw_gbs;          /* attainable DRAM bandwidth, GB/s */
+    double smx_bw_gbs;           /* Kepler: read-only cache bandwidth, whole chip; 0 = n/a */
+    int l1_bank_bytes_per_cycle; /* 128 on Volta..Hopper */
+    int fp64_lanes;              /* per SM per cycle */
     int fp32_lanes;
     int max_threads_per_sm;
     int max_blocks_per_sm;

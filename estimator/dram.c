@@ -31,12 +31,14 @@ static int isl_failed(isl_ctx *ctx, lr_error *err)
                             "footprints; simplify the address expressions, rank fewer "
                             "configurations or raise the limit");
     if (isl_ctx_last_error(ctx) == isl_error_quota)
-        return lr_error_set(err, LR_BUDGET_EXCEEDED, NULL,
-                            "the wave footprint needs more isl operations than the per-request "
-                            "budget allows; simplify the address expressions or raise the budget");
+        return lr_error_set(
+            err, LR_BUDGET_EXCEEDED, NULL,
+            "the wave footprint needs more isl operations than the per-request "
+            "budget allows; simplify the address expressions or raise the budget");
     const char *msg = isl_ctx_last_error_msg(ctx);
     return lr_error_set(err, LR_UNSUPPORTED_EXPR, NULL,
-                        "isl could not count the wave footprint: %s", msg ? msg : "unknown error");
+                        "isl could not count the wave footprint: %s",
+                        msg ? msg : "unknown error");
 }
 
 /* The box lo[d] <= t_d <= hi[d] (inclusive) in the space of thread indices. */
@@ -73,13 +75,16 @@ static __isl_give isl_map *inst_map(isl_ctx *ctx, const est_bound *b, const est_
     isl_aff *var[EST_VAR_COUNT];
     for (int d = 0; d < 3; d++) {
         isl_aff *t = isl_aff_var_on_domain(isl_local_space_copy(ls), isl_dim_set, d);
-        var[EST_VAR_X + d] = isl_aff_add_constant_si(isl_aff_scale_val(isl_aff_copy(t),
-                                 isl_val_int_from_si(ctx, fold[d])), in->step[d]);
+        var[EST_VAR_X + d] = isl_aff_add_constant_si(
+            isl_aff_scale_val(isl_aff_copy(t), isl_val_int_from_si(ctx, fold[d])), in->step[d]);
         var[EST_VAR_TIDX + d] = isl_aff_copy(t);
-        var[EST_VAR_THREADIDX_X + d] = isl_aff_mod_val(isl_aff_copy(t), isl_val_int_from_si(ctx, bd[d]));
+        var[EST_VAR_THREADIDX_X + d] =
+            isl_aff_mod_val(isl_aff_copy(t), isl_val_int_from_si(ctx, bd[d]));
         var[EST_VAR_BLOCKIDX_X + d] = isl_aff_floor(isl_aff_scale_down_ui(t, (unsigned)bd[d]));
-        var[EST_VAR_BLOCKDIM_X + d] = isl_aff_val_on_domain(isl_local_space_copy(ls), isl_val_int_from_si(ctx, bd[d]));
-        var[EST_VAR_GRIDDIM_X + d] = isl_aff_val_on_domain(isl_local_space_copy(ls), isl_val_int_from_si(ctx, b->grid[d]));
+        var[EST_VAR_BLOCKDIM_X + d] =
+            isl_aff_val_on_domain(isl_local_space_copy(ls), isl_val_int_from_si(ctx, bd[d]));
+        var[EST_VAR_GRIDDIM_X + d] = isl_aff_val_on_domain(
+            isl_local_space_copy(ls), isl_val_int_from_si(ctx, b->grid[d]));
     }
     /* The fetch-unit tuple is written outermost dimension first, F[i2, i1, i0]:
      * isl counts the last dimension of a set as whole ranges and pays per combination
@@ -90,8 +95,9 @@ static __isl_give isl_map *inst_map(isl_ctx *ctx, const est_bound *b, const est_
                                     : isl_aff_zero_on_domain(isl_local_space_copy(ls));
         /* MODEL.md 5: x is counted in fetch units of the DRAM granularity */
         if (d == 0)
-            a = isl_aff_floor(isl_aff_scale_down_ui(isl_aff_scale_val(a, isl_val_int_from_si(ctx, fd->elem_bytes)),
-                                                    (unsigned)b->dev->dram_fetch_bytes));
+            a = isl_aff_floor(isl_aff_scale_down_ui(
+                isl_aff_scale_val(a, isl_val_int_from_si(ctx, fd->elem_bytes)),
+                (unsigned)b->dev->dram_fetch_bytes));
         list = isl_aff_list_add(list, a);
     }
     for (int v = 0; v < EST_VAR_COUNT; v++)
@@ -111,8 +117,8 @@ static int map_key(const est_bound *b, int f, int is_store, int64_t key[12])
     for (int i = b->first[f]; i < b->first[f] + b->count[f]; i++)
         if (b->inst[i].is_store == is_store)
             uses |= b->inst[i].acc->uses;
-    int by_block = (uses & ~(EST_VARS_LATTICE | EST_VAR_BIT(EST_VAR_TIDX) | EST_VAR_BIT(EST_VAR_TIDY) |
-                             EST_VAR_BIT(EST_VAR_TIDZ))) != 0;
+    int by_block = (uses & ~(EST_VARS_LATTICE | EST_VAR_BIT(EST_VAR_TIDX) |
+                             EST_VAR_BIT(EST_VAR_TIDY) | EST_VAR_BIT(EST_VAR_TIDZ))) != 0;
     key[0] = (int64_t)b->k->uid;
     key[1] = f * 2 + is_store;
     key[2] = b->dev->dram_fetch_bytes;
@@ -205,7 +211,6 @@ static double count_memo(est_ctx *ctx, const int64_t mapkey[12], const int64_t t
         est_memo_put(memo, key, 18, &n, 1);
     return n;
 }
-
 
 /* Lattice points updated by the threads of blocks [lo, hi). */
 static double box_lups(const est_bound *b, const int64_t lo[3], const int64_t hi[3])
@@ -312,19 +317,22 @@ int est_wave_run(est_ctx *ctx, const est_bound *b, int64_t W, est_wave *out, lr_
     int64_t z0 = g[2] / 2;
     int64_t cur_lo[3] = {g[0] - w[0], g[1] - w[1] - shift, z0};
     int64_t cur_hi[3] = {g[0], g[1] - shift, z0 + w[2]};
-    int64_t x_lo[3] = {g[0] - 2 * w[0], cur_lo[1], z0}, x_hi[3] = {g[0] - w[0], cur_hi[1], cur_hi[2]};
+    int64_t x_lo[3] = {g[0] - 2 * w[0], cur_lo[1], z0},
+            x_hi[3] = {g[0] - w[0], cur_hi[1], cur_hi[2]};
     int64_t y_lo[3] = {0, cur_lo[1] - 1, z0}, y_hi[3] = {g[0], cur_lo[1], cur_hi[2]};
     int64_t z_lo[3] = {0, 0, z0 - 1}, z_hi[3] = {g[0], g[1], z0};
     out->cur_lups = box_lups(b, cur_lo, cur_hi);
     int64_t tb[4][6];
-    const int64_t *boxes[4] = {
-        thread_box(b, cur_lo, cur_hi, tb[0]) ? tb[0] : NULL, thread_box(b, x_lo, x_hi, tb[1]) ? tb[1] : NULL,
-        thread_box(b, y_lo, y_hi, tb[2]) ? tb[2] : NULL, thread_box(b, z_lo, z_hi, tb[3]) ? tb[3] : NULL};
+    const int64_t *boxes[4] = {thread_box(b, cur_lo, cur_hi, tb[0]) ? tb[0] : NULL,
+                               thread_box(b, x_lo, x_hi, tb[1]) ? tb[1] : NULL,
+                               thread_box(b, y_lo, y_hi, tb[2]) ? tb[2] : NULL,
+                               thread_box(b, z_lo, z_hi, tb[3]) ? tb[3] : NULL};
     int rc = boxes[0] ? 0 : lr_error_set(err, LR_INTERNAL, NULL, "the current wave is empty");
     double fetch = b->dev->dram_fetch_bytes;
     for (int f = 0; f < b->k->nfields && !rc; f++) {
         double lv[6] = {0}, sv[6] = {0};
-        if (field_wave(ctx, b, f, 0, boxes, lv, err) || field_wave(ctx, b, f, 1, boxes, sv, err)) {
+        if (field_wave(ctx, b, f, 0, boxes, lv, err) ||
+            field_wave(ctx, b, f, 1, boxes, sv, err)) {
             rc = -1;
             break;
         }

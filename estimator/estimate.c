@@ -59,7 +59,8 @@ static void l1_l2_volumes(const est_bound *b, const est_sample *s, est_result *r
             v->l1_cycles = max3(C, TAG, DP + ALLOC);
         v->l1_load = div0(fs->load_sectors * dev->l1_sector_bytes, s->warp_lups);
         v->l2_store = div0(fs->store_sectors * dev->l1_sector_bytes, s->warp_lups);
-        v->l2_load_compulsory = div0(fs->blk_load_sectors * dev->l2_sector_bytes, s->block_lups);
+        v->l2_load_compulsory =
+            div0(fs->blk_load_sectors * dev->l2_sector_bytes, s->block_lups);
         if (s->nblocks) {
             block_l1_alloc += fs->blk_load_lines * dev->l1_line_bytes / s->nblocks;
             block_l2_load += fs->blk_load_sectors * dev->l2_sector_bytes / s->nblocks;
@@ -67,10 +68,12 @@ static void l1_l2_volumes(const est_bound *b, const est_sample *s, est_result *r
     }
     r->l1_coverage = block_l1_alloc / sqrt((double)dev->l1_bytes) / sqrt(128.0 * 1024.0);
     double miss_cov = est_fit_eval(dev->miss_l1, r->l1_coverage);
-    double hit_overlap = 1 - est_fit_eval(dev->miss_l1, 2 * block_l2_load / (double)dev->l1_bytes);
+    double hit_overlap =
+        1 - est_fit_eval(dev->miss_l1, 2 * block_l2_load / (double)dev->l1_bytes);
     for (int f = 0; f < b->k->nfields; f++) {
         est_volumes *v = &r->field[f];
-        double overlap = div0(s->f[f].overlap_sectors * dev->l2_sector_bytes, s->mid_block_lups);
+        double overlap =
+            div0(s->f[f].overlap_sectors * dev->l2_sector_bytes, s->mid_block_lups);
         double redundant = v->l1_load - v->l2_load_compulsory;
         double evicts = (redundant > 0 ? redundant : 0) * miss_cov;
         v->l2_load = v->l2_load_compulsory - overlap * hit_overlap + evicts;
@@ -105,7 +108,8 @@ static void dram_volumes(const est_bound *b, const est_wave *w, int64_t wave_lup
     r->wave_oversub_z = (old_z + (vnew_load - ov_z) * wl) / (double)dev->l2_bytes;
     double hit_y = 1 - est_fit_eval(dev->miss_ovy, r->wave_oversub_y);
     double hit_z = 1 - est_fit_eval(dev->miss_ovz, r->wave_oversub_z);
-    r->l2_oversubscription = (vnew_load + vnew_store) * wl / sqrt((double)dev->l2_bytes) / 2048.0;
+    r->l2_oversubscription =
+        (vnew_load + vnew_store) * wl / sqrt((double)dev->l2_bytes) / 2048.0;
     double miss_store = est_fit_eval(dev->miss_l2store, r->l2_oversubscription);
     for (int f = 0; f < nf; f++) {
         const est_field_wave *fw = &w->f[f];
@@ -124,7 +128,9 @@ static void performance(const est_kernel *k, const est_device *dev, est_result *
 {
     const est_volumes *t = &r->total;
     int lanes = k->fp64 ? dev->fp64_lanes : dev->fp32_lanes;
-    r->perf_flops = k->fp_instructions > 0 ? dev->clock_ghz * dev->sm_count * lanes / k->fp_instructions : 0;
+    r->perf_flops = k->fp_instructions > 0
+                        ? dev->clock_ghz * dev->sm_count * lanes / k->fp_instructions
+                        : 0;
     if (dev->l1_model == EST_L1_KEPLER)
         r->perf_l1 = div0(dev->smx_bw_gbs, t->smx_load);
     else
@@ -150,7 +156,8 @@ int est_estimate(est_ctx *ctx, const est_kernel *k, const est_device *dev,
     r->limiter = EST_LIMITER_NONE;
     const int *bd = cfg->launch.block, *fold = cfg->launch.folding;
     for (int d = 0; d < 3; d++)
-        r->grid[d] = (cfg->domain[d] + (int64_t)bd[d] * fold[d] - 1) / ((int64_t)bd[d] * fold[d]);
+        r->grid[d] =
+            (cfg->domain[d] + (int64_t)bd[d] * fold[d] - 1) / ((int64_t)bd[d] * fold[d]);
     r->lattice_updates = cfg->domain[0] * cfg->domain[1] * cfg->domain[2];
     if (est_launch_check(k, dev, cfg, r->reason, sizeof r->reason))
         return 0;

@@ -119,11 +119,11 @@ typedef struct est_result {
     est_config config;
     int64_t grid[3];
     int blocks_per_sm;
-    int64_t wave_blocks;      /* blocks_per_sm * SMs */
-    int64_t wave_grid[3];     /* concurrently running blocks in x, y, z order */
+    int64_t wave_blocks;  /* blocks_per_sm * SMs */
+    int64_t wave_grid[3]; /* concurrently running blocks in x, y, z order */
     int launchable;
-    char reason[160];         /* why not launchable */
-    int64_t lattice_updates;  /* domain points */
+    char reason[160];        /* why not launchable */
+    int64_t lattice_updates; /* domain points */
 
     est_volumes total;
     int nfields;
@@ -131,12 +131,12 @@ typedef struct est_result {
 
     /* Limits in GLup/s; 0 means "no limit" (e.g. a kernel without flops). */
     double perf_flops, perf_l1, perf_l2, perf_dram;
-    double predicted;         /* GLup/s, the smallest limit */
+    double predicted; /* GLup/s, the smallest limit */
     est_limiter limiter;
 
     /* Intermediate figures a user needs to see why (all documented in docs/model.md). */
-    double l1_coverage;       /* L1 allocation oversubscription fed to miss_L1 */
-    double l2_oversubscription; /* O_L2 */
+    double l1_coverage;                    /* L1 allocation oversubscription fed to miss_L1 */
+    double l2_oversubscription;            /* O_L2 */
     double wave_overlap_y, wave_overlap_z; /* ov_y, ov_z in B/Lup */
     double wave_oversub_y, wave_oversub_z; /* O_y, O_z */
 } est_result;

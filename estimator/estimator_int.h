@@ -16,16 +16,16 @@ typedef struct est_access {
     est_expr *idx[3]; /* one per array dimension of the field; owned */
     int n;
     int is_store;
-    uint32_t uses;    /* EST_VAR_BIT mask of all idx[] */
+    uint32_t uses; /* EST_VAR_BIT mask of all idx[] */
 } est_access;
 
 typedef struct est_field {
     char name[EST_MAX_NAME];
     int elem_bytes;
     int ndims;
-    int64_t dims[3];   /* unused trailing dims are 1 */
+    int64_t dims[3]; /* unused trailing dims are 1 */
     int64_t base_offset;
-    est_access *acc;   /* owned array */
+    est_access *acc; /* owned array */
     int nacc, cap;
     int nloads, nstores;
 } est_field;
@@ -61,15 +61,15 @@ struct est_ctx {
     /* the watchdog: a thread that interrupts isl at the deadline (see deadline.c) */
     pthread_t watchdog;
     int watchdog_started;
-    pthread_mutex_t lock;  /* guards deadline and stop */
+    pthread_mutex_t lock; /* guards deadline and stop */
     pthread_cond_t wake;
-    double deadline;       /* 0 = none */
+    double deadline; /* 0 = none */
     int stop;
     unsigned long max_ops;
     est_map_entry maps[EST_MAP_CACHE];
     unsigned next_map;
-    est_memo *own_memo;   /* owned; NULL until first used */
-    est_memo *memo;       /* own_memo, or a ranking's shared one (not owned) */
+    est_memo *own_memo;              /* owned; NULL until first used */
+    est_memo *memo;                  /* own_memo, or a ranking's shared one (not owned) */
     struct est_memo_slot *warp_memo; /* owned; see sample.c */
     uint32_t memo_gen;
 };
@@ -84,9 +84,9 @@ typedef struct est_inst {
     int field;
     int is_store;
     const est_access *acc;
-    int step[3];      /* folding offsets of this instance */
-    int lattice;      /* the access uses x,y,z: validity is per lattice point */
-    int affine;       /* address = c0 + sum coef[i]*coord[i] */
+    int step[3]; /* folding offsets of this instance */
+    int lattice; /* the access uses x,y,z: validity is per lattice point */
+    int affine;  /* address = c0 + sum coef[i]*coord[i] */
     int64_t c0;
     int64_t coef[EST_NCOORD];
 } est_inst;
@@ -96,7 +96,7 @@ typedef struct est_inst {
 typedef struct est_group {
     int field;
     int affine;
-    int first, n;     /* members are member[first .. first+n) of est_bound */
+    int first, n; /* members are member[first .. first+n) of est_bound */
 } est_group;
 
 /* A kernel bound to one configuration: everything the samplers need. */
@@ -105,13 +105,13 @@ typedef struct est_bound {
     const est_device *dev;
     est_config cfg;
     int64_t grid[3];
-    int threads;          /* per block */
-    est_inst *inst;       /* owned; grouped by field, loads before stores */
+    int threads;    /* per block */
+    est_inst *inst; /* owned; grouped by field, loads before stores */
     int ninst;
     int first[EST_MAX_FIELDS], count[EST_MAX_FIELDS];
-    est_group *groups;    /* owned */
+    est_group *groups; /* owned */
     int ngroups;
-    int *member;          /* owned; instruction indices ordered by group */
+    int *member;                         /* owned; instruction indices ordered by group */
     char field_path[EST_MAX_FIELDS][24]; /* "kernel.fields[i]", for error paths */
 } est_bound;
 
@@ -128,31 +128,31 @@ int est_bind(est_bound *b, const est_kernel *k, const est_device *dev, const est
 void est_bound_release(est_bound *b);
 /* Byte address of instruction in for the thread at coord; valid is set to whether
  * that thread executes the instruction (its lattice point lies in the domain). */
-int64_t est_inst_address(const est_bound *b, const est_inst *in, const int64_t coord[EST_NCOORD],
-                         int *valid);
+int64_t est_inst_address(const est_bound *b, const est_inst *in,
+                         const int64_t coord[EST_NCOORD], int *valid);
 /* Lattice points the thread at coord updates (0..folding product). */
 int64_t est_thread_lups(const est_bound *b, const int64_t coord[EST_NCOORD]);
 
 /* sample.c: L1 cycles and L2 volumes from concrete addresses. */
 typedef struct est_field_sample {
     /* warp pass, sums over sampled warp instructions */
-    double c, tag, dp;        /* L1 cycles */
-    double load_sectors;      /* sectors requested by load instructions */
+    double c, tag, dp;   /* L1 cycles */
+    double load_sectors; /* sectors requested by load instructions */
     double store_sectors;
-    double smx_segments;      /* Kepler half-warp 128-B segments, loads and stores */
+    double smx_segments; /* Kepler half-warp 128-B segments, loads and stores */
     /* block pass, sums over sampled blocks */
-    double blk_load_sectors;  /* distinct sectors loaded per block */
+    double blk_load_sectors; /* distinct sectors loaded per block */
     double blk_load_lines;
     double blk_store_lines;
-    double overlap_sectors;   /* average shared sectors with earlier blocks on the SM */
+    double overlap_sectors; /* average shared sectors with earlier blocks on the SM */
 } est_field_sample;
 
 typedef struct est_sample {
     est_field_sample f[EST_MAX_FIELDS];
-    double warp_lups;         /* lattice updates of the sampled warps */
-    double block_lups;        /* lattice updates of the sampled blocks */
-    int nblocks;              /* sampled blocks */
-    double mid_block_lups;    /* lattice updates of the middle block (overlap) */
+    double warp_lups;      /* lattice updates of the sampled warps */
+    double block_lups;     /* lattice updates of the sampled blocks */
+    int nblocks;           /* sampled blocks */
+    double mid_block_lups; /* lattice updates of the middle block (overlap) */
 } est_sample;
 
 int est_sample_run(est_ctx *ctx, const est_bound *b, est_sample *out, lr_error *err);
@@ -160,14 +160,14 @@ int est_sample_run(est_ctx *ctx, const est_bound *b, est_sample *out, lr_error *
 /* dram.c: wave footprints with isl. Volumes in bytes. */
 typedef struct est_field_wave {
     double vnew_load, vnew_store;
-    double ov_y, ov_z;        /* Ox+Oy and Oz, loads */
-    double old_y, old_z;      /* |A(y)|, |A(z)|, loads and stores */
+    double ov_y, ov_z;   /* Ox+Oy and Oz, loads */
+    double old_y, old_z; /* |A(y)|, |A(z)|, loads and stores */
 } est_field_wave;
 
 typedef struct est_wave {
     est_field_wave f[EST_MAX_FIELDS];
-    double cur_lups;          /* lattice updates of the current-wave thread set */
-    int64_t dims[3];          /* wave extent in blocks used for the thread sets */
+    double cur_lups; /* lattice updates of the current-wave thread set */
+    int64_t dims[3]; /* wave extent in blocks used for the thread sets */
 } est_wave;
 
 int est_wave_run(est_ctx *ctx, const est_bound *b, int64_t wave_blocks, est_wave *out,

@@ -849,8 +849,9 @@ static __isl_give isl_aff *node_to_aff(const node *n, isl_aff *const var_aff[EST
     isl_val *v;
     switch (n->kind) {
     case N_NUM:
-        return isl_aff_val_on_domain(isl_aff_get_domain_local_space(var_aff[EST_VAR_X]),
-                                     isl_val_int_from_si(isl_aff_get_ctx(var_aff[EST_VAR_X]), n->num));
+        return isl_aff_val_on_domain(
+            isl_aff_get_domain_local_space(var_aff[EST_VAR_X]),
+            isl_val_int_from_si(isl_aff_get_ctx(var_aff[EST_VAR_X]), n->num));
     case N_VAR:
         return isl_aff_copy(var_aff[n->var]);
     case N_NEG:

@@ -31,18 +31,31 @@
 
 /* The variables an expression may reference. */
 typedef enum est_var {
-    EST_VAR_X, EST_VAR_Y, EST_VAR_Z,                         /* lattice point */
-    EST_VAR_TIDX, EST_VAR_TIDY, EST_VAR_TIDZ,                /* blockIdx*blockDim+threadIdx */
-    EST_VAR_THREADIDX_X, EST_VAR_THREADIDX_Y, EST_VAR_THREADIDX_Z,
-    EST_VAR_BLOCKIDX_X, EST_VAR_BLOCKIDX_Y, EST_VAR_BLOCKIDX_Z,
-    EST_VAR_BLOCKDIM_X, EST_VAR_BLOCKDIM_Y, EST_VAR_BLOCKDIM_Z,
-    EST_VAR_GRIDDIM_X, EST_VAR_GRIDDIM_Y, EST_VAR_GRIDDIM_Z,
+    EST_VAR_X,
+    EST_VAR_Y,
+    EST_VAR_Z, /* lattice point */
+    EST_VAR_TIDX,
+    EST_VAR_TIDY,
+    EST_VAR_TIDZ, /* blockIdx*blockDim+threadIdx */
+    EST_VAR_THREADIDX_X,
+    EST_VAR_THREADIDX_Y,
+    EST_VAR_THREADIDX_Z,
+    EST_VAR_BLOCKIDX_X,
+    EST_VAR_BLOCKIDX_Y,
+    EST_VAR_BLOCKIDX_Z,
+    EST_VAR_BLOCKDIM_X,
+    EST_VAR_BLOCKDIM_Y,
+    EST_VAR_BLOCKDIM_Z,
+    EST_VAR_GRIDDIM_X,
+    EST_VAR_GRIDDIM_Y,
+    EST_VAR_GRIDDIM_Z,
     EST_VAR_COUNT
 } est_var;
 
 /* Bit masks of est_var values, for est_expr_uses. */
 #define EST_VAR_BIT(v) (1u << (v))
-#define EST_VARS_LATTICE (EST_VAR_BIT(EST_VAR_X) | EST_VAR_BIT(EST_VAR_Y) | EST_VAR_BIT(EST_VAR_Z))
+#define EST_VARS_LATTICE                                                                       \
+    (EST_VAR_BIT(EST_VAR_X) | EST_VAR_BIT(EST_VAR_Y) | EST_VAR_BIT(EST_VAR_Z))
 
 /* The source spelling of a variable ("threadIdx.x"). */
 const char *est_var_name(est_var v);
@@ -97,7 +110,8 @@ char *est_expr_print_c(const est_expr *e, const char *const var_text[EST_VAR_COU
 /* Builds e as an isl affine expression (floor and mod become isl divisions), with
  * var_aff[v] put in for each variable (all on the same domain space). Returns NULL
  * on an isl error. */
-__isl_give isl_aff *est_expr_to_aff(const est_expr *e, __isl_keep isl_aff *const var_aff[EST_VAR_COUNT]);
+__isl_give isl_aff *est_expr_to_aff(const est_expr *e,
+                                    __isl_keep isl_aff *const var_aff[EST_VAR_COUNT]);
 
 /* The original text the expression was parsed from (owned by e). */
 const char *est_expr_text(const est_expr *e);

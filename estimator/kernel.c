@@ -41,8 +41,8 @@ int est_kernel_add_field(est_kernel *k, const char *name, int elem_bytes, int nd
                          lr_error *err)
 {
     if (k->nfields >= EST_MAX_FIELDS)
-        return lr_error_set(err, LR_LIMIT_EXCEEDED, path,
-                            "a kernel may have at most %d fields", EST_MAX_FIELDS);
+        return lr_error_set(err, LR_LIMIT_EXCEEDED, path, "a kernel may have at most %d fields",
+                            EST_MAX_FIELDS);
     if (ndims < 1 || ndims > 3)
         return lr_error_set(err, LR_INVALID_REQUEST, path,
                             "a field has 1 to 3 dimensions, not %d", ndims);
@@ -76,8 +76,8 @@ int est_kernel_add_access(est_kernel *k, int field, int is_store, est_expr *idx[
                           "expression%s",
                           f->name, f->ndims, f->ndims == 1 ? "" : "s", n, n == 1 ? "" : "s");
     else if (f->nacc >= EST_MAX_ACCESSES)
-        rc = lr_error_set(err, LR_LIMIT_EXCEEDED, path,
-                          "a field may have at most %d accesses", EST_MAX_ACCESSES);
+        rc = lr_error_set(err, LR_LIMIT_EXCEEDED, path, "a field may have at most %d accesses",
+                          EST_MAX_ACCESSES);
     if (!rc && f->nacc == f->cap) {
         int cap = f->cap ? 2 * f->cap : 8;
         est_access *na = realloc(f->acc, (size_t)cap * sizeof *na);

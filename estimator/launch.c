@@ -55,8 +55,8 @@ int est_launch_check(const est_kernel *k, const est_device *dev, const est_confi
         return -1;
     }
     if ((long)f[0] * f[1] * f[2] > EST_MAX_FOLDING) {
-        snprintf(buf, bufsize, "folding %dx%dx%d updates more than %d points per thread",
-                 f[0], f[1], f[2], EST_MAX_FOLDING);
+        snprintf(buf, bufsize, "folding %dx%dx%d updates more than %d points per thread", f[0],
+                 f[1], f[2], EST_MAX_FOLDING);
         return -1;
     }
     for (int d = 0; d < 3; d++) {

@@ -17,7 +17,7 @@
 #define MEMO_VAL_MAX 6
 
 typedef struct memo_entry {
-    int n;               /* key length; 0 = empty */
+    int n; /* key length; 0 = empty */
     int64_t key[MEMO_KEY_MAX];
     double val[MEMO_VAL_MAX];
 } memo_entry;

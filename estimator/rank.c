@@ -35,7 +35,7 @@ typedef struct rank_job {
     const unsigned char *skip;
     unsigned long max_ops;
     double deadline;
-    est_memo *memo;       /* shared by the workers: a footprint is counted once */
+    est_memo *memo; /* shared by the workers: a footprint is counted once */
     est_progress_fn progress;
     void *user;
     pthread_mutex_t lock; /* guards next, done, err and progress calls */
@@ -67,7 +67,8 @@ static void *rank_worker(void *arg)
                  : job->deadline > 0 && est_now() > job->deadline
                      ? lr_error_set(&e, LR_BUDGET_EXCEEDED, NULL,
                                     "the ranking of %zu configurations ran past its time "
-                                    "limit; rank fewer or raise the limit", job->n)
+                                    "limit; rank fewer or raise the limit",
+                                    job->n)
                      : est_estimate(ctx, job->k, job->dev, &cfg, &job->results[i], &e);
         pthread_mutex_lock(&job->lock);
         if (rc && !lr_error_is_set(&job->err))
@@ -85,8 +86,15 @@ int est_rank(const est_kernel *k, const est_device *dev, est_result *results, si
              const unsigned char *skip, int nthreads, unsigned long max_ops, double deadline,
              est_progress_fn progress, void *user, lr_error *err)
 {
-    rank_job job = {.k = k, .dev = dev, .results = results, .n = n, .skip = skip,
-                    .max_ops = max_ops, .deadline = deadline, .progress = progress, .user = user};
+    rank_job job = {.k = k,
+                    .dev = dev,
+                    .results = results,
+                    .n = n,
+                    .skip = skip,
+                    .max_ops = max_ops,
+                    .deadline = deadline,
+                    .progress = progress,
+                    .user = user};
     lr_error_clear(&job.err);
     job.memo = est_memo_new(); /* NULL: every worker keeps its own */
     if (skip)

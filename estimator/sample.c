@@ -57,7 +57,7 @@ typedef struct sampler {
     uint32_t gen;
     memo_slot *memo;
     struct block_memo *bmemo;
-    int64_t *buf;    /* block address buffer */
+    int64_t *buf; /* block address buffer */
     size_t bufcap;
 } sampler;
 
@@ -253,7 +253,8 @@ static void sample_warp(sampler *s, const int64_t blk[3], int w, est_sample *out
             int valid;
             int64_t a0 = est_inst_address(b, &b->inst[b->member[G->first]], coords[0], &valid);
             int64_t shift = a0 - est_floordiv(a0, s->granule) * s->granule;
-            key = (((uint64_t)g * 64 + (uint64_t)w) * (uint64_t)s->granule + (uint64_t)shift) + 1;
+            key =
+                (((uint64_t)g * 64 + (uint64_t)w) * (uint64_t)s->granule + (uint64_t)shift) + 1;
             sl = memo_find(s, key);
             if (sl && sl->key == key) {
                 add_counts(&out->f[G->field], &sl->v);
@@ -354,7 +355,8 @@ static int64_t block_shift(const est_bound *b, int first, int n, int is_store,
     for (int i = first; i < first + n; i++) {
         const est_inst *in = &b->inst[i];
         if (in->is_store == is_store)
-            return in->coef[EST_B_X] * blk[0] + in->coef[EST_B_Y] * blk[1] + in->coef[EST_B_Z] * blk[2];
+            return in->coef[EST_B_X] * blk[0] + in->coef[EST_B_Y] * blk[1] +
+                   in->coef[EST_B_Z] * blk[2];
     }
     return 0;
 }
@@ -508,12 +510,14 @@ static int block_pass(sampler *s, est_sample *out, lr_error *err)
                             m = memo_block(s, f, st, blk);
                         if (!m || m->key == 0) {
                             int64_t lines = block_units(s, f, st, blk, dev->l1_line_bytes, err);
-                            int64_t sectors = st ? 0 : block_units(s, f, st, blk, dev->l2_sector_bytes, err);
+                            int64_t sectors =
+                                st ? 0 : block_units(s, f, st, blk, dev->l2_sector_bytes, err);
                             if (lines < 0 || sectors < 0) {
                                 rc = -1;
                                 break;
                             }
-                            fresh = (block_memo){m ? m->want : 0, m ? m->want : 0, sectors, lines};
+                            fresh =
+                                (block_memo){m ? m->want : 0, m ? m->want : 0, sectors, lines};
                             if (m)
                                 *m = fresh;
                             else

@@ -23,11 +23,11 @@
 
 struct lr_api {
     lr_api_config cfg;
-    char *db_path;               /* owned copy; NULL = no cache */
-    lr_devices *devs;            /* owned */
+    char *db_path;    /* owned copy; NULL = no cache */
+    lr_devices *devs; /* owned */
     char cache_error[LR_MESSAGE_MAX];
-    atomic_int cache_claimed;    /* the first failure claims cache_error ... */
-    atomic_int cache_failed;     /* ... and publishes it here */
+    atomic_int cache_claimed; /* the first failure claims cache_error ... */
+    atomic_int cache_failed;  /* ... and publishes it here */
     atomic_uint_fast64_t hits, misses;
 };
 
@@ -212,16 +212,22 @@ static cJSON *measure_one(lr_worker *w, const lr_request *req, const est_config 
     cJSON_AddNumberToObject(j, "warmup", o.warmup);
     cJSON_AddNumberToObject(j, "repetitions", o.repetitions);
     cJSON_AddBoolToObject(j, "flush_l2", o.flush_l2);
-    cJSON_AddNumberToObject(j, "predicted_over_measured", m.glups > 0 ? predicted / m.glups : 0);
+    cJSON_AddNumberToObject(j, "predicted_over_measured",
+                            m.glups > 0 ? predicted / m.glups : 0);
     if (w->store) {
         char hash[LR_HASH_HEX], drv[16];
         const char *parts[] = {req->canonical};
         lr_hash_hex(parts, 1, hash);
         snprintf(drv, sizeof drv, "%d", m.driver_version);
         char *text = cJSON_PrintUnformatted(j);
-        st_measurement sm = {.kernel_hash = hash, .gpu_name = m.gpu_name, .driver_version = drv,
-                             .ms_min = m.ms_min, .ms_median = m.ms_median, .ms_max = m.ms_max,
-                             .glups = m.glups, .json = text ? text : "{}"};
+        st_measurement sm = {.kernel_hash = hash,
+                             .gpu_name = m.gpu_name,
+                             .driver_version = drv,
+                             .ms_min = m.ms_min,
+                             .ms_median = m.ms_median,
+                             .ms_max = m.ms_max,
+                             .glups = m.glups,
+                             .json = text ? text : "{}"};
         memcpy(sm.block, cfg->launch.block, sizeof sm.block);
         memcpy(sm.folding, cfg->launch.folding, sizeof sm.folding);
         lr_error e;
@@ -238,8 +244,9 @@ static cJSON *measure_one(lr_worker *w, const lr_request *req, const est_config 
 static int not_launchable(const est_result *r, lr_error *err)
 {
     return lr_error_set(err, LR_NOT_LAUNCHABLE, "launch.block",
-                        "block %dx%dx%d cannot run on this device: %s", r->config.launch.block[0],
-                        r->config.launch.block[1], r->config.launch.block[2], r->reason);
+                        "block %dx%dx%d cannot run on this device: %s",
+                        r->config.launch.block[0], r->config.launch.block[1],
+                        r->config.launch.block[2], r->reason);
 }
 
 static double time_limit(const lr_api *api)
@@ -344,10 +351,14 @@ static cJSON *measure_top(lr_worker *w, const lr_request *req, cJSON *results)
         cJSON *item = cJSON_GetArrayItem(results, i);
         est_config cfg = {{req->domain[0], req->domain[1], req->domain[2]}, {{0}, {0}}};
         for (int d = 0; d < 3; d++) {
-            cfg.launch.block[d] = cJSON_GetArrayItem(cJSON_GetObjectItem(item, "block"), d)->valueint;
-            cfg.launch.folding[d] = cJSON_GetArrayItem(cJSON_GetObjectItem(item, "folding"), d)->valueint;
+            cfg.launch.block[d] =
+                cJSON_GetArrayItem(cJSON_GetObjectItem(item, "block"), d)->valueint;
+            cfg.launch.folding[d] =
+                cJSON_GetArrayItem(cJSON_GetObjectItem(item, "folding"), d)->valueint;
         }
-        double predicted = cJSON_GetObjectItem(cJSON_GetObjectItem(item, "performance"), "predicted")->valuedouble;
+        double predicted =
+            cJSON_GetObjectItem(cJSON_GetObjectItem(item, "performance"), "predicted")
+                ->valuedouble;
         lr_error_clear(&err);
         cJSON *m = measure_one(w, req, &cfg, predicted, &err);
         if (!m && err.code == LR_UNAVAILABLE) {
@@ -373,10 +384,13 @@ static cJSON *measure_top(lr_worker *w, const lr_request *req, cJSON *results)
     cJSON_AddStringToObject(summary, "status", "ok");
     cJSON_AddNumberToObject(summary, "measured", measured);
     if (best >= 0) {
-        cJSON *item = cJSON_GetArrayItem(results, best), *f = cJSON_AddObjectToObject(summary, "fastest");
+        cJSON *item = cJSON_GetArrayItem(results, best),
+              *f = cJSON_AddObjectToObject(summary, "fastest");
         cJSON_AddNumberToObject(f, "rank", best + 1);
-        cJSON_AddItemToObject(f, "block", cJSON_Duplicate(cJSON_GetObjectItem(item, "block"), 1));
-        cJSON_AddItemToObject(f, "folding", cJSON_Duplicate(cJSON_GetObjectItem(item, "folding"), 1));
+        cJSON_AddItemToObject(f, "block",
+                              cJSON_Duplicate(cJSON_GetObjectItem(item, "block"), 1));
+        cJSON_AddItemToObject(f, "folding",
+                              cJSON_Duplicate(cJSON_GetObjectItem(item, "folding"), 1));
         cJSON_AddNumberToObject(f, "glups", best_glups);
     }
     return summary;
@@ -384,20 +398,22 @@ static cJSON *measure_top(lr_worker *w, const lr_request *req, cJSON *results)
 
 /* One rank entry: its cached or computed estimate object, and the sort keys. */
 typedef struct rank_entry {
-    cJSON *est;          /* owned; NULL when not launchable */
+    cJSON *est; /* owned; NULL when not launchable */
     double predicted, dram, l2;
 } rank_entry;
 
 static double num_at(const cJSON *o, const char *obj, const char *key)
 {
-    const cJSON *v = cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(o, obj), key);
+    const cJSON *v =
+        cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(o, obj), key);
     return cJSON_IsNumber(v) ? v->valuedouble : 0;
 }
 
 static void entry_keys(rank_entry *e)
 {
     e->predicted = num_at(e->est, "performance", "predicted");
-    e->dram = num_at(e->est, "estimate", "dram_load") + num_at(e->est, "estimate", "dram_store");
+    e->dram =
+        num_at(e->est, "estimate", "dram_load") + num_at(e->est, "estimate", "dram_store");
     e->l2 = num_at(e->est, "estimate", "l2_load") + num_at(e->est, "estimate", "l2_store");
 }
 
@@ -440,7 +456,7 @@ char *lr_api_rank(lr_worker *w, const char *body, size_t len, lr_progress_fn pro
     rank_entry *ent = calloc(n, sizeof *ent);
     unsigned char *skip = calloc(n, 1);
     size_t *order = calloc(n, sizeof *order);
-    char (*keys)[33] = calloc(n, sizeof *keys);
+    char(*keys)[33] = calloc(n, sizeof *keys);
     char *out = NULL;
     cJSON *resp = NULL;
     if (!res || !ent || !skip || !order || !keys) {
@@ -501,8 +517,12 @@ char *lr_api_rank(lr_worker *w, const char *body, size_t len, lr_progress_fn pro
         cJSON *e = ent[order[r]].est, *item = cJSON_CreateObject();
         cJSON *launch = take(e, "launch");
         cJSON_AddNumberToObject(item, "rank", (double)(r + 1));
-        cJSON_AddItemToObject(item, "block", cJSON_Duplicate(cJSON_GetObjectItemCaseSensitive(launch, "block"), 1));
-        cJSON_AddItemToObject(item, "folding", cJSON_Duplicate(cJSON_GetObjectItemCaseSensitive(launch, "folding"), 1));
+        cJSON_AddItemToObject(
+            item, "block",
+            cJSON_Duplicate(cJSON_GetObjectItemCaseSensitive(launch, "block"), 1));
+        cJSON_AddItemToObject(
+            item, "folding",
+            cJSON_Duplicate(cJSON_GetObjectItemCaseSensitive(launch, "folding"), 1));
         cJSON_AddItemToObject(item, "launch", launch);
         cJSON_AddItemToObject(item, "estimate", take(e, "estimate"));
         cJSON_AddItemToObject(item, "performance", take(e, "performance"));
@@ -514,8 +534,10 @@ char *lr_api_rank(lr_worker *w, const char *body, size_t len, lr_progress_fn pro
             continue;
         cJSON *item = cJSON_CreateObject();
         int64_t b[3] = {req.space[i].block[0], req.space[i].block[1], req.space[i].block[2]};
-        int64_t f[3] = {req.space[i].folding[0], req.space[i].folding[1], req.space[i].folding[2]};
-        cJSON *ba = cJSON_AddArrayToObject(item, "block"), *fa = cJSON_AddArrayToObject(item, "folding");
+        int64_t f[3] = {req.space[i].folding[0], req.space[i].folding[1],
+                        req.space[i].folding[2]};
+        cJSON *ba = cJSON_AddArrayToObject(item, "block"),
+              *fa = cJSON_AddArrayToObject(item, "folding");
         for (int d = 0; d < 3; d++) {
             cJSON_AddItemToArray(ba, cJSON_CreateNumber((double)b[d]));
             cJSON_AddItemToArray(fa, cJSON_CreateNumber((double)f[d]));
@@ -548,7 +570,8 @@ char *lr_api_devices(lr_api *api, lr_error *err)
     cJSON *o = cJSON_CreateObject();
     cJSON *arr = o ? cJSON_AddArrayToObject(o, "devices") : NULL;
     for (int i = 0; arr && i < lr_devices_count(api->devs); i++)
-        cJSON_AddItemToArray(arr, lr_device_to_json(api->devs, lr_devices_get(api->devs, i), 1));
+        cJSON_AddItemToArray(arr,
+                             lr_device_to_json(api->devs, lr_devices_get(api->devs, i), 1));
     if (o)
         cJSON_AddStringToObject(o, "model_version", LR_MODEL_VERSION);
     char *s = o ? cJSON_PrintUnformatted(o) : NULL;
@@ -562,7 +585,8 @@ char *lr_api_device(lr_api *api, const char *name, lr_error *err)
 {
     const est_device *d = lr_devices_find(api->devs, name);
     if (!d) {
-        lr_error_set(err, LR_NOT_FOUND, NULL, "no built-in device '%.64s'; GET /v1/devices lists them", name);
+        lr_error_set(err, LR_NOT_FOUND, NULL,
+                     "no built-in device '%.64s'; GET /v1/devices lists them", name);
         return NULL;
     }
     cJSON *o = cJSON_CreateObject();

@@ -19,14 +19,14 @@
 #include "lr_error.h"
 
 /* Input limits; each is the default of a daemon option. */
-#define LR_MAX_BODY_BYTES (1u << 20)     /* 1 MiB: a 3-D LBM kernel with 27 fields is ~30 KiB */
-#define LR_MAX_JSON_DEPTH 32             /* requests nest 5 deep; 32 leaves room, stops stack abuse */
+#define LR_MAX_BODY_BYTES (1u << 20) /* 1 MiB: a 3-D LBM kernel with 27 fields is ~30 KiB */
+#define LR_MAX_JSON_DEPTH 32 /* requests nest 5 deep; 32 leaves room, stops stack abuse */
 
 typedef struct lr_api_config {
-    const char *db_path;        /* SQLite file; NULL = no cache */
-    int threads;                /* ranking threads per request; 0 = number of cores */
-    long isl_max_operations;    /* isl operation budget per configuration; 0 = default */
-    double time_limit_s;        /* wall-clock limit per request; 0 = LR_DEFAULT_TIME_LIMIT_S */
+    const char *db_path;     /* SQLite file; NULL = no cache */
+    int threads;             /* ranking threads per request; 0 = number of cores */
+    long isl_max_operations; /* isl operation budget per configuration; 0 = default */
+    double time_limit_s;     /* wall-clock limit per request; 0 = LR_DEFAULT_TIME_LIMIT_S */
 } lr_api_config;
 
 /* A request may compute for 30 s: the D3Q19 ranking of 462 configurations takes 17 s

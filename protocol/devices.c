@@ -20,11 +20,14 @@ typedef struct dev_field {
     const char *name;
     ftype type;
     size_t off;
-    double max;       /* plausibility bound; est_device_check has the precise rules */
+    double max; /* plausibility bound; est_device_check has the precise rules */
     const char *unit;
 } dev_field;
 
-#define F(n, t, m, u) {#n, t, offsetof(est_device, n), m, u}
+#define F(n, t, m, u)                                                                          \
+    {                                                                                          \
+#n, t, offsetof(est_device, n), m, u                                                   \
+    }
 static const dev_field fields[] = {
     F(sm_count, T_INT, 4096, "SMs"),
     F(clock_ghz, T_DBL, 10, "GHz"),
@@ -49,7 +52,8 @@ static const dev_field fields[] = {
 #undef F
 #define NFIELDS (sizeof fields / sizeof fields[0])
 
-static const char *const fit_names[] = {"miss_l1", "miss_ovy", "miss_ovz", "miss_l2", "miss_l2store"};
+static const char *const fit_names[] = {"miss_l1", "miss_ovy", "miss_ovz", "miss_l2",
+                                        "miss_l2store"};
 
 static est_fit *fit_of(est_device *d, int i)
 {
@@ -85,14 +89,35 @@ static double get_field(const est_device *d, const dev_field *f)
 }
 
 /* Reads the figures present in obj into *d. full: every figure is required. */
-static int read_figures(const cJSON *obj, const char *path, int full, est_device *d, lr_error *err)
+static int read_figures(const cJSON *obj, const char *path, int full, est_device *d,
+                        lr_error *err)
 {
-    static const char *const allowed[] = {
-        "name", "base", "l1_model", "fits", "sources", "units", "sm_count", "clock_ghz", "l1_bytes",
-        "l2_bytes", "l2_bw_gbs", "dram_bw_gbs", "smx_bw_gbs", "l1_bank_bytes_per_cycle",
-        "fp64_lanes", "fp32_lanes", "max_threads_per_sm", "max_blocks_per_sm",
-        "max_threads_per_block", "regs_per_sm", "shared_bytes_per_sm", "l1_line_bytes",
-        "l1_sector_bytes", "l2_sector_bytes", "dram_fetch_bytes", NULL};
+    static const char *const allowed[] = {"name",
+                                          "base",
+                                          "l1_model",
+                                          "fits",
+                                          "sources",
+                                          "units",
+                                          "sm_count",
+                                          "clock_ghz",
+                                          "l1_bytes",
+                                          "l2_bytes",
+                                          "l2_bw_gbs",
+                                          "dram_bw_gbs",
+                                          "smx_bw_gbs",
+                                          "l1_bank_bytes_per_cycle",
+                                          "fp64_lanes",
+                                          "fp32_lanes",
+                                          "max_threads_per_sm",
+                                          "max_blocks_per_sm",
+                                          "max_threads_per_block",
+                                          "regs_per_sm",
+                                          "shared_bytes_per_sm",
+                                          "l1_line_bytes",
+                                          "l1_sector_bytes",
+                                          "l2_sector_bytes",
+                                          "dram_fetch_bytes",
+                                          NULL};
     if (jr_only_keys(obj, path, allowed, err))
         return -1;
     jpath p;
@@ -101,8 +126,9 @@ static int read_figures(const cJSON *obj, const char *path, int full, est_device
         jp_key(&p, path, fields[i].name);
         if (!v) {
             if (full && strcmp(fields[i].name, "smx_bw_gbs") != 0)
-                return lr_error_set(err, LR_INVALID_REQUEST, p.s,
-                                    "missing: a device without \"base\" must give every figure");
+                return lr_error_set(
+                    err, LR_INVALID_REQUEST, p.s,
+                    "missing: a device without \"base\" must give every figure");
             continue;
         }
         double x;
@@ -133,7 +159,8 @@ static int read_figures(const cJSON *obj, const char *path, int full, est_device
     const cJSON *fits = jr_get(obj, "fits");
     jp_key(&p, path, "fits");
     if (fits) {
-        static const char *const fa[] = {"miss_l1", "miss_ovy", "miss_ovz", "miss_l2", "miss_l2store", NULL};
+        static const char *const fa[] = {"miss_l1", "miss_ovy",     "miss_ovz",
+                                         "miss_l2", "miss_l2store", NULL};
         static const char *const abc[] = {"a", "b", "c", NULL};
         if (jr_object(fits, p.s, err) || jr_only_keys(fits, p.s, fa, err))
             return -1;
@@ -150,15 +177,17 @@ static int read_figures(const cJSON *obj, const char *path, int full, est_device
                 const cJSON *cv = jr_get(f, abc[c]);
                 jp_key(&cp, fp.s, abc[c]);
                 if (!cv)
-                    return lr_error_set(err, LR_INVALID_REQUEST, cp.s,
-                                        "missing: a fit needs a, b and c of miss(O) = a*exp(-b*exp(-c*O))");
+                    return lr_error_set(
+                        err, LR_INVALID_REQUEST, cp.s,
+                        "missing: a fit needs a, b and c of miss(O) = a*exp(-b*exp(-c*O))");
                 if (jr_num(cv, cp.s, 0, 1e6, coef[c], err))
                     return -1;
             }
         }
     } else if (full) {
-        return lr_error_set(err, LR_INVALID_REQUEST, p.s,
-                            "missing: a device without \"base\" must give its capacity-miss fits");
+        return lr_error_set(
+            err, LR_INVALID_REQUEST, p.s,
+            "missing: a device without \"base\" must give its capacity-miss fits");
     }
     return 0;
 }
@@ -192,7 +221,9 @@ lr_devices *lr_devices_load(lr_error *err)
         cJSON *j = cJSON_Parse(f->text);
         est_device *d = &ds->dev[i];
         const char *name = NULL;
-        int rc = j ? 0 : lr_error_set(err, LR_INTERNAL, NULL, "built-in device file %s is not JSON", f->name);
+        int rc = j ? 0
+                   : lr_error_set(err, LR_INTERNAL, NULL, "built-in device file %s is not JSON",
+                                  f->name);
         if (!rc)
             rc = jr_str(jr_get(j, "name"), f->name, 63, &name, err);
         if (!rc)
@@ -245,10 +276,12 @@ static int unknown(const lr_devices *d, const char *name, const char *path, lr_e
 {
     char list[256] = "";
     for (int i = 0; i < d->n; i++)
-        snprintf(list + strlen(list), sizeof list - strlen(list), "%s%s", i ? ", " : "", d->dev[i].name);
-    return lr_error_set(err, LR_INVALID_REQUEST, path,
-                        "unknown device '%.64s'; built-in devices are %s (or send a device object)",
-                        name, list);
+        snprintf(list + strlen(list), sizeof list - strlen(list), "%s%s", i ? ", " : "",
+                 d->dev[i].name);
+    return lr_error_set(
+        err, LR_INVALID_REQUEST, path,
+        "unknown device '%.64s'; built-in devices are %s (or send a device object)", name,
+        list);
 }
 
 int lr_device_from_json(const lr_devices *d, const cJSON *v, const char *path, est_device *out,

@@ -50,7 +50,8 @@ int jr_only_keys(const cJSON *obj, const char *path, const char *const *allowed,
                          a == allowed ? "" : ", ", *a);
             jpath p;
             jp_key(&p, path, c->string ? c->string : "?");
-            return lr_error_set(err, LR_INVALID_REQUEST, p.s, "unknown key '%.60s'; expected one of: %s",
+            return lr_error_set(err, LR_INVALID_REQUEST, p.s,
+                                "unknown key '%.60s'; expected one of: %s",
                                 c->string ? c->string : "?", list);
         }
     }
@@ -61,21 +62,23 @@ int jr_int(const cJSON *v, const char *path, int64_t min, int64_t max, int64_t *
            lr_error *err)
 {
     double d = cJSON_IsNumber(v) ? v->valuedouble : NAN;
-    if (!cJSON_IsNumber(v) || !isfinite(d) || d != floor(d) || d < (double)min || d > (double)max)
-        return lr_error_set(err, LR_INVALID_REQUEST, path,
-                            "must be an integer from %lld to %lld, not %s%s",
-                            (long long)min, (long long)max,
-                            cJSON_IsNumber(v) ? "" : kind(v),
-                            cJSON_IsNumber(v) ? (d != floor(d) ? "a fraction" : "a value out of range") : "");
+    if (!cJSON_IsNumber(v) || !isfinite(d) || d != floor(d) || d < (double)min ||
+        d > (double)max)
+        return lr_error_set(
+            err, LR_INVALID_REQUEST, path, "must be an integer from %lld to %lld, not %s%s",
+            (long long)min, (long long)max, cJSON_IsNumber(v) ? "" : kind(v),
+            cJSON_IsNumber(v) ? (d != floor(d) ? "a fraction" : "a value out of range") : "");
     *out = (int64_t)d;
     return 0;
 }
 
 int jr_num(const cJSON *v, const char *path, double min, double max, double *out, lr_error *err)
 {
-    if (!cJSON_IsNumber(v) || !isfinite(v->valuedouble) || v->valuedouble < min || v->valuedouble > max)
-        return lr_error_set(err, LR_INVALID_REQUEST, path, "must be a number from %g to %g, not %s",
-                            min, max, cJSON_IsNumber(v) ? "a value out of range" : kind(v));
+    if (!cJSON_IsNumber(v) || !isfinite(v->valuedouble) || v->valuedouble < min ||
+        v->valuedouble > max)
+        return lr_error_set(err, LR_INVALID_REQUEST, path,
+                            "must be a number from %g to %g, not %s", min, max,
+                            cJSON_IsNumber(v) ? "a value out of range" : kind(v));
     *out = v->valuedouble;
     return 0;
 }
@@ -108,7 +111,8 @@ int jr_array(const cJSON *v, const char *path, int min, int max, lr_error *err)
 int jr_object(const cJSON *v, const char *path, lr_error *err)
 {
     if (!cJSON_IsObject(v))
-        return lr_error_set(err, LR_INVALID_REQUEST, path, "must be an object, not %s", kind(v));
+        return lr_error_set(err, LR_INVALID_REQUEST, path, "must be an object, not %s",
+                            kind(v));
     return 0;
 }
 
@@ -156,7 +160,8 @@ int jr_precheck(const char *text, size_t len, int max_depth, lr_error *err)
     for (size_t i = 0; i < len;) {
         size_t n = utf8_len(t + i, len - i);
         if (n == 0)
-            return lr_error_set(err, LR_INVALID_JSON, "", "the body is not valid UTF-8 (byte %zu)", i);
+            return lr_error_set(err, LR_INVALID_JSON, "",
+                                "the body is not valid UTF-8 (byte %zu)", i);
         if (n > 1) {
             i += n;
             continue;
@@ -168,7 +173,8 @@ int jr_precheck(const char *text, size_t len, int max_depth, lr_error *err)
                     t[i + 4] == '0' && t[i + 5] == '0')
                     return lr_error_set(err, LR_INVALID_JSON, "",
                                         "a string contains \\u0000 (byte %zu); names and "
-                                        "expressions cannot contain NUL", i);
+                                        "expressions cannot contain NUL",
+                                        i);
                 i += 2;
                 continue;
             }
@@ -178,8 +184,8 @@ int jr_precheck(const char *text, size_t len, int max_depth, lr_error *err)
             in_str = 1;
         } else if (c == '[' || c == '{') {
             if (++depth > max_depth)
-                return lr_error_set(err, LR_INVALID_JSON, "", "JSON nested deeper than %d levels",
-                                    max_depth);
+                return lr_error_set(err, LR_INVALID_JSON, "",
+                                    "JSON nested deeper than %d levels", max_depth);
         } else if (c == ']' || c == '}') {
             depth--;
         }

@@ -15,14 +15,16 @@
 #include "jread.h"
 #include "lr_hash.h"
 
-static const char *const top_keys[] = {"device", "kernel", "domain", "launch", "search", "measure", NULL};
-static const char *const kernel_keys[] = {"fields", "flops", "fp_instructions", "registers",
-                                          "shared_bytes", "precision", "parameters", NULL};
-static const char *const field_keys[] = {"name", "element_bytes", "dims", "base_offset_bytes",
-                                         "loads", "stores", NULL};
+static const char *const top_keys[] = {"device", "kernel",  "domain", "launch",
+                                       "search", "measure", NULL};
+static const char *const kernel_keys[] = {
+    "fields",       "flops",     "fp_instructions", "registers",
+    "shared_bytes", "precision", "parameters",      NULL};
+static const char *const field_keys[] = {"name",  "element_bytes", "dims", "base_offset_bytes",
+                                         "loads", "stores",        NULL};
 static const char *const launch_keys[] = {"block", "folding", NULL};
 static const char *const search_keys[] = {"blocks", "foldings", "min_threads", "max_threads",
-                                          "max_bz", "top", NULL};
+                                          "max_bz", "top",      NULL};
 static const char *const measure_keys[] = {"top", "repetitions", "warmup", "flush_l2", NULL};
 
 static int missing(const char *parent, const char *key, const char *what, lr_error *err)
@@ -48,7 +50,8 @@ static cJSON *canonical_expr(const char *text)
     return s;
 }
 
-static int parse_params(const cJSON *v, est_param *params, size_t *n, cJSON *canon, lr_error *err)
+static int parse_params(const cJSON *v, est_param *params, size_t *n, cJSON *canon,
+                        lr_error *err)
 {
     *n = 0;
     if (!v)
@@ -109,16 +112,18 @@ static int parse_accesses(est_kernel *k, int f, int ndims, const cJSON *list, co
         jp_index(&ap, path, a);
         if (++*total > LR_MAX_TOTAL_ACCESSES)
             return lr_error_set(err, LR_LIMIT_EXCEEDED, ap.s,
-                                "a kernel may have at most %d accesses in all", LR_MAX_TOTAL_ACCESSES);
+                                "a kernel may have at most %d accesses in all",
+                                LR_MAX_TOTAL_ACCESSES);
         /* a 1-D access may be written as a bare string */
         int m = cJSON_IsString(acc) ? 1 : jr_array(acc, ap.s, 1, 3, err);
         if (m < 0)
             return -1;
         if (m != ndims)
-            return lr_error_set(err, LR_INVALID_REQUEST, ap.s,
-                                "the field has %d dimension%s (dims) but this access has %d index "
-                                "expression%s",
-                                ndims, ndims == 1 ? "" : "s", m, m == 1 ? "" : "s");
+            return lr_error_set(
+                err, LR_INVALID_REQUEST, ap.s,
+                "the field has %d dimension%s (dims) but this access has %d index "
+                "expression%s",
+                ndims, ndims == 1 ? "" : "s", m, m == 1 ? "" : "s");
         est_expr *idx[3] = {NULL, NULL, NULL};
         cJSON *cacc = cJSON_CreateArray();
         cJSON_AddItemToArray(carr, cacc);
@@ -161,9 +166,11 @@ static int parse_field(est_kernel *k, const cJSON *fv, int i, const est_param *p
         return -1;
     for (int j = 0; j < est_kernel_field_count(k); j++)
         if (strcmp(est_kernel_field_name(k, j), name) == 0)
-            return lr_error_set(err, LR_INVALID_REQUEST, p.s, "field name '%s' is used twice", name);
+            return lr_error_set(err, LR_INVALID_REQUEST, p.s, "field name '%s' is used twice",
+                                name);
     jp_key(&p, fp.s, "element_bytes");
-    if (jr_get(fv, "element_bytes") && jr_int(jr_get(fv, "element_bytes"), p.s, 1, 16, &elem, err))
+    if (jr_get(fv, "element_bytes") &&
+        jr_int(jr_get(fv, "element_bytes"), p.s, 1, 16, &elem, err))
         return -1;
     if (elem & (elem - 1))
         return lr_error_set(err, LR_INVALID_REQUEST, p.s, "must be 1, 2, 4, 8 or 16 bytes");
@@ -173,7 +180,8 @@ static int parse_field(est_kernel *k, const cJSON *fv, int i, const est_param *p
     if (jr_triple(jr_get(fv, "dims"), p.s, 1, 2147483647, 1, dims, &ndims, err))
         return -1;
     if ((double)dims[0] * dims[1] * dims[2] * elem > (double)(1ll << 50))
-        return lr_error_set(err, LR_INVALID_REQUEST, p.s, "the field would be larger than 1 PiB");
+        return lr_error_set(err, LR_INVALID_REQUEST, p.s,
+                            "the field would be larger than 1 PiB");
     jp_key(&p, fp.s, "base_offset_bytes");
     if (jr_get(fv, "base_offset_bytes") &&
         jr_int(jr_get(fv, "base_offset_bytes"), p.s, 0, 1 << 20, &off, err))
@@ -189,11 +197,13 @@ static int parse_field(est_kernel *k, const cJSON *fv, int i, const est_param *p
         cJSON_AddItemToArray(cd, cJSON_CreateNumber((double)dims[d]));
     cJSON_AddNumberToObject(cf, "element_bytes", (double)elem);
     jp_key(&p, fp.s, "loads");
-    if (parse_accesses(k, f, ndims, jr_get(fv, "loads"), p.s, 0, params, nparams, total, cf, err))
+    if (parse_accesses(k, f, ndims, jr_get(fv, "loads"), p.s, 0, params, nparams, total, cf,
+                       err))
         return -1;
     cJSON_AddStringToObject(cf, "name", name);
     jp_key(&p, fp.s, "stores");
-    return parse_accesses(k, f, ndims, jr_get(fv, "stores"), p.s, 1, params, nparams, total, cf, err);
+    return parse_accesses(k, f, ndims, jr_get(fv, "stores"), p.s, 1, params, nparams, total, cf,
+                          err);
 }
 
 static int parse_kernel(const cJSON *kv, lr_request *req, cJSON *canon, lr_error *err)
@@ -210,15 +220,18 @@ static int parse_kernel(const cJSON *kv, lr_request *req, cJSON *canon, lr_error
     const cJSON *v;
     if ((v = jr_get(kv, "flops")) && jr_num(v, "kernel.flops", 0, 1e6, &flops, err))
         return -1;
-    if ((v = jr_get(kv, "fp_instructions")) && jr_num(v, "kernel.fp_instructions", 0, 1e6, &fpi, err))
+    if ((v = jr_get(kv, "fp_instructions")) &&
+        jr_num(v, "kernel.fp_instructions", 0, 1e6, &fpi, err))
         return -1;
     if ((v = jr_get(kv, "registers")) && jr_int(v, "kernel.registers", 1, 255, &regs, err))
         return -1;
-    if ((v = jr_get(kv, "shared_bytes")) && jr_int(v, "kernel.shared_bytes", 0, 1 << 20, &shared, err))
+    if ((v = jr_get(kv, "shared_bytes")) &&
+        jr_int(v, "kernel.shared_bytes", 0, 1 << 20, &shared, err))
         return -1;
     cJSON *fields = (cJSON *)jr_get(kv, "fields");
     if (!fields)
-        return missing("kernel", "fields", "the list of arrays the kernel reads and writes", err);
+        return missing("kernel", "fields", "the list of arrays the kernel reads and writes",
+                       err);
     int nf = jr_array(fields, "kernel.fields", 1, EST_MAX_FIELDS, err);
     if (nf < 0 || parse_params(jr_get(kv, "parameters"), params, &nparams, ck, err))
         return -1;
@@ -243,7 +256,8 @@ static int parse_kernel(const cJSON *kv, lr_request *req, cJSON *canon, lr_error
         if (jr_str(v, "kernel.precision", 8, &s, err))
             return -1;
         if (strcmp(s, "fp64") && strcmp(s, "fp32"))
-            return lr_error_set(err, LR_INVALID_REQUEST, "kernel.precision", "must be \"fp32\" or \"fp64\"");
+            return lr_error_set(err, LR_INVALID_REQUEST, "kernel.precision",
+                                "must be \"fp32\" or \"fp64\"");
         fp64 = strcmp(s, "fp64") == 0;
     }
     est_kernel_set_compute(req->kernel, flops, fpi, fp64, (int)regs, shared);
@@ -278,7 +292,8 @@ static int parse_launch(const cJSON *v, const char *path, est_launch *l, lr_erro
     if (jr_triple(jr_get(v, "block"), p.s, 1, 1024, 1, b, NULL, err))
         return -1;
     jp_key(&p, path, "folding");
-    if (jr_get(v, "folding") && jr_triple(jr_get(v, "folding"), p.s, 1, EST_MAX_FOLDING, 1, f, NULL, err))
+    if (jr_get(v, "folding") &&
+        jr_triple(jr_get(v, "folding"), p.s, 1, EST_MAX_FOLDING, 1, f, NULL, err))
         return -1;
     for (int d = 0; d < 3; d++) {
         l->block[d] = (int)b[d];
@@ -291,15 +306,17 @@ static int parse_search(const cJSON *v, lr_request *req, lr_error *err)
 {
     int64_t minT = 32, maxT = 1024, maxBz = 64, top = 0;
     int nfold = 1, nblocks = 0;
-    int (*fold)[3] = NULL;
+    int(*fold)[3] = NULL;
     est_launch *blocks = NULL;
     int rc = -1;
     if (v && (jr_object(v, "search", err) || jr_only_keys(v, "search", search_keys, err)))
         return -1;
     const cJSON *x;
-    if (v && (x = jr_get(v, "min_threads")) && jr_int(x, "search.min_threads", 1, 1024, &minT, err))
+    if (v && (x = jr_get(v, "min_threads")) &&
+        jr_int(x, "search.min_threads", 1, 1024, &minT, err))
         return -1;
-    if (v && (x = jr_get(v, "max_threads")) && jr_int(x, "search.max_threads", 1, 1024, &maxT, err))
+    if (v && (x = jr_get(v, "max_threads")) &&
+        jr_int(x, "search.max_threads", 1, 1024, &maxT, err))
         return -1;
     if (v && (x = jr_get(v, "max_bz")) && jr_int(x, "search.max_bz", 1, 64, &maxBz, err))
         return -1;
@@ -345,8 +362,8 @@ static int parse_search(const cJSON *v, lr_request *req, lr_error *err)
         }
         if ((size_t)nblocks * (size_t)nfold > LR_MAX_CONFIGS) {
             lr_error_set(err, LR_LIMIT_EXCEEDED, "search",
-                         "%d blocks x %d foldings exceed %d configurations per request", nblocks,
-                         nfold, LR_MAX_CONFIGS);
+                         "%d blocks x %d foldings exceed %d configurations per request",
+                         nblocks, nfold, LR_MAX_CONFIGS);
             goto out;
         }
         req->nspace = (size_t)nblocks * (size_t)nfold;
@@ -358,8 +375,8 @@ static int parse_search(const cJSON *v, lr_request *req, lr_error *err)
                 memcpy(l->folding, fold[f], sizeof l->folding);
             }
     } else {
-        req->nspace = est_search_default((int)minT, (int)maxT, (int)maxBz, (const int(*)[3])fold,
-                                         (size_t)nfold, NULL, 0);
+        req->nspace = est_search_default((int)minT, (int)maxT, (int)maxBz,
+                                         (const int(*)[3])fold, (size_t)nfold, NULL, 0);
         if (req->nspace > LR_MAX_CONFIGS) {
             lr_error_set(err, LR_LIMIT_EXCEEDED, "search.foldings",
                          "the default block space times %d foldings exceeds %d configurations",
@@ -396,13 +413,15 @@ static int parse_measure(const cJSON *v, lr_measure_opts *m, lr_error *err)
             return -1;
         if ((x = jr_get(v, "top")) && jr_int(x, "measure.top", 0, 32, &top, err))
             return -1;
-        if ((x = jr_get(v, "repetitions")) && jr_int(x, "measure.repetitions", 1, 1000, &reps, err))
+        if ((x = jr_get(v, "repetitions")) &&
+            jr_int(x, "measure.repetitions", 1, 1000, &reps, err))
             return -1;
         if ((x = jr_get(v, "warmup")) && jr_int(x, "measure.warmup", 0, 100, &warm, err))
             return -1;
         if ((x = jr_get(v, "flush_l2"))) {
             if (!cJSON_IsBool(x))
-                return lr_error_set(err, LR_INVALID_REQUEST, "measure.flush_l2", "must be true or false");
+                return lr_error_set(err, LR_INVALID_REQUEST, "measure.flush_l2",
+                                    "must be true or false");
             m->flush_l2 = cJSON_IsTrue(x);
         }
     }
@@ -432,7 +451,8 @@ static int parse_body(const lr_devices *devs, const cJSON *root, lr_request_kind
     if ((double)req->domain[0] * req->domain[1] * req->domain[2] > (double)LR_MAX_DOMAIN_POINTS)
         return lr_error_set(err, LR_INVALID_REQUEST, "domain",
                             "%lld x %lld x %lld lattice points exceed the limit of 2^42",
-                            (long long)req->domain[0], (long long)req->domain[1], (long long)req->domain[2]);
+                            (long long)req->domain[0], (long long)req->domain[1],
+                            (long long)req->domain[2]);
     cJSON *cd = cJSON_AddArrayToObject(canon, "domain");
     for (int d = 0; d < 3; d++)
         cJSON_AddItemToArray(cd, cJSON_CreateNumber((double)req->domain[d]));
@@ -442,10 +462,12 @@ static int parse_body(const lr_devices *devs, const cJSON *root, lr_request_kind
      * can go to /v1/estimate and /v1/rank and a mistake in either is never silent. */
     const cJSON *lv = jr_get(root, "launch");
     if (kind == LR_REQ_ESTIMATE && !lv)
-        return missing("", "launch", "the configuration to estimate, {\"block\": [bx, by, bz]}", err);
+        return missing("", "launch", "the configuration to estimate, {\"block\": [bx, by, bz]}",
+                       err);
     if (lv && parse_launch(lv, "launch", &req->launch, err))
         return -1;
-    if ((kind == LR_REQ_RANK || jr_get(root, "search")) && parse_search(jr_get(root, "search"), req, err))
+    if ((kind == LR_REQ_RANK || jr_get(root, "search")) &&
+        parse_search(jr_get(root, "search"), req, err))
         return -1;
     if (parse_measure(jr_get(root, "measure"), &req->measure, err))
         return -1;
@@ -458,7 +480,8 @@ int lr_request_parse(const lr_devices *devs, const char *body, size_t len, lr_re
 {
     memset(req, 0, sizeof *req);
     if (len == 0)
-        return lr_error_set(err, LR_INVALID_JSON, "", "the request body is empty; send a JSON object");
+        return lr_error_set(err, LR_INVALID_JSON, "",
+                            "the request body is empty; send a JSON object");
     if (len > LR_MAX_BODY_BYTES)
         return lr_error_set(err, LR_LIMIT_EXCEEDED, "", "the request body exceeds %u bytes",
                             LR_MAX_BODY_BYTES);
@@ -472,12 +495,14 @@ int lr_request_parse(const lr_devices *devs, const char *body, size_t len, lr_re
                             "the body is not valid JSON (error near byte %zu)", at);
     }
     size_t at = (size_t)(end - body);
-    while (at < len && (body[at] == ' ' || body[at] == '\t' || body[at] == '\n' || body[at] == '\r'))
+    while (at < len &&
+           (body[at] == ' ' || body[at] == '\t' || body[at] == '\n' || body[at] == '\r'))
         at++;
     if (at < len) {
         cJSON_Delete(root);
         return lr_error_set(err, LR_INVALID_JSON, "",
-                            "unexpected data after the JSON object (byte %zu); send one object", at);
+                            "unexpected data after the JSON object (byte %zu); send one object",
+                            at);
     }
     cJSON *canon = cJSON_CreateObject();
     int rc = canon ? parse_body(devs, root, kind, req, canon, err)
@@ -505,8 +530,8 @@ void lr_request_release(lr_request *req)
 void lr_request_key(const lr_request *req, const est_launch *l, char key[33])
 {
     char launch[128];
-    snprintf(launch, sizeof launch, "|block=%d,%d,%d|folding=%d,%d,%d", l->block[0], l->block[1],
-             l->block[2], l->folding[0], l->folding[1], l->folding[2]);
+    snprintf(launch, sizeof launch, "|block=%d,%d,%d|folding=%d,%d,%d", l->block[0],
+             l->block[1], l->block[2], l->folding[0], l->folding[1], l->folding[2]);
     const char *parts[] = {req->canonical, launch};
     lr_hash_hex(parts, 2, key);
 }

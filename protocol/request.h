@@ -25,22 +25,22 @@
 typedef enum lr_request_kind { LR_REQ_ESTIMATE, LR_REQ_RANK } lr_request_kind;
 
 typedef struct lr_measure_opts {
-    int top;           /* 0 = no measurement */
+    int top; /* 0 = no measurement */
     int repetitions;
     int warmup;
     int flush_l2;
 } lr_measure_opts;
 
 typedef struct lr_request {
-    est_kernel *kernel;    /* owned */
+    est_kernel *kernel; /* owned */
     est_device device;
     int64_t domain[3];
-    est_launch launch;     /* estimate: the configuration */
-    est_launch *space;     /* rank: owned array of nspace configurations */
+    est_launch launch; /* estimate: the configuration */
+    est_launch *space; /* rank: owned array of nspace configurations */
     size_t nspace;
-    int top;               /* rank: results to return, 0 = all */
+    int top; /* rank: results to return, 0 = all */
     lr_measure_opts measure;
-    char *canonical;       /* owned: kernel, domain, device figures, model version */
+    char *canonical; /* owned: kernel, domain, device figures, model version */
 } lr_request;
 
 /* Parses body (len bytes, need not be NUL-terminated) into *req. On error returns -1

@@ -69,11 +69,14 @@ cJSON *lr_units_json(void)
     if (!u)
         return NULL;
     cJSON_AddStringToObject(u, "l1_cycles", "L1 cycles per lattice update, per SM");
-    cJSON_AddStringToObject(u, "volumes",
-                            "bytes per lattice update (B/Lup): smx_load, l1_load, l2_*, dram_*");
-    cJSON_AddStringToObject(u, "performance", "GLup/s (10^9 lattice updates per second); null = no limit");
-    cJSON_AddStringToObject(u, "launch", "grid and wave in thread blocks, blocks_per_sm in blocks");
-    cJSON_AddStringToObject(u, "details", "oversubscriptions are dimensionless; overlaps in B/Lup");
+    cJSON_AddStringToObject(
+        u, "volumes", "bytes per lattice update (B/Lup): smx_load, l1_load, l2_*, dram_*");
+    cJSON_AddStringToObject(u, "performance",
+                            "GLup/s (10^9 lattice updates per second); null = no limit");
+    cJSON_AddStringToObject(u, "launch",
+                            "grid and wave in thread blocks, blocks_per_sm in blocks");
+    cJSON_AddStringToObject(u, "details",
+                            "oversubscriptions are dimensionless; overlaps in B/Lup");
     return u;
 }
 
@@ -92,7 +95,8 @@ cJSON *lr_estimate_json(const est_result *r, const est_kernel *k, const est_devi
         add_int3(l, "folding", r->config.launch.folding);
         add_ints(l, "grid", r->grid, 3);
         cJSON_AddNumberToObject(l, "threads_per_block",
-                                r->config.launch.block[0] * r->config.launch.block[1] * r->config.launch.block[2]);
+                                r->config.launch.block[0] * r->config.launch.block[1] *
+                                    r->config.launch.block[2]);
         cJSON_AddNumberToObject(l, "blocks_per_sm", r->blocks_per_sm);
         cJSON_AddNumberToObject(l, "wave_blocks", (double)r->wave_blocks);
         add_ints(l, "wave_grid", r->wave_grid, 3);
@@ -110,7 +114,8 @@ cJSON *lr_estimate_json(const est_result *r, const est_kernel *k, const est_devi
     }
     cJSON *f = cJSON_AddObjectToObject(o, "fields");
     for (int i = 0; f && i < r->nfields; i++)
-        cJSON_AddItemToObject(f, est_kernel_field_name(k, i), volumes_json(&r->field[i], kepler));
+        cJSON_AddItemToObject(f, est_kernel_field_name(k, i),
+                              volumes_json(&r->field[i], kepler));
     cJSON *d = cJSON_AddObjectToObject(o, "details");
     if (d) {
         add_num(d, "l1_coverage", r->l1_coverage);

@@ -133,7 +133,10 @@ static enum MHD_Result request_begin(srv_server *s, struct MHD_Connection *c, sr
         MHD_lookup_connection_value(c, MHD_HEADER_KIND, MHD_HTTP_HEADER_CONTENT_TYPE);
     if (!is_json_content_type(ct))
         return respond_code(s, c, req, LR_INVALID_REQUEST, MHD_HTTP_UNSUPPORTED_MEDIA_TYPE,
-                            NULL, "the body is sent as '%s'; send it as application/json (with curl: -H 'Content-Type: application/json')", ct);
+                            NULL,
+                            "the body is sent as '%s'; send it as application/json (with curl: "
+                            "-H 'Content-Type: application/json')",
+                            ct);
 
     /* MHD has already refused a malformed Content-Length with 400. */
     const char *cl =
@@ -326,10 +329,9 @@ void srv_request_free(srv_request *req)
 
 /* ---- the daemon ------------------------------------------------------------- */
 
-
 static int hex_value(char c)
 {
-    return c >= '0' && c <= '9' ? c - '0'
+    return c >= '0' && c <= '9'   ? c - '0'
            : c >= 'a' && c <= 'f' ? c - 'a' + 10
            : c >= 'A' && c <= 'F' ? c - 'A' + 10
                                   : -1;

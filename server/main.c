@@ -215,7 +215,8 @@ static const srv_option options[] = {
     {"--timeout", "SECONDS", SRV_STR(SRV_DEFAULT_TIMEOUT_S),
      "idle seconds before a connection is closed (stalled clients)", set_timeout},
     {"--time-limit", "SECONDS", "30",
-     "computing time one request may take; longer ones get 422 budget_exceeded", set_time_limit},
+     "computing time one request may take; longer ones get 422 budget_exceeded",
+     set_time_limit},
     {"--port-file", "PATH", NULL, "once listening, write the bound port there; removed at exit",
      set_port_file},
     {"--quiet", NULL, NULL, "no access log (one line per request on stderr)", set_quiet},
@@ -253,13 +254,15 @@ static void print_help(FILE *f)
            "budget_exceeded, 500 internal, 503 unavailable and out_of_memory.\n"
            "Estimates and rankings wait for a compute thread in a queue of\n"
            "" SRV_STR(SRV_QUEUE_MAX) " requests; when it is full they get 503 unavailable\n"
-           "(the server is busy: retry later).\n"
-           "\nExample:\n"
-           "  launchrank serve --listen 127.0.0.1:8080 &\n"
-           "  curl -s -H 'Content-Type: application/json' --data @kernel.json \\\n"
-           "       http://127.0.0.1:8080/v1/estimate\n"
-           "\nExit status: 0 after a graceful shutdown, 1 when the daemon cannot start,\n"
-           "2 on bad options.\n");
+                                     "(the server is busy: retry later).\n"
+                                     "\nExample:\n"
+                                     "  launchrank serve --listen 127.0.0.1:8080 &\n"
+                                     "  curl -s -H 'Content-Type: application/json' --data "
+                                     "@kernel.json \\\n"
+                                     "       http://127.0.0.1:8080/v1/estimate\n"
+                                     "\nExit status: 0 after a graceful shutdown, 1 when the "
+                                     "daemon cannot start,\n"
+                                     "2 on bad options.\n");
 }
 
 /* ---- parsing -------------------------------------------------------------------- */
@@ -361,7 +364,9 @@ static int serve(const srv_options *o, const sigset_t *sigs)
 
     /* One ranking thread per request: the compute pool already has a thread per
      * core, so parallel rankings inside each request would only oversubscribe them. */
-    lr_api_config api_cfg = {.db_path = cfg->db_path, .threads = 1, .isl_max_operations = 0,
+    lr_api_config api_cfg = {.db_path = cfg->db_path,
+                             .threads = 1,
+                             .isl_max_operations = 0,
                              .time_limit_s = cfg->time_limit_s};
     s.api = lr_api_new(&api_cfg, &err);
     if (!s.api) {

@@ -55,7 +55,8 @@ static srv_json handle_rank(srv_server *s, const srv_request *req, lr_error *err
     if (!w)
         return from_api(NULL);
     /* No progress callback: a response is sent whole, when the ranking is done. */
-    srv_json out = from_api(lr_api_rank(w, req->body ? req->body : "", req->body_len, NULL, NULL, err));
+    srv_json out =
+        from_api(lr_api_rank(w, req->body ? req->body : "", req->body_len, NULL, NULL, err));
     note_cache(s);
     return out;
 }

@@ -83,9 +83,9 @@ typedef struct srv_server {
     srv_pool pool;            /* started and stopped by srv_http_start/stop */
     pthread_key_t worker_key; /* this thread's lr_worker; destructor frees it */
     int worker_key_created;
-    atomic_uint live_workers; /* workers created and not yet freed */
-    atomic_uint inflight;     /* requests whose headers arrived, not yet completed */
-    atomic_bool stopping;     /* set once shutdown began: answers say Connection: close */
+    atomic_uint live_workers;   /* workers created and not yet freed */
+    atomic_uint inflight;       /* requests whose headers arrived, not yet completed */
+    atomic_bool stopping;       /* set once shutdown began: answers say Connection: close */
     atomic_bool cache_reported; /* a cache failure has been logged (it is logged once) */
     srv_stats stats;
     struct timespec started; /* CLOCK_MONOTONIC at start, for uptime_s */
@@ -126,7 +126,7 @@ struct srv_request {
      * compute thread's while RUNNING) and answer/answer_err (written by the compute
      * thread while RUNNING, read by the MHD thread once the state is RESUMING or
      * DONE, the mutex ordering the two). */
-    int submitted;               /* handed to the pool (srv_pool_submit succeeded) */
+    int submitted; /* handed to the pool (srv_pool_submit succeeded) */
     srv_job_state job;
     int released;                /* MHD completed the request: the job frees it */
     struct MHD_Connection *conn; /* the suspended connection to resume */

@@ -37,23 +37,23 @@ int st_prediction_put(st_store *st, const char *key, const char *kind, const cha
 
 /* One timing of one configuration on a real GPU. */
 typedef struct st_measurement {
-    const char *kernel_hash;   /* hash of the canonical kernel+domain */
-    const char *gpu_name;      /* as reported by the driver */
+    const char *kernel_hash; /* hash of the canonical kernel+domain */
+    const char *gpu_name;    /* as reported by the driver */
     const char *driver_version;
     int block[3];
     int folding[3];
     double ms_min, ms_median, ms_max;
-    double glups;              /* lattice updates per second of the median, in GLup/s */
-    const char *json;          /* the full measured record, for later analysis */
+    double glups;     /* lattice updates per second of the median, in GLup/s */
+    const char *json; /* the full measured record, for later analysis */
 } st_measurement;
 
 /* Appends a measurement (timestamped by the database). 0 or -1 with err set. */
 int st_measurement_add(st_store *st, const st_measurement *m, lr_error *err);
 
 typedef struct st_stats {
-    int64_t predictions;       /* rows in the prediction table */
-    int64_t measurements;      /* rows in the measurement table */
-    int64_t bytes;             /* page_count * page_size of the main database file */
+    int64_t predictions;  /* rows in the prediction table */
+    int64_t measurements; /* rows in the measurement table */
+    int64_t bytes;        /* page_count * page_size of the main database file */
     int schema_version;
 } st_stats;
 

@@ -20,11 +20,11 @@ enum { CLI_EXIT_OK = 0, CLI_EXIT_FAILED = 1, CLI_EXIT_BAD_INPUT = 2 };
 
 /* Which options a subcommand accepts (a bit set), so one parser serves them all. */
 enum {
-    CLI_OPT_DB = 1 << 0,      /* --db PATH */
-    CLI_OPT_PRETTY = 1 << 1,  /* --pretty */
-    CLI_OPT_TABLE = 1 << 2,   /* --table */
-    CLI_OPT_THREADS = 1 << 3, /* --threads N */
-    CLI_OPT_TOP = 1 << 4,     /* --top K */
+    CLI_OPT_DB = 1 << 0,          /* --db PATH */
+    CLI_OPT_PRETTY = 1 << 1,      /* --pretty */
+    CLI_OPT_TABLE = 1 << 2,       /* --table */
+    CLI_OPT_THREADS = 1 << 3,     /* --threads N */
+    CLI_OPT_TOP = 1 << 4,         /* --top K */
     CLI_OPT_MEASURE_TOP = 1 << 5, /* --measure-top K */
 };
 

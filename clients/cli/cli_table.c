@@ -103,7 +103,8 @@ static void print_measured(FILE *out, const cJSON *root, const cJSON *results)
     }
     fprintf(out, "\n%4s  %-14s %-9s %9s %9s %9s %10s  %s\n", "rank", "block", "folding",
             "predicted", "measured", "median", "pred/meas", "GPU");
-    fprintf(out, "%4s  %-14s %-9s %9s %9s %9s %10s\n", "", "", "", "GLup/s", "GLup/s", "ms", "");
+    fprintf(out, "%4s  %-14s %-9s %9s %9s %9s %10s\n", "", "", "", "GLup/s", "GLup/s", "ms",
+            "");
     cJSON_ArrayForEach(r, results)
     {
         const cJSON *me = cJSON_GetObjectItemCaseSensitive(r, "measured");
@@ -114,8 +115,8 @@ static void print_measured(FILE *out, const cJSON *root, const cJSON *results)
         fprintf(out, "%4s  %-14s %-9s %9s ", format_num(r, "rank", 0, 1, rank, sizeof rank),
                 format_dims(own_or_launch(r, "block"), block, sizeof block),
                 format_dims(own_or_launch(r, "folding"), fold, sizeof fold),
-                format_num(cJSON_GetObjectItemCaseSensitive(r, "performance"), "predicted", 2, 1,
-                           pred, sizeof pred));
+                format_num(cJSON_GetObjectItemCaseSensitive(r, "performance"), "predicted", 2,
+                           1, pred, sizeof pred));
         if (e)
             fprintf(out, "failed: %s\n", format_str(e, "message"));
         else
@@ -128,7 +129,8 @@ static void print_measured(FILE *out, const cJSON *root, const cJSON *results)
     if (f) {
         char rank[24], g[32];
         fprintf(out, "fastest measured: rank %s at %s GLup/s\n",
-                format_num(f, "rank", 0, 1, rank, sizeof rank), format_num(f, "glups", 2, 1, g, sizeof g));
+                format_num(f, "rank", 0, 1, rank, sizeof rank),
+                format_num(f, "glups", 2, 1, g, sizeof g));
     }
 }
 

@@ -30,8 +30,7 @@ static const struct cli_option {
 } cli_options[] = {
     {"--db", CLI_OPT_DB, 1},       {"--pretty", CLI_OPT_PRETTY, 0},
     {"--table", CLI_OPT_TABLE, 0}, {"--threads", CLI_OPT_THREADS, 1},
-    {"--top", CLI_OPT_TOP, 1},
-    {"--measure-top", CLI_OPT_MEASURE_TOP, 1},
+    {"--top", CLI_OPT_TOP, 1},     {"--measure-top", CLI_OPT_MEASURE_TOP, 1},
 };
 
 int cli_usage_error(const char *cmd, const char *fmt, ...)
@@ -87,7 +86,8 @@ static int set_option(const char *cmd, unsigned bit, const char *value, cli_opts
         return 0;
     case CLI_OPT_MEASURE_TOP:
         if (parse_long(value, 0, 32, &n))
-            return cli_usage_error(cmd, "--measure-top: '%s' is not a number from 0 to 32", value);
+            return cli_usage_error(cmd, "--measure-top: '%s' is not a number from 0 to 32",
+                                   value);
         o->measure_top = n;
         return 0;
     }

@@ -185,17 +185,17 @@ static int cmd_rank(int argc, char **argv)
     cli_progress progress = {.lock = PTHREAD_MUTEX_INITIALIZER, .percent = -1};
     if (cli_wants_help(argc, argv))
         return fputs(rank_help, stdout), CLI_EXIT_OK;
-    int rc = cli_parse_args(
-        argc, argv,
-        CLI_OPT_DB | CLI_OPT_PRETTY | CLI_OPT_TABLE | CLI_OPT_THREADS | CLI_OPT_TOP |
-            CLI_OPT_MEASURE_TOP,
-        1, 1, &o);
+    int rc = cli_parse_args(argc, argv,
+                            CLI_OPT_DB | CLI_OPT_PRETTY | CLI_OPT_TABLE | CLI_OPT_THREADS |
+                                CLI_OPT_TOP | CLI_OPT_MEASURE_TOP,
+                            1, 1, &o);
     if (rc || (rc = cli_read_request(argv[0], o.pos[0], &body, &len)))
         return rc;
     if (o.top >= 0 && (edited = cli_set_request_number(body, "search", "top", o.top)))
         len = strlen(edited);
     if (o.measure_top >= 0) {
-        char *m = cli_set_request_number(edited ? edited : body, "measure", "top", o.measure_top);
+        char *m =
+            cli_set_request_number(edited ? edited : body, "measure", "top", o.measure_top);
         if (m) {
             cJSON_free(edited);
             edited = m;

@@ -320,10 +320,10 @@ static void test_layout(void)
 /* A GPU that runs nothing: it counts live allocations, fails the step it is told
  * to, and reports run times from a script. */
 typedef struct fake {
-    int fail_at;         /* which step fails: 0 none, 1 open, 2 load, 3 second alloc, 4 launch */
-    int allocs, live;    /* allocations made, still live */
+    int fail_at;      /* which step fails: 0 none, 1 open, 2 load, 3 second alloc, 4 launch */
+    int allocs, live; /* allocations made, still live */
     int launches;
-    uint64_t next;       /* next fake device address */
+    uint64_t next; /* next fake device address */
     unsigned grid[3], block[3];
     int nargs_seen;
     uint64_t arg0;

@@ -254,8 +254,8 @@ static const launch launches[] = {
 /* Thread indices [tx, ty, tz] the expressions are evaluated at: block edges, zero and
  * negative values (where floor and C's truncation differ). */
 static const int64_t points[][3] = {
-    {0, 0, 0},    {1, 0, 0},     {-1, 0, 0},    {-9, -2, -1}, {7, 3, 1},    {127, 1, 0},
-    {128, 4, 2},  {129, -5, 3},  {1000, 65, 7}, {-130, 9, -4}, {255, 7, 1}, {33, -1, 5},
+    {0, 0, 0},   {1, 0, 0},    {-1, 0, 0},    {-9, -2, -1},  {7, 3, 1},   {127, 1, 0},
+    {128, 4, 2}, {129, -5, 3}, {1000, 65, 7}, {-130, 9, -4}, {255, 7, 1}, {33, -1, 5},
 };
 #define NPOINTS (sizeof points / sizeof points[0])
 
@@ -280,10 +280,10 @@ static void launch_affs(isl_ctx *ctx, const launch *l, isl_aff *var[EST_VAR_COUN
             isl_aff_mod_val(isl_aff_copy(t), isl_val_int_from_si(ctx, l->block[d]));
         var[EST_VAR_BLOCKIDX_X + d] =
             isl_aff_floor(isl_aff_scale_down_ui(t, (unsigned)l->block[d]));
-        var[EST_VAR_BLOCKDIM_X + d] =
-            isl_aff_val_on_domain(isl_local_space_copy(ls), isl_val_int_from_si(ctx, l->block[d]));
-        var[EST_VAR_GRIDDIM_X + d] =
-            isl_aff_val_on_domain(isl_local_space_copy(ls), isl_val_int_from_si(ctx, l->grid[d]));
+        var[EST_VAR_BLOCKDIM_X + d] = isl_aff_val_on_domain(
+            isl_local_space_copy(ls), isl_val_int_from_si(ctx, l->block[d]));
+        var[EST_VAR_GRIDDIM_X + d] = isl_aff_val_on_domain(
+            isl_local_space_copy(ls), isl_val_int_from_si(ctx, l->grid[d]));
     }
     isl_local_space_free(ls);
 }
@@ -340,8 +340,9 @@ static void check_aff(isl_ctx *ctx, const est_expr *e, const char *label)
             want = est_expr_eval(e, val);
             got = aff_at(ctx, aff, points[pi], &ok);
             if ((!ok || got != want) && !bad++)
-                fprintf(stderr, "  '%.60s', launch %zu, t = [%" PRId64 ", %" PRId64
-                                ", %" PRId64 "]: isl %s%" PRId64 ", eval %" PRId64 "\n",
+                fprintf(stderr,
+                        "  '%.60s', launch %zu, t = [%" PRId64 ", %" PRId64 ", %" PRId64
+                        "]: isl %s%" PRId64 ", eval %" PRId64 "\n",
                         label, li, points[pi][0], points[pi][1], points[pi][2],
                         ok ? "" : "(failed) ", got, want);
         }
@@ -448,9 +449,18 @@ static void gen_const(gen *g, int divisor)
 {
     static const char *const any[] = {"neg", "(-4)", "0", "(blockDim.z - 2)"};
     static const char *const pos[] = {
-        "blockDim.x", "blockDim.y",      "blockDim.z",          "gridDim.x",
-        "gridDim.y",  "gridDim.z",       "w",                   "nx_pad",
-        "gridDim.y*2", "(blockDim.x + 3)", "(gridDim.x/2 + 1)", "(blockDim.y % 3 + 1)",
+        "blockDim.x",
+        "blockDim.y",
+        "blockDim.z",
+        "gridDim.x",
+        "gridDim.y",
+        "gridDim.z",
+        "w",
+        "nx_pad",
+        "gridDim.y*2",
+        "(blockDim.x + 3)",
+        "(gridDim.x/2 + 1)",
+        "(blockDim.y % 3 + 1)",
     };
     char lit[8];
     unsigned k = gen_pick(g, 20);

@@ -81,7 +81,9 @@ static void reference_1d(void)
     CHECK_NEAR(num(r, "performance", "l2"), 35.6, REF, 0);
     CHECK_NEAR(num(r, "performance", "dram"), 19.7, REF, 0);
     CHECK_NEAR(num(r, "performance", "predicted"), 19.7, REF, 0);
-    CHECK_STR(cJSON_GetObjectItem(cJSON_GetObjectItem(r, "performance"), "limiter")->valuestring, "dram");
+    CHECK_STR(
+        cJSON_GetObjectItem(cJSON_GetObjectItem(r, "performance"), "limiter")->valuestring,
+        "dram");
     CHECK_INT(num(r, "launch", "blocks_per_sm"), 2);
     CHECK_INT(num(r, "launch", "wave_blocks"), 216);
     cJSON_Delete(r);
@@ -143,7 +145,8 @@ static cJSON *one_d(const char *load, int store, int block)
     char body[1024];
     snprintf(body, sizeof body,
              "{\"device\":\"A100-SXM4-40GB\",\"domain\":[16777216],\"launch\":{\"block\":[%d]},"
-             "\"kernel\":{\"fields\":[{\"name\":\"A\",\"dims\":[67108864],\"loads\":[[\"%s\"]]}%s]}}",
+             "\"kernel\":{\"fields\":[{\"name\":\"A\",\"dims\":[67108864],\"loads\":[[\"%s\"]]}"
+             "%s]}}",
              block, load,
              store ? ",{\"name\":\"B\",\"dims\":[67108864],\"stores\":[[\"x\"]]}" : "");
     return estimate_text(body);
@@ -190,7 +193,9 @@ static void hand_strided(void)
     CHECK_NEAR(num(r, "estimate", "l1_load"), 32, 0.001, 0);
     CHECK_NEAR(num(r, "estimate", "l2_load_compulsory"), 32, 0.001, 0);
     CHECK_NEAR(num(r, "estimate", "dram_load_compulsory"), 64, 0.001, 0);
-    CHECK_STR(cJSON_GetObjectItem(cJSON_GetObjectItem(r, "performance"), "limiter")->valuestring, "dram");
+    CHECK_STR(
+        cJSON_GetObjectItem(cJSON_GetObjectItem(r, "performance"), "limiter")->valuestring,
+        "dram");
     cJSON_Delete(r);
 }
 
@@ -228,7 +233,8 @@ static void su_k20(void)
     cJSON *r = estimate_file("su_k20_7pt.json");
     CHECK(r != NULL);
     CHECK_NEAR(num(r, "estimate", "smx_load"), 80.0, 0.001, 0);
-    CHECK_NEAR(num(r, "estimate", "dram_load") + num(r, "estimate", "dram_store"), 33.4, 0.03, 0);
+    CHECK_NEAR(num(r, "estimate", "dram_load") + num(r, "estimate", "dram_store"), 33.4, 0.03,
+               0);
     CHECK_NEAR(num(r, "estimate", "l2_load_compulsory"), 30.0, 0.001, 0);
     CHECK_NEAR(num(r, "estimate", "l2_store"), 8.0, 0.001, 0);
     CHECK_NEAR(num(r, "performance", "predicted"), 4.82, 0.03, 0);
@@ -255,10 +261,12 @@ static void layer_condition(void)
                      ",[\"x+%d\",\"y\",\"z\"],[\"x-%d\",\"y\",\"z\"],[\"x\",\"y+%d\",\"z\"],"
                      "[\"x\",\"y-%d\",\"z\"],[\"x\",\"y\",\"z+%d\"],[\"x\",\"y\",\"z-%d\"]",
                      r, r, r, r, r, r);
-        snprintf(body, sizeof body,
-                 "{\"device\":\"A100-SXM4-40GB\",\"domain\":[640,%d,128],\"launch\":{\"block\":[256,1,2]},"
-                 "\"kernel\":{\"fields\":[{\"name\":\"A\",\"dims\":[640,%d,128],\"loads\":[%s]}]}}",
-                 ny[i], ny[i], loads);
+        snprintf(
+            body, sizeof body,
+            "{\"device\":\"A100-SXM4-40GB\",\"domain\":[640,%d,128],\"launch\":{\"block\":[256,"
+            "1,2]},"
+            "\"kernel\":{\"fields\":[{\"name\":\"A\",\"dims\":[640,%d,128],\"loads\":[%s]}]}}",
+            ny[i], ny[i], loads);
         cJSON *r = estimate_text(body);
         CHECK(r != NULL);
         double v = num(r, "estimate", "dram_load");

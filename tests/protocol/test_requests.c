@@ -19,11 +19,11 @@
 #define OK_REST "\"device\":\"A100-SXM4-40GB\",\"domain\":[64,64]," KERNEL_OK
 
 typedef struct bad_case {
-    int rank;              /* 1: POST /v1/rank, 0: estimate */
+    int rank; /* 1: POST /v1/rank, 0: estimate */
     const char *body;
     const char *code;
     const char *path;
-    const char *msg;       /* a substring of the message */
+    const char *msg; /* a substring of the message */
 } bad_case;
 
 static const bad_case cases[] = {
@@ -34,65 +34,166 @@ static const bad_case cases[] = {
     {0, "{\"device\": NaN}", "invalid_json", "", "not valid JSON"},
     {0, "{\"device\": Infinity}", "invalid_json", "", "not valid JSON"},
     /* regressions from tests/fuzz */
-    {0, "{" OK_REST ",\"launch\":{\"block\":[32]}} garbage", "invalid_json", "", "unexpected data after"},
-    {0, "{" OK_REST ",\"launch\":{\"block\":[32]}}{}", "invalid_json", "", "unexpected data after"},
+    {0, "{" OK_REST ",\"launch\":{\"block\":[32]}} garbage", "invalid_json", "",
+     "unexpected data after"},
+    {0, "{" OK_REST ",\"launch\":{\"block\":[32]}}{}", "invalid_json", "",
+     "unexpected data after"},
     {0, "{\"device\":\"A100-SXM4-80GB\\u0000junk\"}", "invalid_json", "", "u0000"},
     {0, "{\"device\":\"\xff\xfe\"}", "invalid_json", "", "not valid UTF-8 (byte 11)"},
     {0, "{\"device\":\"\xc0\xaf\"}", "invalid_json", "", "not valid UTF-8"},
     {0, "{\"device\":\"\xed\xa0\x80\"}", "invalid_json", "", "not valid UTF-8"},
     {0, "{}", "invalid_request", "device", "missing"},
-    {0, "{\"device\":\"B200\",\"domain\":[1]}", "invalid_request", "device", "unknown device 'B200'"},
+    {0, "{\"device\":\"B200\",\"domain\":[1]}", "invalid_request", "device",
+     "unknown device 'B200'"},
     {0, "{\"device\":42}", "invalid_request", "device", "built-in device name"},
-    {0, "{\"device\":{\"base\":\"A100-SXM4-40GB\",\"l2_bytes\":-5}}", "invalid_request", "device.l2_bytes", "integer"},
-    {0, "{\"device\":{\"base\":\"A100-SXM4-40GB\",\"l2_byte\":5}}", "invalid_request", "device.l2_byte", "unknown key"},
-    {0, "{\"device\":{\"base\":\"A100-SXM4-40GB\",\"l1_line_bytes\":100}}", "invalid_request", "device.l1_line_bytes", "power of two"},
+    {0, "{\"device\":{\"base\":\"A100-SXM4-40GB\",\"l2_bytes\":-5}}", "invalid_request",
+     "device.l2_bytes", "integer"},
+    {0, "{\"device\":{\"base\":\"A100-SXM4-40GB\",\"l2_byte\":5}}", "invalid_request",
+     "device.l2_byte", "unknown key"},
+    {0, "{\"device\":{\"base\":\"A100-SXM4-40GB\",\"l1_line_bytes\":100}}", "invalid_request",
+     "device.l1_line_bytes", "power of two"},
     {0, "{\"device\":{\"sm_count\":10}}", "invalid_request", "device.clock_ghz", "missing"},
     {0, "{\"device\":\"A100-SXM4-40GB\"}", "invalid_request", "domain", "missing"},
-    {0, "{\"device\":\"A100-SXM4-40GB\",\"domain\":[]}", "invalid_request", "domain", "1 to 3 elements"},
-    {0, "{\"device\":\"A100-SXM4-40GB\",\"domain\":[1,2,3,4]}", "invalid_request", "domain", "1 to 3 elements"},
-    {0, "{" OK_REST ",\"launch\":{\"block\":[1,1,128]}}", "not_launchable", "launch.block", "1024 x 1024 x 64"},
-    {0, "{" OK_REST ",\"launch\":{\"block\":[32]},\"search\":{\"top\":-1}}", "invalid_request", "search.top", "integer from 0"},
-    {1, "{" OK_REST ",\"launch\":{\"block\":[0]}}", "invalid_request", "launch.block[0]", "integer from 1"},
-    {0, "{\"device\":\"A100-SXM4-40GB\",\"domain\":[0]}", "invalid_request", "domain[0]", "integer from 1"},
-    {0, "{\"device\":\"A100-SXM4-40GB\",\"domain\":[\"64\"]}", "invalid_request", "domain[0]", "not a string"},
-    {0, "{\"device\":\"A100-SXM4-40GB\",\"domain\":[1.5]}", "invalid_request", "domain[0]", "fraction"},
-    {0, "{\"device\":\"A100-SXM4-40GB\",\"domain\":[1e12,1e12]}", "invalid_request", "domain[0]", "integer from 1"},
-    {0, "{\"device\":\"A100-SXM4-40GB\",\"domain\":[1000000,1000000,100000]}", "invalid_request", "domain", "2^42"},
+    {0, "{\"device\":\"A100-SXM4-40GB\",\"domain\":[]}", "invalid_request", "domain",
+     "1 to 3 elements"},
+    {0, "{\"device\":\"A100-SXM4-40GB\",\"domain\":[1,2,3,4]}", "invalid_request", "domain",
+     "1 to 3 elements"},
+    {0, "{" OK_REST ",\"launch\":{\"block\":[1,1,128]}}", "not_launchable", "launch.block",
+     "1024 x 1024 x 64"},
+    {0, "{" OK_REST ",\"launch\":{\"block\":[32]},\"search\":{\"top\":-1}}", "invalid_request",
+     "search.top", "integer from 0"},
+    {1, "{" OK_REST ",\"launch\":{\"block\":[0]}}", "invalid_request", "launch.block[0]",
+     "integer from 1"},
+    {0, "{\"device\":\"A100-SXM4-40GB\",\"domain\":[0]}", "invalid_request", "domain[0]",
+     "integer from 1"},
+    {0, "{\"device\":\"A100-SXM4-40GB\",\"domain\":[\"64\"]}", "invalid_request", "domain[0]",
+     "not a string"},
+    {0, "{\"device\":\"A100-SXM4-40GB\",\"domain\":[1.5]}", "invalid_request", "domain[0]",
+     "fraction"},
+    {0, "{\"device\":\"A100-SXM4-40GB\",\"domain\":[1e12,1e12]}", "invalid_request",
+     "domain[0]", "integer from 1"},
+    {0, "{\"device\":\"A100-SXM4-40GB\",\"domain\":[1000000,1000000,100000]}",
+     "invalid_request", "domain", "2^42"},
     {0, "{" OK_REST "}", "invalid_request", "launch", "missing"},
-    {0, "{" OK_REST ",\"launch\":{\"block\":[0,1,1]}}", "invalid_request", "launch.block[0]", "integer from 1 to 1024"},
-    {0, "{" OK_REST ",\"launch\":{\"block\":[4096]}}", "invalid_request", "launch.block[0]", "integer from 1 to 1024"},
-    {0, "{" OK_REST ",\"launch\":{\"block\":[1024,1024,1]}}", "not_launchable", "launch.block", "threads per block exceed"},
-    {0, "{" OK_REST ",\"launch\":{\"block\":[32],\"folding\":[0]}}", "invalid_request", "launch.folding[0]", "integer from 1"},
-    {0, "{" OK_REST ",\"launch\":{\"block\":[32],\"fold\":[2]}}", "invalid_request", "launch.fold", "unknown key"},
-    {0, "{" OK_REST ",\"launch\":{\"block\":[32]},\"extra\":1}", "invalid_request", "extra", "unknown key"},
-    {0, "{\"device\":\"A100-SXM4-40GB\",\"domain\":[64,64],\"launch\":{\"block\":[32]}}", "invalid_request", "kernel", "missing"},
-    {0, "{\"device\":\"A100-SXM4-40GB\",\"domain\":[64,64],\"launch\":{\"block\":[32]},\"kernel\":{\"fields\":[]}}", "invalid_request", "kernel.fields", "1 to 64 elements"},
-    {0, "{\"device\":\"A100-SXM4-40GB\",\"domain\":[64,64],\"launch\":{\"block\":[32]},\"kernel\":{\"fields\":{}}}", "invalid_request", "kernel.fields", "must be an array"},
-    {0, "{\"device\":\"A100-SXM4-40GB\",\"domain\":[64,64],\"launch\":{\"block\":[32]},\"kernel\":{\"fields\":[{\"dims\":[4]}]}}", "invalid_request", "kernel.fields[0].name", "missing"},
-    {0, "{\"device\":\"A100-SXM4-40GB\",\"domain\":[64,64],\"launch\":{\"block\":[32]},\"kernel\":{\"fields\":[{\"name\":\"A\"}]}}", "invalid_request", "kernel.fields[0].dims", "missing"},
-    {0, "{\"device\":\"A100-SXM4-40GB\",\"domain\":[64,64],\"launch\":{\"block\":[32]},\"kernel\":{\"fields\":[{\"name\":\"A\",\"dims\":[64],\"element_bytes\":3,\"loads\":[\"x\"]}]}}", "invalid_request", "kernel.fields[0].element_bytes", "1, 2, 4, 8 or 16"},
-    {0, "{\"device\":\"A100-SXM4-40GB\",\"domain\":[64,64],\"launch\":{\"block\":[32]},\"kernel\":{\"fields\":[{\"name\":\"A\",\"dims\":[64]}]}}", "invalid_request", "kernel.fields", "no loads and no stores"},
-    {0, "{\"device\":\"A100-SXM4-40GB\",\"domain\":[64,64],\"launch\":{\"block\":[32]},\"kernel\":{\"fields\":[{\"name\":\"A\",\"dims\":[64,64],\"loads\":[[\"x\"]]}]}}", "invalid_request", "kernel.fields[0].loads[0]", "2 dimensions"},
-    {0, "{\"device\":\"A100-SXM4-40GB\",\"domain\":[64,64],\"launch\":{\"block\":[32]},\"kernel\":{\"fields\":[{\"name\":\"A\",\"dims\":[64,64],\"loads\":[[\"x\",\"y\"],[\"x\",\"y\"],[\"x\",\"y\"],[\"x*y\",\"y\"]]}]}}", "unsupported_expression", "kernel.fields[0].loads[3][0]", "product of two variables"},
-    {0, "{\"device\":\"A100-SXM4-40GB\",\"domain\":[64,64],\"launch\":{\"block\":[32]},\"kernel\":{\"fields\":[{\"name\":\"A\",\"dims\":[64,64],\"loads\":[[\"x\",\"B[y]\"]]}]}}", "unsupported_expression", "kernel.fields[0].loads[0][1]", "indirect"},
-    {0, "{\"device\":\"A100-SXM4-40GB\",\"domain\":[64,64],\"launch\":{\"block\":[32]},\"kernel\":{\"fields\":[{\"name\":\"A\",\"dims\":[64,64],\"loads\":[[\"x\",\"(y+\"]]}]}}", "invalid_request", "kernel.fields[0].loads[0][1]", "column"},
-    {0, "{\"device\":\"A100-SXM4-40GB\",\"domain\":[64,64],\"launch\":{\"block\":[32]},\"kernel\":{\"fields\":[{\"name\":\"A\",\"dims\":[64,64],\"loads\":[[\"x\",\"w\"]]}]}}", "invalid_request", "kernel.fields[0].loads[0][1]", "'w'"},
-    {0, "{\"device\":\"A100-SXM4-40GB\",\"domain\":[64,64],\"launch\":{\"block\":[32]},\"kernel\":{\"fields\":[{\"name\":\"A\",\"dims\":[64,64],\"loads\":[[\"x\",\"y % 0\"]]}]}}", "unsupported_expression", "kernel.fields[0].loads[0][1]", ""},
-    {0, "{\"device\":\"A100-SXM4-40GB\",\"domain\":[64,64],\"launch\":{\"block\":[32]},\"kernel\":{\"fields\":[{\"name\":\"A\",\"dims\":[64,64],\"loads\":[[\"x\",\"y\"]]},{\"name\":\"A\",\"dims\":[4],\"loads\":[\"x\"]}]}}", "invalid_request", "kernel.fields[1].name", "used twice"},
-    {0, "{\"device\":\"A100-SXM4-40GB\",\"domain\":[64,64],\"launch\":{\"block\":[32]},\"kernel\":{\"fields\":[{\"name\":\"A\",\"dims\":[64,64],\"loads\":[[\"x\",\"y\"]]}],\"registers\":1000}}", "invalid_request", "kernel.registers", "1 to 255"},
-    {0, "{\"device\":\"A100-SXM4-40GB\",\"domain\":[64,64],\"launch\":{\"block\":[1024]},\"kernel\":{\"fields\":[{\"name\":\"A\",\"dims\":[64,64],\"loads\":[[\"x\",\"y\"]]}],\"registers\":255}}", "not_launchable", "launch.block", "registers"},
-    {0, "{\"device\":\"A100-SXM4-40GB\",\"domain\":[64,64],\"launch\":{\"block\":[32]},\"kernel\":{\"fields\":[{\"name\":\"A\",\"dims\":[64,64],\"loads\":[[\"x\",\"y\"]]}],\"parameters\":{\"w\":1.5}}}", "invalid_request", "kernel.parameters.w", "fraction"},
-    {0, "{\"device\":\"A100-SXM4-40GB\",\"domain\":[64,64],\"launch\":{\"block\":[32]},\"kernel\":{\"fields\":[{\"name\":\"A\",\"dims\":[64,64],\"loads\":[[\"x*4503599627370496\",\"y\"]]}]}}", "invalid_request", "kernel.fields[0]", "beyond what any GPU"},
+    {0, "{" OK_REST ",\"launch\":{\"block\":[0,1,1]}}", "invalid_request", "launch.block[0]",
+     "integer from 1 to 1024"},
+    {0, "{" OK_REST ",\"launch\":{\"block\":[4096]}}", "invalid_request", "launch.block[0]",
+     "integer from 1 to 1024"},
+    {0, "{" OK_REST ",\"launch\":{\"block\":[1024,1024,1]}}", "not_launchable", "launch.block",
+     "threads per block exceed"},
+    {0, "{" OK_REST ",\"launch\":{\"block\":[32],\"folding\":[0]}}", "invalid_request",
+     "launch.folding[0]", "integer from 1"},
+    {0, "{" OK_REST ",\"launch\":{\"block\":[32],\"fold\":[2]}}", "invalid_request",
+     "launch.fold", "unknown key"},
+    {0, "{" OK_REST ",\"launch\":{\"block\":[32]},\"extra\":1}", "invalid_request", "extra",
+     "unknown key"},
+    {0, "{\"device\":\"A100-SXM4-40GB\",\"domain\":[64,64],\"launch\":{\"block\":[32]}}",
+     "invalid_request", "kernel", "missing"},
+    {0,
+     "{\"device\":\"A100-SXM4-40GB\",\"domain\":[64,64],\"launch\":{\"block\":[32]},\"kernel\":"
+     "{\"fields\":[]}}",
+     "invalid_request", "kernel.fields", "1 to 64 elements"},
+    {0,
+     "{\"device\":\"A100-SXM4-40GB\",\"domain\":[64,64],\"launch\":{\"block\":[32]},\"kernel\":"
+     "{\"fields\":{}}}",
+     "invalid_request", "kernel.fields", "must be an array"},
+    {0,
+     "{\"device\":\"A100-SXM4-40GB\",\"domain\":[64,64],\"launch\":{\"block\":[32]},\"kernel\":"
+     "{\"fields\":[{\"dims\":[4]}]}}",
+     "invalid_request", "kernel.fields[0].name", "missing"},
+    {0,
+     "{\"device\":\"A100-SXM4-40GB\",\"domain\":[64,64],\"launch\":{\"block\":[32]},\"kernel\":"
+     "{\"fields\":[{\"name\":\"A\"}]}}",
+     "invalid_request", "kernel.fields[0].dims", "missing"},
+    {0,
+     "{\"device\":\"A100-SXM4-40GB\",\"domain\":[64,64],\"launch\":{\"block\":[32]},\"kernel\":"
+     "{\"fields\":[{\"name\":\"A\",\"dims\":[64],\"element_bytes\":3,\"loads\":[\"x\"]}]}}",
+     "invalid_request", "kernel.fields[0].element_bytes", "1, 2, 4, 8 or 16"},
+    {0,
+     "{\"device\":\"A100-SXM4-40GB\",\"domain\":[64,64],\"launch\":{\"block\":[32]},\"kernel\":"
+     "{\"fields\":[{\"name\":\"A\",\"dims\":[64]}]}}",
+     "invalid_request", "kernel.fields", "no loads and no stores"},
+    {0,
+     "{\"device\":\"A100-SXM4-40GB\",\"domain\":[64,64],\"launch\":{\"block\":[32]},\"kernel\":"
+     "{\"fields\":[{\"name\":\"A\",\"dims\":[64,64],\"loads\":[[\"x\"]]}]}}",
+     "invalid_request", "kernel.fields[0].loads[0]", "2 dimensions"},
+    {0,
+     "{\"device\":\"A100-SXM4-40GB\",\"domain\":[64,64],\"launch\":{\"block\":[32]},\"kernel\":"
+     "{\"fields\":[{\"name\":\"A\",\"dims\":[64,64],\"loads\":[[\"x\",\"y\"],[\"x\",\"y\"],["
+     "\"x\",\"y\"],[\"x*y\",\"y\"]]}]}}",
+     "unsupported_expression", "kernel.fields[0].loads[3][0]", "product of two variables"},
+    {0,
+     "{\"device\":\"A100-SXM4-40GB\",\"domain\":[64,64],\"launch\":{\"block\":[32]},\"kernel\":"
+     "{\"fields\":[{\"name\":\"A\",\"dims\":[64,64],\"loads\":[[\"x\",\"B[y]\"]]}]}}",
+     "unsupported_expression", "kernel.fields[0].loads[0][1]", "indirect"},
+    {0,
+     "{\"device\":\"A100-SXM4-40GB\",\"domain\":[64,64],\"launch\":{\"block\":[32]},\"kernel\":"
+     "{\"fields\":[{\"name\":\"A\",\"dims\":[64,64],\"loads\":[[\"x\",\"(y+\"]]}]}}",
+     "invalid_request", "kernel.fields[0].loads[0][1]", "column"},
+    {0,
+     "{\"device\":\"A100-SXM4-40GB\",\"domain\":[64,64],\"launch\":{\"block\":[32]},\"kernel\":"
+     "{\"fields\":[{\"name\":\"A\",\"dims\":[64,64],\"loads\":[[\"x\",\"w\"]]}]}}",
+     "invalid_request", "kernel.fields[0].loads[0][1]", "'w'"},
+    {0,
+     "{\"device\":\"A100-SXM4-40GB\",\"domain\":[64,64],\"launch\":{\"block\":[32]},\"kernel\":"
+     "{\"fields\":[{\"name\":\"A\",\"dims\":[64,64],\"loads\":[[\"x\",\"y % 0\"]]}]}}",
+     "unsupported_expression", "kernel.fields[0].loads[0][1]", ""},
+    {0,
+     "{\"device\":\"A100-SXM4-40GB\",\"domain\":[64,64],\"launch\":{\"block\":[32]},\"kernel\":"
+     "{\"fields\":[{\"name\":\"A\",\"dims\":[64,64],\"loads\":[[\"x\",\"y\"]]},{\"name\":\"A\","
+     "\"dims\":[4],\"loads\":[\"x\"]}]}}",
+     "invalid_request", "kernel.fields[1].name", "used twice"},
+    {0,
+     "{\"device\":\"A100-SXM4-40GB\",\"domain\":[64,64],\"launch\":{\"block\":[32]},\"kernel\":"
+     "{\"fields\":[{\"name\":\"A\",\"dims\":[64,64],\"loads\":[[\"x\",\"y\"]]}],\"registers\":"
+     "1000}}",
+     "invalid_request", "kernel.registers", "1 to 255"},
+    {0,
+     "{\"device\":\"A100-SXM4-40GB\",\"domain\":[64,64],\"launch\":{\"block\":[1024]},"
+     "\"kernel\":{\"fields\":[{\"name\":\"A\",\"dims\":[64,64],\"loads\":[[\"x\",\"y\"]]}],"
+     "\"registers\":255}}",
+     "not_launchable", "launch.block", "registers"},
+    {0,
+     "{\"device\":\"A100-SXM4-40GB\",\"domain\":[64,64],\"launch\":{\"block\":[32]},\"kernel\":"
+     "{\"fields\":[{\"name\":\"A\",\"dims\":[64,64],\"loads\":[[\"x\",\"y\"]]}],\"parameters\":"
+     "{\"w\":1.5}}}",
+     "invalid_request", "kernel.parameters.w", "fraction"},
+    {0,
+     "{\"device\":\"A100-SXM4-40GB\",\"domain\":[64,64],\"launch\":{\"block\":[32]},\"kernel\":"
+     "{\"fields\":[{\"name\":\"A\",\"dims\":[64,64],\"loads\":[[\"x*4503599627370496\",\"y\"]]}"
+     "]}}",
+     "invalid_request", "kernel.fields[0]", "beyond what any GPU"},
     /* regressions from tests/fuzz: products that overflow int64 must be refused, not wrapped */
-    {0, "{\"device\":\"A100-SXM4-40GB\",\"domain\":[64,64],\"launch\":{\"block\":[32]},\"kernel\":{\"fields\":[{\"name\":\"A\",\"dims\":[64,64],\"loads\":[[\"x*9007199254740992*9007199254740992\",\"y\"]]}]}}", "invalid_request", "kernel.fields[0]", "int64 overflow"},
-    {0, "{\"device\":\"A100-SXM4-40GB\",\"domain\":[64,64],\"launch\":{\"block\":[32]},\"kernel\":{\"fields\":[{\"name\":\"A\",\"dims\":[64,64],\"loads\":[[\"2147483647*2147483647*x\",\"y\"]]}]}}", "invalid_request", "kernel.fields[0]", "beyond what any GPU"},
-    {0, "{\"device\":\"A100-SXM4-40GB\",\"domain\":[64,64],\"launch\":{\"block\":[32]},\"kernel\":{\"fields\":[{\"name\":\"A\",\"dims\":[64,64],\"loads\":[[\"gridDim.x*blockDim.x*9007199254740992\",\"y\"]]}]}}", "invalid_request", "kernel.fields[0]", "beyond what any GPU"},
-    {0, "{\"device\":\"A100-SXM4-40GB\",\"domain\":[64,64],\"launch\":{\"block\":[32]},\"kernel\":{\"fields\":[{\"name\":\"A\",\"dims\":[64,64],\"loads\":[[\"x\",\"y\"]]}],\"precision\":\"fp16\"}}", "invalid_request", "kernel.precision", "fp32"},
-    {1, "{" OK_REST ",\"search\":{\"blocks\":[[0]]}}", "invalid_request", "search.blocks[0][0]", "integer from 1 to 1024"},
-    {1, "{" OK_REST ",\"search\":{\"blocks\":[]}}", "invalid_request", "search.blocks", "1 to 4096 elements"},
-    {1, "{" OK_REST ",\"search\":{\"min_threads\":512,\"max_threads\":64}}", "invalid_request", "search.min_threads", "larger"},
-    {1, "{" OK_REST ",\"search\":{\"foldings\":[[1,1,100]]}}", "invalid_request", "search.foldings[0][2]", "integer from 1"},
-    {1, "{" OK_REST ",\"search\":{\"top\":-1}}", "invalid_request", "search.top", "integer from 0"},
+    {0,
+     "{\"device\":\"A100-SXM4-40GB\",\"domain\":[64,64],\"launch\":{\"block\":[32]},\"kernel\":"
+     "{\"fields\":[{\"name\":\"A\",\"dims\":[64,64],\"loads\":[[\"x*9007199254740992*"
+     "9007199254740992\",\"y\"]]}]}}",
+     "invalid_request", "kernel.fields[0]", "int64 overflow"},
+    {0,
+     "{\"device\":\"A100-SXM4-40GB\",\"domain\":[64,64],\"launch\":{\"block\":[32]},\"kernel\":"
+     "{\"fields\":[{\"name\":\"A\",\"dims\":[64,64],\"loads\":[[\"2147483647*2147483647*x\","
+     "\"y\"]]}]}}",
+     "invalid_request", "kernel.fields[0]", "beyond what any GPU"},
+    {0,
+     "{\"device\":\"A100-SXM4-40GB\",\"domain\":[64,64],\"launch\":{\"block\":[32]},\"kernel\":"
+     "{\"fields\":[{\"name\":\"A\",\"dims\":[64,64],\"loads\":[[\"gridDim.x*blockDim.x*"
+     "9007199254740992\",\"y\"]]}]}}",
+     "invalid_request", "kernel.fields[0]", "beyond what any GPU"},
+    {0,
+     "{\"device\":\"A100-SXM4-40GB\",\"domain\":[64,64],\"launch\":{\"block\":[32]},\"kernel\":"
+     "{\"fields\":[{\"name\":\"A\",\"dims\":[64,64],\"loads\":[[\"x\",\"y\"]]}],\"precision\":"
+     "\"fp16\"}}",
+     "invalid_request", "kernel.precision", "fp32"},
+    {1, "{" OK_REST ",\"search\":{\"blocks\":[[0]]}}", "invalid_request", "search.blocks[0][0]",
+     "integer from 1 to 1024"},
+    {1, "{" OK_REST ",\"search\":{\"blocks\":[]}}", "invalid_request", "search.blocks",
+     "1 to 4096 elements"},
+    {1, "{" OK_REST ",\"search\":{\"min_threads\":512,\"max_threads\":64}}", "invalid_request",
+     "search.min_threads", "larger"},
+    {1, "{" OK_REST ",\"search\":{\"foldings\":[[1,1,100]]}}", "invalid_request",
+     "search.foldings[0][2]", "integer from 1"},
+    {1, "{" OK_REST ",\"search\":{\"top\":-1}}", "invalid_request", "search.top",
+     "integer from 0"},
 };
 
 static void run_case(lr_worker *w, const bad_case *c, int i)
@@ -103,12 +204,14 @@ static void run_case(lr_worker *w, const bad_case *c, int i)
                         : lr_api_estimate(w, c->body, strlen(c->body), &err);
     if (out) {
         check_failures++;
-        fprintf(stderr, "case %d: accepted, expected %s at '%s': %s\n", i, c->code, c->path, c->body);
+        fprintf(stderr, "case %d: accepted, expected %s at '%s': %s\n", i, c->code, c->path,
+                c->body);
         free(out);
         return;
     }
     check_count++;
-    if (strcmp(lr_code_name(err.code), c->code) || strcmp(err.path, c->path) || !strstr(err.message, c->msg)) {
+    if (strcmp(lr_code_name(err.code), c->code) || strcmp(err.path, c->path) ||
+        !strstr(err.message, c->msg)) {
         check_failures++;
         fprintf(stderr, "case %d: got %s at '%s': %s\n   want %s at '%s' containing '%s'\n", i,
                 lr_code_name(err.code), err.path, err.message, c->code, c->path, c->msg);
@@ -200,14 +303,15 @@ static void caches_are_invisible(void)
     static const char *const blocks[] = {"[32,4,1]", "[64,2,1]", "[16,8,2]", "[32,2,2]"};
     char body[1024];
     for (int i = 0; i < 4; i++) {
-        snprintf(body, sizeof body,
-                 "{\"device\":\"A100-SXM4-40GB\",\"domain\":[200,100,40],\"launch\":{\"block\":%s},"
-                 "\"kernel\":{\"fields\":[{\"name\":\"A\",\"dims\":[202,102,42],\"loads\":"
-                 "[[\"x+1\",\"y+1\",\"z+1\"],[\"x\",\"y+1\",\"z+1\"],[\"x+2\",\"y+1\",\"z+1\"],"
-                 "[\"x+1\",\"y\",\"z+1\"],[\"x+1\",\"y+2\",\"z+1\"],[\"x+1\",\"y+1\",\"z\"],"
-                 "[\"x+1\",\"y+1\",\"z+2\"]]},{\"name\":\"B\",\"dims\":[202,102,42],"
-                 "\"stores\":[[\"x+1\",\"y+1\",\"z+1\"]]}]}}",
-                 blocks[i]);
+        snprintf(
+            body, sizeof body,
+            "{\"device\":\"A100-SXM4-40GB\",\"domain\":[200,100,40],\"launch\":{\"block\":%s},"
+            "\"kernel\":{\"fields\":[{\"name\":\"A\",\"dims\":[202,102,42],\"loads\":"
+            "[[\"x+1\",\"y+1\",\"z+1\"],[\"x\",\"y+1\",\"z+1\"],[\"x+2\",\"y+1\",\"z+1\"],"
+            "[\"x+1\",\"y\",\"z+1\"],[\"x+1\",\"y+2\",\"z+1\"],[\"x+1\",\"y+1\",\"z\"],"
+            "[\"x+1\",\"y+1\",\"z+2\"]]},{\"name\":\"B\",\"dims\":[202,102,42],"
+            "\"stores\":[[\"x+1\",\"y+1\",\"z+1\"]]}]}}",
+            blocks[i]);
         lr_worker *fresh = lr_worker_new(api, &err);
         char *a = lr_api_estimate(warm, body, strlen(body), &err);
         char *b = lr_api_estimate(fresh, body, strlen(body), &err);
@@ -240,14 +344,16 @@ static void good_requests(void)
     CHECK(b && strstr(b, "\"cached\":true"));
     CHECK(a && strstr(a, "A100-SXM4-40GB (custom)"));
     /* the same request with other key order and spacing hits the same entry */
-    const char *same = "{ \"launch\":{\"block\":[32,2,1],\"folding\":[1,1,1]}, \"domain\":[64,64,1],"
-                       "\"device\":{\"l2_bytes\":41943040,\"base\":\"A100-SXM4-40GB\"}," KERNEL_OK "}";
+    const char *same =
+        "{ \"launch\":{\"block\":[32,2,1],\"folding\":[1,1,1]}, \"domain\":[64,64,1],"
+        "\"device\":{\"l2_bytes\":41943040,\"base\":\"A100-SXM4-40GB\"}," KERNEL_OK "}";
     char *c = lr_api_estimate(w, same, strlen(same), &err);
     CHECK(c && strstr(c, "\"cached\":true"));
     /* an absent store list is an empty one */
-    const char *renamed = "{\"device\":{\"base\":\"A100-SXM4-40GB\",\"l2_bytes\":41943040},"
-                          "\"domain\":[64,64],\"kernel\":{\"fields\":[{\"name\":\"A\",\"dims\":[64,64],"
-                          "\"loads\":[[\"x\",\"y\"]],\"stores\":[]}]},\"launch\":{\"block\":[32,2]}}";
+    const char *renamed =
+        "{\"device\":{\"base\":\"A100-SXM4-40GB\",\"l2_bytes\":41943040},"
+        "\"domain\":[64,64],\"kernel\":{\"fields\":[{\"name\":\"A\",\"dims\":[64,64],"
+        "\"loads\":[[\"x\",\"y\"]],\"stores\":[]}]},\"launch\":{\"block\":[32,2]}}";
     char *e = lr_api_estimate(w, renamed, strlen(renamed), &err);
     CHECK(e && strstr(e, "\"cached\":true"));
     free(e);
