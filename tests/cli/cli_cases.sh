@@ -65,7 +65,7 @@ expect_empty() {
 case_help() {
     run --help
     expect_rc 0
-    for c in estimate rank devices serve cache; do expect_in out "  $c "; done
+    for c in estimate rank devices serve cache emit measure; do expect_in out "  $c "; done
     expect_in out "Exit status"
     run help
     expect_rc 0
@@ -302,6 +302,38 @@ case_cache() {
     expect_in err "launchrank.sqlite"
 }
 
+# emit prints the CUDA source of the request's configuration; measure predicts and,
+# with no GPU (CI), fails with code unavailable and exit 1 (not a bad request);
+# rank --measure-top still ranks and says why nothing was timed.
+case_gpu_commands() {
+    run emit "$DATA/estimate_2d_5point.json"
+    expect_rc 0
+    expect_in out '__global__ void lr_kernel('
+    expect_in out 'block (256, 1, 1)'
+    expect_empty err
+    run emit "$DATA/non_affine_load.json"
+    expect_rc 2
+    expect_in err '"code":"unsupported_expression"'
+    run measure --help
+    expect_rc 0
+    expect_in out "Usage: launchrank measure"
+    if [ -e /dev/nvidia0 ]; then
+        echo "a GPU is present: the no-GPU answers are not checked"
+        return 0
+    fi
+    run measure "$DATA/estimate_2d_5point.json"
+    expect_rc 1
+    expect_in err '"code":"unavailable"'
+    run rank --measure-top 2 --top 3 "$DATA/rank_2d_5point.json"
+    expect_rc 0
+    expect_in out '"measure":{"status":"unavailable"'
+    run rank --measure-top 2 --top 3 --table "$DATA/rank_2d_5point.json"
+    expect_rc 0
+    expect_in out "measurement unavailable"
+    run rank --measure-top 99 "$DATA/rank_2d_5point.json"
+    expect_rc 2
+}
+
 case "$CASE" in
 help) case_help ;;
 bad_usage) case_bad_usage ;;
@@ -314,6 +346,7 @@ non_affine) case_non_affine ;;
 rank) case_rank ;;
 progress) case_progress ;;
 cache) case_cache ;;
+gpu_commands) case_gpu_commands ;;
 *)
     echo "cli_cases.sh: unknown case '$CASE'"
     exit 1
