@@ -171,7 +171,7 @@ static int run_cpu(image *im, const est_config *cfg)
     for (int f = 0; f < est_kernel_field_count(im->k); f++)
         for (int a = 0; a < est_kernel_access_count(im->k, f); a++)
             first_thread_store += cg_access_is(im->k, f, a, 1, 1);
-    cg_grid(cfg, grid);
+    est_grid(cfg, grid);
     for (blk[2] = 0; blk[2] < grid[2]; blk[2]++)
         for (blk[1] = 0; blk[1] < grid[1]; blk[1]++)
             for (blk[0] = 0; blk[0] < grid[0]; blk[0]++)

@@ -40,8 +40,7 @@
  * elements. 0, or -1 with err (LR_INVALID_REQUEST or LR_NOT_LAUNCHABLE). */
 int cg_config_check(const est_kernel *k, const est_config *cfg, lr_error *err);
 
-/* The grid of cfg: ceil(domain / (block * folding)) per dimension. */
-void cg_grid(const est_config *cfg, int64_t grid[3]);
+/* The grid of a configuration is est_grid's (estimator.h). */
 
 /* Steps of the dependent fma chain each lattice point runs so that the generated
  * kernel does the kernel's flops per update: ceil((flops - 2*loads - stores) / 2)

@@ -84,14 +84,6 @@ int64_t cg_chain_steps(const est_kernel *k)
 
 /* ---- configuration ---- */
 
-void cg_grid(const est_config *cfg, int64_t grid[3])
-{
-    for (int d = 0; d < 3; d++) {
-        int64_t per_block = (int64_t)cfg->launch.block[d] * cfg->launch.folding[d];
-        grid[d] = per_block > 0 ? (cfg->domain[d] + per_block - 1) / per_block : 0;
-    }
-}
-
 int cg_config_check(const est_kernel *k, const est_config *cfg, lr_error *err)
 {
     int64_t grid[3], threads = 1, fold = 1;
@@ -118,7 +110,7 @@ int cg_config_check(const est_kernel *k, const est_config *cfg, lr_error *err)
         return lr_error_set(err, LR_INVALID_REQUEST, "launch.folding",
                             "at most %d lattice points per thread, not %" PRId64,
                             EST_MAX_FOLDING, fold);
-    cg_grid(cfg, grid);
+    est_grid(cfg, grid);
     if (grid[0] > CUDA_MAX_GRID_X || grid[1] > CUDA_MAX_GRID_YZ || grid[2] > CUDA_MAX_GRID_YZ)
         return lr_error_set(err, LR_NOT_LAUNCHABLE, "launch.block",
                             "the grid %" PRId64 " x %" PRId64 " x %" PRId64
@@ -503,7 +495,7 @@ char *cg_emit_source(const est_kernel *k, const est_config *cfg, lr_error *err)
         return NULL;
     }
     memcpy(e.var_text, text, sizeof text);
-    cg_grid(cfg, e.grid);
+    est_grid(cfg, e.grid);
     e.acc_double = cg_acc_double(k);
     e.acc = e.acc_double ? "double" : "float";
     e.fma = e.acc_double ? "fma" : "fmaf";

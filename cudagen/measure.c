@@ -164,7 +164,7 @@ int cg_field_layout(const est_kernel *k, const est_config *cfg, cg_field_alloc o
                     lr_error *err)
 {
     int64_t grid[3];
-    cg_grid(cfg, grid);
+    est_grid(cfg, grid);
     for (int f = 0; f < est_kernel_field_count(k); f++) {
         int64_t dims[3], elem = est_kernel_field_elem_bytes(k, f);
         int64_t off = est_kernel_field_base_offset(k, f), pre, end;
@@ -281,7 +281,7 @@ int cg_run_open(cg_run *r, const est_kernel *k, const est_config *cfg,
         cg_run_close(r);
         return -1;
     }
-    cg_grid(cfg, grid);
+    est_grid(cfg, grid);
     for (int d = 0; d < 3; d++) {
         r->grid[d] = (unsigned)grid[d];
         r->block[d] = (unsigned)cfg->launch.block[d];

@@ -209,9 +209,7 @@ int est_bind(est_bound *b, const est_kernel *k, const est_device *dev, const est
     b->threads = blk[0] * blk[1] * blk[2];
     for (int f = 0; f < k->nfields && f < EST_MAX_FIELDS; f++)
         snprintf(b->field_path[f], sizeof b->field_path[f], "kernel.fields[%d]", f);
-    for (int d = 0; d < 3; d++)
-        b->grid[d] =
-            (cfg->domain[d] + (int64_t)blk[d] * fold[d] - 1) / ((int64_t)blk[d] * fold[d]);
+    est_grid(cfg, b->grid);
     const uint32_t launch_consts =
         EST_VAR_BIT(EST_VAR_BLOCKDIM_X) | EST_VAR_BIT(EST_VAR_BLOCKDIM_Y) |
         EST_VAR_BIT(EST_VAR_BLOCKDIM_Z) | EST_VAR_BIT(EST_VAR_GRIDDIM_X) |

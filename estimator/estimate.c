@@ -155,9 +155,7 @@ int est_estimate(est_ctx *ctx, const est_kernel *k, const est_device *dev,
     r->nfields = k->nfields;
     r->limiter = EST_LIMITER_NONE;
     const int *bd = cfg->launch.block, *fold = cfg->launch.folding;
-    for (int d = 0; d < 3; d++)
-        r->grid[d] =
-            (cfg->domain[d] + (int64_t)bd[d] * fold[d] - 1) / ((int64_t)bd[d] * fold[d]);
+    est_grid(cfg, r->grid);
     r->lattice_updates = cfg->domain[0] * cfg->domain[1] * cfg->domain[2];
     if (est_launch_check(k, dev, cfg, r->reason, sizeof r->reason))
         return 0;

@@ -169,6 +169,10 @@ double est_now(void);
 int est_estimate(est_ctx *ctx, const est_kernel *k, const est_device *dev,
                  const est_config *cfg, est_result *out, lr_error *err);
 
+/* The grid of cfg: ceil(domain / (block * folding)) thread blocks in each dimension
+ * (0 where a block or folding side is not positive). */
+void est_grid(const est_config *cfg, int64_t grid[3]);
+
 /* Checks a launch against the device and domain without estimating; 0 when it can
  * run, else -1 and a reason in buf. */
 int est_launch_check(const est_kernel *k, const est_device *dev, const est_config *cfg,

@@ -115,12 +115,6 @@ typedef struct est_bound {
     char field_path[EST_MAX_FIELDS][24]; /* "kernel.fields[i]", for error paths */
 } est_bound;
 
-/* Floor division and its remainder for a positive divisor (C truncates). */
-static inline int64_t est_floordiv(int64_t a, int64_t b)
-{
-    int64_t q = a / b;
-    return (a % b != 0 && a < 0) ? q - 1 : q;
-}
 
 /* bind.c */
 int est_bind(est_bound *b, const est_kernel *k, const est_device *dev, const est_config *cfg,

@@ -137,14 +137,9 @@ static int is_launch_constant(const node *n)
  * caller passed nonsense, and it must not be able to crash the daemon. */
 #define WRAP(a, op, b) ((int64_t)((uint64_t)(a)op(uint64_t)(b)))
 
-/* Floor division and its non-negative remainder, d > 0: indices such as x-1 are
- * negative at the domain edge, where C's truncation would give the wrong cell. */
-static int64_t floor_div(int64_t a, int64_t d)
-{
-    int64_t q = a / d;
-    return (a % d != 0 && a < 0) ? q - 1 : q;
-}
-
+/* Floor division (est_floordiv) and its non-negative remainder, d > 0: indices such
+ * as x-1 are negative at the domain edge, where C's truncation would give the wrong
+ * cell. */
 static int64_t floor_mod(int64_t a, int64_t d)
 {
     int64_t r = a % d;
@@ -172,7 +167,7 @@ static int64_t node_eval(const node *n, const int64_t val[EST_VAR_COUNT])
         d = node_eval(n->r, val);
         if (d <= 0)
             d = 1; /* documented in expr.h; the parser and launch checks prevent it */
-        return n->kind == N_DIV ? floor_div(node_eval(n->l, val), d)
+        return n->kind == N_DIV ? est_floordiv(node_eval(n->l, val), d)
                                 : floor_mod(node_eval(n->l, val), d);
     }
     return 0;
@@ -207,7 +202,7 @@ static int node_eval_checked(const node *n, const int64_t val[EST_VAR_COUNT], in
     case N_MOD:
         if (b <= 0)
             b = 1;
-        *out = n->kind == N_DIV ? floor_div(a, b) : floor_mod(a, b);
+        *out = n->kind == N_DIV ? est_floordiv(a, b) : floor_mod(a, b);
         return 1;
     default:
         return 0;
@@ -232,7 +227,7 @@ static int fold(node_kind kind, int64_t a, int64_t b, int64_t *out)
     case N_MUL:
         return !__builtin_mul_overflow(a, b, out);
     case N_DIV:
-        *out = floor_div(a, b);
+        *out = est_floordiv(a, b);
         return 1;
     case N_MOD:
         *out = floor_mod(a, b);

@@ -60,6 +60,14 @@ typedef enum est_var {
 /* The source spelling of a variable ("threadIdx.x"). */
 const char *est_var_name(est_var v);
 
+/* Floor division by a positive divisor, the language's '/' (C truncates toward 0,
+ * which is wrong for indices such as x-1 at the domain edge). */
+static inline int64_t est_floordiv(int64_t a, int64_t b)
+{
+    int64_t q = a / b;
+    return (a % b != 0 && a < 0) ? q - 1 : q;
+}
+
 /* A named integer parameter given with the request (grid widths, strides). */
 typedef struct est_param {
     const char *name;

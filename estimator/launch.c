@@ -34,6 +34,14 @@ int est_blocks_per_sm(const est_kernel *k, const est_device *dev, int threads)
     return n;
 }
 
+void est_grid(const est_config *cfg, int64_t grid[3])
+{
+    for (int d = 0; d < 3; d++) {
+        int64_t per_block = (int64_t)cfg->launch.block[d] * cfg->launch.folding[d];
+        grid[d] = per_block > 0 ? (cfg->domain[d] + per_block - 1) / per_block : 0;
+    }
+}
+
 int est_launch_check(const est_kernel *k, const est_device *dev, const est_config *cfg,
                      char *buf, size_t bufsize)
 {
@@ -59,11 +67,12 @@ int est_launch_check(const est_kernel *k, const est_device *dev, const est_confi
                  f[1], f[2], EST_MAX_FOLDING);
         return -1;
     }
+    int64_t grid[3];
+    est_grid(cfg, grid);
     for (int d = 0; d < 3; d++) {
-        int64_t g = (cfg->domain[d] + (int64_t)b[d] * f[d] - 1) / ((int64_t)b[d] * f[d]);
-        if (g > (d == 0 ? GRID_X_MAX : GRID_YZ_MAX)) {
+        if (grid[d] > (d == 0 ? GRID_X_MAX : GRID_YZ_MAX)) {
             snprintf(buf, bufsize, "the grid needs %lld blocks in %c, more than CUDA allows",
-                     (long long)g, "xyz"[d]);
+                     (long long)grid[d], "xyz"[d]);
             return -1;
         }
     }

@@ -220,7 +220,7 @@ static void test_config_checks(void)
     int64_t grid[3];
 
     c = tk_config(40, 30, 20, 32, 4, 2, 1, 1, 2);
-    cg_grid(&c, grid);
+    est_grid(&c, grid);
     CHECK_INT(grid[0], 2);
     CHECK_INT(grid[1], 8);
     CHECK_INT(grid[2], 5);
