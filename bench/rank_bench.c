@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include "api.h"
+#include "stencil25.h"
 
 static double now(void)
 {
@@ -22,25 +23,13 @@ static double now(void)
     return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
 }
 
-/* The request of MODEL.md section 9, case 3, with launch (estimate) or search (rank). */
+/* The 25-point request with a launch (estimate) or a search (rank). */
 static char *request(int rank, int domain_y)
 {
     static char buf[8192];
-    char loads[2048] = "[\"x\",\"y\",\"z\"]";
-    for (int r = 1; r <= 4; r++)
-        snprintf(loads + strlen(loads), sizeof loads - strlen(loads),
-                 ",[\"x+%d\",\"y\",\"z\"],[\"x-%d\",\"y\",\"z\"],[\"x\",\"y+%d\",\"z\"],"
-                 "[\"x\",\"y-%d\",\"z\"],[\"x\",\"y\",\"z+%d\"],[\"x\",\"y\",\"z-%d\"]",
-                 r, r, r, r, r, r);
-    snprintf(buf, sizeof buf,
-             "{\"device\":\"A100-SXM4-40GB\",\"domain\":[640,%d,512],"
-             "\"kernel\":{\"fields\":[{\"name\":\"A\",\"dims\":[640,%d,512],\"base_offset_"
-             "bytes\":32,"
-             "\"loads\":[%s]},{\"name\":\"B\",\"dims\":[640,%d,512],\"base_offset_bytes\":32,"
-             "\"stores\":[[\"x\",\"y\",\"z\"]]}],\"flops\":25},%s}",
-             domain_y, domain_y, loads, domain_y,
-             rank ? "\"search\":{\"foldings\":[[1,1,1],[1,1,2]]}"
-                  : "\"launch\":{\"block\":[256,1,2]}");
+    stencil25_request(buf, sizeof buf, "A100-SXM4-40GB", domain_y,
+                      rank ? "\"search\":{\"foldings\":[[1,1,1],[1,1,2]]}"
+                           : "\"launch\":{\"block\":[256,1,2]}");
     return buf;
 }
 

@@ -19,6 +19,7 @@
 #include <time.h>
 
 #include "api.h"
+#include "stencil25.h"
 
 static double now(void)
 {
@@ -31,19 +32,7 @@ static const char *device = "H100-SXM5-80GB";
 
 static void kernel_json(char *buf, size_t n, const char *tail)
 {
-    char loads[2048] = "[\"x\",\"y\",\"z\"]";
-    for (int r = 1; r <= 4; r++)
-        snprintf(loads + strlen(loads), sizeof loads - strlen(loads),
-                 ",[\"x+%d\",\"y\",\"z\"],[\"x-%d\",\"y\",\"z\"],[\"x\",\"y+%d\",\"z\"],"
-                 "[\"x\",\"y-%d\",\"z\"],[\"x\",\"y\",\"z+%d\"],[\"x\",\"y\",\"z-%d\"]",
-                 r, r, r, r, r, r);
-    snprintf(buf, n,
-             "{\"device\":\"%s\",\"domain\":[640,512,512],"
-             "\"kernel\":{\"fields\":[{\"name\":\"A\",\"dims\":[640,512,512],\"base_offset_"
-             "bytes\":32,"
-             "\"loads\":[%s]},{\"name\":\"B\",\"dims\":[640,512,512],\"base_offset_bytes\":32,"
-             "\"stores\":[[\"x\",\"y\",\"z\"]]}],\"flops\":25},%s}",
-             device, loads, tail);
+    stencil25_request(buf, n, device, 512, tail);
 }
 
 typedef struct row {
