@@ -174,39 +174,21 @@ static int64_t node_eval(const node *n, const int64_t val[EST_VAR_COUNT])
 }
 
 /* node_eval, but 0 when any intermediate value overflows int64 (then *out is unset). */
+static int fold(node_kind kind, int64_t a, int64_t b, int64_t *out);
+
 static int node_eval_checked(const node *n, const int64_t val[EST_VAR_COUNT], int64_t *out)
 {
-    int64_t a, b;
-    switch (n->kind) {
-    case N_NUM:
-        *out = n->num;
+    int64_t a, b = 0;
+    if (n->kind == N_NUM || n->kind == N_VAR) {
+        *out = n->kind == N_NUM ? n->num : val[n->var];
         return 1;
-    case N_VAR:
-        *out = val[n->var];
-        return 1;
-    case N_NEG:
-        return node_eval_checked(n->l, val, &a) && !__builtin_sub_overflow((int64_t)0, a, out);
-    default:
-        break;
     }
-    if (!node_eval_checked(n->l, val, &a) || !node_eval_checked(n->r, val, &b))
+    if (!node_eval_checked(n->l, val, &a) ||
+        (n->kind != N_NEG && !node_eval_checked(n->r, val, &b)))
         return 0;
-    switch (n->kind) {
-    case N_ADD:
-        return !__builtin_add_overflow(a, b, out);
-    case N_SUB:
-        return !__builtin_sub_overflow(a, b, out);
-    case N_MUL:
-        return !__builtin_mul_overflow(a, b, out);
-    case N_DIV:
-    case N_MOD:
-        if (b <= 0)
-            b = 1;
-        *out = n->kind == N_DIV ? est_floordiv(a, b) : floor_mod(a, b);
-        return 1;
-    default:
-        return 0;
-    }
+    if ((n->kind == N_DIV || n->kind == N_MOD) && b <= 0)
+        b = 1; /* same rule as node_eval */
+    return fold(n->kind, a, b, out);
 }
 
 int est_expr_eval_checked(const est_expr *e, const int64_t val[EST_VAR_COUNT], int64_t *out)
