@@ -157,26 +157,26 @@ static int set_max_body(srv_options *o, const char *value, char *why, size_t why
     return 0;
 }
 
-static int set_timeout(srv_options *o, const char *value, char *why, size_t why_size)
+/* A number of seconds from 1 to 3600 (an hour is beyond any sensible timeout). */
+static int parse_seconds(const char *value, unsigned *out, char *why, size_t why_size)
 {
     unsigned long long n;
     if (parse_count(value, 1, 3600, &n)) {
         snprintf(why, why_size, "'%s' is not a number of seconds from 1 to 3600", value);
         return -1;
     }
-    o->cfg.timeout_s = (unsigned)n;
+    *out = (unsigned)n;
     return 0;
+}
+
+static int set_timeout(srv_options *o, const char *value, char *why, size_t why_size)
+{
+    return parse_seconds(value, &o->cfg.timeout_s, why, why_size);
 }
 
 static int set_time_limit(srv_options *o, const char *value, char *why, size_t why_size)
 {
-    unsigned long long n;
-    if (parse_count(value, 1, 3600, &n)) {
-        snprintf(why, why_size, "'%s' is not a number of seconds from 1 to 3600", value);
-        return -1;
-    }
-    o->cfg.time_limit_s = (unsigned)n;
-    return 0;
+    return parse_seconds(value, &o->cfg.time_limit_s, why, why_size);
 }
 
 static int set_port_file(srv_options *o, const char *value, char *why, size_t why_size)
