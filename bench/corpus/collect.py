@@ -1,0 +1,96 @@
+#!/usr/bin/env python3
+"""Joins what bench/corpus/device_run.sh wrote on the GPU machine into the committed
+corpus file: one JSON line per configuration with the measured time (cudagen, L2
+flushed, median of 10 runs after 3 warm-ups), a second independent timing run, and the
+profiler's counters turned into per-lattice-update figures (the model's units).
+
+  collect.py OUT.jsonl TIME.jsonl TIME2.jsonl GPU.txt PROFILE_DIR [PROFILE_DIR...]
+
+Each PROFILE_DIR holds order.txt (family, configuration index, ok|error in launch
+order) and ncu.csv (one row per lr_kernel launch, same order).
+"""
+import csv
+import json
+import os
+import sys
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+
+
+def num(s):
+    return float(s.replace(",", "")) if s not in ("", "n/a") else None
+
+
+def load_profile(d):
+    order = [line.split() for line in open(os.path.join(d, "order.txt"))]
+    rows = list(csv.reader(open(os.path.join(d, "ncu.csv"))))
+    h = next(i for i, r in enumerate(rows) if r and r[0] == "ID")
+    hdr, data = rows[h], rows[h + 2:]  # h + 1 holds the units
+    ok = [(f, int(i)) for f, i, status in order if status == "ok"]
+    if len(ok) != len(data):
+        sys.exit(f"{d}: {len(ok)} successful runs but {len(data)} profiled kernels")
+    out = {}
+    for (fam, i), r in zip(ok, data):
+        out[(fam, i)] = {hdr[j]: r[j] for j in range(len(hdr))}
+    return out
+
+
+def main():
+    out_path, t1, t2, gpu_txt, *pdirs = sys.argv[1:]
+    gpu_line = open(gpu_txt).read().splitlines()[1].split(", ")
+    driver = gpu_line[1]
+    prof = {}
+    for d in pdirs:
+        prof.update(load_profile(d))
+    second = {}
+    for line in open(t2):
+        r = json.loads(line)
+        second[(r["family"], tuple(r["block"]), tuple(r["folding"]))] = r
+    fams = {}
+    n = 0
+    with open(out_path, "w") as out:
+        for line in open(t1):
+            r = json.loads(line)
+            fam = r["family"]
+            if fam not in fams:
+                fams[fam] = json.load(open(os.path.join(HERE, "families", fam + ".json")))
+            f = fams[fam]
+            cfg = r["block"] + r["folding"]
+            idx = f["configs"].index(cfg)
+            lups = f["domain"][0] * f["domain"][1] * f["domain"][2]
+            rec = {"family": fam, "block": r["block"], "folding": r["folding"],
+                   "gpu": r["gpu"], "driver": driver, "cuda": r["driver"] / 1000,
+                   "date": r["date"]}
+            if "error" in r:
+                rec["error"] = r["error"]
+                out.write(json.dumps(rec) + "\n")
+                continue
+            rec["ms"] = r["ms_median"]
+            rec["glups"] = round(r["glups"], 4)
+            r2 = second.get((fam, tuple(r["block"]), tuple(r["folding"])))
+            if r2 and "glups" in r2:
+                rec["glups_repeat"] = round(r2["glups"], 4)
+            p = prof.get((fam, idx))
+            if p:
+                g = lambda k: num(p[k])
+                rec["counters"] = {
+                    "dram_load": round(g("dram__bytes_read.sum") / lups, 4),
+                    "dram_store": round(g("dram__bytes_write.sum") / lups, 4),
+                    "l2_load": round(32 * g("lts__t_sectors_srcunit_tex_op_read.sum") / lups, 4),
+                    "l2_store": round(32 * g("lts__t_sectors_srcunit_tex_op_write.sum") / lups, 4),
+                    "l2_load_requests": round(g("lts__t_requests_srcunit_tex_op_read.sum") / lups, 5),
+                    "l1_wavefronts": round(g("l1tex__data_pipe_lsu_wavefronts.sum") / lups, 5),
+                    "l1_load_requests": round(g("l1tex__t_requests_pipe_lsu_mem_global_op_ld.sum") / lups, 5),
+                    "l1_load_sectors": round(g("l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum") / lups, 5),
+                    "registers": int(g("launch__registers_per_thread")),
+                    "warps_active_pct": g("sm__warps_active.avg.pct_of_peak_sustained_active"),
+                    "sm_clock_ghz": round(g("sm__cycles_elapsed.avg.per_second") / 1e9, 4),
+                    "profiled_ms": round(g("gpu__time_duration.sum") / 1e6, 5),
+                }
+            out.write(json.dumps(rec) + "\n")
+            n += 1
+    print(f"{n} configurations -> {out_path}", file=sys.stderr)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,229 @@
+#!/usr/bin/env python3
+"""Writes the kernel families of the measured corpus (bench/corpus/families/*.json).
+
+Each family is one kernel on one domain and a list of launch configurations
+[bx, by, bz, fx, fy, fz]: block shapes from 32 to 1024 threads (flat, square, cubic,
+narrow in x, wider than the domain) and foldings in x, y and z. The files are the
+single description of the corpus: bench/corpus_measure times and profiles them on a
+GPU, bench/accuracy predicts them and compares. Run it again after editing this
+script; the output is deterministic (sorted keys, fixed order).
+"""
+import json
+import os
+import sys
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+DEVICE = "H100-SXM5-80GB"
+
+BLOCKS_3D = [
+    [32, 1, 1], [64, 1, 1], [128, 1, 1], [256, 1, 1], [512, 1, 1], [1024, 1, 1],
+    [32, 2, 1], [32, 4, 1], [32, 8, 1], [64, 4, 1], [128, 2, 1], [32, 32, 1],
+    [16, 16, 1], [64, 16, 1], [32, 4, 4], [16, 4, 4], [8, 8, 8], [8, 16, 4],
+    [4, 32, 2], [2, 64, 4],
+]
+FOLDED_3D = [[32, 4, 1], [64, 4, 1], [32, 8, 1], [128, 2, 1], [16, 8, 2]]
+FOLDINGS_3D = [[1, 1, 2], [1, 1, 4], [1, 2, 1], [2, 1, 1]]
+
+BLOCKS_2D = [
+    [32, 1, 1], [64, 1, 1], [128, 1, 1], [256, 1, 1], [512, 1, 1], [1024, 1, 1],
+    [32, 2, 1], [32, 4, 1], [32, 8, 1], [32, 16, 1], [32, 32, 1], [64, 4, 1],
+    [64, 8, 1], [128, 4, 1], [16, 16, 1], [8, 32, 1], [4, 64, 1], [8, 8, 1],
+    [256, 4, 1], [16, 32, 1],
+]
+FOLDED_2D = [[32, 4, 1], [64, 4, 1], [128, 2, 1], [32, 16, 1], [16, 16, 1]]
+FOLDINGS_2D = [[1, 2, 1], [1, 4, 1], [2, 1, 1], [4, 1, 1]]
+
+BLOCKS_1D = [[32, 1, 1], [64, 1, 1], [128, 1, 1], [256, 1, 1], [512, 1, 1], [1024, 1, 1]]
+FOLDINGS_1D = [[1, 1, 1], [2, 1, 1], [4, 1, 1], [8, 1, 1]]
+
+
+def configs(blocks, folded, foldings):
+    out = [b + [1, 1, 1] for b in blocks]
+    out += [b + f for b in folded for f in foldings]
+    return out
+
+
+def cfg1d():
+    return [b + f for b in BLOCKS_1D for f in FOLDINGS_1D]
+
+
+def shift(expr_var, d):
+    return expr_var if d == 0 else f"{expr_var}{d:+d}"
+
+
+def star(nd, r):
+    """Offsets of a star stencil of range r in len(dims) dimensions (centre first)."""
+    pts = [[0] * nd]
+    for axis in range(nd):
+        for d in range(1, r + 1):
+            for s in (-d, d):
+                p = [0] * nd
+                p[axis] = s
+                pts.append(p)
+    return pts
+
+
+def box(nd, r):
+    rng = range(-r, r + 1)
+    if nd == 2:
+        return [[i, j] for j in rng for i in rng]
+    return [[i, j, k] for k in rng for j in rng for i in rng]
+
+
+VARS = ["x", "y", "z"]
+
+
+def stencil_kernel(nd, offsets, r, elem, domain):
+    dims = [n + 2 * r for n in domain]
+    loads = [[shift(VARS[a], o[a] + r) for a in range(nd)] for o in offsets]
+    return {
+        "fields": [
+            {"name": "u", "element_bytes": elem, "dims": dims, "loads": loads},
+            {"name": "v", "element_bytes": elem, "dims": dims,
+             "stores": [[shift(VARS[a], r) for a in range(nd)]]},
+        ],
+        "flops": 2 * len(offsets),
+    }
+
+
+def varcoef_kernel(domain):
+    """7-point operator with a coefficient per face: u (7 loads), kx, ky, kz (2 each)."""
+    k = stencil_kernel(3, star(3, 1), 1, 8, domain)
+    dims = [n + 2 for n in domain]
+    for a, name in enumerate(["kx", "ky", "kz"]):
+        loads = []
+        for d in (1, 2):
+            e = ["x+1", "y+1", "z+1"]
+            e[a] = shift(VARS[a], d)
+            loads.append(e)
+        k["fields"].insert(1 + a, {"name": name, "element_bytes": 8, "dims": dims,
+                                   "loads": loads})
+    k["flops"] = 20
+    return k
+
+
+D3Q19 = [[0, 0, 0], [1, 0, 0], [-1, 0, 0], [0, 1, 0], [0, -1, 0], [0, 0, 1], [0, 0, -1],
+         [1, 1, 0], [-1, 1, 0], [1, -1, 0], [-1, -1, 0], [1, 0, 1], [-1, 0, 1], [1, 0, -1],
+         [-1, 0, -1], [0, 1, 1], [0, -1, 1], [0, 1, -1], [0, -1, -1]]
+D3Q27 = [[i, j, k] for k in (-1, 0, 1) for j in (-1, 0, 1) for i in (-1, 0, 1)]
+
+
+def lbm_kernel(stencil, domain, pull):
+    """One field per population (structure of arrays), ghost layer of 1."""
+    dims = [n + 2 for n in domain]
+    fields = []
+    for q, c in enumerate(stencil):
+        at = ["x+1", "y+1", "z+1"]
+        moved = [shift(VARS[a], 1 - c[a]) if pull else shift(VARS[a], 1 + c[a])
+                 for a in range(3)]
+        fields.append({"name": f"f{q}", "element_bytes": 8, "dims": dims,
+                       "loads": [moved if pull else at]})
+    for q, c in enumerate(stencil):
+        at = ["x+1", "y+1", "z+1"]
+        moved = [shift(VARS[a], 1 + c[a]) for a in range(3)]
+        fields.append({"name": f"g{q}", "element_bytes": 8, "dims": dims,
+                       "stores": [at if pull else moved]})
+    return {"fields": fields, "flops": 10 * len(stencil), "precision": "fp64"}
+
+
+def copy_kernels():
+    n = 1 << 25
+    strided = {"fields": [
+        {"name": "a", "element_bytes": 8, "dims": [2 * n], "loads": [["2*x"]]},
+        {"name": "b", "element_bytes": 8, "dims": [n], "stores": [["x"]]}], "flops": 0}
+    m = 1 << 24
+    aos = {"fields": [
+        {"name": "a", "element_bytes": 4, "dims": [4 * m],
+         "loads": [[f"4*x+{i}" if i else "4*x"] for i in range(4)]},
+        {"name": "b", "element_bytes": 4, "dims": [4 * m],
+         "stores": [[f"4*x+{i}" if i else "4*x"] for i in range(4)]}], "flops": 0}
+    return (strided, [n, 1, 1]), (aos, [m, 1, 1])
+
+
+def transpose_kernel(n):
+    return {"fields": [
+        {"name": "a", "element_bytes": 4, "dims": [n, n], "loads": [["x", "y"]]},
+        {"name": "b", "element_bytes": 4, "dims": [n, n], "stores": [["y", "x"]]}],
+        "flops": 0}
+
+
+def builtin_kernel(domain):
+    """2-D 5-point stencil written with CUDA built-ins instead of x and y."""
+    gx = "blockIdx.x*blockDim.x+threadIdx.x"
+    gy = "blockIdx.y*blockDim.y+threadIdx.y"
+    dims = [n + 2 for n in domain]
+    loads = [[f"{gx}+{1 + i}" if 1 + i else gx, f"{gy}+{1 + j}" if 1 + j else gy]
+             for i, j in star(2, 1)]
+    return {"fields": [
+        {"name": "u", "element_bytes": 4, "dims": dims, "loads": loads},
+        {"name": "v", "element_bytes": 4, "dims": dims, "stores": [[f"{gx}+1", f"{gy}+1"]]}],
+        "flops": 10}
+
+
+def families():
+    c3 = configs(BLOCKS_3D, FOLDED_3D, FOLDINGS_3D)
+    c2 = configs(BLOCKS_2D, FOLDED_2D, FOLDINGS_2D)
+    d3 = [256, 256, 256]
+    d2 = [8192, 4096, 1]
+    fam = []
+
+    def add(name, what, kernel, domain, cfgs):
+        fam.append({"family": name, "description": what, "device": DEVICE,
+                    "kernel": kernel, "domain": domain, "configs": cfgs})
+
+    add("star3d_r1_f64", "3-D 7-point star, double, 256^3",
+        stencil_kernel(3, star(3, 1), 1, 8, d3), d3, c3)
+    add("star3d_r1_f32", "3-D 7-point star, float, 256^3",
+        stencil_kernel(3, star(3, 1), 1, 4, d3), d3, c3)
+    add("star3d_r4_f64", "3-D 25-point star (range 4), double, 256^3",
+        stencil_kernel(3, star(3, 4), 4, 8, d3), d3, c3)
+    add("box3d_r1_f64", "3-D 27-point box, double, 256^3",
+        stencil_kernel(3, box(3, 1), 1, 8, d3), d3, c3)
+    add("varcoef3d_f64", "3-D 7-point variable-coefficient operator, double, 256^3",
+        varcoef_kernel(d3), d3, c3)
+    add("star2d_r1_f32", "2-D 5-point star, float, 8192x4096",
+        stencil_kernel(2, star(2, 1), 1, 4, d2[:2]), d2, c2)
+    add("box2d_r1_f32", "2-D 9-point box, float, 8192x4096",
+        stencil_kernel(2, box(2, 1), 1, 4, d2[:2]), d2, c2)
+    add("star2d_r4_f64", "2-D 17-point star (range 4), double, 8192x4096",
+        stencil_kernel(2, star(2, 4), 4, 8, d2[:2]), d2, c2)
+    dl = [160, 160, 160]
+    add("d3q19_pull_f64", "D3Q19 LBM stream, pull, structure of arrays, double, 160^3",
+        lbm_kernel(D3Q19, dl, True), dl, c3)
+    add("d3q19_push_f64", "D3Q19 LBM stream, push, structure of arrays, double, 160^3",
+        lbm_kernel(D3Q19, dl, False), dl, c3)
+    d27 = [128, 128, 128]
+    add("d3q27_pull_f64", "D3Q27 LBM stream, pull, structure of arrays, double, 128^3",
+        lbm_kernel(D3Q27, d27, True), d27, c3)
+    add("transpose2d_f32", "2-D transposed copy b[y][x] = a[x][y], float, 8192x8192",
+        transpose_kernel(8192), [8192, 8192, 1], c2)
+    (strided, ds), (aos, da) = copy_kernels()
+    add("copy_strided_f64", "1-D strided copy b[x] = a[2x], double, 2^25", strided, ds,
+        cfg1d())
+    add("copy_aos_f32", "1-D array-of-structs copy (4 floats per element), 2^24", aos, da,
+        cfg1d())
+    add("builtin2d_f32", "2-D 5-point star written with CUDA built-ins, float, 8192x4096",
+        builtin_kernel(d2[:2]), d2, [b + [1, 1, 1] for b in BLOCKS_2D])
+    do = [300, 150, 120]
+    add("star3d_r1_f64_odd", "3-D 7-point star, double, odd domain 300x150x120",
+        stencil_kernel(3, star(3, 1), 1, 8, do), do, c3)
+    do2 = [1000, 3001, 1]
+    add("star2d_r1_f64_odd", "2-D 5-point star, double, odd domain 1000x3001",
+        stencil_kernel(2, star(2, 1), 1, 8, do2[:2]), do2, c2)
+    return fam
+
+
+def main():
+    out = os.path.join(HERE, "families")
+    os.makedirs(out, exist_ok=True)
+    fams = families()
+    for f in fams:
+        with open(os.path.join(out, f["family"] + ".json"), "w") as fh:
+            json.dump(f, fh, indent=1, sort_keys=True)
+            fh.write("\n")
+    n = sum(len(f["configs"]) for f in fams)
+    print(f"{len(fams)} families, {n} configurations -> {out}", file=sys.stderr)
+
+
+if __name__ == "__main__":
+    main()
