@@ -89,15 +89,25 @@ void corpus_family_release(corpus_family *fam)
     memset(fam, 0, sizeof *fam);
 }
 
-char *corpus_body(const corpus_family *fam, int i, const char *extra)
+char *corpus_body(const corpus_family *fam, int i, const char *extra, int registers)
 {
     const corpus_config *c = &fam->configs[i];
-    size_t n = strlen(fam->request) + (extra ? strlen(extra) : 0) + 128;
+    size_t n = strlen(fam->request) + (extra ? strlen(extra) : 0) + 160;
     char *buf = malloc(n);
-    if (buf)
-        snprintf(buf, n, "%s,\"launch\":{\"block\":[%d,%d,%d],\"folding\":[%d,%d,%d]}%s%s}",
-                 fam->request, c->block[0], c->block[1], c->block[2], c->folding[0],
-                 c->folding[1], c->folding[2], extra ? "," : "", extra ? extra : "");
+    /* the kernel object opens right after its key: registers go first in it */
+    const char *kernel = strstr(fam->request, "\"kernel\":{");
+    if (!buf || !kernel) {
+        free(buf);
+        return NULL;
+    }
+    int head = (int)(kernel - fam->request) + (int)strlen("\"kernel\":{");
+    char regs[32] = "";
+    if (registers > 0)
+        snprintf(regs, sizeof regs, "\"registers\":%d,", registers);
+    snprintf(buf, n, "%.*s%s%s,\"launch\":{\"block\":[%d,%d,%d],\"folding\":[%d,%d,%d]}%s%s}",
+             head, fam->request, regs, fam->request + head, c->block[0], c->block[1],
+             c->block[2], c->folding[0], c->folding[1], c->folding[2], extra ? "," : "",
+             extra ? extra : "");
     return buf;
 }
 

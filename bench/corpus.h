@@ -1,5 +1,5 @@
 /*
- * corpus: the measured corpus's kernel families (bench/corpus/families/*.json,
+ * corpus: the measured corpus's kernel families (the JSON files in bench/corpus/families/,
  * written by bench/corpus/make_families.py) as requests the API understands.
  *
  * A family is one kernel on one domain and device with a list of launch
@@ -30,9 +30,9 @@ int corpus_family_load(const char *path, corpus_family *fam);
 void corpus_family_release(corpus_family *fam);
 
 /* The estimate request of configuration i, with `extra` (a JSON member list such as
- * "\"model\":\"warpspeed\"", or NULL) added at the top level. malloc'd; NULL on
- * allocation failure. */
-char *corpus_body(const corpus_family *fam, int i, const char *extra);
+ * "\"model\":\"warpspeed\"", or NULL) added at the top level and, when registers > 0,
+ * kernel.registers set to it. malloc'd; NULL on allocation failure. */
+char *corpus_body(const corpus_family *fam, int i, const char *extra, int registers);
 
 /* Names of the family files in dir (sorted, malloc'd array of malloc'd full paths);
  * *n receives the count. NULL with a message when dir cannot be read. */

@@ -34,6 +34,21 @@ const char *est_device_check(const est_device *d, char *why, unsigned whysize)
             "must be in (0, 1e6) GB/s");
     REQUIRE(d->l1_model != EST_L1_KEPLER || (d->smx_bw_gbs > 0 && d->smx_bw_gbs < 1e6),
             "smx_bw_gbs", "a Kepler device needs its read-only cache bandwidth in GB/s");
+    REQUIRE(d->block_rate_per_sm > 0 && d->block_rate_per_sm < 1e6, "block_rate_per_sm",
+            "must be in (0, 1e6) blocks per microsecond");
+    REQUIRE(d->latency_ns > 0 && d->latency_ns < 1e6, "latency_ns", "must be in (0, 1e6) ns");
+    REQUIRE(d->fold_overlap >= 0 && d->fold_overlap <= 1, "fold_overlap", "must be 0..1");
+    REQUIRE(d->block_granularity >= 0 && d->block_granularity < 1, "block_granularity",
+            "must be in [0, 1)");
+    REQUIRE(d->limit_sharpness >= 1 && d->limit_sharpness <= 100, "limit_sharpness",
+            "must be 1..100");
+    REQUIRE(d->dram_efficiency > 0 && d->dram_efficiency <= 10 && d->l2_efficiency > 0 &&
+                d->l2_efficiency <= 10,
+            d->dram_efficiency > 0 && d->dram_efficiency <= 10 ? "l2_efficiency"
+                                                               : "dram_efficiency",
+            "must be in (0, 10]");
+    REQUIRE(d->l1_efficiency > 0 && d->l1_efficiency <= 10, "l1_efficiency",
+            "must be in (0, 10]");
     REQUIRE(d->fp64_lanes >= 0 && d->fp64_lanes <= 4096, "fp64_lanes", "must be 0..4096");
     REQUIRE(d->fp32_lanes >= 0 && d->fp32_lanes <= 4096, "fp32_lanes", "must be 0..4096");
     REQUIRE(d->max_threads_per_sm >= 32 && d->max_threads_per_sm <= 65536, "max_threads_per_sm",

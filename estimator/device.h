@@ -46,7 +46,23 @@ typedef struct est_device {
     int l2_sector_bytes;
     int dram_fetch_bytes;
     est_fit miss_l1, miss_ovy, miss_ovz, miss_l2, miss_l2store;
+
+    /* Model v2 (docs/model.md, "Latency and occupancy"): fitted on a measured corpus,
+     * or measured by calibration. A device that does not give them gets
+     * EST_V2_DEFAULTS (the H100 fit). */
+    double block_rate_per_sm;  /* thread blocks an SM starts per microsecond */
+    double latency_ns;         /* memory latency under load, one round trip, ns */
+    double fold_overlap;       /* exponent a: a thread of F updates has F^a in flight */
+    double block_granularity;  /* idle share of a block's slots while it drains */
+    double limit_sharpness;    /* n of the smooth minimum (sum p_i^-n)^(-1/n) */
+    double dram_efficiency;    /* attainable share of dram_bw_gbs */
+    double l2_efficiency;      /* attainable share of l2_bw_gbs (may exceed 1) */
+    double l1_efficiency;      /* attainable share of the L1 cycle limit */
 } est_device;
+
+/* The model-v2 parameters fitted on the H100 corpus (docs/model.md): block rate,
+ * latency, fold overlap, granularity, sharpness, DRAM, L2 and L1 efficiency. */
+#define EST_V2_DEFAULTS 12.33, 892.5, 0.660, 0.462, 7.59, 0.717, 1.697, 0.999
 
 /* Checks that every figure is in a sensible range; on failure returns the name of
  * the first bad figure and writes why into why (NULL when all is well). */

@@ -11,7 +11,7 @@
 
 const char *est_limiter_name(est_limiter l)
 {
-    static const char *const names[] = {"flops", "l1", "l2", "dram", "none"};
+    static const char *const names[] = {"flops", "l1", "l2", "dram", "latency", "blocks", "none"};
     return l <= EST_LIMITER_NONE ? names[l] : "none";
 }
 
@@ -124,7 +124,7 @@ static void dram_volumes(const est_bound *b, const est_wave *w, int64_t wave_lup
 }
 
 /* MODEL.md 7: the four limiters in GLup/s; 0 = no limit. */
-static void performance(const est_kernel *k, const est_device *dev, est_result *r)
+static void throughput_limits(const est_kernel *k, const est_device *dev, est_result *r)
 {
     const est_volumes *t = &r->total;
     int lanes = k->fp64 ? dev->fp64_lanes : dev->fp32_lanes;
@@ -137,14 +137,63 @@ static void performance(const est_kernel *k, const est_device *dev, est_result *
         r->perf_l1 = div0(dev->sm_count * dev->clock_ghz, t->l1_cycles);
     r->perf_l2 = div0(dev->l2_bw_gbs, t->l2_load + t->l2_store);
     r->perf_dram = div0(dev->dram_bw_gbs, t->dram_load + t->dram_store);
-    double lim[4] = {r->perf_flops, r->perf_l1, r->perf_l2, r->perf_dram};
+}
+
+/* The smallest positive limit of lim[0..n) (ties: the first) into r. */
+static void smallest(const double *lim, int n, est_result *r)
+{
     r->predicted = 0;
     r->limiter = EST_LIMITER_NONE;
-    for (int i = 0; i < 4; i++)
+    for (int i = 0; i < n; i++)
         if (lim[i] > 0 && (r->limiter == EST_LIMITER_NONE || lim[i] < r->predicted)) {
             r->predicted = lim[i];
             r->limiter = (est_limiter)i;
         }
+}
+
+/* docs/model.md "Latency and occupancy": model v2's concurrency and block-rate limits,
+ * the attainable bandwidths, and the smooth minimum that combines them. */
+static void v2_limits(const est_device *dev, est_result *r)
+{
+    const est_config *c = &r->config;
+    int threads = c->launch.block[0] * c->launch.block[1] * c->launch.block[2];
+    int fold = c->launch.folding[0] * c->launch.folding[1] * c->launch.folding[2];
+    double blocks = (double)r->grid[0] * (double)r->grid[1] * (double)r->grid[2];
+    r->updates_per_block = div0((double)r->lattice_updates, blocks);
+    /* threads with work: a block wider than the domain, or cut by its edge, has idle
+     * threads that hold slots but request nothing */
+    double working = r->updates_per_block / fold;
+    double drain = 1 - dev->block_granularity * threads / (double)dev->max_threads_per_sm;
+    r->active_threads_per_sm = r->blocks_per_sm * working * drain;
+    double in_flight = pow((double)fold, dev->fold_overlap);
+    r->perf_latency = dev->sm_count * r->active_threads_per_sm * in_flight / dev->latency_ns;
+    r->bytes_in_flight_per_sm =
+        r->active_threads_per_sm * in_flight * (r->total.dram_load + r->total.dram_store);
+    r->perf_blocks = dev->block_rate_per_sm * 1e-3 * dev->sm_count * r->updates_per_block;
+    r->perf_l1 *= dev->l1_efficiency;
+    r->perf_l2 *= dev->l2_efficiency;
+    r->perf_dram *= dev->dram_efficiency;
+    double lim[] = {r->perf_flops, r->perf_l1,      r->perf_l2,
+                    r->perf_dram,  r->perf_latency, r->perf_blocks};
+    smallest(lim, 4, r);
+    double throughput = r->predicted, n = dev->limit_sharpness, sum = 0;
+    double parts[] = {throughput, r->perf_latency, r->perf_blocks};
+    for (int i = 0; i < 3; i++)
+        if (parts[i] > 0)
+            sum += pow(parts[i], -n);
+    smallest(lim, 6, r); /* the limiter named is the tightest single limit */
+    r->predicted = sum > 0 ? pow(sum, -1 / n) : 0;
+}
+
+void est_result_performance(const est_kernel *k, const est_device *dev, est_result *r)
+{
+    throughput_limits(k, dev, r);
+    if (k->model == EST_MODEL_V2) {
+        v2_limits(dev, r);
+        return;
+    }
+    double lim[4] = {r->perf_flops, r->perf_l1, r->perf_l2, r->perf_dram};
+    smallest(lim, 4, r);
 }
 
 int est_estimate(est_ctx *ctx, const est_kernel *k, const est_device *dev,
@@ -186,7 +235,7 @@ int est_estimate(est_ctx *ctx, const est_kernel *k, const est_device *dev,
         dram_volumes(&b, w, W * threads * fold[0] * fold[1] * fold[2], r);
         for (int f = 0; f < k->nfields; f++)
             add_volumes(&r->total, &r->field[f]);
-        performance(k, dev, r);
+        est_result_performance(k, dev, r);
     }
     free(s);
     free(w);

@@ -56,6 +56,21 @@ int est_kernel_add_access(est_kernel *k, int field, int is_store, est_expr *idx[
 void est_kernel_set_compute(est_kernel *k, double flops, double fp_instructions, int fp64,
                             int registers, int64_t shared_bytes_per_block);
 
+/* Which performance model estimates a kernel (docs/model.md): EST_MODEL_V2, the
+ * default, adds register reuse across folding steps, the concurrency (latency)
+ * limiter and the block-scheduling terms to the volumes and limiters of the reference
+ * method; EST_MODEL_WARPSPEED is the reference method exactly as published (the
+ * numbers of docs/model.md "Results against the references"). */
+typedef enum est_model { EST_MODEL_V2 = 0, EST_MODEL_WARPSPEED = 1 } est_model;
+
+/* Model, and whether the kernel is compiled with __restrict__ pointers (restrict_ 1,
+ * the default): only then may the compiler keep a value that several folding steps
+ * of one thread load in a register, which model v2 counts (docs/model.md). Part of
+ * the kernel's identity: set it before est_kernel_set_identity's caller hashes. */
+void est_kernel_set_model(est_kernel *k, est_model model, int restrict_);
+est_model est_kernel_model(const est_kernel *k);
+int est_kernel_restrict(const est_kernel *k);
+
 /* Kernels with equal identity must have equal fields and accesses: each thread's
  * caches (access maps, footprint counts) then serve them all, across requests. By
  * default every kernel object has an identity of its own; the request layer sets one
@@ -110,6 +125,8 @@ typedef enum est_limiter {
     EST_LIMITER_L1,
     EST_LIMITER_L2,
     EST_LIMITER_DRAM,
+    EST_LIMITER_LATENCY, /* model v2: too few updates in flight (Little's law) */
+    EST_LIMITER_BLOCKS,  /* model v2: blocks too small for the block start rate */
     EST_LIMITER_NONE
 } est_limiter;
 
@@ -139,6 +156,13 @@ typedef struct est_result {
     double l2_oversubscription;            /* O_L2 */
     double wave_overlap_y, wave_overlap_z; /* ov_y, ov_z in B/Lup */
     double wave_oversub_y, wave_oversub_z; /* O_y, O_z */
+
+    /* Model v2 (docs/model.md, "Latency and occupancy"); 0 under "warpspeed". */
+    double active_threads_per_sm; /* threads that update lattice points, per SM */
+    double bytes_in_flight_per_sm; /* DRAM bytes the active threads have requested */
+    double perf_latency;          /* GLup/s the concurrency allows (Little's law) */
+    double perf_blocks;           /* GLup/s the block start rate allows */
+    double updates_per_block;     /* lattice updates per thread block, average */
 } est_result;
 
 /* ---- estimation ---- */
@@ -168,6 +192,11 @@ double est_now(void);
  * set (LR_BUDGET_EXCEEDED when isl ran out of operations). */
 int est_estimate(est_ctx *ctx, const est_kernel *k, const est_device *dev,
                  const est_config *cfg, est_result *out, lr_error *err);
+
+/* Recomputes the limits and the predicted performance of r (whose volumes, occupancy
+ * and launch figures est_estimate filled) for dev's performance figures, under k's
+ * model. Cheap: for refitting a device's model-v2 parameters on stored results. */
+void est_result_performance(const est_kernel *k, const est_device *dev, est_result *r);
 
 /* The grid of cfg: ceil(domain / (block * folding)) thread blocks in each dimension
  * (0 where a block or folding side is not positive). */

@@ -39,6 +39,8 @@ struct est_kernel {
     int fp64;
     int registers;
     int64_t shared_bytes;
+    est_model model;
+    int restrict_; /* loads of one thread's folding steps may share registers */
 };
 
 /* Access maps kept per thread between configurations (see dram.c). */

@@ -18,6 +18,8 @@ est_kernel *est_kernel_new(void)
     k->uid = next_uid++;
     k->registers = 32;
     k->fp_instructions = -1;
+    k->model = EST_MODEL_V2;
+    k->restrict_ = 1;
     return k;
 }
 
@@ -116,6 +118,22 @@ void est_kernel_set_compute(est_kernel *k, double flops, double fp_instructions,
     k->fp64 = fp64;
     k->registers = registers;
     k->shared_bytes = shared_bytes_per_block;
+}
+
+void est_kernel_set_model(est_kernel *k, est_model model, int restrict_)
+{
+    k->model = model;
+    k->restrict_ = restrict_ != 0;
+}
+
+est_model est_kernel_model(const est_kernel *k)
+{
+    return k->model;
+}
+
+int est_kernel_restrict(const est_kernel *k)
+{
+    return k->restrict_;
 }
 
 void est_kernel_set_identity(est_kernel *k, uint64_t identity)

@@ -22,11 +22,17 @@ typedef struct dev_field {
     size_t off;
     double max; /* plausibility bound; est_device_check has the precise rules */
     const char *unit;
+    int optional; /* a device object without "base" may leave it out (default below) */
 } dev_field;
 
 #define F(n, t, m, u)                                                                          \
     {                                                                                          \
-#n, t, offsetof(est_device, n), m, u                                                   \
+#n, t, offsetof(est_device, n), m, u, 0                                                \
+    }
+/* Model-v2 parameters: optional, EST_V2_DEFAULTS when absent (docs/model.md). */
+#define V(n, m, u)                                                                             \
+    {                                                                                          \
+#n, T_DBL, offsetof(est_device, n), m, u, 1                                            \
     }
 static const dev_field fields[] = {
     F(sm_count, T_INT, 4096, "SMs"),
@@ -48,8 +54,17 @@ static const dev_field fields[] = {
     F(l1_sector_bytes, T_INT, 1024, "bytes"),
     F(l2_sector_bytes, T_INT, 1024, "bytes"),
     F(dram_fetch_bytes, T_INT, 4096, "bytes"),
+    V(block_rate_per_sm, 1e6, "thread blocks started per microsecond per SM (model v2)"),
+    V(latency_ns, 1e6, "ns, memory round trip under load (model v2)"),
+    V(fold_overlap, 1, "exponent: F folded updates keep F^a in flight (model v2)"),
+    V(block_granularity, 1, "share of a block's slots idle while it drains (model v2)"),
+    V(limit_sharpness, 100, "n of the smooth minimum of the limits (model v2)"),
+    V(dram_efficiency, 10, "attainable share of dram_bw_gbs (model v2)"),
+    V(l2_efficiency, 10, "attainable share of l2_bw_gbs (model v2)"),
+    V(l1_efficiency, 10, "attainable share of the L1 cycle limit (model v2)"),
 };
 #undef F
+#undef V
 #define NFIELDS (sizeof fields / sizeof fields[0])
 
 static const char *const fit_names[] = {"miss_l1", "miss_ovy", "miss_ovz", "miss_l2",
@@ -117,15 +132,31 @@ static int read_figures(const cJSON *obj, const char *path, int full, est_device
                                           "l1_sector_bytes",
                                           "l2_sector_bytes",
                                           "dram_fetch_bytes",
+                                          "block_rate_per_sm",
+                                          "latency_ns",
+                                          "fold_overlap",
+                                          "block_granularity",
+                                          "limit_sharpness",
+                                          "dram_efficiency",
+                                          "l2_efficiency",
+                                          "l1_efficiency",
                                           NULL};
     if (jr_only_keys(obj, path, allowed, err))
         return -1;
     jpath p;
+    if (full) {
+        const double v2[] = {EST_V2_DEFAULTS};
+        double *dst[] = {&d->block_rate_per_sm, &d->latency_ns,      &d->fold_overlap,
+                         &d->block_granularity, &d->limit_sharpness, &d->dram_efficiency,
+                         &d->l2_efficiency,     &d->l1_efficiency};
+        for (size_t i = 0; i < sizeof dst / sizeof dst[0]; i++)
+            *dst[i] = v2[i];
+    }
     for (size_t i = 0; i < NFIELDS; i++) {
         const cJSON *v = jr_get(obj, fields[i].name);
         jp_key(&p, path, fields[i].name);
         if (!v) {
-            if (full && strcmp(fields[i].name, "smx_bw_gbs") != 0)
+            if (full && !fields[i].optional && strcmp(fields[i].name, "smx_bw_gbs") != 0)
                 return lr_error_set(
                     err, LR_INVALID_REQUEST, p.s,
                     "missing: a device without \"base\" must give every figure");

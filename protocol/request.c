@@ -16,10 +16,10 @@
 #include "lr_hash.h"
 
 static const char *const top_keys[] = {"device", "kernel",  "domain", "launch",
-                                       "search", "measure", NULL};
+                                       "search", "measure", "model",  NULL};
 static const char *const kernel_keys[] = {
     "fields",       "flops",     "fp_instructions", "registers",
-    "shared_bytes", "precision", "parameters",      NULL};
+    "shared_bytes", "precision", "parameters",      "restrict", NULL};
 static const char *const field_keys[] = {"name",  "element_bytes", "dims", "base_offset_bytes",
                                          "loads", "stores",        NULL};
 static const char *const launch_keys[] = {"block", "folding", NULL};
@@ -206,7 +206,29 @@ static int parse_field(est_kernel *k, const cJSON *fv, int i, const est_param *p
                           err);
 }
 
-static int parse_kernel(const cJSON *kv, lr_request *req, cJSON *canon, lr_error *err)
+/* "model": "v2" (default) or "warpspeed" (docs/model.md). */
+static int parse_model(const cJSON *v, est_model *out, lr_error *err)
+{
+    const char *s;
+    *out = EST_MODEL_V2;
+    if (!v)
+        return 0;
+    if (jr_str(v, "model", 16, &s, err))
+        return -1;
+    if (!strcmp(s, "v2"))
+        return 0;
+    if (!strcmp(s, "warpspeed")) {
+        *out = EST_MODEL_WARPSPEED;
+        return 0;
+    }
+    return lr_error_set(err, LR_INVALID_REQUEST, "model",
+                        "must be \"v2\" (the default) or \"warpspeed\" (the reference "
+                        "method without latency and register reuse), not \"%s\"",
+                        s);
+}
+
+static int parse_kernel(const cJSON *kv, est_model model, lr_request *req, cJSON *canon,
+                        lr_error *err)
 {
     if (!kv)
         return missing("", "kernel", "the kernel description (fields and their accesses)", err);
@@ -261,6 +283,19 @@ static int parse_kernel(const cJSON *kv, lr_request *req, cJSON *canon, lr_error
         fp64 = strcmp(s, "fp64") == 0;
     }
     est_kernel_set_compute(req->kernel, flops, fpi, fp64, (int)regs, shared);
+    int restrict_ = 1;
+    if ((v = jr_get(kv, "restrict"))) {
+        if (!cJSON_IsBool(v))
+            return lr_error_set(err, LR_INVALID_REQUEST, "kernel.restrict",
+                                "must be true (pointers are __restrict__, the default) or "
+                                "false");
+        restrict_ = cJSON_IsTrue(v);
+    }
+    est_kernel_set_model(req->kernel, model, restrict_);
+    /* model and restrict change the instructions the estimator samples, so they are
+     * part of the kernel's identity */
+    cJSON_AddStringToObject(ck, "model", model == EST_MODEL_WARPSPEED ? "warpspeed" : "v2");
+    cJSON_AddBoolToObject(ck, "restrict", restrict_);
     /* equal canonical kernels share the estimator's per-thread caches across requests
      * (64 bits of the 128-bit digest: a collision among a process's kernels is
      * vanishingly unlikely) */
@@ -456,7 +491,9 @@ static int parse_body(const lr_devices *devs, const cJSON *root, lr_request_kind
     cJSON *cd = cJSON_AddArrayToObject(canon, "domain");
     for (int d = 0; d < 3; d++)
         cJSON_AddItemToArray(cd, cJSON_CreateNumber((double)req->domain[d]));
-    if (parse_kernel(jr_get(root, "kernel"), req, canon, err))
+    est_model model;
+    if (parse_model(jr_get(root, "model"), &model, err) ||
+        parse_kernel(jr_get(root, "kernel"), model, req, canon, err))
         return -1;
     /* Both sections are checked whichever endpoint reads the request, so one request
      * can go to /v1/estimate and /v1/rank and a mistake in either is never silent. */

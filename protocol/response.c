@@ -76,7 +76,9 @@ cJSON *lr_units_json(void)
     cJSON_AddStringToObject(u, "launch",
                             "grid and wave in thread blocks, blocks_per_sm in blocks");
     cJSON_AddStringToObject(u, "details",
-                            "oversubscriptions are dimensionless; overlaps in B/Lup");
+                            "oversubscriptions are dimensionless; overlaps in B/Lup; "
+                            "updates_per_block in lattice updates, active_threads_per_sm "
+                            "in threads, bytes_in_flight_per_sm in bytes");
     return u;
 }
 
@@ -87,6 +89,8 @@ cJSON *lr_estimate_json(const est_result *r, const est_kernel *k, const est_devi
     if (!o)
         return NULL;
     cJSON_AddStringToObject(o, "model_version", LR_MODEL_VERSION);
+    cJSON_AddStringToObject(o, "model",
+                            est_kernel_model(k) == EST_MODEL_V2 ? "v2" : "warpspeed");
     cJSON_AddStringToObject(o, "device", dev->name);
     add_ints(o, "domain", r->config.domain, 3);
     cJSON *l = cJSON_AddObjectToObject(o, "launch");
@@ -109,6 +113,9 @@ cJSON *lr_estimate_json(const est_result *r, const est_kernel *k, const est_devi
         add_num_or_null(p, "l1", r->perf_l1, r->perf_l1 > 0);
         add_num_or_null(p, "l2", r->perf_l2, r->perf_l2 > 0);
         add_num_or_null(p, "dram", r->perf_dram, r->perf_dram > 0);
+        int v2 = est_kernel_model(k) == EST_MODEL_V2;
+        add_num_or_null(p, "latency", r->perf_latency, v2 && r->perf_latency > 0);
+        add_num_or_null(p, "blocks", r->perf_blocks, v2 && r->perf_blocks > 0);
         add_num(p, "predicted", r->predicted);
         cJSON_AddStringToObject(p, "limiter", est_limiter_name(r->limiter));
     }
@@ -125,6 +132,11 @@ cJSON *lr_estimate_json(const est_result *r, const est_kernel *k, const est_devi
         add_num(d, "wave_oversubscription_y", r->wave_oversub_y);
         add_num(d, "wave_oversubscription_z", r->wave_oversub_z);
         cJSON_AddNumberToObject(d, "lattice_updates", (double)r->lattice_updates);
+        if (est_kernel_model(k) == EST_MODEL_V2) {
+            add_num(d, "updates_per_block", r->updates_per_block);
+            add_num(d, "active_threads_per_sm", r->active_threads_per_sm);
+            add_num(d, "bytes_in_flight_per_sm", r->bytes_in_flight_per_sm);
+        }
     }
     cJSON_AddItemToObject(o, "units", lr_units_json());
     return o;

@@ -144,7 +144,7 @@ static cJSON *one_d(const char *load, int store, int block)
 {
     char body[1024];
     snprintf(body, sizeof body,
-             "{\"device\":\"A100-SXM4-40GB\",\"domain\":[16777216],\"launch\":{\"block\":[%d]},"
+             "{\"model\":\"warpspeed\",\"device\":\"A100-SXM4-40GB\",\"domain\":[16777216],\"launch\":{\"block\":[%d]},"
              "\"kernel\":{\"fields\":[{\"name\":\"A\",\"dims\":[67108864],\"loads\":[[\"%s\"]]}"
              "%s]}}",
              block, load,
@@ -208,7 +208,7 @@ static void hand_strided(void)
 static void hand_2d_footprint(void)
 {
     const char *body =
-        "{\"device\":\"A100-SXM4-40GB\",\"domain\":[1024,1024],\"launch\":{\"block\":[32,4,1]},"
+        "{\"model\":\"warpspeed\",\"device\":\"A100-SXM4-40GB\",\"domain\":[1024,1024],\"launch\":{\"block\":[32,4,1]},"
         "\"kernel\":{\"fields\":[{\"name\":\"A\",\"dims\":[1024,1024],\"loads\":"
         "[[\"x\",\"y\"],[\"x+1\",\"y\"],[\"x-1\",\"y\"],[\"x\",\"y+1\"],[\"x\",\"y-1\"]]}]}}";
     cJSON *r = estimate_text(body);
@@ -263,7 +263,7 @@ static void layer_condition(void)
                      r, r, r, r, r, r);
         snprintf(
             body, sizeof body,
-            "{\"device\":\"A100-SXM4-40GB\",\"domain\":[640,%d,128],\"launch\":{\"block\":[256,"
+            "{\"model\":\"warpspeed\",\"device\":\"A100-SXM4-40GB\",\"domain\":[640,%d,128],\"launch\":{\"block\":[256,"
             "1,2]},"
             "\"kernel\":{\"fields\":[{\"name\":\"A\",\"dims\":[640,%d,128],\"loads\":[%s]}]}}",
             ny[i], ny[i], loads);

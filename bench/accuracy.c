@@ -1,0 +1,660 @@
+/*
+ * accuracy: how well the model predicts the measured corpus (issue 8, bench/corpus/).
+ *
+ * For every kernel family and GPU of the corpus it predicts every measured
+ * configuration and prints, per family: median |error| of each data volume against
+ * the profiler's counters and of the predicted GLup/s against the timing; Spearman's
+ * rho of predicted vs measured GLup/s; where the predicted top 1 and the best of the
+ * predicted top 3 land as a percentage of the measured best; the same for the best
+ * single fixed block (the block with the best geometric-mean fraction of the optimum
+ * over all families of its dimensionality: what a code generator that never asks
+ * would hard-code), and the noise floor (median difference of two timing passes).
+ * A summary line closes the table. No GPU is needed.
+ *
+ *   accuracy [--model warpspeed|v2] [--corpus DIR] [--measured FILE] [--dump FILE]
+ *            [--lofo] [--fit] [--check] [--family NAME]
+ *
+ * --dump writes one JSON line per configuration (prediction and measurement side by
+ * side) for closer study; --lofo adds leave-one-family-out figures: the model's
+ * fitted parameters (docs/model.md, "Fitted parameters") are refitted without each
+ * family and that family is predicted with them; --fit refits them on every family
+ * and prints them (how the built-in defaults were made). --check (the CI test) exits
+ * 1 when a configuration cannot be predicted or measured, or when model v2 falls below
+ * the floors of docs/accuracy.md (CHECK_* below): a regression guard, not the goal.
+ */
+#include <cjson/cJSON.h>
+#include <math.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "corpus.h"
+#include "devices.h"
+#include "request.h"
+
+#ifndef SOURCE_DIR
+#define SOURCE_DIR "."
+#endif
+
+typedef struct meas {
+    double glups, glups_repeat;
+    int has_counters;
+    double dram_load, dram_store, l2_load, l2_store, l1_wavefronts;
+    int registers;
+} meas;
+
+typedef struct row {
+    corpus_config c;
+    est_result r;
+    int ok;
+    meas m;
+    double pred; /* GLup/s under the parameters being evaluated */
+} row;
+
+typedef struct family {
+    corpus_family f;
+    const char *gpu;
+    int ndims; /* of the domain: 1, 2 or 3 */
+    row *rows;
+    int nrows;
+    est_kernel *kernel; /* owned; of the first configuration (all share it) */
+    est_device dev;
+} family;
+
+static const char *model = "v2";
+static int failures; /* configurations that could not be predicted or matched */
+
+/* Floors for --check, a little under what model v2 reaches on the committed corpus
+ * (docs/accuracy.md): a change that ranks worse fails CI. */
+#define CHECK_TOP1_MEAN 0.96
+#define CHECK_TOP1_MIN 0.89
+#define CHECK_TOP3_MEAN 0.975
+#define CHECK_RHO_MEAN 0.80
+static family *fams;
+static int nfams;
+static lr_devices *devs;
+
+/* ---- reading the measurements ---- */
+
+static double jnum(const cJSON *o, const char *k)
+{
+    const cJSON *v = cJSON_GetObjectItem(o, k);
+    return cJSON_IsNumber(v) ? v->valuedouble : NAN;
+}
+
+static int same(const int a[3], const cJSON *arr)
+{
+    for (int d = 0; d < 3; d++)
+        if (cJSON_GetArrayItem(arr, d)->valueint != a[d])
+            return 0;
+    return 1;
+}
+
+static void attach_measurements(const char *path)
+{
+    FILE *f = fopen(path, "r");
+    if (!f) {
+        perror(path);
+        exit(1);
+    }
+    static char line[8192];
+    while (fgets(line, sizeof line, f)) {
+        cJSON *j = cJSON_Parse(line);
+        const cJSON *fam = cJSON_GetObjectItem(j, "family");
+        for (int i = 0; fam && i < nfams; i++) {
+            if (strcmp(fams[i].f.name, fam->valuestring))
+                continue;
+            for (int k = 0; k < fams[i].nrows; k++) {
+                row *r = &fams[i].rows[k];
+                if (!same(r->c.block, cJSON_GetObjectItem(j, "block")) ||
+                    !same(r->c.folding, cJSON_GetObjectItem(j, "folding")))
+                    continue;
+                r->m.glups = jnum(j, "glups");
+                r->m.glups_repeat = jnum(j, "glups_repeat");
+                const cJSON *c = cJSON_GetObjectItem(j, "counters");
+                if (c) {
+                    r->m.has_counters = 1;
+                    r->m.dram_load = jnum(c, "dram_load");
+                    r->m.dram_store = jnum(c, "dram_store");
+                    r->m.l2_load = jnum(c, "l2_load");
+                    r->m.l2_store = jnum(c, "l2_store");
+                    r->m.l1_wavefronts = jnum(c, "l1_wavefronts");
+                    r->m.registers = (int)jnum(c, "registers");
+                }
+                fams[i].gpu = "H100";
+            }
+        }
+        cJSON_Delete(j);
+    }
+    fclose(f);
+}
+
+/* ---- predicting ---- */
+
+static void *predict_family(void *arg)
+{
+    family *F = arg;
+    est_ctx *ctx = est_ctx_new(0);
+    char extra[64];
+    snprintf(extra, sizeof extra, "\"model\":\"%s\"", model);
+    for (int k = 0; k < F->nrows; k++) {
+        row *r = &F->rows[k];
+        /* the compiler's register count of this very kernel: an input a code
+         * generator has (kernel.registers), not a fitted figure */
+        char *body = corpus_body(&F->f, k, extra, r->m.registers);
+        lr_request req;
+        lr_error err;
+        lr_error_clear(&err);
+        if (!body || lr_request_parse(devs, body, strlen(body), LR_REQ_ESTIMATE, &req, &err)) {
+            __atomic_add_fetch(&failures, 1, __ATOMIC_RELAXED);
+            fprintf(stderr, "%s #%d: %s (%s)\n", F->f.name, k, err.message, err.path);
+            free(body);
+            continue;
+        }
+        free(body);
+        est_config cfg = {{req.domain[0], req.domain[1], req.domain[2]}, req.launch};
+        r->ok = !est_estimate(ctx, req.kernel, &req.device, &cfg, &r->r, &err) &&
+                r->r.launchable;
+        if (!r->ok && r->m.glups > 0)
+            __atomic_add_fetch(&failures, 1, __ATOMIC_RELAXED); /* it ran, so it can launch */
+        if (!r->ok)
+            fprintf(stderr, "%s #%d: not estimated: %s %s\n", F->f.name, k, err.message,
+                    r->r.reason);
+        r->pred = r->r.predicted;
+        if (!F->kernel) {
+            F->kernel = req.kernel;
+            F->dev = req.device;
+            req.kernel = NULL;
+        }
+        lr_request_release(&req);
+    }
+    est_ctx_free(ctx);
+    return NULL;
+}
+
+/* ---- statistics ---- */
+
+static int cmp_double(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return x < y ? -1 : x > y;
+}
+
+static double median(double *v, int n)
+{
+    if (n == 0)
+        return NAN;
+    qsort(v, (size_t)n, sizeof *v, cmp_double);
+    return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
+}
+
+/* ranks with ties averaged, into rk */
+static void ranks(const double *v, int n, double *rk)
+{
+    for (int i = 0; i < n; i++) {
+        int below = 0, equal = 0;
+        for (int j = 0; j < n; j++) {
+            below += v[j] < v[i];
+            equal += v[j] == v[i];
+        }
+        rk[i] = below + (equal + 1) / 2.0;
+    }
+}
+
+static double spearman(const double *a, const double *b, int n)
+{
+    size_t m = n > 0 ? (size_t)n : 1;
+    double *ra = calloc(m, sizeof(double)), *rb = calloc(m, sizeof(double));
+    ranks(a, n, ra);
+    ranks(b, n, rb);
+    double ma = 0, mb = 0, sab = 0, saa = 0, sbb = 0;
+    for (int i = 0; i < n; i++) {
+        ma += ra[i] / n;
+        mb += rb[i] / n;
+    }
+    for (int i = 0; i < n; i++) {
+        sab += (ra[i] - ma) * (rb[i] - mb);
+        saa += (ra[i] - ma) * (ra[i] - ma);
+        sbb += (rb[i] - mb) * (rb[i] - mb);
+    }
+    free(ra);
+    free(rb);
+    return saa > 0 && sbb > 0 ? sab / sqrt(saa * sbb) : 0;
+}
+
+typedef struct figures {
+    int n;
+    double err_glups, err_dram, err_l2, err_l1, rho, top1, top3, fixed, spread, noise;
+    char fixed_block[32];
+} figures;
+
+static int usable(const row *r)
+{
+    return r->ok && r->m.glups > 0;
+}
+
+static double best_measured(const family *F)
+{
+    double b = 0;
+    for (int k = 0; k < F->nrows; k++)
+        if (usable(&F->rows[k]) && F->rows[k].m.glups > b)
+            b = F->rows[k].m.glups;
+    return b;
+}
+
+/* fraction of the measured optimum reached by the best of the predicted top k */
+static double top_k(const family *F, int kk)
+{
+    double best = best_measured(F), got = 0;
+    char *taken = calloc((size_t)F->nrows, 1);
+    for (int t = 0; t < kk; t++) {
+        int arg = -1;
+        for (int k = 0; k < F->nrows; k++) {
+            const row *r = &F->rows[k];
+            /* ties go to the earlier configuration, as rankings break them */
+            if (usable(r) && !taken[k] && (arg < 0 || r->pred > F->rows[arg].pred))
+                arg = k;
+        }
+        if (arg < 0)
+            break;
+        taken[arg] = 1;
+        if (F->rows[arg].m.glups > got)
+            got = F->rows[arg].m.glups;
+    }
+    free(taken);
+    return best > 0 ? got / best : 0;
+}
+
+static double volume_err(const family *F, int which)
+{
+    double *e = malloc(sizeof(double) * (size_t)(F->nrows + 1));
+    int n = 0;
+    for (int k = 0; k < F->nrows; k++) {
+        const row *r = &F->rows[k];
+        if (!r->ok || !r->m.has_counters)
+            continue;
+        double p, m;
+        switch (which) {
+        case 0:
+            p = r->r.total.dram_load + r->r.total.dram_store;
+            m = r->m.dram_load + r->m.dram_store;
+            break;
+        case 1:
+            p = r->r.total.l2_load + r->r.total.l2_store;
+            m = r->m.l2_load + r->m.l2_store;
+            break;
+        default:
+            p = r->r.total.l1_cycles;
+            m = r->m.l1_wavefronts;
+        }
+        if (m > 0)
+            e[n++] = fabs(p / m - 1);
+    }
+    double med = median(e, n);
+    free(e);
+    return med;
+}
+
+/* the best fixed block for families of ndims: the unfolded block with the highest
+ * geometric mean of (measured / measured best) over those families */
+static void fixed_block(int ndims, int block[3])
+{
+    double best = -1;
+    for (int i = 0; i < nfams; i++) {
+        if (fams[i].ndims != ndims)
+            continue;
+        for (int k = 0; k < fams[i].nrows; k++) {
+            const corpus_config *c = &fams[i].rows[k].c;
+            if (c->folding[0] * c->folding[1] * c->folding[2] != 1)
+                continue;
+            double lsum = 0;
+            int n = 0, missing = 0;
+            for (int j = 0; j < nfams; j++) {
+                if (fams[j].ndims != ndims)
+                    continue;
+                double b = best_measured(&fams[j]), v = 0;
+                for (int q = 0; q < fams[j].nrows; q++) {
+                    const row *r = &fams[j].rows[q];
+                    if (!memcmp(r->c.block, c->block, sizeof c->block) &&
+                        r->c.folding[0] * r->c.folding[1] * r->c.folding[2] == 1)
+                        v = r->m.glups;
+                }
+                if (v <= 0 || b <= 0)
+                    missing = 1;
+                else
+                    lsum += log(v / b), n++;
+            }
+            if (!missing && n && lsum / n > best) {
+                best = lsum / n;
+                memcpy(block, c->block, sizeof c->block);
+            }
+        }
+    }
+}
+
+static figures family_figures(const family *F)
+{
+    figures g;
+    memset(&g, 0, sizeof g);
+    int N = F->nrows;
+    size_t cap = N > 0 ? (size_t)N : 1;
+    double *pe = calloc(cap, sizeof(double)), *pp = calloc(cap, sizeof(double)),
+           *mm = calloc(cap, sizeof(double)), *nz = calloc(cap, sizeof(double));
+    int n = 0, nn = 0;
+    double lo = INFINITY, hi = 0;
+    for (int k = 0; k < N; k++) {
+        const row *r = &F->rows[k];
+        if (!usable(r))
+            continue;
+        pe[n] = fabs(r->pred / r->m.glups - 1);
+        pp[n] = r->pred;
+        mm[n] = r->m.glups;
+        n++;
+        lo = fmin(lo, r->m.glups);
+        hi = fmax(hi, r->m.glups);
+        if (r->m.glups_repeat > 0)
+            nz[nn++] = fabs(r->m.glups_repeat / r->m.glups - 1);
+    }
+    g.n = n;
+    g.rho = spearman(pp, mm, n);
+    g.err_glups = median(pe, n);
+    g.noise = median(nz, nn);
+    g.spread = hi > 0 ? 1 - lo / hi : 0;
+    g.err_dram = volume_err(F, 0);
+    g.err_l2 = volume_err(F, 1);
+    g.err_l1 = volume_err(F, 2);
+    g.top1 = top_k(F, 1);
+    g.top3 = top_k(F, 3);
+    int fb[3] = {0, 0, 0};
+    fixed_block(F->ndims, fb);
+    double b = best_measured(F);
+    for (int k = 0; k < N; k++) {
+        const row *r = &F->rows[k];
+        if (!memcmp(r->c.block, fb, sizeof fb) &&
+            r->c.folding[0] * r->c.folding[1] * r->c.folding[2] == 1 && b > 0)
+            g.fixed = r->m.glups / b;
+    }
+    snprintf(g.fixed_block, sizeof g.fixed_block, "%dx%dx%d", fb[0], fb[1], fb[2]);
+    free(pe);
+    free(pp);
+    free(mm);
+    free(nz);
+    return g;
+}
+
+/* ---- fitting the model-v2 parameters (docs/model.md, "Fitted parameters") ---- */
+
+#define NPARAMS 8
+static double *param(est_device *d, int i)
+{
+    double *p[NPARAMS] = {&d->block_rate_per_sm, &d->latency_ns,      &d->fold_overlap,
+                          &d->block_granularity, &d->limit_sharpness, &d->dram_efficiency,
+                          &d->l2_efficiency,     &d->l1_efficiency};
+    return p[i];
+}
+static const char *const param_names[NPARAMS] = {
+    "block_rate_per_sm", "latency_ns",      "fold_overlap",  "block_granularity",
+    "limit_sharpness",   "dram_efficiency", "l2_efficiency", "l1_efficiency"};
+
+static void apply(const est_device *d)
+{
+    for (int i = 0; i < nfams; i++)
+        for (int k = 0; k < fams[i].nrows; k++) {
+            row *r = &fams[i].rows[k];
+            if (r->ok) {
+                est_device dev = fams[i].dev;
+                for (int q = 0; q < NPARAMS; q++)
+                    *param(&dev, q) = *param((est_device *)d, q);
+                est_result_performance(fams[i].kernel, &dev, &r->r);
+                r->pred = r->r.predicted;
+            }
+        }
+}
+
+static figures family_figures(const family *F);
+
+/* What the fit minimises, averaged over the families not left out: the median |log|
+ * error of GLup/s, plus half the top-1 shortfall and a tenth of (1 - rho), so that
+ * ranking, not only absolute error, pulls the parameters. */
+static double objective(const est_device *d, int left_out)
+{
+    apply(d);
+    double sum = 0;
+    int n = 0;
+    for (int i = 0; i < nfams; i++) {
+        if (i == left_out)
+            continue;
+        const family *F = &fams[i];
+        double *e = malloc(sizeof(double) * (size_t)(F->nrows + 1));
+        int m = 0;
+        for (int k = 0; k < F->nrows; k++)
+            if (usable(&F->rows[k]))
+                e[m++] = fabs(log(F->rows[k].pred / F->rows[k].m.glups));
+        figures g = family_figures(F);
+        sum += median(e, m) + 0.5 * (1 - g.top1) + 0.1 * (1 - g.rho);
+        n++;
+        free(e);
+    }
+    return n ? sum / n : 0;
+}
+
+/* Coordinate descent on multiplicative steps from the device's current values. */
+static est_device fit(const est_device *start, int left_out, int rounds)
+{
+    static const double steps[] = {0.5, 0.7, 0.85, 0.93, 0.97, 1.03, 1.07, 1.15, 1.3, 1.5, 2};
+    est_device d = *start;
+    double best = objective(&d, left_out);
+    for (int it = 0; it < rounds; it++)
+        for (int q = 0; q < NPARAMS; q++) {
+            double base = *param(&d, q), keep = base;
+            for (size_t s = 0; s < sizeof steps / sizeof steps[0]; s++) {
+                *param(&d, q) = base * steps[s];
+                char why[160];
+                if (est_device_check(&d, why, sizeof why))
+                    continue;
+                double v = objective(&d, left_out);
+                if (v < best) {
+                    best = v;
+                    keep = *param(&d, q);
+                }
+            }
+            *param(&d, q) = keep;
+        }
+    return d;
+}
+
+typedef struct summary {
+    double top1_mean, top1_min, top3_mean, rho_mean, err_mean;
+} summary;
+
+static summary print_table(const char *title, figures *g, int with_lofo, figures *lofo)
+{
+    printf("\n%s\n", title);
+    printf("%-18s %4s %6s | %6s %6s %6s %6s | %5s %6s %6s | %6s %-9s | %6s %6s\n", "family",
+           "n", "spread", "GLup/s", "DRAM", "L2", "L1", "rho", "top1", "top3", "fixed",
+           "block", "noise", with_lofo ? "lofo1" : "");
+    printf("%-18s %4s %6s | %27s | %19s | %16s |\n", "", "", "%", "median |error| %", "",
+           "% of best");
+    int n = 0;
+    double s_top1 = 0, s_top3 = 0, s_rho = 0, s_err = 0, min_top1 = 1e9, min_top3 = 1e9;
+    int beaten = 0;
+    for (int i = 0; i < nfams; i++) {
+        figures *x = &g[i];
+        printf("%-18s %4d %6.0f | %6.1f %6.1f %6.1f %6.1f | %5.2f %6.1f %6.1f | %6.1f %-9s | "
+               "%6.1f",
+               fams[i].f.name, x->n, 100 * x->spread, 100 * x->err_glups, 100 * x->err_dram,
+               100 * x->err_l2, 100 * x->err_l1, x->rho, 100 * x->top1, 100 * x->top3,
+               100 * x->fixed, x->fixed_block, 100 * x->noise);
+        if (with_lofo)
+            printf(" %6.1f", 100 * lofo[i].top1);
+        printf("\n");
+        n++;
+        s_top1 += x->top1;
+        s_top3 += x->top3;
+        s_rho += x->rho;
+        s_err += x->err_glups;
+        min_top1 = fmin(min_top1, x->top1);
+        min_top3 = fmin(min_top3, x->top3);
+        beaten += x->top1 < x->fixed;
+    }
+    printf("summary (%s, %d families): top1 mean %.1f %% (min %.1f), top3 mean %.1f %% (min "
+           "%.1f), rho mean %.2f, median GLup/s error mean %.1f %%, fixed block beats top1 in "
+           "%d\n",
+           model, n, 100 * s_top1 / n, 100 * min_top1, 100 * s_top3 / n, 100 * min_top3,
+           s_rho / n, 100 * s_err / n, beaten);
+    summary sm = {s_top1 / n, min_top1, s_top3 / n, s_rho / n, s_err / n};
+    return sm;
+}
+
+static void dump(const char *path)
+{
+    FILE *f = fopen(path, "w");
+    if (!f) {
+        perror(path);
+        return;
+    }
+    for (int i = 0; i < nfams; i++)
+        for (int k = 0; k < fams[i].nrows; k++) {
+            const row *r = &fams[i].rows[k];
+            const est_result *e = &r->r;
+            fprintf(f,
+                    "{\"family\":\"%s\",\"block\":[%d,%d,%d],\"folding\":[%d,%d,%d],"
+                    "\"measured\":%.5g,\"predicted\":%.5g,\"limiter\":\"%s\","
+                    "\"perf\":{\"flops\":%.5g,\"l1\":%.5g,\"l2\":%.5g,\"dram\":%.5g},"
+                    "\"blocks_per_sm\":%d,\"l1_cycles\":%.5g,\"l1_wavefronts\":%.5g,"
+                    "\"dram\":%.5g,\"dram_m\":%.5g,\"l2\":%.5g,\"l2_m\":%.5g,"
+                    "\"active_threads\":%.5g,\"registers\":%d}\n",
+                    fams[i].f.name, r->c.block[0], r->c.block[1], r->c.block[2],
+                    r->c.folding[0], r->c.folding[1], r->c.folding[2], r->m.glups, r->pred,
+                    est_limiter_name(e->limiter), e->perf_flops, e->perf_l1, e->perf_l2,
+                    e->perf_dram, e->blocks_per_sm, e->total.l1_cycles, r->m.l1_wavefronts,
+                    e->total.dram_load + e->total.dram_store, r->m.dram_load + r->m.dram_store,
+                    e->total.l2_load + e->total.l2_store, r->m.l2_load + r->m.l2_store,
+                    e->active_threads_per_sm, r->m.registers);
+        }
+    fclose(f);
+}
+
+int main(int argc, char **argv)
+{
+    const char *corpus = SOURCE_DIR "/bench/corpus/families";
+    const char *measured = SOURCE_DIR "/bench/corpus/h100.jsonl";
+    const char *dump_path = NULL, *only = NULL;
+    int lofo = 0, refit = 0, check = 0;
+    for (int i = 1; i < argc; i++) {
+        if (!strcmp(argv[i], "--model") && i + 1 < argc)
+            model = argv[++i];
+        else if (!strcmp(argv[i], "--corpus") && i + 1 < argc)
+            corpus = argv[++i];
+        else if (!strcmp(argv[i], "--measured") && i + 1 < argc)
+            measured = argv[++i];
+        else if (!strcmp(argv[i], "--dump") && i + 1 < argc)
+            dump_path = argv[++i];
+        else if (!strcmp(argv[i], "--family") && i + 1 < argc)
+            only = argv[++i];
+        else if (!strcmp(argv[i], "--lofo"))
+            lofo = 1;
+        else if (!strcmp(argv[i], "--fit"))
+            refit = 1;
+        else if (!strcmp(argv[i], "--check"))
+            check = 1;
+        else {
+            fprintf(stderr, "usage: accuracy [--model warpspeed|v2] [--corpus DIR] "
+                            "[--measured FILE] [--dump FILE] [--family NAME] [--lofo] [--fit] [--check]\n");
+            return 2;
+        }
+    }
+    lr_error err;
+    lr_error_clear(&err);
+    devs = lr_devices_load(&err);
+    int nfiles = 0;
+    char **files = corpus_list(corpus, &nfiles);
+    if (!devs || !files)
+        return 1;
+    fams = calloc((size_t)nfiles, sizeof *fams);
+    for (int i = 0; i < nfiles; i++) {
+        family *F = &fams[nfams];
+        if (corpus_family_load(files[i], &F->f))
+            return 1;
+        if (only && strcmp(only, F->f.name)) {
+            corpus_family_release(&F->f);
+            continue;
+        }
+        F->nrows = F->f.nconfigs;
+        F->rows = calloc((size_t)F->nrows, sizeof *F->rows);
+        for (int k = 0; k < F->nrows; k++)
+            F->rows[k].c = F->f.configs[k];
+        nfams++;
+    }
+    corpus_list_free(files, nfiles);
+    attach_measurements(measured);
+    pthread_t *th = calloc((size_t)nfams, sizeof *th);
+    for (int i = 0; i < nfams; i++)
+        pthread_create(&th[i], NULL, predict_family, &fams[i]);
+    for (int i = 0; i < nfams; i++) {
+        pthread_join(th[i], NULL);
+        const est_result *r0 = &fams[i].rows[0].r;
+        fams[i].ndims = r0->config.domain[2] > 1 ? 3 : r0->config.domain[1] > 1 ? 2 : 1;
+    }
+    free(th);
+    for (int i = 0; i < nfams; i++)
+        for (int k = 0; k < fams[i].nrows; k++)
+            if (!(fams[i].rows[k].m.glups > 0)) {
+                fprintf(stderr, "%s #%d: no measurement in %s\n", fams[i].f.name, k, measured);
+                failures++;
+            }
+    figures *g = calloc((size_t)nfams, sizeof *g), *lg = calloc((size_t)nfams, sizeof *lg);
+    for (int i = 0; i < nfams; i++)
+        g[i] = family_figures(&fams[i]);
+    char title[160];
+    snprintf(title, sizeof title, "model %s on the H100 corpus (%s)", model, measured);
+    if (lofo && strcmp(model, "v2") == 0) {
+        /* each family predicted with parameters fitted on the others */
+        est_device all = fams[0].dev;
+        for (int i = 0; i < nfams; i++) {
+            est_device d = fit(&all, i, 2);
+            apply(&d);
+            lg[i] = family_figures(&fams[i]);
+            fprintf(stderr, "leave-one-family-out: %d of %d\r", i + 1, nfams);
+        }
+        fprintf(stderr, "\n");
+        apply(&all);
+    }
+    summary sm = print_table(title, g, lofo, lg);
+    if (lofo && strcmp(model, "v2") == 0) {
+        snprintf(title, sizeof title, "model v2, leave one family out (fitted without it)");
+        print_table(title, lg, 0, NULL);
+    }
+    if (refit && strcmp(model, "v2") == 0) {
+        est_device d = fit(&fams[0].dev, -1, 6);
+        printf("\nparameters fitted on all %d families (objective %.4f -> %.4f):\n", nfams,
+               objective(&fams[0].dev, -1), objective(&d, -1));
+        for (int q = 0; q < NPARAMS; q++)
+            printf("  %-18s %10.4g (was %.4g)\n", param_names[q], *param(&d, q),
+                   *param(&fams[0].dev, q));
+    }
+    if (dump_path)
+        dump(dump_path);
+    free(g);
+    free(lg);
+    for (int i = 0; i < nfams; i++) {
+        free(fams[i].rows);
+        est_kernel_free(fams[i].kernel);
+        corpus_family_release(&fams[i].f);
+    }
+    free(fams);
+    lr_devices_free(devs);
+    if (check) {
+        int bad = failures > 0;
+        if (!strcmp(model, "v2"))
+            bad |= sm.top1_mean < CHECK_TOP1_MEAN || sm.top1_min < CHECK_TOP1_MIN ||
+                   sm.top3_mean < CHECK_TOP3_MEAN || sm.rho_mean < CHECK_RHO_MEAN;
+        printf("check: %d configurations not predicted; floors top1 mean %.1f %%, min %.1f %%, "
+               "top3 mean %.1f %%, rho %.2f: %s\n",
+               failures, 100 * CHECK_TOP1_MEAN, 100 * CHECK_TOP1_MIN, 100 * CHECK_TOP3_MEAN,
+               CHECK_RHO_MEAN, bad ? "FAILED" : "passed");
+        return bad;
+    }
+    return 0;
+}
