@@ -247,7 +247,7 @@ static double best_measured(const family *F)
 static double top_k(const family *F, int kk)
 {
     double best = best_measured(F), got = 0;
-    char *taken = calloc((size_t)F->nrows, 1);
+    char *taken = calloc(F->nrows > 0 ? (size_t)F->nrows : 1, 1);
     for (int t = 0; t < kk; t++) {
         int arg = -1;
         for (int k = 0; k < F->nrows; k++) {
