@@ -280,6 +280,42 @@ static void layer_condition(void)
     }
 }
 
+/* Model v2 (docs/model.md, "Latency and occupancy"), hand-derived on the H100 defaults
+ * for a double copy B[x] = A[x] with 32-thread blocks over 2^24 points:
+ * - blocks: 12.33 blocks/us/SM * 1e-3 * 132 SMs * 32 updates per block = 52.08 GLup/s;
+ * - latency: 32 blocks per SM (max_blocks_per_sm) * 32 working threads * (1 - 0.462 *
+ *   32/2048) = 1016.6 active threads; 132 * 1016.6 * 1^0.66 / 892.5 ns = 150.36 GLup/s;
+ * - dram: 2900 GB/s * 0.717 / 16 B/Lup = 129.96 GLup/s (the tightest throughput limit);
+ * - predicted: (129.96^-7.59 + 150.36^-7.59 + 52.08^-7.59)^(-1/7.59) = 52.07;
+ *   the limiter is the block start rate. The same request under "warpspeed" is the
+ *   plain DRAM limit 181.25 with no latency or blocks figure. */
+static void v2_block_rate(void)
+{
+    const char *fmt =
+        "{%s\"device\":\"H100-SXM5-80GB\",\"domain\":[16777216],\"launch\":{\"block\":[32]},"
+        "\"kernel\":{\"fields\":[{\"name\":\"A\",\"dims\":[16777216],\"loads\":[[\"x\"]]},"
+        "{\"name\":\"B\",\"dims\":[16777216],\"stores\":[[\"x\"]]}]}}";
+    char body[1024];
+    snprintf(body, sizeof body, fmt, "");
+    cJSON *r = estimate_text(body);
+    CHECK(r != NULL);
+    CHECK_NEAR(num(r, "performance", "blocks"), 52.08, 0.001, 0);
+    CHECK_NEAR(num(r, "performance", "latency"), 150.36, 0.001, 0);
+    CHECK_NEAR(num(r, "performance", "dram"), 129.96, 0.001, 0);
+    CHECK_NEAR(num(r, "performance", "predicted"), 52.07, 0.001, 0);
+    CHECK_NEAR(num(r, "details", "active_threads_per_sm"), 1016.6, 0.001, 0);
+    const cJSON *lim = cJSON_GetObjectItem(cJSON_GetObjectItem(r, "performance"), "limiter");
+    CHECK(cJSON_IsString(lim) && strcmp(lim->valuestring, "blocks") == 0);
+    CHECK(strcmp(cJSON_GetObjectItem(r, "model")->valuestring, "v2") == 0);
+    cJSON_Delete(r);
+    snprintf(body, sizeof body, fmt, "\"model\":\"warpspeed\",");
+    r = estimate_text(body);
+    CHECK(r != NULL);
+    CHECK_NEAR(num(r, "performance", "predicted"), 181.25, 0.001, 0);
+    CHECK(cJSON_IsNull(cJSON_GetObjectItem(cJSON_GetObjectItem(r, "performance"), "latency")));
+    cJSON_Delete(r);
+}
+
 int main(int argc, char **argv)
 {
     datadir = argc > 1 ? argv[1] : "tests/data";
@@ -300,6 +336,7 @@ int main(int argc, char **argv)
     hand_2d_footprint();
     su_k20();
     layer_condition();
+    v2_block_rate();
     lr_worker_free(worker);
     lr_api_free(api);
     return check_report("test_model");

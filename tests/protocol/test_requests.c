@@ -184,6 +184,19 @@ static const bad_case cases[] = {
      "{\"fields\":[{\"name\":\"A\",\"dims\":[64,64],\"loads\":[[\"x\",\"y\"]]}],\"precision\":"
      "\"fp16\"}}",
      "invalid_request", "kernel.precision", "fp32"},
+    /* model v2 (issue 8): the model choice and the restrict flag */
+    {0, "{" OK_REST ",\"launch\":{\"block\":[32]},\"model\":\"v3\"}", "invalid_request",
+     "model", "warpspeed"},
+    {1, "{" OK_REST ",\"model\":7}", "invalid_request", "model", "string"},
+    {0,
+     "{\"device\":\"A100-SXM4-40GB\",\"domain\":[64,64],\"launch\":{\"block\":[32]},\"kernel\":"
+     "{\"fields\":[{\"name\":\"A\",\"dims\":[64,64],\"loads\":[[\"x\",\"y\"]]}],\"restrict\":"
+     "1}}",
+     "invalid_request", "kernel.restrict", "true"},
+    {0,
+     "{\"device\":{\"base\":\"H100-SXM5-80GB\",\"limit_sharpness\":0.5},\"domain\":[64,64],"
+     "\"launch\":{\"block\":[32]}," KERNEL_OK "}",
+     "invalid_request", "device.limit_sharpness", "1..100"},
     {1, "{" OK_REST ",\"search\":{\"blocks\":[[0]]}}", "invalid_request", "search.blocks[0][0]",
      "integer from 1 to 1024"},
     {1, "{" OK_REST ",\"search\":{\"blocks\":[]}}", "invalid_request", "search.blocks",
