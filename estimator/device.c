@@ -42,10 +42,9 @@ const char *est_device_check(const est_device *d, char *why, unsigned whysize)
             "must be in [0, 1)");
     REQUIRE(d->limit_sharpness >= 1 && d->limit_sharpness <= 100, "limit_sharpness",
             "must be 1..100");
-    REQUIRE(d->dram_efficiency > 0 && d->dram_efficiency <= 10 && d->l2_efficiency > 0 &&
-                d->l2_efficiency <= 10,
-            d->dram_efficiency > 0 && d->dram_efficiency <= 10 ? "l2_efficiency"
-                                                               : "dram_efficiency",
+    REQUIRE(d->dram_efficiency > 0 && d->dram_efficiency <= 10, "dram_efficiency",
+            "must be in (0, 10]");
+    REQUIRE(d->l2_efficiency > 0 && d->l2_efficiency <= 10, "l2_efficiency",
             "must be in (0, 10]");
     REQUIRE(d->l1_efficiency > 0 && d->l1_efficiency <= 10, "l1_efficiency",
             "must be in (0, 10]");
@@ -81,4 +80,17 @@ const char *est_device_check(const est_device *d, char *why, unsigned whysize)
                 names[i], "needs 0 <= a <= 1 (a miss rate), b >= 0, c >= 0");
 #undef REQUIRE
     return NULL;
+}
+
+void est_device_set_v2_defaults(est_device *d)
+{
+    static const double v[] = {EST_V2_DEFAULTS};
+    d->block_rate_per_sm = v[0];
+    d->latency_ns = v[1];
+    d->fold_overlap = v[2];
+    d->block_granularity = v[3];
+    d->limit_sharpness = v[4];
+    d->dram_efficiency = v[5];
+    d->l2_efficiency = v[6];
+    d->l1_efficiency = v[7];
 }

@@ -64,6 +64,9 @@ typedef struct est_device {
  * latency, fold overlap, granularity, sharpness, DRAM, L2 and L1 efficiency. */
 #define EST_V2_DEFAULTS 12.33, 892.5, 0.660, 0.462, 7.59, 0.717, 1.697, 0.999
 
+/* Sets d's model-v2 parameters to EST_V2_DEFAULTS. */
+void est_device_set_v2_defaults(est_device *d);
+
 /* Checks that every figure is in a sensible range; on failure returns the name of
  * the first bad figure and writes why into why (NULL when all is well). */
 const char *est_device_check(const est_device *d, char *why, unsigned whysize);

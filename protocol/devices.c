@@ -144,14 +144,8 @@ static int read_figures(const cJSON *obj, const char *path, int full, est_device
     if (jr_only_keys(obj, path, allowed, err))
         return -1;
     jpath p;
-    if (full) {
-        const double v2[] = {EST_V2_DEFAULTS};
-        double *dst[] = {&d->block_rate_per_sm, &d->latency_ns,      &d->fold_overlap,
-                         &d->block_granularity, &d->limit_sharpness, &d->dram_efficiency,
-                         &d->l2_efficiency,     &d->l1_efficiency};
-        for (size_t i = 0; i < sizeof dst / sizeof dst[0]; i++)
-            *dst[i] = v2[i];
-    }
+    if (full)
+        est_device_set_v2_defaults(d);
     for (size_t i = 0; i < NFIELDS; i++) {
         const cJSON *v = jr_get(obj, fields[i].name);
         jp_key(&p, path, fields[i].name);
