@@ -153,6 +153,26 @@ static int push_inst(est_bound *b, int *cap, const est_inst *in, lr_error *err)
     return 0;
 }
 
+/* docs/model.md, "Register reuse across folding steps": under model v2, a load of a
+ * field the kernel never stores, with __restrict__ pointers, at an address that an
+ * earlier folding step of the same thread already loaded, is served from a register:
+ * the compiler may keep the value because nothing can overwrite it. Addresses are
+ * compared as affine functions of the launch coordinates (equal for every thread);
+ * other loads are never merged. */
+static int in_register(const est_bound *b, int f, const est_inst *in)
+{
+    const est_kernel *k = b->k;
+    if (k->model != EST_MODEL_V2 || !k->restrict_ || k->fields[f].nstores > 0 || in->is_store ||
+        !in->affine)
+        return 0;
+    for (int j = b->first[f]; j < b->ninst; j++) {
+        const est_inst *o = &b->inst[j];
+        if (o->affine && o->c0 == in->c0 && !memcmp(o->coef, in->coef, sizeof in->coef))
+            return 1;
+    }
+    return 0;
+}
+
 /* Groups each field's affine instructions by their coefficient vectors; a
  * non-affine instruction is a group of its own. */
 static int make_groups(est_bound *b)
@@ -237,7 +257,8 @@ int est_bind(est_bound *b, const est_kernel *k, const est_device *dev, const est
                             in.step[0] = s0;
                             in.step[1] = s1;
                             in.step[2] = s2;
-                            if (linearize(b, &in, f, err) || push_inst(b, &cap, &in, err)) {
+                            if (linearize(b, &in, f, err) ||
+                                (!in_register(b, f, &in) && push_inst(b, &cap, &in, err))) {
                                 est_bound_release(b);
                                 return -1;
                             }

@@ -48,6 +48,12 @@ const char *est_device_check(const est_device *d, char *why, unsigned whysize)
             "must be in (0, 10]");
     REQUIRE(d->l1_efficiency > 0 && d->l1_efficiency <= 10, "l1_efficiency",
             "must be in (0, 10]");
+    REQUIRE(d->store_requests_per_ns > 0 && d->store_requests_per_ns < 1e6,
+            "store_requests_per_ns", "must be in (0, 1e6) requests per ns");
+    REQUIRE(d->store_sectors_per_ns > 0 && d->store_sectors_per_ns < 1e6,
+            "store_sectors_per_ns", "must be in (0, 1e6) sectors per ns");
+    REQUIRE(d->dram_overload_bytes_per_sm >= 1024 && d->dram_overload_bytes_per_sm < 1e12,
+            "dram_overload_bytes_per_sm", "must be in [1024, 1e12) bytes");
     REQUIRE(d->fp64_lanes >= 0 && d->fp64_lanes <= 4096, "fp64_lanes", "must be 0..4096");
     REQUIRE(d->fp32_lanes >= 0 && d->fp32_lanes <= 4096, "fp32_lanes", "must be 0..4096");
     REQUIRE(d->max_threads_per_sm >= 32 && d->max_threads_per_sm <= 65536, "max_threads_per_sm",
@@ -93,4 +99,7 @@ void est_device_set_v2_defaults(est_device *d)
     d->dram_efficiency = v[5];
     d->l2_efficiency = v[6];
     d->l1_efficiency = v[7];
+    d->store_requests_per_ns = v[8];
+    d->store_sectors_per_ns = v[9];
+    d->dram_overload_bytes_per_sm = v[10];
 }

@@ -58,11 +58,15 @@ typedef struct est_device {
     double dram_efficiency;    /* attainable share of dram_bw_gbs */
     double l2_efficiency;      /* attainable share of l2_bw_gbs (may exceed 1) */
     double l1_efficiency;      /* attainable share of the L1 cycle limit */
+    double store_requests_per_ns; /* L1->L2 write requests (lines) the GPU serves per ns */
+    double store_sectors_per_ns;  /* written L2 sectors the GPU serves per ns */
+    double dram_overload_bytes_per_sm; /* bytes in flight per SM halving DRAM efficiency */
 } est_device;
 
 /* The model-v2 parameters fitted on the H100 corpus (docs/model.md): block rate,
- * latency, fold overlap, granularity, sharpness, DRAM, L2 and L1 efficiency. */
-#define EST_V2_DEFAULTS 12.33, 892.5, 0.660, 0.462, 7.59, 0.717, 1.697, 0.999
+ * latency, fold overlap, granularity, sharpness, DRAM, L2 and L1 efficiency, store
+ * request and store sector rates, DRAM overload. */
+#define EST_V2_DEFAULTS 12.32, 954.1, 0.9669, 0.4849, 6.247, 0.7385, 2.231, 0.9758, 80.72, 181.4, 2.792e6
 
 /* Sets d's model-v2 parameters to EST_V2_DEFAULTS. */
 void est_device_set_v2_defaults(est_device *d);

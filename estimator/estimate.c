@@ -11,7 +11,7 @@
 
 const char *est_limiter_name(est_limiter l)
 {
-    static const char *const names[] = {"flops", "l1", "l2", "dram", "latency", "blocks", "none"};
+    static const char *const names[] = {"flops", "l1", "l2", "dram", "latency", "blocks", "stores", "none"};
     return l <= EST_LIMITER_NONE ? names[l] : "none";
 }
 
@@ -23,6 +23,7 @@ static void add_volumes(est_volumes *t, const est_volumes *v)
     t->l2_load_compulsory += v->l2_load_compulsory;
     t->l2_load += v->l2_load;
     t->l2_store += v->l2_store;
+    t->l2_store_requests += v->l2_store_requests;
     t->dram_load_compulsory += v->dram_load_compulsory;
     t->dram_load_warm += v->dram_load_warm;
     t->dram_load += v->dram_load;
@@ -59,6 +60,7 @@ static void l1_l2_volumes(const est_bound *b, const est_sample *s, est_result *r
             v->l1_cycles = max3(C, TAG, DP + ALLOC);
         v->l1_load = div0(fs->load_sectors * dev->l1_sector_bytes, s->warp_lups);
         v->l2_store = div0(fs->store_sectors * dev->l1_sector_bytes, s->warp_lups);
+        v->l2_store_requests = div0(fs->store_lines, s->warp_lups);
         v->l2_load_compulsory =
             div0(fs->blk_load_sectors * dev->l2_sector_bytes, s->block_lups);
         if (s->nblocks) {
@@ -170,18 +172,26 @@ static void v2_limits(const est_device *dev, est_result *r)
     r->bytes_in_flight_per_sm =
         r->active_threads_per_sm * in_flight * (r->total.dram_load + r->total.dram_store);
     r->perf_blocks = dev->block_rate_per_sm * 1e-3 * dev->sm_count * r->updates_per_block;
+    /* a store instruction sends one write request per line it touches, and each
+     * (partial) sector is written separately: scattered stores are limited by these
+     * rates long before their bytes reach a bandwidth (docs/model.md) */
+    const est_volumes *t = &r->total;
+    double store_ns = div0(t->l2_store_requests, dev->store_requests_per_ns) +
+                      div0(t->l2_store / dev->l2_sector_bytes, dev->store_sectors_per_ns);
+    r->perf_stores = div0(1, store_ns);
     r->perf_l1 *= dev->l1_efficiency;
     r->perf_l2 *= dev->l2_efficiency;
-    r->perf_dram *= dev->dram_efficiency;
-    double lim[] = {r->perf_flops, r->perf_l1,      r->perf_l2,
-                    r->perf_dram,  r->perf_latency, r->perf_blocks};
-    smallest(lim, 4, r);
-    double throughput = r->predicted, n = dev->limit_sharpness, sum = 0;
-    double parts[] = {throughput, r->perf_latency, r->perf_blocks};
-    for (int i = 0; i < 3; i++)
-        if (parts[i] > 0)
-            sum += pow(parts[i], -n);
-    smallest(lim, 6, r); /* the limiter named is the tightest single limit */
+    /* far more bytes requested than the memory system can queue: the L2 thrashes and
+     * DRAM efficiency drops, to half at dram_overload_bytes_per_sm (docs/model.md) */
+    double overload = r->bytes_in_flight_per_sm / dev->dram_overload_bytes_per_sm;
+    r->perf_dram *= dev->dram_efficiency / (1 + overload * overload);
+    double lim[] = {r->perf_flops,   r->perf_l1,     r->perf_l2,    r->perf_dram,
+                    r->perf_latency, r->perf_blocks, r->perf_stores};
+    double n = dev->limit_sharpness, sum = 0;
+    for (int i = 0; i < 7; i++)
+        if (lim[i] > 0)
+            sum += pow(lim[i], -n);
+    smallest(lim, 7, r); /* the limiter named is the tightest single limit */
     r->predicted = sum > 0 ? pow(sum, -1 / n) : 0;
 }
 

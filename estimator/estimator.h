@@ -114,6 +114,7 @@ typedef struct est_volumes {
     double l2_load_compulsory;   /* L2LoadV1: thread-block footprint */
     double l2_load;              /* L2LoadV2: with reuse and L1 capacity misses */
     double l2_store;             /* write-through store volume */
+    double l2_store_requests;    /* model v2: L1->L2 write requests (lines per store) */
     double dram_load_compulsory; /* memLoadV1: wave footprint */
     double dram_load_warm;       /* memLoadV2: with reuse of the previous waves' data */
     double dram_load;            /* memLoadV3: with store-eviction reads */
@@ -127,6 +128,7 @@ typedef enum est_limiter {
     EST_LIMITER_DRAM,
     EST_LIMITER_LATENCY, /* model v2: too few updates in flight (Little's law) */
     EST_LIMITER_BLOCKS,  /* model v2: blocks too small for the block start rate */
+    EST_LIMITER_STORES,  /* model v2: scattered stores, too many L2 write requests */
     EST_LIMITER_NONE
 } est_limiter;
 
@@ -162,6 +164,7 @@ typedef struct est_result {
     double bytes_in_flight_per_sm; /* DRAM bytes the active threads have requested */
     double perf_latency;          /* GLup/s the concurrency allows (Little's law) */
     double perf_blocks;           /* GLup/s the block start rate allows */
+    double perf_stores;           /* GLup/s the L2 write request rate allows */
     double updates_per_block;     /* lattice updates per thread block, average */
 } est_result;
 

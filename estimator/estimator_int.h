@@ -135,6 +135,7 @@ typedef struct est_field_sample {
     double c, tag, dp;   /* L1 cycles */
     double load_sectors; /* sectors requested by load instructions */
     double store_sectors;
+    double store_lines;  /* distinct lines per store instruction, summed: write requests */
     double smx_segments; /* Kepler half-warp 128-B segments, loads and stores */
     /* block pass, sums over sampled blocks */
     double blk_load_sectors; /* distinct sectors loaded per block */

@@ -28,6 +28,7 @@
 typedef struct warp_counts {
     int c, tag, dp;
     int load_sectors, store_sectors, segments;
+    int store_lines; /* distinct L1 lines of a store instruction: its L2 write requests */
 } warp_counts;
 
 /* Memo of full-warp counts: key (instruction, warp in block, shift mod granule).
@@ -125,6 +126,7 @@ static warp_counts warp_metrics(const est_device *dev, int elem, const int64_t *
         w.c = w.tag;
     if (w.dp > w.c)
         w.c = w.dp;
+
     w.load_sectors = distinct_granules(addr, n, dev->l1_sector_bytes);
     int half = n < 16 ? n : 16;
     w.segments = distinct_granules(addr, half, 128);
@@ -167,6 +169,7 @@ static void add_counts(est_field_sample *fs, const warp_counts *w)
     /* Kepler's SMX volume counts stores too (Su et al.: 7 loads + 1 store = 80 B/Lup) */
     fs->smx_segments += w->segments;
     fs->store_sectors += w->store_sectors;
+    fs->store_lines += w->store_lines;
     fs->load_sectors += w->load_sectors;
 }
 
@@ -177,6 +180,7 @@ static void sum_counts(warp_counts *t, const warp_counts *w)
     t->dp += w->dp;
     t->segments += w->segments;
     t->store_sectors += w->store_sectors;
+    t->store_lines += w->store_lines;
     t->load_sectors += w->load_sectors;
 }
 
@@ -230,6 +234,7 @@ static int inst_counts(sampler *s, int i, int lanes, int64_t coords[32][EST_NCOO
     if (in->is_store) {
         wc->store_sectors = wc->load_sectors;
         wc->load_sectors = 0;
+        wc->store_lines = distinct_granules(addr, n, b->dev->l1_line_bytes);
     }
     return 1;
 }

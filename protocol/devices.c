@@ -62,6 +62,9 @@ static const dev_field fields[] = {
     V(dram_efficiency, 10, "attainable share of dram_bw_gbs (model v2)"),
     V(l2_efficiency, 10, "attainable share of l2_bw_gbs (model v2)"),
     V(l1_efficiency, 10, "attainable share of the L1 cycle limit (model v2)"),
+    V(store_requests_per_ns, 1e6, "L1->L2 write requests (lines) per ns, whole GPU (model v2)"),
+    V(store_sectors_per_ns, 1e6, "written L2 sectors per ns, whole GPU (model v2)"),
+    V(dram_overload_bytes_per_sm, 1e12, "bytes in flight per SM that halve DRAM efficiency (model v2)"),
 };
 #undef F
 #undef V
@@ -140,6 +143,9 @@ static int read_figures(const cJSON *obj, const char *path, int full, est_device
                                           "dram_efficiency",
                                           "l2_efficiency",
                                           "l1_efficiency",
+                                          "store_requests_per_ns",
+                                          "store_sectors_per_ns",
+                                          "dram_overload_bytes_per_sm",
                                           NULL};
     if (jr_only_keys(obj, path, allowed, err))
         return -1;

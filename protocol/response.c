@@ -78,7 +78,9 @@ cJSON *lr_units_json(void)
     cJSON_AddStringToObject(u, "details",
                             "oversubscriptions are dimensionless; overlaps in B/Lup; "
                             "updates_per_block in lattice updates, active_threads_per_sm "
-                            "in threads, bytes_in_flight_per_sm in bytes");
+                            "in threads, bytes_in_flight_per_sm in bytes, "
+                            "store_requests_per_update in L2 write requests per lattice "
+                            "update");
     return u;
 }
 
@@ -116,6 +118,7 @@ cJSON *lr_estimate_json(const est_result *r, const est_kernel *k, const est_devi
         int v2 = est_kernel_model(k) == EST_MODEL_V2;
         add_num_or_null(p, "latency", r->perf_latency, v2 && r->perf_latency > 0);
         add_num_or_null(p, "blocks", r->perf_blocks, v2 && r->perf_blocks > 0);
+        add_num_or_null(p, "stores", r->perf_stores, v2 && r->perf_stores > 0);
         add_num(p, "predicted", r->predicted);
         cJSON_AddStringToObject(p, "limiter", est_limiter_name(r->limiter));
     }
@@ -136,6 +139,7 @@ cJSON *lr_estimate_json(const est_result *r, const est_kernel *k, const est_devi
             add_num(d, "updates_per_block", r->updates_per_block);
             add_num(d, "active_threads_per_sm", r->active_threads_per_sm);
             add_num(d, "bytes_in_flight_per_sm", r->bytes_in_flight_per_sm);
+            add_num(d, "store_requests_per_update", r->total.l2_store_requests);
         }
     }
     cJSON_AddItemToObject(o, "units", lr_units_json());
