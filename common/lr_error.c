@@ -5,6 +5,8 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "lr_utf8.h"
+
 static const char *const code_names[LR_CODE_COUNT] = {
     [LR_OK] = "ok",
     [LR_INVALID_JSON] = "invalid_json",
@@ -39,6 +41,10 @@ int lr_error_setv(lr_error *err, lr_code code, const char *path, const char *fmt
     err->code = code;
     vsnprintf(err->message, sizeof err->message, fmt, ap);
     snprintf(err->path, sizeof err->path, "%s", path ? path : "");
+    /* Both carry user text cut to a length ("%.60s", the buffer sizes), possibly
+     * inside a character; the error body must stay UTF-8 whatever was cut. */
+    lr_utf8_repair(err->message);
+    lr_utf8_repair(err->path);
     return -1;
 }
 

@@ -41,7 +41,9 @@ typedef struct lr_error {
 void lr_error_clear(lr_error *err);
 
 /* Records an error unless one is already recorded (first error wins). path may be
- * NULL. Returns -1 so callers can write `return lr_error_set(...)`. */
+ * NULL. Message and path are cut to their buffers and made valid UTF-8 (a character
+ * cut in two by a length limit is dropped), so error bodies are always UTF-8.
+ * Returns -1 so callers can write `return lr_error_set(...)`. */
 int lr_error_set(lr_error *err, lr_code code, const char *path, const char *fmt, ...)
     __attribute__((format(printf, 4, 5)));
 int lr_error_setv(lr_error *err, lr_code code, const char *path, const char *fmt, va_list ap);

@@ -3,7 +3,10 @@
 
 #include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+
+#include "lr_utf8.h"
 
 void jp_key(jpath *out, const char *parent, const char *key)
 {
@@ -50,9 +53,10 @@ int jr_only_keys(const cJSON *obj, const char *path, const char *const *allowed,
                          a == allowed ? "" : ", ", *a);
             jpath p;
             jp_key(&p, path, c->string ? c->string : "?");
+            const char *key = c->string ? c->string : "?";
             return lr_error_set(err, LR_INVALID_REQUEST, p.s,
-                                "unknown key '%.60s'; expected one of: %s",
-                                c->string ? c->string : "?", list);
+                                "unknown key '%.*s'; expected one of: %s",
+                                lr_utf8_prefix(key, 60), key, list);
         }
     }
     return 0;
@@ -135,30 +139,12 @@ int jr_triple(const cJSON *v, const char *path, int64_t min, int64_t max, int64_
     return 0;
 }
 
-/* Length of the valid UTF-8 sequence at p (at most n bytes), 0 if invalid: no
- * overlong forms, no surrogates, nothing above U+10FFFF. */
-static size_t utf8_len(const unsigned char *p, size_t n)
-{
-    if (p[0] < 0x80)
-        return 1;
-    size_t len = p[0] >= 0xF0 ? 4 : p[0] >= 0xE0 ? 3 : p[0] >= 0xC2 ? 2 : 0;
-    if (len == 0 || len > n || p[0] > 0xF4)
-        return 0;
-    for (size_t i = 1; i < len; i++)
-        if ((p[i] & 0xC0) != 0x80)
-            return 0;
-    if ((p[0] == 0xE0 && p[1] < 0xA0) || (p[0] == 0xED && p[1] > 0x9F) ||
-        (p[0] == 0xF0 && p[1] < 0x90) || (p[0] == 0xF4 && p[1] > 0x8F))
-        return 0;
-    return len;
-}
-
 int jr_precheck(const char *text, size_t len, int max_depth, lr_error *err)
 {
     const unsigned char *t = (const unsigned char *)text;
     int depth = 0, in_str = 0;
     for (size_t i = 0; i < len;) {
-        size_t n = utf8_len(t + i, len - i);
+        size_t n = lr_utf8_seq_len(t + i, len - i);
         if (n == 0)
             return lr_error_set(err, LR_INVALID_JSON, "",
                                 "the body is not valid UTF-8 (byte %zu)", i);
@@ -190,6 +176,182 @@ int jr_precheck(const char *text, size_t len, int max_depth, lr_error *err)
             depth--;
         }
         i++;
+    }
+    return 0;
+}
+
+/* ---- raw control characters --------------------------------------------------- */
+
+/* Containers deeper than this are not followed by the path of a control-character
+ * error (the path then names the deepest container followed). jr_precheck has
+ * already refused bodies nested deeper than the request limit, far below this. */
+#define JR_SCAN_DEPTH 64
+
+/* Where the scan of jr_check_controls is: for each open container, which of its
+ * elements or members it is in. */
+typedef struct jr_scan {
+    int index[JR_SCAN_DEPTH]; /* element or member index in each open container */
+    int depth;                /* open containers */
+} jr_scan;
+
+/* The JSON path of where the scan is, read from the parsed tree: cJSON keeps the
+ * members of an object in their order in the text, so index k is the k-th child. */
+static void scan_path(const jr_scan *sc, const cJSON *root, jpath *out)
+{
+    const cJSON *node = root;
+    out->s[0] = '\0';
+    int depth = sc->depth < JR_SCAN_DEPTH ? sc->depth : JR_SCAN_DEPTH;
+    for (int d = 0; d < depth && node; d++) {
+        const cJSON *child = cJSON_GetArrayItem(node, sc->index[d]);
+        jpath parent = *out;
+        if (cJSON_IsObject(node) && child && child->string)
+            jp_key(out, parent.s, child->string);
+        else if (cJSON_IsArray(node))
+            jp_index(out, parent.s, sc->index[d]);
+        node = child;
+    }
+}
+
+static int control_error(const jr_scan *sc, const cJSON *root, int in_key, unsigned char c,
+                         size_t at, lr_error *err)
+{
+    jpath p;
+    scan_path(sc, root, &p);
+    return lr_error_set(err, LR_INVALID_JSON, p.s,
+                        "%s holds the raw control byte 0x%02X (byte %zu of the body); JSON "
+                        "strings cannot contain bytes below 0x20 unescaped",
+                        in_key ? "the key of this value" : "the string", c, at);
+}
+
+int jr_check_controls(const char *text, size_t len, const cJSON *root, lr_error *err)
+{
+    const unsigned char *t = (const unsigned char *)text;
+    jr_scan sc = {.depth = 0};
+    int in_str = 0, in_key = 0;
+    int is_object[JR_SCAN_DEPTH] = {0}, expect_key = 0;
+    for (size_t i = 0; i < len; i++) {
+        unsigned char c = t[i];
+        if (in_str) {
+            if (c == '\\')
+                i++; /* the escaped byte cannot end the string */
+            else if (c == '"')
+                in_str = 0;
+            else if (c < 0x20)
+                return control_error(&sc, root, in_key, c, i, err);
+            continue;
+        }
+        int top = sc.depth - 1;
+        switch (c) {
+        case '"':
+            in_str = 1;
+            in_key = top >= 0 && top < JR_SCAN_DEPTH && is_object[top] && expect_key;
+            expect_key = 0;
+            break;
+        case '{':
+        case '[':
+            if (sc.depth < JR_SCAN_DEPTH) {
+                sc.index[sc.depth] = 0;
+                is_object[sc.depth] = c == '{';
+            }
+            sc.depth++;
+            expect_key = c == '{';
+            break;
+        case '}':
+        case ']':
+            sc.depth--;
+            break;
+        case ',':
+            if (top >= 0 && top < JR_SCAN_DEPTH) {
+                sc.index[top]++;
+                expect_key = is_object[top];
+            }
+            break;
+        case ' ':
+        case '\t':
+        case '\n':
+        case '\r':
+            break;
+        default:
+            /* cJSON skips every byte up to 0x20 as white space; JSON allows four. */
+            if (c < 0x20)
+                return lr_error_set(err, LR_INVALID_JSON, "",
+                                    "the body holds the control byte 0x%02X (byte %zu) "
+                                    "outside a string; JSON allows only space, tab, CR and "
+                                    "LF between values",
+                                    c, i);
+        }
+    }
+    return 0;
+}
+
+/* ---- duplicate keys --------------------------------------------------------------- */
+
+/* Objects with at most this many members are checked pairwise (no allocation); a
+ * larger one (a hostile 100k-key object) is sorted instead. */
+#define JR_PAIRWISE_MAX 16
+
+static int cmp_keys(const void *a, const void *b)
+{
+    return strcmp(*(const char *const *)a, *(const char *const *)b);
+}
+
+/* The first key of obj that a later member repeats, or NULL. -1 in *oom when the
+ * sort buffer could not be allocated. */
+static const char *repeated_key(const cJSON *obj, int *oom)
+{
+    int n = cJSON_GetArraySize(obj);
+    const cJSON *a, *b;
+    if (n <= JR_PAIRWISE_MAX) {
+        for (a = obj->child; a; a = a->next)
+            for (b = a->next; b; b = b->next)
+                if (a->string && b->string && strcmp(a->string, b->string) == 0)
+                    return a->string;
+        return NULL;
+    }
+    const char **keys = malloc((size_t)n * sizeof *keys);
+    if (!keys) {
+        *oom = 1;
+        return NULL;
+    }
+    int k = 0;
+    cJSON_ArrayForEach(a, obj) keys[k++] = a->string ? a->string : "";
+    qsort(keys, (size_t)k, sizeof *keys, cmp_keys);
+    const char *dup = NULL;
+    for (int i = 1; i < k && !dup; i++)
+        if (strcmp(keys[i - 1], keys[i]) == 0)
+            dup = keys[i];
+    free(keys);
+    return dup;
+}
+
+int jr_unique_keys(const cJSON *v, const char *path, lr_error *err)
+{
+    if (cJSON_IsObject(v)) {
+        int oom = 0;
+        const char *dup = repeated_key(v, &oom);
+        if (oom)
+            return lr_error_set(err, LR_NO_MEMORY, NULL, "out of memory");
+        if (dup) {
+            jpath p;
+            jp_key(&p, path, dup);
+            return lr_error_set(err, LR_INVALID_REQUEST, p.s,
+                                "the key '%.*s' appears more than once in this object; give "
+                                "each key once (which one would count is not defined)",
+                                lr_utf8_prefix(dup, 60), dup);
+        }
+    }
+    const cJSON *c;
+    int i = 0;
+    cJSON_ArrayForEach(c, v)
+    {
+        jpath p;
+        if (cJSON_IsObject(v))
+            jp_key(&p, path, c->string ? c->string : "?");
+        else
+            jp_index(&p, path, i);
+        i++;
+        if ((cJSON_IsObject(c) || cJSON_IsArray(c)) && jr_unique_keys(c, p.s, err))
+            return -1;
     }
     return 0;
 }

@@ -48,4 +48,15 @@ int jr_triple(const cJSON *v, const char *path, int64_t min, int64_t max, int64_
  * max_depth. 0, or -1 with err (LR_INVALID_JSON, the byte offset in the message). */
 int jr_precheck(const char *text, size_t len, int max_depth, lr_error *err);
 
+/* Checks text, which cJSON parsed into root, for raw control bytes (below 0x20):
+ * cJSON takes them inside strings, where a NUL silently ends the C string
+ * ("x+1<NUL>*y*y" would read as "x+1"), and between values, as white space. 0, or -1
+ * with err (LR_INVALID_JSON; the JSON path of the string that holds one). */
+int jr_check_controls(const char *text, size_t len, const cJSON *root, lr_error *err);
+
+/* Refuses an object, anywhere under v (whose path is path), that has a key twice:
+ * cJSON keeps both and lookups return the first, so the second would be silently
+ * ignored. 0, or -1 with err (LR_INVALID_REQUEST, the path of the repeated key). */
+int jr_unique_keys(const cJSON *v, const char *path, lr_error *err);
+
 #endif

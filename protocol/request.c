@@ -541,6 +541,11 @@ int lr_request_parse(const lr_devices *devs, const char *body, size_t len, lr_re
                             "unexpected data after the JSON object (byte %zu); send one object",
                             at);
     }
+    /* What cJSON accepts but must not pass: raw control bytes, repeated keys. */
+    if (jr_check_controls(body, len, root, err) || jr_unique_keys(root, "", err)) {
+        cJSON_Delete(root);
+        return -1;
+    }
     cJSON *canon = cJSON_CreateObject();
     int rc = canon ? parse_body(devs, root, kind, req, canon, err)
                    : lr_error_set(err, LR_NO_MEMORY, NULL, "out of memory");

@@ -207,14 +207,59 @@ static const bad_case cases[] = {
      "search.foldings[0][2]", "integer from 1"},
     {1, "{" OK_REST ",\"search\":{\"top\":-1}}", "invalid_request", "search.top",
      "integer from 0"},
+    /* issue 10, item 7: raw control bytes in strings (NULs in raw_nul_cases) */
+    {0, "{\"device\":\"A100-SXM4-40GB\x01\"}", "invalid_json", "device", "0x01"},
+    {0, "{\"device\":\"A100\tSXM4-40GB\"}", "invalid_json", "device", "0x09"},
+    {0,
+     "{" OK_REST ",\"launch\":{\"block\":[32]},\"search\":{\"foldings\":[[1],[2,\"\x1b\"]]}}",
+     "invalid_json", "search.foldings[1][1]", "0x1B"},
+    {0, "{\"dev\nice\":1}", "invalid_json", "dev\nice", "the key of this value"},
+    {0, "[\"\x7f\", \"\x1f\"]", "invalid_json", "[1]", "0x1F"},
+    /* ... and keys given twice (the first used to win silently) */
+    {0, "{\"device\":\"A100-SXM4-40GB\",\"device\":\"K20m\"}", "invalid_request", "device",
+     "more than once"},
+    {0,
+     "{\"device\":\"A100-SXM4-40GB\",\"domain\":[64,64],\"launch\":{\"block\":[32]},"
+     "\"kernel\":{\"fields\":[{\"name\":\"A\",\"dims\":[64,64],\"dims\":[8],\"loads\":[["
+     "\"x\",\"y\"]]}]}}",
+     "invalid_request", "kernel.fields[0].dims", "'dims' appears more than once"},
+    {0, "{\"device\":{\"base\":\"A100-SXM4-40GB\",\"l2_bytes\":5,\"l2_bytes\":6}}",
+     "invalid_request", "device.l2_bytes", "more than once"},
+    {0,
+     "{" OK_REST ",\"launch\":{\"block\":[32]},\"x\":{\"k0\":0,\"k1\":1,\"k2\":2,\"k3\":3,"
+     "\"k4\":4,\"k5\":5,\"k6\":6,\"k7\":7,\"k8\":8,\"k9\":9,\"k10\":10,\"k11\":11,"
+     "\"k12\":12,\"k13\":13,\"k14\":14,\"k15\":15,\"k16\":16,\"k7\":17}}",
+     "invalid_request", "x.k7", "more than once"},
+    {0, "{\"a\":[{\"b\":1},{\"c\":{\"d\":1,\"d\":1}}]}", "invalid_request", "a[1].c.d",
+     "more than once"},
 };
 
-static void run_case(lr_worker *w, const bad_case *c, int i)
+/* Cases whose body holds a raw NUL, with its length. Issue 10, item 7: a raw NUL
+ * inside a string used to cut it there, so "x+1<NUL>*y*y" was estimated as "x+1". */
+#define RAW(lit) lit, sizeof(lit) - 1
+static const struct {
+    const char *body;
+    size_t len;
+    const char *code, *path, *msg;
+} raw_nul_cases[] = {
+    {RAW("{\"device\":\"A100-SXM4-40GB\",\"domain\":[64,64],\"launch\":{\"block\":[32]},"
+         "\"kernel\":{\"fields\":[{\"name\":\"A\",\"dims\":[64,64],\"loads\":[[\"x+1\0*y*y\","
+         "\"y\"]]}]}}"),
+     "invalid_json", "kernel.fields[0].loads[0][0]", "raw control byte 0x00"},
+    {RAW("{\"device\":\"A100-SXM4-40GB\",\"domain\":[64,64],\"launch\":{\"block\":[32]},"
+         "\"kernel\":{\"fields\":[{\"name\":\"A\0B\",\"dims\":[64,64],\"loads\":[[\"x\","
+         "\"y\"]]}]}}"),
+     "invalid_json", "kernel.fields[0].name", "0x00"},
+    {RAW("{\"device\":\"A100-SXM4-40GB\",\0\"domain\":[64,64]}"), "invalid_json", "",
+     "outside a string"},
+};
+
+static void run_case_len(lr_worker *w, const bad_case *c, size_t len, int i)
 {
     lr_error err;
     lr_error_clear(&err);
-    char *out = c->rank ? lr_api_rank(w, c->body, strlen(c->body), NULL, NULL, &err)
-                        : lr_api_estimate(w, c->body, strlen(c->body), &err);
+    char *out = c->rank ? lr_api_rank(w, c->body, len, NULL, NULL, &err)
+                        : lr_api_estimate(w, c->body, len, &err);
     if (out) {
         check_failures++;
         fprintf(stderr, "case %d: accepted, expected %s at '%s': %s\n", i, c->code, c->path,
@@ -229,6 +274,87 @@ static void run_case(lr_worker *w, const bad_case *c, int i)
         fprintf(stderr, "case %d: got %s at '%s': %s\n   want %s at '%s' containing '%s'\n", i,
                 lr_code_name(err.code), err.path, err.message, c->code, c->path, c->msg);
     }
+}
+
+static void run_case(lr_worker *w, const bad_case *c, int i)
+{
+    run_case_len(w, c, strlen(c->body), i);
+}
+
+/* Whether s is valid UTF-8 (written here again, not taken from common/, so that the
+ * test does not trust the code it tests). */
+static int is_utf8(const char *s)
+{
+    const unsigned char *p = (const unsigned char *)s;
+    while (*p) {
+        int n = *p < 0x80             ? 1
+                : (*p & 0xE0) == 0xC0 ? 2
+                : (*p & 0xF0) == 0xE0 ? 3
+                : (*p & 0xF8) == 0xF0 ? 4
+                                      : 0;
+        if (n == 0 || (n == 2 && *p < 0xC2))
+            return 0;
+        for (int i = 1; i < n; i++)
+            if ((p[i] & 0xC0) != 0x80)
+                return 0;
+        p += n;
+    }
+    return 1;
+}
+
+/* Appends n copies of s to buf (size bytes). */
+static void repeat(char *buf, size_t size, const char *s, int n)
+{
+    for (int i = 0; i < n; i++)
+        snprintf(buf + strlen(buf), size - strlen(buf), "%s", s);
+}
+
+/* Issue 10, item 5: user text cut to a length (60 bytes of an unknown key, 64 of a
+ * device name, the 256 bytes of a path) was cut inside a character, and the error
+ * body was not UTF-8 (clients failed to decode it). Each name is 'a' and then
+ * two-byte characters, so every even limit falls inside one. */
+static void errors_are_utf8(lr_worker *w)
+{
+    char body[2048], name[1024];
+    const char *bodies[4];
+    char store[4][2048];
+
+    strcpy(name, "a");
+    repeat(name, sizeof name, "\xc3\xa9", 100); /* a, then 100 x e-acute */
+    snprintf(store[0], sizeof store[0], "{\"%s\":1}", name);
+    snprintf(store[1], sizeof store[1], "{\"device\":\"%s\",\"domain\":[64]}", name);
+    snprintf(store[2], sizeof store[2], "{\"device\":{\"base\":\"%s\"}}", name);
+    /* a nested unknown key: the path "kernel.fields[0]." and the name pass 256 bytes */
+    snprintf(store[3], sizeof store[3],
+             "{\"device\":\"A100-SXM4-40GB\",\"domain\":[64,64],\"launch\":{\"block\":[32]},"
+             "\"kernel\":{\"fields\":[{\"name\":\"A\",\"dims\":[64,64],\"%s%s\":1}]}}",
+             name, name + 1);
+    for (int i = 0; i < 4; i++)
+        bodies[i] = store[i];
+    for (int i = 0; i < 4; i++) {
+        lr_error err;
+        lr_error_clear(&err);
+        snprintf(body, sizeof body, "%s", bodies[i]);
+        char *out = lr_api_estimate(w, body, strlen(body), &err);
+        CHECK(out == NULL);
+        free(out);
+        CHECK(lr_error_is_set(&err));
+        if (!is_utf8(err.message) || !is_utf8(err.path)) {
+            check_failures++;
+            fprintf(stderr, "utf-8 case %d: the error is not UTF-8: %s at %s\n", i, err.message,
+                    err.path);
+        }
+        char *json = lr_error_to_json(&err, "x");
+        cJSON *doc = json ? cJSON_Parse(json) : NULL;
+        CHECK(doc != NULL && is_utf8(json));
+        cJSON_Delete(doc);
+        free(json);
+    }
+    /* The unknown key is shown up to a character boundary, not dropped. */
+    lr_error err;
+    lr_error_clear(&err);
+    CHECK(lr_api_estimate(w, store[0], strlen(store[0]), &err) == NULL);
+    CHECK_CONTAINS(err.message, "unknown key 'a\xc3\xa9\xc3\xa9");
 }
 
 /* Limits of size: an oversized body and deep nesting are refused before parsing. */
@@ -406,7 +532,13 @@ int main(void)
     }
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++)
         run_case(w, &cases[i], (int)i);
+    for (size_t i = 0; i < sizeof raw_nul_cases / sizeof raw_nul_cases[0]; i++) {
+        bad_case c = {0, raw_nul_cases[i].body, raw_nul_cases[i].code, raw_nul_cases[i].path,
+                      raw_nul_cases[i].msg};
+        run_case_len(w, &c, raw_nul_cases[i].len, 1000 + (int)i);
+    }
     hostile_sizes(w);
+    errors_are_utf8(w);
     lr_worker_free(w);
     lr_api_free(api);
     isl_budget();
