@@ -1,11 +1,11 @@
 /*
  * http.c: the libmicrohttpd plumbing. Starts and stops the daemon, keeps one
  * srv_request per request (the body accumulated under --max-body), answers what can
- * be answered from the headers alone (404, 405, 415, 413 by Content-Length) before
- * any body is read, and once the body is complete answers the cheap routes at once
- * and hands estimate and rank to the compute pool (pool.c), sending their answer
- * when the pool resumes the connection. It writes the access log line when MHD
- * reports the request done.
+ * be answered from the headers alone (403 for a foreign web origin, 404, 405, 415,
+ * 413 by Content-Length) before any body is read, and once the body is complete
+ * answers the cheap routes at once and hands estimate and rank to the compute pool
+ * (pool.c), sending their answer when the pool resumes the connection. It writes
+ * the access log line when MHD reports the request done.
  *
  * Threads: MHD's few I/O threads call everything here except start and stop. A
  * connection stays on one of them; a srv_request is shared only with the compute
@@ -18,17 +18,15 @@
 #include <strings.h>
 #include <unistd.h>
 
+#include <arpa/inet.h>
+
+#include "lr_utf8.h"
 #include "srv_int.h"
 
 /* Memory MHD may use per connection for the request line, headers and its read
  * buffer (bodies are ours, bounded by --max-body). Requests carry a few short
  * headers; 64 KiB leaves room for proxies' additions and rejects header floods. */
 #define SRV_CONNECTION_MEMORY ((size_t)64 * 1024)
-
-/* Open connections at most. Each may hold --max-body (1 MiB by default) while its
- * body arrives: 512 bound that to ~0.5 GiB, far above what code generators on one
- * host open at once. */
-#define SRV_MAX_CONNECTIONS 512u
 
 /* libmicrohttpd's threads. They only parse, route, answer the cheap endpoints and
  * send (microseconds per request); the model runs on the compute pool. Two keep
@@ -45,10 +43,47 @@
 /* First allocation for a body whose size is not announced (chunked uploads). */
 #define SRV_BODY_FIRST_CAP ((size_t)16 * 1024)
 
+/* Characters of a header value a client chose (Content-Type, Origin) that an error
+ * message shows: enough to recognise it, not a way to make our answers large. */
+#define SRV_ECHO_MAX 64
+
+/* libmicrohttpd's messages about one client's connection (it hung up early, was
+ * refused by a connection limit, sent a malformed request), as opposed to the
+ * daemon's own state. Under --quiet they are dropped like the access log: any
+ * client could otherwise write a log line per connection it opens. MHD gives its
+ * messages no severity, so they are known by their text (libmicrohttpd 0.9.7x); an
+ * unknown message is logged. */
+static const char *const per_connection_messages[] = {
+    "closed by remote side",
+    "Socket has been disconnected",
+    "Connection socket is closed",
+    "forcibly closed by remote peer",
+    "socket is no longer available",
+    "socket is not connected",
+    "reached connection limit",
+    "Error processing request",
+    "value of 'Content-Length'",
+    "parse `Content-Length'",
+    "Failed to receive",
+    "Failed to send",
+};
+
+static int is_per_connection(const char *msg)
+{
+    size_t n = sizeof per_connection_messages / sizeof per_connection_messages[0];
+    for (size_t i = 0; i < n; i++)
+        if (strstr(msg, per_connection_messages[i]))
+            return 1;
+    return 0;
+}
+
 static void mhd_log(void *cls, const char *fmt, va_list ap)
 {
+    const srv_server *s = cls;
     char msg[1024];
     vsnprintf(msg, sizeof msg, fmt, ap);
+    if (s->cfg->quiet && is_per_connection(msg))
+        return;
     srv_log("launchrank: libmicrohttpd: %s", msg);
 }
 
@@ -68,19 +103,21 @@ static srv_request *request_new(const char *method, const char *url)
     if (!req)
         return NULL;
     req->route = -1;
-    snprintf(req->method, sizeof req->method, "%s", method);
+    lr_ascii_excerpt(method, sizeof req->method - 1, req->method, sizeof req->method);
     memcpy(req->url, url, n + 1);
     clock_gettime(CLOCK_MONOTONIC, &req->start);
     return req;
 }
 
-/* Lenient on purpose: no Content-Type at all (curl -d sends form type, but many
- * hand-written clients send none) and any application/json with parameters
- * (charset) are JSON; everything else was meant for another server. */
+/* application/json, with parameters (charset) or not. A body sent without a type is
+ * refused too: a web page of any origin may POST text/plain or no type at all
+ * without asking the browser first (a CORS "simple request"), but never
+ * application/json, so requiring it keeps pages of other origins out even where the
+ * Origin check cannot (older browsers, no Origin sent). */
 static int is_json_content_type(const char *ct)
 {
     if (!ct)
-        return 1;
+        return 0;
     while (*ct == ' ' || *ct == '\t')
         ct++;
     static const char json[] = "application/json";
@@ -107,6 +144,73 @@ static enum MHD_Result respond_code(srv_server *s, struct MHD_Connection *c, srv
     return srv_respond_error(s, c, req, &err, status, allow);
 }
 
+/* Whether origin is one of ours: the listen address as a browser writes it, or an
+ * --allow-origin (then *allowed points to it, for Access-Control-Allow-Origin).
+ * Scheme and host are case-insensitive. */
+static int origin_allowed(const srv_server *s, const char *origin, const char **allowed)
+{
+    *allowed = NULL;
+    for (int i = 0; i < 2 && atomic_load(&s->origin_ready); i++)
+        if (s->self_origin[i][0] && strcasecmp(origin, s->self_origin[i]) == 0)
+            return 1;
+    for (unsigned i = 0; i < s->cfg->n_allow_origins; i++)
+        if (strcasecmp(origin, s->cfg->allow_origins[i]) == 0) {
+            *allowed = s->cfg->allow_origins[i];
+            return 1;
+        }
+    return 0;
+}
+
+/* Browsers name the web page behind every cross-origin request (and every POST) in
+ * Origin; a request from a page of another origin is refused, whatever it asks,
+ * before its body is read: any page open in the operator's browser could otherwise
+ * make the daemon compute, and read what it answers. Clients that are not browsers
+ * send no Origin and are not concerned. */
+static enum MHD_Result check_origin(srv_server *s, struct MHD_Connection *c, srv_request *req)
+{
+    const char *origin = MHD_lookup_connection_value(c, MHD_HEADER_KIND, "Origin");
+    if (!origin || origin_allowed(s, origin, &req->cors_origin))
+        return MHD_YES;
+    char shown[SRV_ECHO_MAX + 1];
+    lr_ascii_excerpt(origin, SRV_ECHO_MAX, shown, sizeof shown);
+    return respond_code(s, c, req, LR_INVALID_REQUEST, MHD_HTTP_FORBIDDEN, NULL,
+                        "requests from web pages of '%s' are refused: this server answers "
+                        "pages of its own origin (%s) and of those named with --allow-origin",
+                        shown, s->self_origin[0]);
+}
+
+/* Whether req is a browser's CORS preflight from an --allow-origin page: before a
+ * POST of application/json to another origin, a browser asks with OPTIONS whether it
+ * may. Pages of our own origin never ask, and others are refused by check_origin. */
+static int is_preflight(struct MHD_Connection *c, const srv_request *req)
+{
+    return req->cors_origin && strcmp(req->method, "OPTIONS") == 0 &&
+           MHD_lookup_connection_value(c, MHD_HEADER_KIND, "Access-Control-Request-Method");
+}
+
+/* Content-Type of a POST: application/json, or 415. */
+static enum MHD_Result check_content_type(srv_server *s, struct MHD_Connection *c,
+                                          srv_request *req)
+{
+    const char *ct =
+        MHD_lookup_connection_value(c, MHD_HEADER_KIND, MHD_HTTP_HEADER_CONTENT_TYPE);
+    if (is_json_content_type(ct))
+        return MHD_YES;
+    if (!ct)
+        return respond_code(s, c, req, LR_INVALID_REQUEST, MHD_HTTP_UNSUPPORTED_MEDIA_TYPE,
+                            NULL,
+                            "the body is sent without a Content-Type; send it as "
+                            "application/json (with curl: -H 'Content-Type: "
+                            "application/json')");
+    /* The value is the client's bytes, not checked by anyone: shown as ASCII. */
+    char shown[SRV_ECHO_MAX + 1];
+    lr_ascii_excerpt(ct, SRV_ECHO_MAX, shown, sizeof shown);
+    return respond_code(s, c, req, LR_INVALID_REQUEST, MHD_HTTP_UNSUPPORTED_MEDIA_TYPE, NULL,
+                        "the body is sent as '%s'; send it as application/json (with curl: "
+                        "-H 'Content-Type: application/json')",
+                        shown);
+}
+
 /* Everything decided by the request line and headers, before the body is read.
  * Answering now spares buffering a body we would refuse; MHD then closes the
  * connection instead of reading the rest. */
@@ -116,6 +220,11 @@ static enum MHD_Result request_begin(srv_server *s, struct MHD_Connection *c, sr
     unsigned status;
     req->route = srv_route_find(req->method, req->url, &req->arg, allow, sizeof allow, &status);
     srv_stats_count_request(&s->stats, req->route);
+    enum MHD_Result r = check_origin(s, c, req);
+    if (r != MHD_YES || req->status)
+        return r; /* answered (or the answer failed: MHD closes the connection) */
+    if (req->route < 0 && status == MHD_HTTP_METHOD_NOT_ALLOWED && is_preflight(c, req))
+        return srv_respond_preflight(s, c, req, allow);
     if (req->route < 0 && status == MHD_HTTP_METHOD_NOT_ALLOWED)
         return respond_code(s, c, req, LR_METHOD_NOT_ALLOWED, 0, allow,
                             "%s does not accept %s; it accepts %s", req->url, req->method,
@@ -128,15 +237,9 @@ static enum MHD_Result request_begin(srv_server *s, struct MHD_Connection *c, sr
                             req->url);
     if (!srv_route_has_body(req->route))
         return MHD_YES;
-
-    const char *ct =
-        MHD_lookup_connection_value(c, MHD_HEADER_KIND, MHD_HTTP_HEADER_CONTENT_TYPE);
-    if (!is_json_content_type(ct))
-        return respond_code(s, c, req, LR_INVALID_REQUEST, MHD_HTTP_UNSUPPORTED_MEDIA_TYPE,
-                            NULL,
-                            "the body is sent as '%s'; send it as application/json (with curl: "
-                            "-H 'Content-Type: application/json')",
-                            ct);
+    r = check_content_type(s, c, req);
+    if (r != MHD_YES || req->status)
+        return r;
 
     /* MHD has already refused a malformed Content-Length with 400. */
     const char *cl =
@@ -258,7 +361,13 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *c, const cha
             return MHD_NO; /* MHD closes the connection */
         *con_cls = req;
         atomic_fetch_add(&s->inflight, 1);
-        return request_begin(s, c, req);
+        const union MHD_ConnectionInfo *info =
+            MHD_get_connection_info(c, MHD_CONNECTION_INFO_SOCKET_CONTEXT);
+        req->conn_state = info ? info->socket_context : NULL;
+        enum MHD_Result r = request_begin(s, c, req);
+        if (req->status)
+            srv_conn_received(s, req->conn_state); /* the rest of it does not matter */
+        return r;
     }
     if (*upload_data_size > 0) {
         if (!req->status)
@@ -266,6 +375,7 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *c, const cha
         *upload_data_size = 0;
         return MHD_YES;
     }
+    srv_conn_received(s, req->conn_state);
     if (req->status)
         return MHD_YES; /* answered from the headers already */
     if (req->submitted) {
@@ -310,8 +420,11 @@ static void on_completed(void *cls, struct MHD_Connection *c, void **con_cls,
         else
             srv_log("%s %s %u %zu %.1fms (%s)", req->method, req->url, req->status,
                     req->status ? req->bytes : 0, ms_since(&req->start),
-                    termination_reason(toe));
+                    srv_conn_was_cut(s, req->conn_state) ? "--receive-deadline passed"
+                                                         : termination_reason(toe));
     }
+    /* A kept-alive connection's next request has the deadline from now on. */
+    srv_conn_next_request(s, req->conn_state);
     *con_cls = NULL;
     atomic_fetch_sub(&s->inflight, 1);
     srv_pool_release(s, req); /* frees req, now or when its job is done */
@@ -360,12 +473,37 @@ static size_t unescape(void *cls, struct MHD_Connection *c, char *u)
     return (size_t)(w - u);
 }
 
+/* Our origin as browsers write it in Origin: http://HOST:PORT, and http://HOST
+ * when the port is HTTP's default. A wildcard address (0.0.0.0) is no page's
+ * origin: only --allow-origin lets pages in then. */
+static void set_self_origin(srv_server *s, unsigned port)
+{
+    char host[INET6_ADDRSTRLEN + 2] = "";
+    const struct sockaddr_storage *a = &s->cfg->addr;
+    if (a->ss_family == AF_INET6) {
+        char ip[INET6_ADDRSTRLEN];
+        if (inet_ntop(AF_INET6, &((const struct sockaddr_in6 *)a)->sin6_addr, ip, sizeof ip))
+            snprintf(host, sizeof host, "[%s]", ip);
+    } else {
+        inet_ntop(AF_INET, &((const struct sockaddr_in *)a)->sin_addr, host, sizeof host);
+    }
+    snprintf(s->self_origin[0], sizeof s->self_origin[0], "http://%s:%u", host, port);
+    if (port == 80)
+        snprintf(s->self_origin[1], sizeof s->self_origin[1], "http://%s", host);
+}
+
 int srv_http_start(srv_server *s, lr_error *err)
 {
     const srv_config *cfg = s->cfg;
     if (srv_workers_init(s, err))
         return -1;
     if (srv_pool_start(s, err)) {
+        srv_workers_fini(s);
+        return -1;
+    }
+    if (srv_conns_start(s, err)) {
+        srv_pool_stop(s);
+        srv_pool_fini(s);
         srv_workers_fini(s);
         return -1;
     }
@@ -391,17 +529,23 @@ int srv_http_start(srv_server *s, lr_error *err)
         MHD_OPTION_CONNECTION_TIMEOUT, (unsigned int)cfg->timeout_s,
         MHD_OPTION_CONNECTION_MEMORY_LIMIT, SRV_CONNECTION_MEMORY,
         MHD_OPTION_CONNECTION_LIMIT, SRV_MAX_CONNECTIONS,
+        MHD_OPTION_PER_IP_CONNECTION_LIMIT, cfg->max_client_conns,
+        MHD_OPTION_NOTIFY_CONNECTION, srv_conns_notify, s,
         MHD_OPTION_NOTIFY_COMPLETED, on_completed, s,
         MHD_OPTION_UNESCAPE_CALLBACK, unescape, s,
         MHD_OPTION_END);
     /* clang-format on */
     if (!s->mhd) {
+        srv_conns_stop(s);
+        srv_conns_fini(s);
         srv_pool_stop(s);
         srv_pool_fini(s);
         srv_workers_fini(s);
         return lr_error_set(err, LR_UNAVAILABLE, NULL,
                             "the HTTP daemon did not start (libmicrohttpd says why above)");
     }
+    set_self_origin(s, srv_http_port(s));
+    atomic_store(&s->origin_ready, 1);
     return 0;
 }
 
@@ -450,12 +594,14 @@ void srv_http_stop(srv_server *s, const sigset_t *hurry)
          * Jobs still queued after the drain are answered 503, running ones finish;
          * every compute thread frees its worker as it exits. */
         srv_pool_stop(s);
+        srv_conns_stop(s);
         MHD_stop_daemon(s->mhd);
         if (listen_fd != MHD_INVALID_SOCKET)
             close(listen_fd); /* only now: MHD's threads may use it until they stop */
         s->mhd = NULL;
     }
-    /* Only now: MHD's threads take the pool's mutex until they are joined. */
+    /* Only now: MHD's threads take the pool's and conns' mutexes until joined. */
     srv_pool_fini(s);
+    srv_conns_fini(s);
     srv_workers_fini(s);
 }

@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <unistd.h>
 
 #include <arpa/inet.h>
@@ -24,6 +25,20 @@
  * and stalls holds its memory no longer than this. Ten seconds is ages for a
  * client on the same host or network, which is where code generators run. */
 #define SRV_DEFAULT_TIMEOUT_S 10
+/* Seconds a client may take to send one whole request, headers and body, however
+ * steadily it trickles (--timeout only bounds silence). A 1 MiB body takes
+ * milliseconds on the networks code generators use and ten seconds at 100 KB/s;
+ * thirty leave room for a slow link and still free a trickling client's connection
+ * within half a minute. */
+#define SRV_DEFAULT_RECEIVE_DEADLINE_S 30
+/* Connections one client address may hold open at once: a quarter of
+ * SRV_MAX_CONNECTIONS, so that one client, however many connections it opens or
+ * stalls, leaves three quarters to the others; twice the 64 connections of the
+ * load benchmark, more than a code generator on one host opens. */
+#define SRV_DEFAULT_MAX_CLIENT_CONNS 128
+_Static_assert(SRV_MAX_CONNECTIONS == 512, "update the --max-client-connections help");
+/* Longest --allow-origin: a scheme, a host name (at most 253) and a port. */
+#define SRV_ORIGIN_MAX 270
 /* Compute threads at most: each owns an isl context and a store connection; beyond
  * a thousand, a number is a typo rather than a machine. */
 #define SRV_MAX_THREADS 1024u
@@ -179,6 +194,58 @@ static int set_time_limit(srv_options *o, const char *value, char *why, size_t w
     return parse_seconds(value, &o->cfg.time_limit_s, why, why_size);
 }
 
+static int set_receive_deadline(srv_options *o, const char *value, char *why, size_t why_size)
+{
+    return parse_seconds(value, &o->cfg.receive_deadline_s, why, why_size);
+}
+
+static int set_max_client_conns(srv_options *o, const char *value, char *why, size_t why_size)
+{
+    unsigned long long n;
+    if (parse_count(value, 1, SRV_MAX_CONNECTIONS, &n)) {
+        snprintf(why, why_size, "'%s' is not a number of connections from 1 to %u", value,
+                 SRV_MAX_CONNECTIONS);
+        return -1;
+    }
+    o->cfg.max_client_conns = (unsigned)n;
+    return 0;
+}
+
+/* Whether value is a web origin as browsers write it in Origin: http:// or https://,
+ * a host and maybe :PORT, in printable ASCII, with nothing after (no path, no
+ * trailing slash, no user). "null", which sandboxed pages and files send, is not:
+ * any page can make its requests carry it. */
+static int is_origin(const char *value)
+{
+    const char *host = strncasecmp(value, "http://", 7) == 0    ? value + 7
+                       : strncasecmp(value, "https://", 8) == 0 ? value + 8
+                                                                : NULL;
+    if (!host || !*host || strlen(value) > SRV_ORIGIN_MAX)
+        return 0;
+    for (const char *p = host; *p; p++)
+        if (*p <= 0x20 || *p >= 0x7f || strchr("/?#@\\", *p))
+            return 0;
+    return 1;
+}
+
+static int set_allow_origin(srv_options *o, const char *value, char *why, size_t why_size)
+{
+    srv_config *cfg = &o->cfg;
+    if (cfg->n_allow_origins >= SRV_MAX_ALLOW_ORIGINS) {
+        snprintf(why, why_size, "at most %d origins may be allowed", SRV_MAX_ALLOW_ORIGINS);
+        return -1;
+    }
+    if (!is_origin(value)) {
+        snprintf(why, why_size,
+                 "'%.80s' is not a web origin such as https://example.org or "
+                 "http://localhost:3000 (scheme, host and port only)",
+                 value);
+        return -1;
+    }
+    cfg->allow_origins[cfg->n_allow_origins++] = value;
+    return 0;
+}
+
 static int set_port_file(srv_options *o, const char *value, char *why, size_t why_size)
 {
     o->cfg.port_file = value;
@@ -217,9 +284,26 @@ static const srv_option options[] = {
     {"--time-limit", "SECONDS", "30",
      "computing time one request may take; longer ones get 422 budget_exceeded",
      set_time_limit},
+    {"--receive-deadline", "SECONDS", SRV_STR(SRV_DEFAULT_RECEIVE_DEADLINE_S),
+     "time a client may take to send one request, headers and\n"
+     "                       body, however steadily it trickles; then the\n"
+     "                       connection is closed",
+     set_receive_deadline},
+    {"--max-client-connections", "N", SRV_STR(SRV_DEFAULT_MAX_CLIENT_CONNS),
+     "connections one client address may hold open at once\n"
+     "                       (512 in all); more are closed at once",
+     set_max_client_conns},
+    {"--allow-origin", "ORIGIN", NULL,
+     "let web pages of ORIGIN (https://host[:port]) call the\n"
+     "                       daemon (repeatable); requests from pages of other\n"
+     "                       origins than http://ADDR:PORT get 403",
+     set_allow_origin},
     {"--port-file", "PATH", NULL, "once listening, write the bound port there; removed at exit",
      set_port_file},
-    {"--quiet", NULL, NULL, "no access log (one line per request on stderr)", set_quiet},
+    {"--quiet", NULL, NULL,
+     "no access log (one line per request on stderr) and no\n"
+     "                       message about single connections (clients hanging up)",
+     set_quiet},
     {"--help", NULL, NULL, "show this help and exit", set_help},
 };
 #define OPTION_COUNT (sizeof options / sizeof options[0])
@@ -235,7 +319,10 @@ static void print_help(FILE *f)
         char left[40];
         snprintf(left, sizeof left, "%s%s%s", options[i].name, options[i].arg ? " " : "",
                  options[i].arg ? options[i].arg : "");
-        fprintf(f, "  %-20s %s\n", left, options[i].help);
+        if (strlen(left) > 20) /* a long name: its help starts on the next line */
+            fprintf(f, "  %s\n  %-20s %s\n", left, "", options[i].help);
+        else
+            fprintf(f, "  %-20s %s\n", left, options[i].help);
         if (options[i].def)
             fprintf(f, "  %-20s (default: %s)\n", "", options[i].def);
     }
@@ -248,8 +335,9 @@ static void print_help(FILE *f)
            "  GET  /healthz            liveness, cache status, model version\n"
            "  GET  /v1/stats           request, error and cache counters, uptime\n"
            "\nErrors are {\"error\":{\"code\",\"message\",\"path\"},\"model_version\"} with a\n"
-           "status per code: 400 invalid_json and invalid_request, 404 not_found,\n"
-           "405 method_not_allowed, 413 limit_exceeded, 415 a body not sent as\n"
+           "status per code: 400 invalid_json and invalid_request, 403 a request\n"
+           "from a web page of another origin, 404 not_found, 405\n"
+           "method_not_allowed, 413 limit_exceeded, 415 a body not sent as\n"
            "application/json, 422 unsupported_expression, not_launchable and\n"
            "budget_exceeded, 500 internal, 503 unavailable and out_of_memory.\n"
            "Estimates and rankings wait for a compute thread in a queue of\n"
@@ -279,6 +367,8 @@ static void options_defaults(srv_options *o)
     o->cfg.threads = cores < 1 ? 1u : (unsigned)cores;
     o->cfg.max_body = LR_MAX_BODY_BYTES;
     o->cfg.timeout_s = SRV_DEFAULT_TIMEOUT_S;
+    o->cfg.receive_deadline_s = SRV_DEFAULT_RECEIVE_DEADLINE_S;
+    o->cfg.max_client_conns = SRV_DEFAULT_MAX_CLIENT_CONNS;
 }
 
 static const srv_option *option_find(const char *name, size_t len)

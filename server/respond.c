@@ -59,8 +59,14 @@ static enum MHD_Result queue(srv_server *s, struct MHD_Connection *c, srv_reques
 {
     if (!r)
         return MHD_NO; /* MHD closes the connection: nothing better is left */
-    int ok =
-        MHD_add_response_header(r, MHD_HTTP_HEADER_CONTENT_TYPE, "application/json") == MHD_YES;
+    int ok = len == 0 || MHD_add_response_header(r, MHD_HTTP_HEADER_CONTENT_TYPE,
+                                                 "application/json") == MHD_YES;
+    /* A page of an --allow-origin origin may read the answer; the answer depends on
+     * Origin, which caches must know. */
+    if (ok && req->cors_origin)
+        ok = MHD_add_response_header(r, "Access-Control-Allow-Origin", req->cors_origin) ==
+                 MHD_YES &&
+             MHD_add_response_header(r, MHD_HTTP_HEADER_VARY, "Origin") == MHD_YES;
     if (ok && allow)
         ok = MHD_add_response_header(r, MHD_HTTP_HEADER_ALLOW, allow) == MHD_YES;
     /* Once shutdown began, tell keep-alive clients not to reuse the connection. */
@@ -84,6 +90,26 @@ enum MHD_Result srv_respond_json(srv_server *s, struct MHD_Connection *c, srv_re
     if (!r)
         body.free_fn(body.text); /* MHD took nothing */
     return queue(s, c, req, status, r, len, allow);
+}
+
+/* How long a browser may remember a preflight's answer: ten minutes spares a web
+ * page a round trip per request, and a change of --allow-origin takes effect soon. */
+#define SRV_PREFLIGHT_MAX_AGE "600"
+
+enum MHD_Result srv_respond_preflight(srv_server *s, struct MHD_Connection *c, srv_request *req,
+                                      const char *allow)
+{
+    struct MHD_Response *r =
+        MHD_create_response_from_buffer(0, (void *)"", MHD_RESPMEM_PERSISTENT);
+    int ok =
+        r && MHD_add_response_header(r, "Access-Control-Allow-Methods", allow) == MHD_YES &&
+        MHD_add_response_header(r, "Access-Control-Allow-Headers", "Content-Type") == MHD_YES &&
+        MHD_add_response_header(r, "Access-Control-Max-Age", SRV_PREFLIGHT_MAX_AGE) == MHD_YES;
+    if (r && !ok) {
+        MHD_destroy_response(r);
+        return MHD_NO;
+    }
+    return queue(s, c, req, MHD_HTTP_NO_CONTENT, r, 0, allow);
 }
 
 enum MHD_Result srv_respond_error(srv_server *s, struct MHD_Connection *c, srv_request *req,

@@ -20,6 +20,7 @@
 #include <stdatomic.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <netinet/in.h>
 #include <sys/socket.h>
 #include <time.h>
 
@@ -30,6 +31,14 @@
 
 /* ---- configuration (main.c) -------------------------------------------------- */
 
+/* Open connections at most. Each may hold --max-body (1 MiB by default) while its
+ * body arrives: 512 bound that to ~0.5 GiB, far above what code generators on one
+ * host open at once. */
+#define SRV_MAX_CONNECTIONS 512u
+
+/* --allow-origin may be given this often: a few web pages, not a registry of them. */
+#define SRV_MAX_ALLOW_ORIGINS 16
+
 typedef struct srv_config {
     struct sockaddr_storage addr; /* --listen, already parsed */
     const char *db_path;          /* --db; NULL with --no-cache */
@@ -38,7 +47,13 @@ typedef struct srv_config {
     unsigned timeout_s;           /* --timeout: idle seconds before a connection is closed */
     unsigned time_limit_s;        /* --time-limit: computing seconds per request; 0 = default */
     const char *port_file;        /* --port-file, or NULL */
-    int quiet;                    /* --quiet: no access log */
+    int quiet;                    /* --quiet: no access log, no per-connection messages */
+    unsigned receive_deadline_s;  /* --receive-deadline: seconds to send one request */
+    unsigned max_client_conns;    /* --max-client-connections: per client address */
+    /* --allow-origin: web origins besides our own whose pages may call us (strings
+     * of argv, "https://host[:port]") */
+    const char *allow_origins[SRV_MAX_ALLOW_ORIGINS];
+    unsigned n_allow_origins;
 } srv_config;
 
 /* ---- the running daemon ------------------------------------------------------- */
@@ -49,7 +64,7 @@ typedef struct srv_request srv_request;
  * body (up to --max-body) and waits behind the jobs before it: 256 jobs behind a
  * few threads at 5 ms .. 30 s each is already seconds to minutes of waiting, and a
  * client is better told 503 at once (retry later, or ask another instance) than left
- * waiting longer. It is half of SRV_MAX_CONNECTIONS (http.c), so that connections
+ * waiting longer. It is half of SRV_MAX_CONNECTIONS, so that connections
  * remain for cheap requests such as GET /healthz while the queue is full. */
 #define SRV_QUEUE_MAX 256
 
@@ -76,6 +91,31 @@ typedef struct srv_stats {
     atomic_uint_least64_t errors[LR_CODE_COUNT];
 } srv_stats;
 
+/* One open connection as conns.c tracks it for the receive deadline: MHD's
+ * socket context, created when MHD accepts the connection and freed when MHD closes
+ * it. Guarded by srv_conns.mu. */
+typedef struct srv_conn {
+    MHD_socket fd;
+    struct timespec since; /* CLOCK_MONOTONIC: the current request began to arrive */
+    int receiving;         /* the current request is not whole yet: the deadline runs */
+    int cut;               /* the deadline passed and conns.c shut the socket down */
+    struct srv_conn *prev, *next;
+} srv_conn;
+
+/* The open connections and the thread that enforces the receive deadline on them
+ * (conns.c). MHD's idle timeout restarts with every byte, so a client trickling a
+ * byte a second would hold a connection for ever; and while the headers arrive MHD
+ * calls none of our code, so a thread of ours has to watch the clock. */
+typedef struct srv_conns {
+    pthread_mutex_t mu;
+    pthread_cond_t wake; /* stopping was set */
+    srv_conn *head;      /* open connections (linked by next) */
+    pthread_t thread;
+    int started;     /* thread runs */
+    int stopping;    /* the thread is asked to end */
+    int initialized; /* mu and wake exist */
+} srv_conns;
+
 typedef struct srv_server {
     const srv_config *cfg;    /* borrowed from srv_main */
     lr_api *api;              /* owned by srv_main */
@@ -89,6 +129,12 @@ typedef struct srv_server {
     atomic_bool cache_reported; /* a cache failure has been logged (it is logged once) */
     srv_stats stats;
     struct timespec started; /* CLOCK_MONOTONIC at start, for uptime_s */
+    srv_conns conns;         /* started and stopped by srv_http_start/stop */
+    /* Our own web origin as a browser writes it in Origin ("http://127.0.0.1:8080",
+     * and without the port when it is 80), written once the port is bound, before
+     * origin_ready is set; until then no Origin is ours. */
+    char self_origin[2][INET6_ADDRSTRLEN + 16];
+    atomic_bool origin_ready;
 } srv_server;
 
 /* Where a request is with the compute pool. Only estimate and rank become jobs. */
@@ -133,8 +179,11 @@ struct srv_request {
     srv_request *job_next;       /* the queue's link */
     srv_json answer;             /* the job's body (owned until queued), or text NULL */
     lr_error answer_err;         /* ...and then the error */
-    char method[16];             /* for the access log: MHD's strings die with the request */
-    char url[];                  /* the path, NUL-terminated */
+    srv_conn *conn_state;        /* its connection in conns.c; NULL when not tracked */
+    const char *cors_origin;     /* an --allow-origin the request came from, or NULL */
+    char method[16]; /* for the access log, printable ASCII: MHD's strings die with the
+                      * request, and a client may send any bytes as a method */
+    char url[];      /* the path, NUL-terminated */
 };
 
 /* ---- http.c: libmicrohttpd plumbing ------------------------------------------ */
@@ -178,6 +227,11 @@ unsigned srv_status_of(lr_code code);
  * size in req. */
 enum MHD_Result srv_respond_json(srv_server *s, struct MHD_Connection *c, srv_request *req,
                                  unsigned status, srv_json body, const char *allow);
+/* Answers a CORS preflight (OPTIONS from a page of an --allow-origin origin, which
+ * req->cors_origin names) with 204: the methods in allow and the Content-Type
+ * header may be used. */
+enum MHD_Result srv_respond_preflight(srv_server *s, struct MHD_Connection *c, srv_request *req,
+                                      const char *allow);
 /* Queues the error body of err with status (0 = srv_status_of(err->code)) and
  * counts it in /v1/stats. */
 enum MHD_Result srv_respond_error(srv_server *s, struct MHD_Connection *c, srv_request *req,
@@ -232,6 +286,29 @@ lr_worker *srv_worker_get(srv_server *s, lr_error *err);
 /* Deletes the key; call after every serving thread has exited (their workers were
  * freed on their own threads by the key's destructor). */
 void srv_workers_fini(srv_server *s);
+
+/* ---- conns.c: the receive deadline ------------------------------------------------ */
+
+/* Starts the thread that closes connections whose request did not arrive whole
+ * within cfg->receive_deadline_s. 0, or -1 with err. */
+int srv_conns_start(srv_server *s, lr_error *err);
+/* Stops that thread (connections are no longer cut). A no-op when not started. */
+void srv_conns_stop(srv_server *s);
+/* Frees what is left; call after MHD stopped (it reports closed connections until
+ * then). A no-op when start failed. */
+void srv_conns_fini(srv_server *s);
+/* MHD_OPTION_NOTIFY_CONNECTION: tracks connections from their opening (the deadline
+ * of their first request starts then) to their closing. */
+void srv_conns_notify(void *cls, struct MHD_Connection *c, void **socket_context,
+                      enum MHD_ConnectionNotificationCode toe);
+/* The request on conn has arrived whole (or was answered from its headers): its
+ * deadline no longer runs. conn may be NULL. */
+void srv_conn_received(srv_server *s, srv_conn *conn);
+/* The request on conn is done; the next one on the same (kept-alive) connection
+ * starts its deadline now. conn may be NULL. */
+void srv_conn_next_request(srv_server *s, srv_conn *conn);
+/* Whether the deadline closed conn. */
+int srv_conn_was_cut(srv_server *s, srv_conn *conn);
 
 /* ---- log.c: the daemon's log (stderr) ------------------------------------------ */
 

@@ -124,6 +124,9 @@ enum {
     C_OVERSIZED,
     C_FRAMING,
     C_SLOW,
+    C_CONTROL,
+    C_REPEATED,
+    C_ORIGIN,
     C_COUNT
 };
 
@@ -150,6 +153,9 @@ static struct {
     [C_OVERSIZED] = {"bodies over 1 MiB (413)"},
     [C_FRAMING] = {"HTTP framing errors (answered by libmicrohttpd)"},
     [C_SLOW] = {"slow clients (stall past --timeout)"},
+    [C_CONTROL] = {"raw control bytes in strings (400, their path)"},
+    [C_REPEATED] = {"keys given twice (400, their path)"},
+    [C_ORIGIN] = {"foreign origins and untyped POSTs (403, 415)"},
 };
 
 static void fail_case(int cat, const char *label, const char *req, size_t req_len,
@@ -191,6 +197,37 @@ static void expect_error_raw(int cat, const char *label, const char *req, size_t
         fputc('\n', stderr);
     }
     http_resp_free(&r);
+    scan_log(label);
+}
+
+/* POSTs body (len bytes, which may hold NULs) to /v1/estimate and requires the
+ * error answer want_status with the given code and JSON path. */
+static void expect_error_at(int cat, const char *label, const char *body, size_t len,
+                            int want_status, const char *want_code, const char *want_path)
+{
+    if (!alive())
+        return;
+    buf req = {0};
+    http_build_request(&req, "POST", "/v1/estimate", "application/json", body, len, NULL);
+    http_resp r;
+    cats[cat].sent++;
+    http_exchange(daemon_.port, req.p, req.n, 0, ANSWER_TIMEOUT_S, &r);
+    const char *why = hz_error_shape_problem(&r, want_status);
+    if (!why) {
+        cJSON *doc = cJSON_ParseWithLength(r.body, r.body_len);
+        const cJSON *e = cJSON_GetObjectItemCaseSensitive(doc, "error");
+        const char *code = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(e, "code"));
+        const char *path = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(e, "path"));
+        if (!code || strcmp(code, want_code) != 0)
+            why = "not the expected error code";
+        else if (!path || strcmp(path, want_path) != 0)
+            why = "not the path of the offending value";
+        cJSON_Delete(doc);
+    }
+    if (why)
+        fail_case(cat, label, req.p, req.n, &r, why);
+    http_resp_free(&r);
+    buf_free(&req);
     scan_log(label);
 }
 
@@ -1396,6 +1433,136 @@ static void cases_slow(void)
     scan_log("slow clients");
 }
 
+/* Issue 10, item 7: every control byte, raw, inside each kind of string (device name,
+ * field name, expression) and in a key: cJSON took them, and a NUL cut the string
+ * ("x+1<NUL>*y*y" was estimated as "x+1"). Now 400 invalid_json with the path. */
+static void cases_control_bytes(void)
+{
+    static const struct {
+        const char *path, *raw;
+    } places[] = {
+        {"device", "\"A100-SXM4-@80GB\""},
+        {"kernel.fields[0].name", "\"A@\""},
+        {"kernel.fields[1].loads", "[[\"x+1@*y*y\",\"y\"]]"},
+        {"kernel.fields[0].loads[2][1]", "\"y@\""},
+    };
+    static const char *const want_path[] = {"device", "kernel.fields[0].name",
+                                            "kernel.fields[1].loads[0][0]",
+                                            "kernel.fields[0].loads[2][1]"};
+    for (size_t p = 0; p < sizeof places / sizeof places[0]; p++)
+        for (int b = 0; b < 0x20; b++) {
+            char *body = hz_json_with_raw(base2.doc, places[p].path, places[p].raw);
+            size_t len = strlen(body);
+            *strchr(body, '@') = (char)b;
+            char label[128];
+            snprintf(label, sizeof label, "byte 0x%02x in %s", b, want_path[p]);
+            expect_error_at(C_CONTROL, label, body, len, 400, "invalid_json", want_path[p]);
+            cJSON_free(body);
+        }
+    /* In a key, and between values (cJSON skipped them as white space). */
+    for (int b = 0; b < 0x20; b++) {
+        char label[96];
+        char *body = hz_replace_once(base2.compact, "\"flops\"", "\"fl@ops\"");
+        size_t len = strlen(body);
+        *strchr(body, '@') = (char)b;
+        snprintf(label, sizeof label, "byte 0x%02x in the key flops", b);
+        char path[32];
+        snprintf(path, sizeof path, "kernel.fl%cops", b); /* "kernel.fl" for a NUL */
+        expect_error_at(C_CONTROL, label, body, len, 400, "invalid_json", path);
+        free(body);
+        if (b == '\t' || b == '\n' || b == '\r')
+            continue; /* JSON white space */
+        body = hz_replace_once(base2.compact, ",\"domain\"", ",@\"domain\"");
+        len = strlen(body);
+        *strchr(body, '@') = (char)b;
+        snprintf(label, sizeof label, "byte 0x%02x between values", b);
+        expect_error_at(C_CONTROL, label, body, len, 400, "invalid_json", "");
+        free(body);
+    }
+}
+
+/* Issue 10, item 9: a key given twice, at every level; the first one used to win
+ * silently. Now 400 invalid_request with the path of the key. */
+static void cases_repeated_keys(void)
+{
+    static const struct {
+        const char *from, *to, *path;
+    } cases[] = {
+        {"\"device\":", "\"device\":\"K20m\",\"device\":", "device"},
+        {"\"domain\":", "\"domain\":[1],\"domain\":", "domain"},
+        {"\"model\":", "\"model\":\"v2\",\"model\":", "model"},
+        {"\"flops\":", "\"flops\":1,\"flops\":", "kernel.flops"},
+        {"\"fields\":", "\"fields\":[],\"fields\":", "kernel.fields"},
+        {"\"dims\":", "\"dims\":[1],\"dims\":", "kernel.fields[0].dims"},
+        {"\"name\":\"B\"", "\"name\":\"C\",\"name\":\"B\"", "kernel.fields[1].name"},
+        {"\"block\":", "\"block\":[1],\"block\":", "launch.block"},
+        {"\"launch\":{", "\"launch\":{\"folding\":[1],\"folding\":[1],", "launch.folding"},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        char *body = hz_replace_once(base2.compact, cases[i].from, cases[i].to);
+        char label[96];
+        snprintf(label, sizeof label, "%s twice", cases[i].path);
+        expect_error_at(C_REPEATED, label, body, strlen(body), 400, "invalid_request",
+                        cases[i].path);
+        free(body);
+    }
+    /* A large object (sorted, not compared pairwise) with one key twice. */
+    buf big = {0};
+    buf_puts(&big, "{\"x\":{");
+    for (int i = 0; i < 5000; i++) {
+        char kv[32];
+        snprintf(kv, sizeof kv, "%s\"k%d\":%d", i ? "," : "", i, i);
+        buf_puts(&big, kv);
+    }
+    buf_puts(&big, ",\"k4321\":0}}");
+    expect_error_at(C_REPEATED, "one of 5001 keys twice", big.p, big.n, 400, "invalid_request",
+                    "x.k4321");
+    buf_free(&big);
+}
+
+/* Issue 10, item 8: web pages of other origins, and POSTs without a type (which a
+ * page may send without asking the browser), are refused before anything runs; and
+ * the header values echoed in those errors are shown as ASCII (item 5). */
+static void cases_origins(void)
+{
+    static const char *const origins[] = {"http://evil.example",
+                                          "null",
+                                          "http://127.0.0.1",
+                                          "http://localhost:8080",
+                                          "https://127.0.0.1",
+                                          "http://127.0.0.1:1",
+                                          "file://",
+                                          "http://\xc3\xa9.example",
+                                          "\xff\xfe",
+                                          "http://127.0.0.1:8080/x"};
+    static const char *const paths[] = {"/v1/estimate", "/v1/rank",    "/healthz",
+                                        "/v1/stats",    "/v1/devices", "/v1/devices/K20m",
+                                        "/nope"};
+    for (size_t i = 0; i < sizeof origins / sizeof origins[0]; i++)
+        for (size_t p = 0; p < sizeof paths / sizeof paths[0]; p++) {
+            char extra[128], label[160];
+            snprintf(extra, sizeof extra, "Origin: %s\r\n", origins[i]);
+            snprintf(label, sizeof label, "Origin '%s' on %s", origins[i], paths[p]);
+            int post = p < 2;
+            expect_error(C_ORIGIN, label, post ? "POST" : "GET", paths[p],
+                         post ? "text/plain" : NULL, post ? base2.compact : NULL,
+                         post ? strlen(base2.compact) : 0, extra, 403);
+        }
+    expect_error(C_ORIGIN, "estimate without Content-Type", "POST", "/v1/estimate", NULL,
+                 base2.compact, strlen(base2.compact), NULL, 415);
+    expect_error(C_ORIGIN, "rank without Content-Type", "POST", "/v1/rank", NULL,
+                 base_rank.compact, strlen(base_rank.compact), NULL, 415);
+    static const char *const types[] = {"text/\xff\xfe", "application/json\xc3", "\xe2\x82",
+                                        "text/plain; q=\xc3\xa9\xc3"};
+    for (size_t i = 0; i < sizeof types / sizeof types[0]; i++)
+        expect_error(C_ORIGIN, "a Content-Type that is not UTF-8", "POST", "/v1/estimate",
+                     types[i], base2.compact, strlen(base2.compact), NULL, 415);
+    static const char *const methods[] = {"AAAAAAAAAAAAAA\xc3\xa9", "P\xffST", "\xe2\x82\xac"};
+    for (size_t i = 0; i < sizeof methods / sizeof methods[0]; i++)
+        expect_error(C_ORIGIN, "a method that is not ASCII", methods[i], "/v1/estimate",
+                     "application/json", "{}", 2, NULL, 0);
+}
+
 /* ---- main ----------------------------------------------------------------------------- */
 
 static void run_cases(void)
@@ -1418,6 +1585,9 @@ static void run_cases(void)
     cases_long();
     cases_oversized();
     cases_framing();
+    cases_control_bytes();
+    cases_repeated_keys();
+    cases_origins();
     cases_slow();
 }
 

@@ -204,7 +204,9 @@ static void http_resp_free(http_resp *r)
     memset(r, 0, sizeof *r);
 }
 
-static int http_connect(unsigned port)
+/* Connects to 127.0.0.1:port from the address src (another loopback address such
+ * as 127.0.0.2 is another client to the daemon), or from any when src is NULL. */
+static int http_connect_from(unsigned port, const char *src)
 {
     int fd = socket(AF_INET, SOCK_STREAM, 0);
     if (fd < 0)
@@ -212,6 +214,14 @@ static int http_connect(unsigned port)
     struct timeval tv = {SOCKET_TIMEOUT_S, 0};
     setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof tv);
     setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof tv);
+    if (src) {
+        struct sockaddr_in from = {.sin_family = AF_INET};
+        inet_pton(AF_INET, src, &from.sin_addr);
+        if (bind(fd, (struct sockaddr *)&from, sizeof from) != 0) {
+            close(fd);
+            return -1;
+        }
+    }
     struct sockaddr_in a = {.sin_family = AF_INET, .sin_port = htons((uint16_t)port)};
     a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
     if (connect(fd, (struct sockaddr *)&a, sizeof a) != 0) {
@@ -219,6 +229,11 @@ static int http_connect(unsigned port)
         return -1;
     }
     return fd;
+}
+
+static int http_connect(unsigned port)
+{
+    return http_connect_from(port, NULL);
 }
 
 static int send_all(int fd, const char *p, size_t n)
@@ -325,6 +340,40 @@ static const char *header(const http_resp *r, const char *name, char *out, size_
     return out;
 }
 
+/* Sends the request with one more header line (extra, with its CRLF) after Host. */
+static int http_do_extra(unsigned port, const char *method, const char *path, const char *ctype,
+                         const char *body, const char *extra, http_resp *r)
+{
+    char req[8192];
+    int n = format_request(req, sizeof req, method, path, ctype, body);
+    char *after_host = strstr(req, "\r\n") + 2;
+    size_t m = strlen(extra);
+    memmove(after_host + m, after_host, (size_t)n - (size_t)(after_host - req) + 1);
+    memcpy(after_host, extra, m);
+    return http_raw(port, req, (size_t)n + m, r);
+}
+
+/* Whether s (n bytes) is valid UTF-8; written here, not taken from common/, so that
+ * the test does not trust the code it tests. */
+static int is_utf8(const char *s, size_t n)
+{
+    const unsigned char *p = (const unsigned char *)s, *end = p + n;
+    while (p < end) {
+        int k = *p < 0x80             ? 1
+                : (*p & 0xE0) == 0xC0 ? 2
+                : (*p & 0xF0) == 0xE0 ? 3
+                : (*p & 0xF8) == 0xF0 ? 4
+                                      : 0;
+        if (k == 0 || (k == 2 && *p < 0xC2) || end - p < k)
+            return 0;
+        for (int i = 1; i < k; i++)
+            if ((p[i] & 0xC0) != 0x80)
+                return 0;
+        p += k;
+    }
+    return 1;
+}
+
 /* ---- JSON helpers ------------------------------------------------------------------ */
 
 /* The value at a dotted path ("error.code"), NULL when absent. */
@@ -427,7 +476,8 @@ static void test_every_route_answers(unsigned port)
 /* Two requests on one kept-alive connection: each gets its own context and answer. */
 static void test_keep_alive(unsigned port)
 {
-    const char *two = "POST /v1/estimate HTTP/1.1\r\nHost: t\r\nContent-Length: 2\r\n\r\n{}"
+    const char *two = "POST /v1/estimate HTTP/1.1\r\nHost: t\r\nContent-Length: 2\r\n"
+                      "Content-Type: application/json\r\n\r\n{}"
                       "GET /healthz HTTP/1.1\r\nHost: t\r\nConnection: close\r\n\r\n";
     http_resp r;
     http_raw(port, two, strlen(two), &r);
@@ -443,15 +493,109 @@ static void test_content_types(unsigned port)
     http_do(port, "POST", "/v1/estimate", "application/json; charset=utf-8", "{}", &r);
     CHECK_INT(r.status, 200);
     http_resp_free(&r);
-    http_do(port, "POST", "/v1/estimate", NULL, "{}", &r); /* none: tolerated */
-    CHECK_INT(r.status, 200);
-    http_resp_free(&r);
     http_do(port, "POST", "/v1/estimate", "text/plain", "{}", &r);
     CHECK_ERROR(&r, 415, "invalid_request", "");
     CHECK_CONTAINS(r.body, "application/json");
     http_resp_free(&r);
     http_do(port, "POST", "/v1/rank", "application/jsonp", "{}", &r);
     CHECK_INT(r.status, 415);
+    http_resp_free(&r);
+    /* Issue 10, item 8: a POST without a type is what any web page may send without
+     * asking the browser first; it used to be run. */
+    http_do(port, "POST", "/v1/estimate", NULL, "{}", &r);
+    CHECK_ERROR(&r, 415, "invalid_request", "");
+    CHECK_CONTAINS(r.body, "without a Content-Type");
+    http_resp_free(&r);
+    http_do(port, "POST", "/v1/rank", NULL, "{}", &r);
+    CHECK_INT(r.status, 415);
+    http_resp_free(&r);
+}
+
+/* Issue 10, item 5: header values and methods a client chose were echoed raw into
+ * error messages (and a method cut at 15 bytes, inside a character), so the error
+ * body was not UTF-8. Now they are shown as printable ASCII, cut with "...". */
+static void test_echoed_headers_are_ascii(unsigned port)
+{
+    static const char *const types[] = {"text/\xff\xfe", "text/\xc3", "\xe2\x82",
+                                        "text/plain; x=\xc3\xa9\xc3\xa9\xc3\xa9"};
+    http_resp r;
+    for (size_t i = 0; i < sizeof types / sizeof types[0]; i++) {
+        http_do(port, "POST", "/v1/estimate", types[i], "{}", &r);
+        CHECK_ERROR(&r, 415, "invalid_request", "");
+        CHECK(is_utf8(r.body, r.body_len));
+        http_resp_free(&r);
+    }
+    char long_type[200] = "text/";
+    memset(long_type + 5, 'x', 150);
+    http_do(port, "POST", "/v1/estimate", long_type, "{}", &r);
+    CHECK_ERROR(&r, 415, "invalid_request", "");
+    CHECK_CONTAINS(r.body, "xxx...'");
+    CHECK(r.body_len < 400);
+    http_resp_free(&r);
+    http_do(port, "POST", "/v1/estimate", "text/\xc3\xa9", "{}", &r);
+    CHECK_CONTAINS(r.body, "'text/?"
+                           "?'");
+    http_resp_free(&r);
+
+    /* Methods: 14 bytes and a two-byte character, one past what the log keeps. */
+    static const char *const methods[] = {"AAAAAAAAAAAAAA\xc3\xa9", "P\xffST", "\xe2\x82\xac"};
+    for (size_t i = 0; i < sizeof methods / sizeof methods[0]; i++) {
+        http_do(port, methods[i], "/v1/estimate", "application/json", "{}", &r);
+        if (r.status) { /* libmicrohttpd may refuse such a method itself */
+            CHECK_ERROR(&r, 405, "method_not_allowed", "");
+            CHECK(is_utf8(r.body, r.body_len));
+        }
+        http_resp_free(&r);
+    }
+}
+
+/* Issue 10, item 8: a request from a web page of another origin (Origin header) is
+ * refused with 403 before anything runs; our own origin and requests without
+ * Origin (every client that is not a browser) are served. */
+static void test_foreign_origins_get_403(unsigned port)
+{
+    http_resp r;
+    static const char *const foreign[] = {
+        "Origin: http://evil.example\r\n",
+        "Origin: null\r\n",
+        "Origin: http://127.0.0.1\r\n",
+        "Origin: https://127.0.0.1:1\r\n",
+        "Origin: http://localhost.evil.example\r\n",
+        "Origin: \xff\xfe\r\n",
+    };
+    for (size_t i = 0; i < sizeof foreign / sizeof foreign[0]; i++) {
+        http_do_extra(port, "POST", "/v1/estimate", "application/json", "{}", foreign[i], &r);
+        CHECK_ERROR(&r, 403, "invalid_request", "");
+        CHECK_CONTAINS(r.body, "--allow-origin");
+        CHECK(is_utf8(r.body, r.body_len));
+        http_resp_free(&r);
+        /* Not only the computing routes: a page must not read the others either. */
+        http_do_extra(port, "GET", "/v1/stats", NULL, NULL, foreign[i], &r);
+        CHECK_INT(r.status, 403);
+        http_resp_free(&r);
+    }
+    /* The CORS "simple request" of a hostile page: form type, no preflight. */
+    http_do_extra(port, "POST", "/v1/rank", "text/plain", "{}",
+                  "Origin: http://evil.example\r\n", &r);
+    CHECK_INT(r.status, 403);
+    http_resp_free(&r);
+
+    char self[96];
+    snprintf(self, sizeof self, "Origin: http://127.0.0.1:%u\r\n", port);
+    http_do_extra(port, "POST", "/v1/estimate", "application/json", "{}", self, &r);
+    CHECK_INT(r.status, 200);
+    char h[64];
+    CHECK(header(&r, "Access-Control-Allow-Origin", h, sizeof h) == NULL);
+    http_resp_free(&r);
+    snprintf(self, sizeof self, "Origin: HTTP://127.0.0.1:%u\r\n", port);
+    http_do_extra(port, "GET", "/healthz", NULL, NULL, self, &r);
+    CHECK_INT(r.status, 200);
+    http_resp_free(&r);
+    /* A preflight from a page that is not allowed is not answered as one. */
+    http_do_extra(port, "OPTIONS", "/v1/estimate", NULL, NULL,
+                  "Origin: http://evil.example\r\nAccess-Control-Request-Method: POST\r\n", &r);
+    CHECK_INT(r.status, 403);
+    CHECK(header(&r, "Access-Control-Allow-Origin", h, sizeof h) == NULL);
     http_resp_free(&r);
 }
 
@@ -846,6 +990,8 @@ static void test_main_daemon(void)
     test_every_route_answers(d.port);
     test_keep_alive(d.port);
     test_content_types(d.port);
+    test_echoed_headers_are_ascii(d.port);
+    test_foreign_origins_get_403(d.port);
     test_unknown_paths_and_methods(d.port);
     test_api_errors_map_to_statuses(d.port);
     test_large_bodies_get_413(d.port);
@@ -886,7 +1032,9 @@ static void test_full_queue_gets_503(void)
 {
     enum { QUEUE_MAX = 256, SENT = QUEUE_MAX + 1 };
     daemon_proc d = {0};
-    const char *const opts[] = {"--no-cache", "--quiet", "--threads", "1", NULL};
+    /* all connections come from 127.0.0.1: one client, allowed them all here */
+    const char *const opts[] = {
+        "--no-cache", "--quiet", "--threads", "1", "--max-client-connections", "512", NULL};
     int started = daemon_start(&d, "queue", opts) == 0;
     CHECK(started);
     if (!started)
@@ -986,6 +1134,193 @@ static void test_second_signal_cancels_queued_jobs(void)
     free(log);
 }
 
+/* --allow-origin: pages of the origins named may call the daemon, and read its
+ * answers (Access-Control-Allow-Origin); a browser's preflight before a POST of
+ * application/json is answered; pages of other origins still get 403. */
+static void test_allowed_origins(void)
+{
+    daemon_proc d = {0};
+    const char *const opts[] = {"--no-cache",
+                                "--quiet",
+                                "--allow-origin",
+                                "https://calc.example",
+                                "--allow-origin=http://localhost:3000",
+                                NULL};
+    int started = daemon_start(&d, "origins", opts) == 0;
+    CHECK(started);
+    if (!started)
+        return;
+    http_resp r;
+    char h[128];
+    http_do_extra(d.port, "POST", "/v1/estimate", "application/json", "{}",
+                  "Origin: https://calc.example\r\n", &r);
+    CHECK_INT(r.status, 200);
+    CHECK_STR(header(&r, "Access-Control-Allow-Origin", h, sizeof h), "https://calc.example");
+    CHECK_STR(header(&r, "Vary", h, sizeof h), "Origin");
+    http_resp_free(&r);
+    http_do_extra(d.port, "GET", "/v1/devices", NULL, NULL, "Origin: http://LOCALHOST:3000\r\n",
+                  &r);
+    CHECK_INT(r.status, 200);
+    CHECK_STR(header(&r, "Access-Control-Allow-Origin", h, sizeof h), "http://localhost:3000");
+    http_resp_free(&r);
+    /* errors too, so that the page can show them */
+    http_do_extra(d.port, "POST", "/v1/estimate", "application/json", "{\"bad\":1}",
+                  "Origin: https://calc.example\r\n", &r);
+    CHECK_ERROR(&r, 400, "invalid_request", "kernel.fields[0].loads[3][1]");
+    CHECK_STR(header(&r, "Access-Control-Allow-Origin", h, sizeof h), "https://calc.example");
+    http_resp_free(&r);
+
+    http_do_extra(d.port, "OPTIONS", "/v1/rank", NULL, NULL,
+                  "Origin: https://calc.example\r\nAccess-Control-Request-Method: POST\r\n"
+                  "Access-Control-Request-Headers: content-type\r\n",
+                  &r);
+    CHECK_INT(r.status, 204);
+    CHECK_STR(header(&r, "Access-Control-Allow-Origin", h, sizeof h), "https://calc.example");
+    CHECK_STR(header(&r, "Access-Control-Allow-Methods", h, sizeof h), "POST");
+    CHECK_STR(header(&r, "Access-Control-Allow-Headers", h, sizeof h), "Content-Type");
+    CHECK_INT(r.body_len, 0);
+    http_resp_free(&r);
+    /* OPTIONS that is not a preflight is still a method the path does not take */
+    http_do_extra(d.port, "OPTIONS", "/v1/rank", NULL, NULL, "Origin: https://calc.example\r\n",
+                  &r);
+    CHECK_ERROR(&r, 405, "method_not_allowed", "");
+    http_resp_free(&r);
+
+    static const char *const refused[] = {
+        "Origin: https://calc.example:443\r\n", "Origin: http://calc.example\r\n",
+        "Origin: http://localhost:3001\r\n", "Origin: https://calc.example.evil\r\n"};
+    for (size_t i = 0; i < sizeof refused / sizeof refused[0]; i++) {
+        http_do_extra(d.port, "POST", "/v1/estimate", "application/json", "{}", refused[i], &r);
+        CHECK_ERROR(&r, 403, "invalid_request", "");
+        CHECK(header(&r, "Access-Control-Allow-Origin", h, sizeof h) == NULL);
+        http_resp_free(&r);
+    }
+    kill(d.pid, SIGTERM);
+    int status = wait_exit(d.pid, 10);
+    CHECK(status != -1 && WIFEXITED(status) && WEXITSTATUS(status) == 0);
+}
+
+/* Whether the daemon closed fd: EOF, a reset, or a failed send. Does not block. */
+static int peer_closed(int fd)
+{
+    char c;
+    ssize_t k = recv(fd, &c, 1, MSG_DONTWAIT);
+    return k == 0 || (k < 0 && errno != EAGAIN && errno != EWOULDBLOCK && errno != EINTR);
+}
+
+/* Issue 10, item 6: a client that sends a byte now and then never trips the idle
+ * --timeout, so one that trickled its headers or body held a connection for ever (512
+ * of them denied all service). Now a request must arrive whole within
+ * --receive-deadline, and one client address holds at most --max-client-connections;
+ * meanwhile everybody else is served. */
+static void test_trickling_clients_are_cut(void)
+{
+    enum { DEADLINE_S = 2, PER_CLIENT = 4 };
+    daemon_proc d = {0};
+    const char *const opts[] = {
+        "--no-cache", "--timeout", "10", "--receive-deadline", "2", "--max-client-connections",
+        "4",          NULL};
+    int started = daemon_start(&d, "trickle", opts) == 0;
+    CHECK(started);
+    if (!started)
+        return;
+    http_resp r;
+
+    /* One client, four stalled connections: its fifth is closed unanswered, while
+     * another client (127.0.0.2) is served, and the first again once it closed one. */
+    int held[PER_CLIENT];
+    for (int i = 0; i < PER_CLIENT; i++) {
+        held[i] = http_connect(d.port);
+        CHECK(held[i] >= 0 && send_all(held[i], "GET /heal", 9) == 0);
+    }
+    sleep_ms(100);
+    http_get(d.port, "/healthz", &r);
+    CHECK_INT(r.status, 0);
+    http_resp_free(&r);
+    int other = http_connect_from(d.port, "127.0.0.2");
+    if (other >= 0) { /* 127.0.0.2 is loopback on Linux; elsewhere skip this check */
+        const char *get = "GET /healthz HTTP/1.1\r\nHost: t\r\nConnection: close\r\n\r\n";
+        CHECK(send_all(other, get, strlen(get)) == 0);
+        read_response(other, &r);
+        CHECK_INT(r.status, 200);
+        http_resp_free(&r);
+        close(other);
+    }
+    close(held[0]);
+    sleep_ms(100);
+    http_get(d.port, "/healthz", &r);
+    CHECK_INT(r.status, 200);
+    http_resp_free(&r);
+    for (int i = 1; i < PER_CLIENT; i++)
+        close(held[i]);
+    sleep_ms(100);
+
+    /* Trickling: headers, and a body, one byte every 200 ms (well within the idle
+     * --timeout of 10 s). Each is closed about DEADLINE_S after it began. */
+    const char *heads =
+        "GET /healthz HTTP/1.1\r\nHost: t\r\nX-Padding: "
+        "aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa\r\n\r\n";
+    const char *body_head = "POST /v1/estimate HTTP/1.1\r\nHost: t\r\nContent-Type: "
+                            "application/json\r\nContent-Length: 200\r\n\r\n";
+    int fds[2] = {http_connect(d.port), http_connect(d.port)};
+    CHECK(fds[0] >= 0 && fds[1] >= 0);
+    CHECK(send_all(fds[1], body_head, strlen(body_head)) == 0);
+    double t0 = now_s(), closed_at[2] = {0, 0};
+    size_t sent = 0;
+    int served_meanwhile = 0;
+    while ((closed_at[0] == 0 || closed_at[1] == 0) && now_s() - t0 < 3 * DEADLINE_S) {
+        for (int i = 0; i < 2; i++) {
+            if (closed_at[i] != 0)
+                continue;
+            char byte = i == 0 ? heads[sent % strlen(heads)] : ' ';
+            if (send(fds[i], &byte, 1, MSG_NOSIGNAL) != 1 || peer_closed(fds[i]))
+                closed_at[i] = now_s() - t0;
+        }
+        sent++;
+        if (sent == 5) { /* ... while the daemon serves the others */
+            http_get(d.port, "/healthz", &r);
+            served_meanwhile = r.status == 200;
+            http_resp_free(&r);
+        }
+        sleep_ms(200);
+    }
+    CHECK(served_meanwhile);
+    for (int i = 0; i < 2; i++) {
+        if (closed_at[i] == 0 || closed_at[i] < DEADLINE_S - 0.3 ||
+            closed_at[i] > DEADLINE_S + 1.5)
+            fprintf(stderr,
+                    "trickling client %d: closed after %.2f s (0: not at all), want "
+                    "about %d s\n",
+                    i, closed_at[i], DEADLINE_S);
+        CHECK(closed_at[i] >= DEADLINE_S - 0.3 && closed_at[i] <= DEADLINE_S + 1.5);
+        close(fds[i]);
+    }
+    /* The deadline is per request: on a kept-alive connection, each request has
+     * DEADLINE_S from the answer before it, however long the connection lives. */
+    int fd = http_connect(d.port);
+    const char *next = "GET /healthz HTTP/1.1\r\nHost: t\r\n\r\n";
+    const char *last = "GET /healthz HTTP/1.1\r\nHost: t\r\nConnection: close\r\n\r\n";
+    CHECK(fd >= 0 && send_all(fd, next, strlen(next)) == 0);
+    for (int i = 0; i < 2; i++) {
+        sleep_ms(1200); /* 2.4 s in all: past DEADLINE_S for the connection */
+        CHECK(send_all(fd, i == 0 ? next : last, strlen(i == 0 ? next : last)) == 0);
+    }
+    read_response(fd, &r);
+    CHECK_INT(r.status, 200);
+    const char *second = r.body ? strstr(r.body, "HTTP/1.1 200") : NULL;
+    CHECK(second && strstr(second + 1, "HTTP/1.1 200")); /* three answers in all */
+    http_resp_free(&r);
+    close(fd);
+
+    kill(d.pid, SIGTERM);
+    int status = wait_exit(d.pid, 10);
+    CHECK(status != -1 && WIFEXITED(status) && WEXITSTATUS(status) == 0);
+    char *log = read_file(d.log_file);
+    CHECK_CONTAINS(log, "POST /v1/estimate 0 0 ");
+    CHECK_CONTAINS(log, "(--receive-deadline passed)");
+    free(log);
+}
+
 /* --max-body, --quiet, one thread, and a cache path (the fake reports "ok"). */
 static void test_small_quiet_daemon(void)
 {
@@ -1019,6 +1354,24 @@ static void test_small_quiet_daemon(void)
     CHECK_STR(jstr(doc, "cache"), "ok");
     cJSON_Delete(doc);
     http_resp_free(&r);
+    /* Issue 10, item 6: clients hanging up mid-request used to log a
+     * libmicrohttpd line each, even under --quiet. */
+    static const char *const cut_short[] = {
+        "POST /v1/estimate HTTP/1.1\r\nHo",
+        "POST /v1/estimate HTTP/1.1\r\nHost: t\r\nContent-Type: application/json\r\n"
+        "Content-Length: 50\r\n\r\n{\"kern",
+    };
+    for (int i = 0; i < 4; i++) {
+        int fd = http_connect(d.port);
+        CHECK(fd >= 0 && send_all(fd, cut_short[i % 2], strlen(cut_short[i % 2])) == 0);
+        sleep_ms(50);
+        if (i >= 2) { /* an abortive close (RST) as well as an orderly one */
+            struct linger hard = {1, 0};
+            setsockopt(fd, SOL_SOCKET, SO_LINGER, &hard, sizeof hard);
+        }
+        close(fd);
+    }
+    sleep_ms(200);
 
     kill(d.pid, SIGINT);
     int status = wait_exit(d.pid, 10);
@@ -1029,6 +1382,7 @@ static void test_small_quiet_daemon(void)
              d.port);
     CHECK_CONTAINS(log, line);
     CHECK(log && !strstr(log, "POST /v1/estimate")); /* --quiet: no access log */
+    CHECK(log && !strstr(log, "libmicrohttpd"));     /* ... nor per-connection messages */
     CHECK_CONTAINS(log, "launchrank: SIGINT, shutting down\n");
     free(log);
 }
@@ -1048,6 +1402,10 @@ static void test_options(void)
                                            "--port-file PATH",
                                            "--quiet",
                                            "--timeout SECONDS",
+                                           "--receive-deadline SECONDS",
+                                           "--max-client-connections N",
+                                           "--allow-origin ORIGIN",
+                                           "403",
                                            "POST /v1/estimate",
                                            "POST /v1/rank",
                                            "GET  /v1/devices/{name}",
@@ -1069,6 +1427,15 @@ static void test_options(void)
         {"--listen", NULL, NULL},
         {"--quiet=yes", NULL, NULL},
         {"stray", NULL, NULL},
+        {"--allow-origin", "null", NULL},
+        {"--allow-origin", "*", NULL},
+        {"--allow-origin", "https://calc.example/", NULL},
+        {"--allow-origin", "https://", NULL},
+        {"--allow-origin", "ftp://calc.example", NULL},
+        {"--allow-origin", "https://user@calc.example", NULL},
+        {"--receive-deadline", "0", NULL},
+        {"--max-client-connections", "0", NULL},
+        {"--max-client-connections", "513", NULL},
     };
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
         char *argv[] = {"serve", (char *)bad[i][0], (char *)bad[i][1], NULL};
@@ -1115,6 +1482,8 @@ int main(void)
     test_options();
     test_main_daemon();
     test_full_queue_gets_503();
+    test_allowed_origins();
+    test_trickling_clients_are_cut();
     test_second_signal_cancels_queued_jobs();
     test_small_quiet_daemon();
     fprintf(stderr, "test_http: %.1f s\n", now_s() - t0);
