@@ -89,25 +89,30 @@ void corpus_family_release(corpus_family *fam)
     memset(fam, 0, sizeof *fam);
 }
 
-char *corpus_body(const corpus_family *fam, int i, const char *extra, int registers)
+char *corpus_body(const corpus_family *fam, int i, const char *extra, const char *device,
+                  int registers)
 {
     const corpus_config *c = &fam->configs[i];
-    size_t n = strlen(fam->request) + (extra ? strlen(extra) : 0) + 160;
-    char *buf = malloc(n);
-    /* the kernel object opens right after its key: registers go first in it */
+    /* the request is {"device":..,"kernel":{..},"domain":..: the kernel object opens
+     * right after its key, and registers go first in it */
     const char *kernel = strstr(fam->request, "\"kernel\":{");
-    if (!buf || !kernel) {
-        free(buf);
+    if (!kernel)
         return NULL;
-    }
     int head = (int)(kernel - fam->request) + (int)strlen("\"kernel\":{");
+    size_t n = strlen(fam->request) + (extra ? strlen(extra) : 0) +
+               (device ? strlen(device) : 0) + 200;
+    char *buf = malloc(n);
+    if (!buf)
+        return NULL;
     char regs[32] = "";
     if (registers > 0)
         snprintf(regs, sizeof regs, "\"registers\":%d,", registers);
-    snprintf(buf, n, "%.*s%s%s,\"launch\":{\"block\":[%d,%d,%d],\"folding\":[%d,%d,%d]}%s%s}",
-             head, fam->request, regs, fam->request + head, c->block[0], c->block[1],
-             c->block[2], c->folding[0], c->folding[1], c->folding[2], extra ? "," : "",
-             extra ? extra : "");
+    int at = device ? snprintf(buf, n, "{\"device\":\"%s\",\"kernel\":{", device)
+                    : snprintf(buf, n, "%.*s", head, fam->request);
+    snprintf(buf + at, n - (size_t)at,
+             "%s%s,\"launch\":{\"block\":[%d,%d,%d],\"folding\":[%d,%d,%d]}%s%s}", regs,
+             fam->request + head, c->block[0], c->block[1], c->block[2], c->folding[0],
+             c->folding[1], c->folding[2], extra ? "," : "", extra ? extra : "");
     return buf;
 }
 

@@ -30,9 +30,11 @@ int corpus_family_load(const char *path, corpus_family *fam);
 void corpus_family_release(corpus_family *fam);
 
 /* The estimate request of configuration i, with `extra` (a JSON member list such as
- * "\"model\":\"warpspeed\"", or NULL) added at the top level and, when registers > 0,
+ * "\"model\":\"warpspeed\"", or NULL) added at the top level, the built-in device
+ * named `device` instead of the family's (NULL: the family's) and, when registers > 0,
  * kernel.registers set to it. malloc'd; NULL on allocation failure. */
-char *corpus_body(const corpus_family *fam, int i, const char *extra, int registers);
+char *corpus_body(const corpus_family *fam, int i, const char *extra, const char *device,
+                  int registers);
 
 /* Names of the family files in dir (sorted, malloc'd array of malloc'd full paths);
  * *n receives the count. NULL with a message when dir cannot be read. */

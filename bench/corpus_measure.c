@@ -70,7 +70,7 @@ int main(int argc, char **argv)
         }
         fprintf(stderr, "%s: %d configurations\n", fam.name, fam.nconfigs);
         for (int i = 0; i < fam.nconfigs; i++) {
-            char *body = corpus_body(&fam, i, NULL, 0);
+            char *body = corpus_body(&fam, i, NULL, NULL, 0);
             lr_request req;
             lr_error_clear(&err);
             cg_measurement m;

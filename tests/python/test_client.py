@@ -36,7 +36,7 @@ STOP_TIMEOUT_S = 15.0   # graceful stop answers in-flight requests first
 CLIENT_TIMEOUT_S = 30.0
 
 BUILTIN_DEVICES = {"V100-PCIe-32GB", "A100-SXM4-40GB", "A100-SXM4-80GB", "K20m",
-                   "H100-SXM5-80GB"}
+                   "H100-SXM5-80GB", "H200-SXM-141GB"}
 
 
 def seven_point(dims=(258, 258, 258)):
@@ -181,7 +181,7 @@ class LiveDaemonTest(unittest.TestCase):
 
     # -- devices and service -------------------------------------------------
 
-    def test_devices_lists_the_five_builtins(self):
+    def test_devices_lists_the_six_builtins(self):
         names = {d["name"] for d in self.client.devices()}
         self.assertEqual(names, BUILTIN_DEVICES)
 
