@@ -36,6 +36,7 @@
 
 #include "corpus.h"
 #include "devices.h"
+#include "fit.h"
 #include "request.h"
 
 #ifndef SOURCE_DIR
@@ -183,54 +184,6 @@ static void *predict_family(void *arg)
 
 /* ---- statistics ---- */
 
-static int cmp_double(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return x < y ? -1 : x > y;
-}
-
-static double median(double *v, int n)
-{
-    if (n == 0)
-        return NAN;
-    qsort(v, (size_t)n, sizeof *v, cmp_double);
-    return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
-}
-
-/* ranks with ties averaged, into rk */
-static void ranks(const double *v, int n, double *rk)
-{
-    for (int i = 0; i < n; i++) {
-        int below = 0, equal = 0;
-        for (int j = 0; j < n; j++) {
-            below += v[j] < v[i];
-            equal += v[j] == v[i];
-        }
-        rk[i] = below + (equal + 1) / 2.0;
-    }
-}
-
-static double spearman(const double *a, const double *b, int n)
-{
-    size_t m = n > 0 ? (size_t)n : 1;
-    double *ra = calloc(m, sizeof(double)), *rb = calloc(m, sizeof(double));
-    ranks(a, n, ra);
-    ranks(b, n, rb);
-    double ma = 0, mb = 0, sab = 0, saa = 0, sbb = 0;
-    for (int i = 0; i < n; i++) {
-        ma += ra[i] / n;
-        mb += rb[i] / n;
-    }
-    for (int i = 0; i < n; i++) {
-        sab += (ra[i] - ma) * (rb[i] - mb);
-        saa += (ra[i] - ma) * (ra[i] - ma);
-        sbb += (rb[i] - mb) * (rb[i] - mb);
-    }
-    free(ra);
-    free(rb);
-    return saa > 0 && sbb > 0 ? sab / sqrt(saa * sbb) : 0;
-}
-
 typedef struct figures {
     int n;
     double err_glups, err_dram, err_l2, err_l1, rho, top1, top3, fixed, spread, noise;
@@ -299,7 +252,7 @@ static double volume_err(const family *F, int which)
         if (m > 0)
             e[n++] = fabs(p / m - 1);
     }
-    double med = median(e, n);
+    double med = cal_median(e, n);
     free(e);
     return med;
 }
@@ -365,9 +318,9 @@ static figures family_figures(const family *F)
             nz[nn++] = fabs(r->m.glups_repeat / r->m.glups - 1);
     }
     g.n = n;
-    g.rho = spearman(pp, mm, n);
-    g.err_glups = median(pe, n);
-    g.noise = median(nz, nn);
+    g.rho = cal_spearman(pp, mm, n);
+    g.err_glups = cal_median(pe, n);
+    g.noise = cal_median(nz, nn);
     g.spread = hi > 0 ? 1 - lo / hi : 0;
     g.err_dram = volume_err(F, 0);
     g.err_l2 = volume_err(F, 1);
@@ -393,85 +346,31 @@ static figures family_figures(const family *F)
 
 /* ---- fitting the model-v2 parameters (docs/model.md, "Fitted parameters") ---- */
 
-#define NPARAMS 11
-static double *param(est_device *d, int i)
+/* Every predicted configuration as a sample of calibrate/fit.h, one group per family
+ * (malloc'd; *n receives the count). */
+static cal_sample *samples(int *n)
 {
-    double *p[NPARAMS] = {&d->block_rate_per_sm, &d->latency_ns,      &d->fold_overlap,
-                          &d->block_granularity, &d->limit_sharpness, &d->dram_efficiency,
-                          &d->l2_efficiency,     &d->l1_efficiency,   &d->store_requests_per_ns,
-                          &d->store_sectors_per_ns, &d->dram_overload_bytes_per_sm};
-    return p[i];
-}
-static const char *const param_names[NPARAMS] = {
-    "block_rate_per_sm", "latency_ns",      "fold_overlap",  "block_granularity",
-    "limit_sharpness",   "dram_efficiency", "l2_efficiency", "l1_efficiency",
-    "store_requests_per_ns", "store_sectors_per_ns", "dram_overload_bytes_per_sm"};
-
-static void apply(const est_device *d)
-{
+    int total = 0;
     for (int i = 0; i < nfams; i++)
+        total += fams[i].nrows;
+    cal_sample *s = calloc(total > 0 ? (size_t)total : 1, sizeof *s);
+    *n = 0;
+    for (int i = 0; s && i < nfams; i++)
         for (int k = 0; k < fams[i].nrows; k++) {
             row *r = &fams[i].rows[k];
-            if (r->ok) {
-                est_device dev = fams[i].dev;
-                for (int q = 0; q < NPARAMS; q++)
-                    *param(&dev, q) = *param((est_device *)d, q);
-                est_result_performance(fams[i].kernel, &dev, &r->r);
-                r->pred = r->r.predicted;
-            }
+            if (r->ok)
+                s[(*n)++] = (cal_sample){i, fams[i].kernel, &r->r, r->m.glups};
         }
+    return s;
 }
 
-static figures family_figures(const family *F);
-
-/* What the fit minimises, averaged over the families not left out: the median |log|
- * error of GLup/s, plus half the top-1 shortfall and a tenth of (1 - rho), so that
- * ranking, not only absolute error, pulls the parameters. */
-static double objective(const est_device *d, int left_out)
+/* The rows' predictions after the fit changed their results. */
+static void sync_predictions(void)
 {
-    apply(d);
-    double sum = 0;
-    int n = 0;
-    for (int i = 0; i < nfams; i++) {
-        if (i == left_out)
-            continue;
-        const family *F = &fams[i];
-        double *e = malloc(sizeof(double) * (size_t)(F->nrows + 1));
-        int m = 0;
-        for (int k = 0; k < F->nrows; k++)
-            if (usable(&F->rows[k]))
-                e[m++] = fabs(log(F->rows[k].pred / F->rows[k].m.glups));
-        figures g = family_figures(F);
-        sum += median(e, m) + 0.5 * (1 - g.top1) + 0.1 * (1 - g.rho);
-        n++;
-        free(e);
-    }
-    return n ? sum / n : 0;
-}
-
-/* Coordinate descent on multiplicative steps from the device's current values. */
-static est_device fit(const est_device *start, int left_out, int rounds)
-{
-    static const double steps[] = {0.5, 0.7, 0.85, 0.93, 0.97, 1.03, 1.07, 1.15, 1.3, 1.5, 2};
-    est_device d = *start;
-    double best = objective(&d, left_out);
-    for (int it = 0; it < rounds; it++)
-        for (int q = 0; q < NPARAMS; q++) {
-            double base = *param(&d, q), keep = base;
-            for (size_t s = 0; s < sizeof steps / sizeof steps[0]; s++) {
-                *param(&d, q) = base * steps[s];
-                char why[160];
-                if (est_device_check(&d, why, sizeof why))
-                    continue;
-                double v = objective(&d, left_out);
-                if (v < best) {
-                    best = v;
-                    keep = *param(&d, q);
-                }
-            }
-            *param(&d, q) = keep;
-        }
-    return d;
+    for (int i = 0; i < nfams; i++)
+        for (int k = 0; k < fams[i].nrows; k++)
+            if (fams[i].rows[k].ok)
+                fams[i].rows[k].pred = fams[i].rows[k].r.predicted;
 }
 
 typedef struct summary {
@@ -631,17 +530,20 @@ int main(int argc, char **argv)
     char title[160];
     snprintf(title, sizeof title, "model %s, measured on %s (%s), device %s", model, gpu_name,
              measured, device_name ? device_name : "of each family");
+    int ns = 0;
+    cal_sample *smp = samples(&ns);
     if (lofo && strcmp(model, "v2") == 0) {
         /* each family predicted with parameters fitted on the others */
         est_device all = fams[0].dev;
         for (int i = 0; i < nfams; i++) {
-            est_device d = fit(&all, i, 2);
-            apply(&d);
+            cal_fit(&all, smp, ns, i, 2);
+            sync_predictions();
             lg[i] = family_figures(&fams[i]);
             fprintf(stderr, "leave-one-family-out: %d of %d\r", i + 1, nfams);
         }
         fprintf(stderr, "\n");
-        apply(&all);
+        cal_apply(&all, smp, ns);
+        sync_predictions();
     }
     summary sm = print_table(title, g, lofo, lg);
     if (lofo && strcmp(model, "v2") == 0) {
@@ -649,13 +551,17 @@ int main(int argc, char **argv)
         print_table(title, lg, 0, NULL);
     }
     if (refit && strcmp(model, "v2") == 0) {
-        est_device d = fit(&fams[0].dev, -1, 6);
+        double before = cal_objective(&fams[0].dev, smp, ns, -1);
+        est_device d = cal_fit(&fams[0].dev, smp, ns, -1, 6);
         printf("\nparameters fitted on all %d families (objective %.4f -> %.4f):\n", nfams,
-               objective(&fams[0].dev, -1), objective(&d, -1));
-        for (int q = 0; q < NPARAMS; q++)
-            printf("  %-18s %10.4g (was %.4g)\n", param_names[q], *param(&d, q),
-                   *param(&fams[0].dev, q));
+               before, cal_objective(&d, smp, ns, -1));
+        for (int q = 0; q < CAL_NPARAMS; q++)
+            printf("  %-26s %10.4g (was %.4g)\n", cal_param_name(q), *cal_param(&d, q),
+                   *cal_param(&fams[0].dev, q));
+        cal_apply(&fams[0].dev, smp, ns);
+        sync_predictions();
     }
+    free(smp);
     if (dump_path)
         dump(dump_path);
     free(g);

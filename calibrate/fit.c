@@ -1,0 +1,167 @@
+/*
+ * fit: coordinate descent of the model-v2 parameters on measured kernels (fit.h).
+ */
+#include <math.h>
+#include <stdlib.h>
+
+#include "fit.h"
+
+/* The one list of fitted parameters: adding a parameter to model v2 means adding it
+ * here (and to EST_V2_DEFAULTS), nowhere else. */
+#define P(name) {#name, offsetof(est_device, name)}
+static const struct {
+    const char *name;
+    size_t offset;
+} params[CAL_NPARAMS] = {
+    P(block_rate_per_sm), P(latency_ns),           P(fold_overlap),
+    P(block_granularity), P(limit_sharpness),      P(dram_efficiency),
+    P(l2_efficiency),     P(l1_efficiency),        P(store_requests_per_ns),
+    P(store_sectors_per_ns), P(dram_overload_bytes_per_sm)};
+#undef P
+
+const char *cal_param_name(int i)
+{
+    return i >= 0 && i < CAL_NPARAMS ? params[i].name : NULL;
+}
+
+double *cal_param(est_device *d, int i)
+{
+    return (double *)((char *)d + params[i].offset);
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return x < y ? -1 : x > y;
+}
+
+double cal_median(double *v, int n)
+{
+    if (n <= 0)
+        return NAN;
+    qsort(v, (size_t)n, sizeof *v, cmp_double);
+    return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
+}
+
+/* ranks with ties averaged, into rk */
+static void ranks(const double *v, int n, double *rk)
+{
+    for (int i = 0; i < n; i++) {
+        int below = 0, equal = 0;
+        for (int j = 0; j < n; j++) {
+            below += v[j] < v[i];
+            equal += v[j] == v[i];
+        }
+        rk[i] = below + (equal + 1) / 2.0;
+    }
+}
+
+double cal_spearman(const double *a, const double *b, int n)
+{
+    size_t m = n > 0 ? (size_t)n : 1;
+    double *ra = calloc(m, sizeof(double)), *rb = calloc(m, sizeof(double));
+    if (!ra || !rb) {
+        free(ra);
+        free(rb);
+        return 0;
+    }
+    ranks(a, n, ra);
+    ranks(b, n, rb);
+    double ma = 0, mb = 0, sab = 0, saa = 0, sbb = 0;
+    for (int i = 0; i < n; i++) {
+        ma += ra[i] / n;
+        mb += rb[i] / n;
+    }
+    for (int i = 0; i < n; i++) {
+        sab += (ra[i] - ma) * (rb[i] - mb);
+        saa += (ra[i] - ma) * (ra[i] - ma);
+        sbb += (rb[i] - mb) * (rb[i] - mb);
+    }
+    free(ra);
+    free(rb);
+    return saa > 0 && sbb > 0 ? sab / sqrt(saa * sbb) : 0;
+}
+
+void cal_apply(const est_device *d, cal_sample *s, int n)
+{
+    for (int i = 0; i < n; i++)
+        est_result_performance(s[i].k, d, s[i].r);
+}
+
+/* The objective's term for group g; 0 samples: 0. */
+static double group_term(const cal_sample *s, int n, int g, double *pred, double *meas,
+                         double *err)
+{
+    int m = 0, arg = -1;
+    double best = 0;
+    for (int i = 0; i < n; i++) {
+        if (s[i].group != g || !(s[i].measured > 0) || !(s[i].r->predicted > 0))
+            continue;
+        pred[m] = s[i].r->predicted;
+        meas[m] = s[i].measured;
+        err[m] = fabs(log(pred[m] / meas[m]));
+        /* ties go to the earlier configuration, as rankings break them */
+        if (arg < 0 || pred[m] > pred[arg])
+            arg = m;
+        if (meas[m] > best)
+            best = meas[m];
+        m++;
+    }
+    if (m == 0)
+        return 0;
+    double top1 = meas[arg] / best, rho = cal_spearman(pred, meas, m);
+    return cal_median(err, m) + 0.5 * (1 - top1) + 0.1 * (1 - rho);
+}
+
+double cal_objective(const est_device *d, cal_sample *s, int n, int left_out)
+{
+    cal_apply(d, s, n);
+    int groups = 0;
+    for (int i = 0; i < n; i++)
+        groups = s[i].group + 1 > groups ? s[i].group + 1 : groups;
+    size_t cap = n > 0 ? (size_t)n : 1;
+    double *pred = malloc(cap * sizeof *pred), *meas = malloc(cap * sizeof *meas),
+           *err = malloc(cap * sizeof *err);
+    double sum = 0;
+    int used = 0;
+    for (int g = 0; pred && meas && err && g < groups; g++) {
+        if (g == left_out)
+            continue;
+        int present = 0;
+        for (int i = 0; i < n && !present; i++)
+            present = s[i].group == g && s[i].measured > 0;
+        if (!present)
+            continue;
+        sum += group_term(s, n, g, pred, meas, err);
+        used++;
+    }
+    free(pred);
+    free(meas);
+    free(err);
+    return used ? sum / used : 0;
+}
+
+est_device cal_fit(const est_device *start, cal_sample *s, int n, int left_out, int rounds)
+{
+    static const double steps[] = {0.5, 0.7, 0.85, 0.93, 0.97, 1.03, 1.07, 1.15, 1.3, 1.5, 2};
+    est_device d = *start;
+    double best = cal_objective(&d, s, n, left_out);
+    for (int it = 0; it < rounds; it++)
+        for (int q = 0; q < CAL_NPARAMS; q++) {
+            double base = *cal_param(&d, q), keep = base;
+            for (size_t k = 0; k < sizeof steps / sizeof steps[0]; k++) {
+                *cal_param(&d, q) = base * steps[k];
+                char why[160];
+                if (est_device_check(&d, why, sizeof why))
+                    continue;
+                double v = cal_objective(&d, s, n, left_out);
+                if (v < best) {
+                    best = v;
+                    keep = *cal_param(&d, q);
+                }
+            }
+            *cal_param(&d, q) = keep;
+        }
+    cal_apply(&d, s, n);
+    return d;
+}

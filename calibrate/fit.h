@@ -1,0 +1,55 @@
+/*
+ * fit: the model-v2 parameters of a device (docs/model.md, "Fitted parameters") fitted
+ * to measured kernels. One table names every fitted parameter, so `launchrank
+ * calibrate`, `bench/accuracy --fit` and the documentation agree on what is fitted
+ * and how: each parameter has exactly this one way to be determined.
+ *
+ * A sample is one measured configuration of one kernel with its model volumes (an
+ * est_result from est_estimate: volumes do not depend on the fitted parameters, so
+ * only est_result_performance runs again for each trial). Samples of one kernel form a
+ * group; the objective is averaged over groups so that a kernel with many
+ * configurations does not outweigh one with few.
+ */
+#ifndef CAL_FIT_H
+#define CAL_FIT_H
+
+#include "estimator.h"
+
+#define CAL_NPARAMS 11
+
+/* Name (the device-figure key) and address in d of fitted parameter i. */
+const char *cal_param_name(int i);
+double *cal_param(est_device *d, int i);
+
+typedef struct cal_sample {
+    int group;             /* kernel (family) index, 0.. */
+    const est_kernel *k;   /* not owned */
+    est_result *r;         /* not owned; its performance is recomputed by the fit */
+    double measured;       /* GLup/s; samples with measured <= 0 are ignored */
+} cal_sample;
+
+/* Median of v[0..n) (reorders v); NAN when n == 0. */
+double cal_median(double *v, int n);
+
+/* Spearman's rank correlation of a and b (ties get average ranks); 0 when either is
+ * constant. */
+double cal_spearman(const double *a, const double *b, int n);
+
+/* Recomputes the predicted performance of every sample under d (d's fitted
+ * parameters, the rest of each result as estimated). */
+void cal_apply(const est_device *d, cal_sample *s, int n);
+
+/* What the fit minimises, averaged over the groups other than left_out (-1: none):
+ * per group the median |log(predicted / measured)|, plus half the top-1 shortfall
+ * (1 - measured speed of the predicted best / measured best), plus a tenth of
+ * (1 - Spearman rho): ranking, not only absolute error, pulls the parameters.
+ * Applies d (cal_apply) first. */
+double cal_objective(const est_device *d, cal_sample *s, int n, int left_out);
+
+/* Coordinate descent on multiplicative steps from start, `rounds` sweeps over the
+ * parameters, keeping only values est_device_check accepts. Returns the fitted
+ * device (start with its fitted parameters replaced); the samples are left applied
+ * to it. */
+est_device cal_fit(const est_device *start, cal_sample *s, int n, int left_out, int rounds);
+
+#endif
