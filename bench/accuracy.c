@@ -11,12 +11,14 @@
  * would hard-code), and the noise floor (median difference of two timing passes).
  * A summary line closes the table. No GPU is needed.
  *
- *   accuracy [--model warpspeed|v2] [--corpus DIR] [--measured FILE] [--device NAME]
- *            [--dump FILE] [--lofo] [--fit] [--check] [--family NAME]
+ *   accuracy [--model warpspeed|v2] [--corpus DIR] [--measured FILE]
+ *            [--device NAME | --device-file FILE] [--dump FILE] [--lofo] [--fit]
+ *            [--check] [--family NAME]
  *
  * --measured picks the measurements (default bench/corpus/h100.jsonl), --device the
  * built-in device every family is predicted for (default: the one its file names, the
- * H100): bench/corpus/h200.jsonl with --device H200-SXM-141GB is the H200 corpus.
+ * H100): bench/corpus/h200.jsonl with --device H200-SXM-141GB is the H200 corpus;
+ * --device-file a description such as `launchrank calibrate` writes.
  *
  * --dump writes one JSON line per configuration (prediction and measurement side by
  * side) for closer study; --lofo adds leave-one-family-out figures: the model's
@@ -137,6 +139,27 @@ static void attach_measurements(const char *path)
         cJSON_Delete(j);
     }
     fclose(f);
+}
+
+/* A device description file (launchrank calibrate's output) as one line of JSON
+ * without its "sources" (they are ignored by requests anyway); exits on failure. */
+static const char *device_file(const char *path)
+{
+    FILE *f = fopen(path, "rb");
+    static char text[1 << 16];
+    size_t n = f ? fread(text, 1, sizeof text - 1, f) : 0;
+    if (f)
+        fclose(f);
+    text[n] = 0;
+    cJSON *j = cJSON_Parse(text);
+    cJSON_DeleteItemFromObject(j, "sources");
+    char *s = j ? cJSON_PrintUnformatted(j) : NULL;
+    cJSON_Delete(j);
+    if (!s) {
+        fprintf(stderr, "accuracy: %s is not a JSON device description\n", path);
+        exit(2);
+    }
+    return s; /* kept for the whole run */
 }
 
 /* ---- predicting ---- */
@@ -464,6 +487,8 @@ int main(int argc, char **argv)
             measured = argv[++i];
         else if (!strcmp(argv[i], "--device") && i + 1 < argc)
             device_name = argv[++i];
+        else if (!strcmp(argv[i], "--device-file") && i + 1 < argc)
+            device_name = device_file(argv[++i]);
         else if (!strcmp(argv[i], "--dump") && i + 1 < argc)
             dump_path = argv[++i];
         else if (!strcmp(argv[i], "--family") && i + 1 < argc)
@@ -480,7 +505,7 @@ int main(int argc, char **argv)
             check = 1;
         else {
             fprintf(stderr, "usage: accuracy [--model warpspeed|v2] [--corpus DIR] "
-                            "[--measured FILE] [--device NAME] [--dump FILE] [--family NAME] "
+                            "[--measured FILE] [--device NAME | --device-file FILE] [--dump FILE] [--family NAME] "
                             "[--lofo] [--fit] [--check] [--floors T1MEAN,T1MIN,T3MEAN,RHO,ERR]\n");
             return 2;
         }

@@ -110,6 +110,24 @@ typedef struct cg_measure_opts {
 
 void cg_measure_opts_init(cg_measure_opts *opts);
 
+/* What the driver says about a GPU (cuDeviceGetAttribute); a figure the driver does
+ * not give is 0. */
+typedef struct cg_gpu_props {
+    char name[128];
+    int cc_major, cc_minor;
+    int driver_version; /* cuDriverGetVersion: 13000 for CUDA 13.0 */
+    int sm_count, max_threads_per_sm, max_blocks_per_sm, max_threads_per_block;
+    int regs_per_sm;
+    int64_t l2_bytes, shared_bytes_per_sm;
+    double clock_ghz;        /* the maximum SM clock, not the clock under load */
+    double memory_clock_ghz; /* with memory_bus_bits: the DRAM data-sheet bandwidth */
+    int memory_bus_bits;
+} cg_gpu_props;
+
+/* The properties of GPU opts->device (opts NULL: defaults) through opts->backend.
+ * 0, or -1 with err (LR_UNAVAILABLE when there is no driver or no such GPU). */
+int cg_gpu_query(const cg_measure_opts *opts, cg_gpu_props *out, lr_error *err);
+
 typedef struct cg_measurement {
     double ms_min, ms_median, ms_max; /* kernel time per run, CUDA events */
     double glups;                     /* domain points / median time, GLup/s */

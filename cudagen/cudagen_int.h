@@ -40,11 +40,8 @@ double cg_init_value(int64_t j);
 
 /* ---- GPU backend ---- */
 
-typedef struct cg_gpu_info {
-    char name[128];
-    int cc_major, cc_minor;
-    int driver_version;
-} cg_gpu_info;
+/* The backends fill every figure they know (cudagen.h). */
+typedef cg_gpu_props cg_gpu_info;
 
 /* A GPU behind function pointers, so that the runner (measure.c, check.c) is the same
  * for the CUDA driver and for a test's fake. A session is one context on one device

@@ -45,6 +45,19 @@ enum {
 };
 #define CC_MAJOR 75 /* CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR */
 #define CC_MINOR 76 /* CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR */
+/* CUdevice_attribute values of cuda.h for the figures of cg_gpu_props */
+enum {
+    ATTR_MAX_THREADS_PER_BLOCK = 1,
+    ATTR_CLOCK_RATE = 13, /* kHz */
+    ATTR_MULTIPROCESSOR_COUNT = 16,
+    ATTR_MEMORY_CLOCK_RATE = 36, /* kHz */
+    ATTR_GLOBAL_MEMORY_BUS_WIDTH = 37,
+    ATTR_L2_CACHE_SIZE = 38,
+    ATTR_MAX_THREADS_PER_MULTIPROCESSOR = 39,
+    ATTR_MAX_SHARED_MEMORY_PER_MULTIPROCESSOR = 81,
+    ATTR_MAX_REGISTERS_PER_MULTIPROCESSOR = 82,
+    ATTR_MAX_BLOCKS_PER_MULTIPROCESSOR = 106,
+};
 #define CU_EVENT_DEFAULT 0
 
 typedef struct cuda_api {
@@ -230,6 +243,24 @@ static void *cuda_open(const cg_backend *b, int ordinal, cg_gpu_info *info, lr_e
         drv_fail(s, r, "querying the GPU", err);
         goto error;
     }
+    /* the remaining figures are informative: an old driver without one leaves it 0 */
+    int v = 0;
+#define ATTR(id, dst)                                                                          \
+    if (s->api.DeviceGetAttribute(&v, id, s->dev) == CUDA_SUCCESS)                             \
+        dst = v;
+    ATTR(ATTR_MULTIPROCESSOR_COUNT, info->sm_count);
+    ATTR(ATTR_MAX_THREADS_PER_MULTIPROCESSOR, info->max_threads_per_sm);
+    ATTR(ATTR_MAX_BLOCKS_PER_MULTIPROCESSOR, info->max_blocks_per_sm);
+    ATTR(ATTR_MAX_THREADS_PER_BLOCK, info->max_threads_per_block);
+    ATTR(ATTR_MAX_REGISTERS_PER_MULTIPROCESSOR, info->regs_per_sm);
+    ATTR(ATTR_L2_CACHE_SIZE, info->l2_bytes);
+    ATTR(ATTR_MAX_SHARED_MEMORY_PER_MULTIPROCESSOR, info->shared_bytes_per_sm);
+    ATTR(ATTR_CLOCK_RATE, info->clock_ghz);
+    ATTR(ATTR_MEMORY_CLOCK_RATE, info->memory_clock_ghz);
+    ATTR(ATTR_GLOBAL_MEMORY_BUS_WIDTH, info->memory_bus_bits);
+#undef ATTR
+    info->clock_ghz *= 1e-6; /* kHz */
+    info->memory_clock_ghz *= 1e-6;
     if ((r = s->api.PrimaryCtxRetain(&s->ctx, s->dev)) != CUDA_SUCCESS) {
         s->ctx = NULL;
         drv_fail(s, r, "cuDevicePrimaryCtxRetain", err);

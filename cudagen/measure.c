@@ -344,3 +344,19 @@ int cg_measure(const est_kernel *k, const est_config *cfg, const cg_measure_opts
     cg_run_close(&r);
     return rc;
 }
+
+int cg_gpu_query(const cg_measure_opts *opts, cg_gpu_props *out, lr_error *err)
+{
+    cg_measure_opts defaults;
+    if (!opts) {
+        cg_measure_opts_init(&defaults);
+        opts = &defaults;
+    }
+    const cg_backend *b = opts->backend ? opts->backend : cg_backend_cuda();
+    memset(out, 0, sizeof *out);
+    void *s = b->open(b, opts->device, out, err);
+    if (!s)
+        return -1;
+    b->close(s);
+    return 0;
+}

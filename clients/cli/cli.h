@@ -77,6 +77,9 @@ int cli_read_request(const char *cmd, const char *file, char **out, size_t *len)
 /* `launchrank cache stats|clear|export` (cli_cache.c); argv[0] is "cache". */
 int cli_cmd_cache(int argc, char **argv);
 
+/* `launchrank calibrate` (cli_calibrate.c). */
+int cli_cmd_calibrate(int argc, char **argv);
+
 /* `launchrank emit` and `launchrank measure` (cli_gpu.c). */
 int cli_cmd_emit(int argc, char **argv);
 int cli_cmd_measure(int argc, char **argv);

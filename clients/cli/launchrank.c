@@ -304,6 +304,7 @@ static const cli_command commands[] = {
     {"cache", cli_cmd_cache, "show, clear or export the SQLite prediction cache"},
     {"emit", cli_cmd_emit, "print the CUDA source of one configuration's kernel"},
     {"measure", cli_cmd_measure, "compile and time one configuration on the GPU"},
+    {"calibrate", cli_cmd_calibrate, "measure this GPU into a device description"},
 };
 
 static void print_top_help(FILE *f)

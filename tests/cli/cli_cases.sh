@@ -65,7 +65,7 @@ expect_empty() {
 case_help() {
     run --help
     expect_rc 0
-    for c in estimate rank devices serve cache emit measure; do expect_in out "  $c "; done
+    for c in estimate rank devices serve cache emit measure calibrate; do expect_in out "  $c "; done
     expect_in out "Exit status"
     run help
     expect_rc 0
@@ -334,6 +334,74 @@ case_gpu_commands() {
     expect_rc 2
 }
 
+case_calibrate() {
+    run calibrate --help
+    expect_rc 0
+    expect_in out "Usage: launchrank calibrate"
+    expect_in out "Example"
+    expect_in out "Exit status"
+    run calibrate --no-such-option
+    expect_rc 2
+    expect_in err "calibrate --help"
+    run calibrate --from-raw "$DATA/../../data/calibration/h100_raw.json" --quick
+    expect_rc 2
+    # the recorded H100 run (tests/data/calibration/h100_raw.json, 184 timings) gives
+    # the driver's figures and 2973 GB/s from its fastest streaming copy (92.9 GLup/s
+    # x 32 B): exactly, since the analysis is deterministic
+    run calibrate --from-raw "$DATA/../../data/calibration/h100_raw.json" --name H100-cal
+    expect_rc 0
+    expect_in out '"name":	"H100-cal"'
+    expect_in out '"sm_count":	132'
+    expect_in out '"l2_bytes":	26214400'
+    expect_in out '"dram_bw_gbs":	2973'
+    expect_in out '"sources":'
+    expect_in err "attainable bandwidths: DRAM 2973 GB/s"
+    expect_in err "with the parameters fitted here:"
+    # the description is a device a request accepts, as it is
+    {
+        printf '{"device":'
+        cat "$T/out"
+        printf ',"domain":[1024,1024],"launch":{"block":[128,1]},"kernel":{"fields":['
+        printf '{"name":"A","dims":[1024,1024],"loads":[["x","y"]]},'
+        printf '{"name":"B","dims":[1024,1024],"stores":[["x","y"]]}]}}'
+    } > req.json
+    run estimate req.json
+    expect_rc 0
+    expect_in out '"device":"H100-cal"'
+    # the built-in H200 is what calibrate makes of the recorded H200 run
+    run calibrate --from-raw "$DATA/../../data/calibration/h200_raw.json" --name H200-SXM-141GB
+    expect_rc 0
+    cp "$T/out" h200.json
+    run devices H200-SXM-141GB
+    expect_rc 0
+    for k in sm_count l2_bytes clock_ghz dram_bw_gbs l2_bw_gbs block_rate_per_sm latency_ns \
+        fold_overlap block_granularity limit_sharpness dram_efficiency l2_efficiency \
+        l1_efficiency store_requests_per_ns store_sectors_per_ns dram_overload_bytes_per_sm; do
+        # the first occurrence: units and sources repeat the names
+        a=$(tr -d ' \t\n' < h200.json | sed 's/"units".*//;s/"sources".*//' |
+            sed -n "s/.*\"$k\":\([^,}]*\).*/\1/p")
+        b=$(tr -d ' \t\n' < "$T/out" | sed 's/"units".*//;s/"sources".*//' |
+            sed -n "s/.*\"$k\":\([^,}]*\).*/\1/p")
+        [ -n "$a" ] && [ "$a" = "$b" ] || fail "$k: calibrate gives '$a', the built-in has '$b'"
+    done
+    # a broken record names what is wrong
+    printf '{"format":"launchrank-calibration-raw-1","date":"x","gpu":{"name":"G"},"runs":[{"family":"nope","block":[1,1,1],"folding":[1,1,1],"glups":1}]}' > bad.json
+    run calibrate --from-raw bad.json
+    expect_rc 2
+    expect_in err '"path":"runs[0]"'
+    printf '{"format":"something else"}' > other.json
+    run calibrate --from-raw other.json
+    expect_rc 2
+    expect_in err '"path":"format"'
+    if [ -e /dev/nvidia0 ]; then
+        echo "a GPU is present: the no-GPU answer is not checked"
+        return 0
+    fi
+    run calibrate --quick
+    expect_rc 1
+    expect_in err '"code":"unavailable"'
+}
+
 case "$CASE" in
 help) case_help ;;
 bad_usage) case_bad_usage ;;
@@ -347,6 +415,7 @@ rank) case_rank ;;
 progress) case_progress ;;
 cache) case_cache ;;
 gpu_commands) case_gpu_commands ;;
+calibrate) case_calibrate ;;
 *)
     echo "cli_cases.sh: unknown case '$CASE'"
     exit 1

@@ -1,6 +1,7 @@
 /*
- * corpus: the measured corpus's kernel families (the JSON files in bench/corpus/families/,
- * written by bench/corpus/make_families.py) as requests the API understands.
+ * corpus: kernel families (the JSON files in bench/corpus/families/ and the calibration
+ * suite in calibrate/suite/, written by bench/corpus/make_families.py) as requests the
+ * API understands.
  *
  * A family is one kernel on one domain and device with a list of launch
  * configurations; corpus_body() turns one configuration into an estimate request
@@ -27,11 +28,14 @@ typedef struct corpus_family {
 /* Reads one family file into *fam. 0, or -1 with a message on stderr. Free with
  * corpus_family_release. */
 int corpus_family_load(const char *path, corpus_family *fam);
+/* The same from the file's text; path only names it in messages. */
+int corpus_family_parse(const char *text, const char *path, corpus_family *fam);
 void corpus_family_release(corpus_family *fam);
 
 /* The estimate request of configuration i, with `extra` (a JSON member list such as
- * "\"model\":\"warpspeed\"", or NULL) added at the top level, the built-in device
- * named `device` instead of the family's (NULL: the family's) and, when registers > 0,
+ * "\"model\":\"warpspeed\"", or NULL) added at the top level, `device` instead of
+ * the family's device (a built-in's name, or a JSON device object starting with '{';
+ * NULL: the family's) and, when registers > 0,
  * kernel.registers set to it. malloc'd; NULL on allocation failure. */
 char *corpus_body(const corpus_family *fam, int i, const char *extra, const char *device,
                   int registers);

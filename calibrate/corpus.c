@@ -39,12 +39,10 @@ static int triple(const cJSON *a, int off, int out[3])
     return 0;
 }
 
-int corpus_family_load(const char *path, corpus_family *fam)
+int corpus_family_parse(const char *text, const char *path, corpus_family *fam)
 {
     memset(fam, 0, sizeof *fam);
-    char *text = slurp(path);
     cJSON *root = text ? cJSON_Parse(text) : NULL;
-    free(text);
     const cJSON *name = cJSON_GetObjectItem(root, "family");
     const cJSON *desc = cJSON_GetObjectItem(root, "description");
     const cJSON *cfgs = cJSON_GetObjectItem(root, "configs");
@@ -82,6 +80,19 @@ int corpus_family_load(const char *path, corpus_family *fam)
     return 0;
 }
 
+int corpus_family_load(const char *path, corpus_family *fam)
+{
+    char *text = slurp(path);
+    if (!text) {
+        memset(fam, 0, sizeof *fam);
+        fprintf(stderr, "corpus: cannot read %s\n", path);
+        return -1;
+    }
+    int rc = corpus_family_parse(text, path, fam);
+    free(text);
+    return rc;
+}
+
 void corpus_family_release(corpus_family *fam)
 {
     free(fam->request);
@@ -107,8 +118,10 @@ char *corpus_body(const corpus_family *fam, int i, const char *extra, const char
     char regs[32] = "";
     if (registers > 0)
         snprintf(regs, sizeof regs, "\"registers\":%d,", registers);
-    int at = device ? snprintf(buf, n, "{\"device\":\"%s\",\"kernel\":{", device)
-                    : snprintf(buf, n, "%.*s", head, fam->request);
+    /* a device object is inserted as it is, a name as a string */
+    int at = !device         ? snprintf(buf, n, "%.*s", head, fam->request)
+             : *device == '{' ? snprintf(buf, n, "{\"device\":%s,\"kernel\":{", device)
+                              : snprintf(buf, n, "{\"device\":\"%s\",\"kernel\":{", device);
     snprintf(buf + at, n - (size_t)at,
              "%s%s,\"launch\":{\"block\":[%d,%d,%d],\"folding\":[%d,%d,%d]}%s%s}", regs,
              fam->request + head, c->block[0], c->block[1], c->block[2], c->folding[0],

@@ -1,0 +1,488 @@
+/*
+ * calibrate: the calibration suite on the GPU, and a device description from its
+ * timings (calibrate.h, docs/calibration.md).
+ */
+#include "calibrate.h"
+
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "corpus.h"
+#include "embedded.h"
+#include "fit.h"
+#include "request.h"
+
+/* calibrate/meson.build embeds these corpus families (bench/corpus/families/): the
+ * kernels whose timings pin the model-v2 parameters down. A copy of four-float
+ * structs (block start rate, DRAM bandwidth, partial-sector stores), a transposed copy
+ * (store requests), a 3-D 7-point stencil in double and a 2-D 5-point stencil in float
+ * (latency, folding, L1/L2), and D3Q19 LBM streaming (many streams: DRAM overload). */
+extern const lr_embedded_file cal_suite_files[];
+extern const unsigned cal_suite_files_count;
+
+const char *const cal_suite_families[] = {"copy_aos_f32", "d3q19_pull_f64", "star2d_r1_f32",
+                                          "star3d_r1_f64", "transpose2d_f32", NULL};
+
+/* --quick keeps every QUICK_STRIDE-th configuration of each family. */
+#define DRAM_FAMILY "copy_aos_f32" /* the streaming copy: DRAM bandwidth */
+#define QUICK_STRIDE 3
+
+void cal_opts_init(cal_opts *o)
+{
+    memset(o, 0, sizeof *o);
+    cg_measure_opts_init(&o->measure);
+}
+
+static int load_suite(corpus_family *fams, int *n, lr_error *err)
+{
+    *n = 0;
+    for (unsigned i = 0; i < cal_suite_files_count; i++) {
+        if (corpus_family_parse(cal_suite_files[i].text, cal_suite_files[i].name, &fams[*n]))
+            return lr_error_set(err, LR_INTERNAL, NULL, "calibration suite file %s is broken",
+                                cal_suite_files[i].name);
+        (*n)++;
+    }
+    return 0;
+}
+
+static void release_suite(corpus_family *fams, int n)
+{
+    for (int i = 0; i < n; i++)
+        corpus_family_release(&fams[i]);
+}
+
+static cJSON *int3(const int v[3])
+{
+    return cJSON_CreateIntArray(v, 3);
+}
+
+static void today(char *buf, size_t n)
+{
+    time_t t = time(NULL);
+    struct tm tm;
+    gmtime_r(&t, &tm);
+    strftime(buf, n, "%Y-%m-%d", &tm);
+}
+
+static cJSON *gpu_json(const cg_gpu_props *g)
+{
+    cJSON *o = cJSON_CreateObject();
+    cJSON_AddStringToObject(o, "name", g->name);
+    cJSON_AddNumberToObject(o, "cc_major", g->cc_major);
+    cJSON_AddNumberToObject(o, "cc_minor", g->cc_minor);
+    cJSON_AddNumberToObject(o, "driver_version", g->driver_version);
+    cJSON_AddNumberToObject(o, "sm_count", g->sm_count);
+    cJSON_AddNumberToObject(o, "max_threads_per_sm", g->max_threads_per_sm);
+    cJSON_AddNumberToObject(o, "max_blocks_per_sm", g->max_blocks_per_sm);
+    cJSON_AddNumberToObject(o, "max_threads_per_block", g->max_threads_per_block);
+    cJSON_AddNumberToObject(o, "regs_per_sm", g->regs_per_sm);
+    cJSON_AddNumberToObject(o, "l2_bytes", (double)g->l2_bytes);
+    cJSON_AddNumberToObject(o, "shared_bytes_per_sm", (double)g->shared_bytes_per_sm);
+    cJSON_AddNumberToObject(o, "clock_ghz", g->clock_ghz);
+    cJSON_AddNumberToObject(o, "memory_clock_ghz", g->memory_clock_ghz);
+    cJSON_AddNumberToObject(o, "memory_bus_bits", g->memory_bus_bits);
+    return o;
+}
+
+cJSON *cal_measure(const lr_devices *devs, const cal_opts *o, lr_error *err)
+{
+    /* the GPU first: without one nothing else is worth doing */
+    cg_gpu_props gpu;
+    if (cg_gpu_query(&o->measure, &gpu, err))
+        return NULL;
+    corpus_family fams[16];
+    int nf = 0;
+    if (load_suite(fams, &nf, err))
+        return NULL;
+    int total = 0;
+    for (int f = 0; f < nf; f++)
+        for (int i = 0; i < fams[f].nconfigs; i++)
+            total += !o->quick || i % QUICK_STRIDE == 0;
+    cJSON *raw = cJSON_CreateObject();
+    char date[32];
+    today(date, sizeof date);
+    cJSON_AddStringToObject(raw, "format", CAL_RAW_FORMAT);
+    cJSON_AddStringToObject(raw, "date", date);
+    cJSON_AddItemToObject(raw, "gpu", gpu_json(&gpu));
+    cJSON_AddBoolToObject(raw, "quick", o->quick);
+    cJSON *m = cJSON_AddObjectToObject(raw, "measure");
+    cJSON_AddNumberToObject(m, "warmup", o->measure.warmup);
+    cJSON_AddNumberToObject(m, "repetitions", o->measure.repetitions);
+    cJSON_AddBoolToObject(m, "flush_l2", o->measure.flush_l2);
+    cJSON *runs = cJSON_AddArrayToObject(raw, "runs");
+    int done = 0, rc = 0;
+    for (int f = 0; f < nf && !rc; f++)
+        for (int i = 0; i < fams[f].nconfigs && !rc; i++) {
+            if (o->quick && i % QUICK_STRIDE)
+                continue;
+            if (o->progress)
+                o->progress(o->progress_ctx, done, total, fams[f].name);
+            char *body = corpus_body(&fams[f], i, NULL, NULL, 0);
+            lr_request req;
+            if (!body) {
+                rc = lr_error_set(err, LR_NO_MEMORY, NULL, "out of memory");
+                break;
+            }
+            rc = lr_request_parse(devs, body, strlen(body), LR_REQ_ESTIMATE, &req, err);
+            free(body);
+            if (rc)
+                break;
+            est_config cfg = {{req.domain[0], req.domain[1], req.domain[2]}, req.launch};
+            cg_measurement meas;
+            rc = cg_measure(req.kernel, &cfg, &o->measure, &meas, err);
+            lr_request_release(&req);
+            if (rc)
+                break;
+            cJSON *r = cJSON_CreateObject();
+            cJSON_AddStringToObject(r, "family", fams[f].name);
+            cJSON_AddItemToObject(r, "block", int3(fams[f].configs[i].block));
+            cJSON_AddItemToObject(r, "folding", int3(fams[f].configs[i].folding));
+            cJSON_AddNumberToObject(r, "ms", meas.ms_median);
+            cJSON_AddNumberToObject(r, "glups", meas.glups);
+            cJSON_AddItemToArray(runs, r);
+            done++;
+        }
+    if (o->progress && !rc)
+        o->progress(o->progress_ctx, done, total, NULL);
+    release_suite(fams, nf);
+    if (rc) {
+        cJSON_Delete(raw);
+        return NULL;
+    }
+    return raw;
+}
+
+/* ---- analysis ---- */
+
+/* One configuration of the raw record, estimated. */
+typedef struct cal_row {
+    int family;
+    double glups;
+    est_result r;
+} cal_row;
+
+typedef struct text {
+    char *s;
+    size_t len, cap;
+} text;
+
+static void say(text *t, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    char buf[512];
+    int n = vsnprintf(buf, sizeof buf, fmt, ap);
+    va_end(ap);
+    if (n < 0)
+        return;
+    size_t k = (size_t)n < sizeof buf ? (size_t)n : sizeof buf - 1;
+    if (t->len + k + 1 > t->cap) {
+        size_t nc = t->cap ? 2 * t->cap + k : 4096;
+        char *ns = realloc(t->s, nc);
+        if (!ns)
+            return;
+        t->s = ns;
+        t->cap = nc;
+    }
+    memcpy(t->s + t->len, buf, k);
+    t->len += k;
+    t->s[t->len] = 0;
+}
+
+static int bad_raw(lr_error *err, const char *path, const char *why)
+{
+    return lr_error_set(err, LR_INVALID_REQUEST, path, "calibration record: %s", why);
+}
+
+static double gpu_num(const cJSON *gpu, const char *key)
+{
+    const cJSON *v = cJSON_GetObjectItem(gpu, key);
+    return cJSON_IsNumber(v) ? v->valuedouble : 0;
+}
+
+/* The driver's figures into dev; which ones were taken goes into took. */
+static void driver_figures(const cJSON *gpu, est_device *dev)
+{
+    double v;
+    if ((v = gpu_num(gpu, "sm_count")) > 0)
+        dev->sm_count = (int)v;
+    if ((v = gpu_num(gpu, "max_threads_per_sm")) > 0)
+        dev->max_threads_per_sm = (int)v;
+    if ((v = gpu_num(gpu, "max_blocks_per_sm")) > 0)
+        dev->max_blocks_per_sm = (int)v;
+    if ((v = gpu_num(gpu, "max_threads_per_block")) > 0)
+        dev->max_threads_per_block = (int)v;
+    if ((v = gpu_num(gpu, "regs_per_sm")) > 0)
+        dev->regs_per_sm = (int)v;
+    if ((v = gpu_num(gpu, "shared_bytes_per_sm")) > 0)
+        dev->shared_bytes_per_sm = (int64_t)v;
+    /* MODEL.md section 8: from compute capability 8.0 the L2 is two partitions that
+     * duplicate lines, and the model counts one of them */
+    if ((v = gpu_num(gpu, "l2_bytes")) > 0)
+        dev->l2_bytes = (int64_t)(gpu_num(gpu, "cc_major") >= 8 ? v / 2 : v);
+    if ((v = gpu_num(gpu, "clock_ghz")) > 0)
+        dev->clock_ghz = v;
+}
+
+/* Reads and estimates every run of raw under dev. Returns the rows (malloc'd, *n) or
+ * NULL with err. The kernels are kept per family in kernels[] (owned by the caller). */
+static cal_row *estimate_runs(const lr_devices *devs, const cJSON *runs, const est_device *dev,
+                              corpus_family *fams, int nf, est_kernel **kernels, int *n,
+                              lr_error *err)
+{
+    int count = cJSON_GetArraySize(runs);
+    cal_row *rows = calloc(count > 0 ? (size_t)count : 1, sizeof *rows);
+    est_ctx *ctx = est_ctx_new(0);
+    *n = 0;
+    int rc = rows && ctx ? 0 : lr_error_set(err, LR_NO_MEMORY, NULL, "out of memory");
+    for (int k = 0; k < count && !rc; k++) {
+        const cJSON *r = cJSON_GetArrayItem(runs, k);
+        char path[64];
+        snprintf(path, sizeof path, "runs[%d]", k);
+        const cJSON *fam = cJSON_GetObjectItem(r, "family");
+        const cJSON *blk = cJSON_GetObjectItem(r, "block");
+        const cJSON *fold = cJSON_GetObjectItem(r, "folding");
+        const cJSON *gl = cJSON_GetObjectItem(r, "glups");
+        if (!cJSON_IsString(fam) || !cJSON_IsArray(blk) || !cJSON_IsArray(fold) ||
+            !cJSON_IsNumber(gl) || !(gl->valuedouble > 0)) {
+            rc = bad_raw(err, path,
+                         "every run needs family, block, folding and glups (a positive number)");
+            break;
+        }
+        int f = 0;
+        while (f < nf && strcmp(fams[f].name, fam->valuestring))
+            f++;
+        int c = -1;
+        for (int i = 0; f < nf && i < fams[f].nconfigs && c < 0; i++) {
+            int same = 1;
+            for (int d = 0; d < 3; d++)
+                same &= cJSON_GetArrayItem(blk, d) &&
+                        cJSON_GetArrayItem(blk, d)->valueint == fams[f].configs[i].block[d] &&
+                        cJSON_GetArrayItem(fold, d) &&
+                        cJSON_GetArrayItem(fold, d)->valueint == fams[f].configs[i].folding[d];
+            if (same)
+                c = i;
+        }
+        if (c < 0) {
+            rc = bad_raw(err, path, "not a configuration of the calibration suite");
+            break;
+        }
+        char *body = corpus_body(&fams[f], c, NULL, NULL, 0);
+        lr_request req;
+        if (!body || lr_request_parse(devs, body, strlen(body), LR_REQ_ESTIMATE, &req, err)) {
+            free(body);
+            rc = body ? -1 : lr_error_set(err, LR_NO_MEMORY, NULL, "out of memory");
+            break;
+        }
+        free(body);
+        est_config cfg = {{req.domain[0], req.domain[1], req.domain[2]}, req.launch};
+        cal_row *row = &rows[*n];
+        row->family = f;
+        row->glups = gl->valuedouble;
+        if (est_estimate(ctx, req.kernel, dev, &cfg, &row->r, err)) {
+            lr_request_release(&req);
+            rc = -1;
+            break;
+        }
+        if (!kernels[f]) {
+            kernels[f] = req.kernel;
+            req.kernel = NULL;
+        }
+        lr_request_release(&req);
+        if (row->r.launchable)
+            (*n)++;
+    }
+    est_ctx_free(ctx);
+    if (rc) {
+        free(rows);
+        return NULL;
+    }
+    return rows;
+}
+
+/* Per family: top-1 (% of best), Spearman rho, median |error| of GLup/s. */
+static void family_report(text *t, const char *what, const cal_row *rows, int n,
+                          const corpus_family *fams, int nf)
+{
+    say(t, "%s\n  %-18s %5s %7s %6s %9s\n", what, "family", "runs", "top1 %", "rho",
+        "error %");
+    double *p = malloc(sizeof(double) * (size_t)(n + 1)),
+           *m = malloc(sizeof(double) * (size_t)(n + 1)),
+           *e = malloc(sizeof(double) * (size_t)(n + 1));
+    for (int f = 0; p && m && e && f < nf; f++) {
+        int k = 0, arg = -1;
+        double best = 0;
+        for (int i = 0; i < n; i++) {
+            if (rows[i].family != f)
+                continue;
+            p[k] = rows[i].r.predicted;
+            m[k] = rows[i].glups;
+            e[k] = fabs(p[k] / m[k] - 1);
+            if (arg < 0 || p[k] > p[arg])
+                arg = k;
+            best = fmax(best, m[k]);
+            k++;
+        }
+        if (k == 0)
+            continue;
+        double rho = cal_spearman(p, m, k), top1 = 100 * m[arg] / best;
+        say(t, "  %-18s %5d %7.1f %6.2f %9.1f\n", fams[f].name, k, top1, rho,
+            100 * cal_median(e, k));
+    }
+    free(p);
+    free(m);
+    free(e);
+}
+
+cJSON *cal_analyse(const lr_devices *devs, const cJSON *raw, const char *base, const char *name,
+                   char **report, lr_error *err)
+{
+    if (report)
+        *report = NULL;
+    const cJSON *fmt = cJSON_GetObjectItem(raw, "format");
+    const cJSON *gpu = cJSON_GetObjectItem(raw, "gpu");
+    const cJSON *runs = cJSON_GetObjectItem(raw, "runs");
+    const cJSON *date = cJSON_GetObjectItem(raw, "date");
+    if (!cJSON_IsString(fmt) || strcmp(fmt->valuestring, CAL_RAW_FORMAT)) {
+        bad_raw(err, "format", "not a calibration record (format \"" CAL_RAW_FORMAT "\")");
+        return NULL;
+    }
+    const cJSON *gname = cJSON_GetObjectItem(gpu, "name");
+    if (!cJSON_IsString(gname) || !cJSON_IsArray(runs) || !cJSON_IsString(date)) {
+        bad_raw(err, "gpu", "needs gpu.name, date and runs");
+        return NULL;
+    }
+    const est_device *b = lr_devices_find(devs, base ? base : "H100-SXM5-80GB");
+    if (!b) {
+        lr_error_set(err, LR_INVALID_REQUEST, "base", "unknown built-in device '%s'",
+                     base ? base : "");
+        return NULL;
+    }
+    est_device dev = *b;
+    char devname[EST_MAX_NAME];
+    snprintf(devname, sizeof devname, "%s%s", name ? name : gname->valuestring,
+             name ? "" : " (calibrated)");
+    snprintf(dev.name, sizeof dev.name, "%s", devname);
+    driver_figures(gpu, &dev);
+    est_device_set_v2_defaults(&dev);
+
+    corpus_family fams[16];
+    int nf = 0, n = 0;
+    est_kernel *kernels[16] = {0};
+    cJSON *out = NULL;
+    cal_row *rows = NULL;
+    cal_sample *smp = NULL;
+    text t = {0};
+    if (load_suite(fams, &nf, err))
+        return NULL;
+    rows = estimate_runs(devs, runs, &dev, fams, nf, kernels, &n, err);
+    if (!rows)
+        goto done;
+    if (n < 20) {
+        bad_raw(err, "runs", "too few runs to fit (at least 20 launchable configurations)");
+        goto done;
+    }
+    /* attainable bandwidths: DRAM from the streaming copy, unfolded: it stores exactly
+     * the elements it loads, so it moves twice its compulsory load volume (32 B per
+     * update); L2 as the most L2 traffic any suite kernel moved in the model's volumes
+     * (which match the profiler within a few per cent for these kernels) */
+    double dram = 0, l2 = 0;
+    for (int i = 0; i < n; i++) {
+        const est_volumes *v = &rows[i].r.total;
+        const int *fo = rows[i].r.config.launch.folding;
+        if (!strcmp(fams[rows[i].family].name, DRAM_FAMILY) && fo[0] * fo[1] * fo[2] == 1)
+            dram = fmax(dram, rows[i].glups * 2 * v->dram_load_compulsory);
+        l2 = fmax(l2, rows[i].glups * (v->l2_load + v->l2_store));
+    }
+    if (!(dram > 0)) {
+        bad_raw(err, "runs", "no unfolded run of " DRAM_FAMILY " to measure DRAM with");
+        goto done;
+    }
+    dev.dram_bw_gbs = round(dram);
+    dev.l2_bw_gbs = round(l2);
+    smp = calloc((size_t)n, sizeof *smp);
+    if (!smp) {
+        lr_error_set(err, LR_NO_MEMORY, NULL, "out of memory");
+        goto done;
+    }
+    for (int i = 0; i < n; i++)
+        smp[i] = (cal_sample){rows[i].family, kernels[rows[i].family], &rows[i].r,
+                              rows[i].glups};
+    int drv = (int)gpu_num(gpu, "driver_version");
+    say(&t, "GPU %s (compute capability %d.%d, CUDA driver %d.%d), %d runs, measured %s\n",
+        gname->valuestring, (int)gpu_num(gpu, "cc_major"), (int)gpu_num(gpu, "cc_minor"),
+        drv / 1000, drv % 1000 / 10, n, date->valuestring);
+    say(&t, "attainable bandwidths: DRAM %.0f GB/s, L2 %.0f GB/s\n", dev.dram_bw_gbs,
+        dev.l2_bw_gbs);
+    double before = cal_objective(&dev, smp, n, -1);
+    family_report(&t, "with the built-in model-v2 parameters (the H100 fit):", rows, n, fams,
+                  nf);
+    dev = cal_fit(&dev, smp, n, -1, 4);
+    double after = cal_objective(&dev, smp, n, -1);
+    family_report(&t, "with the parameters fitted here:", rows, n, fams, nf);
+    say(&t, "objective %.4f -> %.4f\nfitted:", before, after);
+    for (int q = 0; q < CAL_NPARAMS; q++)
+        say(&t, " %s %.4g", cal_param_name(q), *cal_param(&dev, q));
+    say(&t, "\n");
+
+    char why[160];
+    const char *badfig = est_device_check(&dev, why, sizeof why);
+    if (badfig) {
+        lr_error_set(err, LR_INVALID_REQUEST, badfig,
+                     "calibration gives an impossible figure: %s", why);
+        goto done;
+    }
+    out = lr_device_to_json(devs, &dev, 0);
+    cJSON *src = out ? cJSON_AddObjectToObject(out, "sources") : NULL;
+    if (!src) {
+        cJSON_Delete(out);
+        out = NULL;
+        lr_error_set(err, LR_NO_MEMORY, NULL, "out of memory");
+        goto done;
+    }
+    char s[512], who[256];
+    snprintf(who, sizeof who, "%s, CUDA driver %d.%d, %s", gname->valuestring, drv / 1000,
+             drv % 1000 / 10, date->valuestring);
+    snprintf(s, sizeof s,
+             "the CUDA driver (cuDeviceGetAttribute) on %s; l2_bytes is half the driver's "
+             "figure from compute capability 8.0 (one of the two L2 partitions, MODEL.md "
+             "section 8); clock_ghz is the maximum SM clock, not the clock under load",
+             who);
+    cJSON_AddStringToObject(src,
+                            "sm_count,max_threads_per_sm,max_blocks_per_sm,"
+                            "max_threads_per_block,regs_per_sm,shared_bytes_per_sm,l2_bytes,"
+                            "clock_ghz",
+                            s);
+    snprintf(s, sizeof s,
+             "launchrank calibrate on %s: DRAM, the fastest unfolded run of the streaming "
+             "copy " DRAM_FAMILY " (32 B per update); L2, the most L2 traffic (model "
+             "volumes x measured GLup/s) any of the %d timed configurations moved",
+             who, n);
+    cJSON_AddStringToObject(src, "dram_bw_gbs,l2_bw_gbs", s);
+    snprintf(s, sizeof s,
+             "launchrank calibrate on %s: model v2 fitted to the %d timed configurations "
+             "(calibrate/fit.c, objective %.4f -> %.4f)",
+             who, n, before, after);
+    char keys[512] = "";
+    for (int q = 0; q < CAL_NPARAMS; q++)
+        snprintf(keys + strlen(keys), sizeof keys - strlen(keys), "%s%s", q ? "," : "",
+                 cal_param_name(q));
+    cJSON_AddStringToObject(src, keys, s);
+    snprintf(s, sizeof s, "not measured: the figures of the built-in %s", b->name);
+    cJSON_AddStringToObject(src, "other figures", s);
+done:
+    if (report && out)
+        *report = t.s;
+    else
+        free(t.s);
+    free(smp);
+    free(rows);
+    for (int f = 0; f < nf; f++)
+        est_kernel_free(kernels[f]);
+    release_suite(fams, nf);
+    return out;
+}
