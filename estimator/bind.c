@@ -153,24 +153,82 @@ static int push_inst(est_bound *b, int *cap, const est_inst *in, lr_error *err)
     return 0;
 }
 
+/* The affine addresses bound so far, hashed, so that in_register finds an equal one
+ * in constant time: a scan of all earlier instructions made binding quadratic (5 s
+ * for 4 fields x 512 loads x 64 folding steps, far more under ASan), and binding does
+ * not poll the request's deadline, so its cost must stay bounded by the input limits.
+ * Slots hold instruction index + 1 (0 = empty). */
+typedef struct addr_set {
+    int *slot; /* owned */
+    size_t mask;
+} addr_set;
+
+static size_t addr_hash(const est_inst *in)
+{
+    uint64_t h = (uint64_t)in->field * 0x9E3779B97F4A7C15ull ^ (uint64_t)in->c0;
+    for (int i = 0; i < EST_NCOORD; i++)
+        h = (h ^ (uint64_t)in->coef[i]) * 0x100000001B3ull;
+    return (size_t)(h ^ (h >> 29));
+}
+
+static int same_address(const est_inst *a, const est_inst *b)
+{
+    return a->field == b->field && a->affine && b->affine && a->c0 == b->c0 &&
+           !memcmp(a->coef, b->coef, sizeof a->coef);
+}
+
 /* docs/model.md, "Register reuse across folding steps": under model v2, a load of a
  * field the kernel never stores, with __restrict__ pointers, at an address that an
  * earlier folding step of the same thread already loaded, is served from a register:
  * the compiler may keep the value because nothing can overwrite it. Addresses are
  * compared as affine functions of the launch coordinates (equal for every thread);
- * other loads are never merged. */
-static int in_register(const est_bound *b, int f, const est_inst *in)
+ * other loads are never merged. set holds every reusable load bound so far; the
+ * field is part of the address compared. */
+static int may_reuse(const est_bound *b, int f, const est_inst *in)
 {
     const est_kernel *k = b->k;
-    if (k->model != EST_MODEL_V2 || !k->restrict_ || k->fields[f].nstores > 0 || in->is_store ||
-        !in->affine)
+    return k->model == EST_MODEL_V2 && k->restrict_ && k->fields[f].nstores == 0 &&
+           !in->is_store && in->affine;
+}
+
+static int in_register(const est_bound *b, const addr_set *set, int f, const est_inst *in)
+{
+    if (!may_reuse(b, f, in) || !set->slot)
         return 0;
-    for (int j = b->first[f]; j < b->ninst; j++) {
-        const est_inst *o = &b->inst[j];
-        if (o->affine && o->c0 == in->c0 && !memcmp(o->coef, in->coef, sizeof in->coef))
+    for (size_t i = addr_hash(in) & set->mask; set->slot[i]; i = (i + 1) & set->mask)
+        if (same_address(&b->inst[set->slot[i] - 1], in))
             return 1;
-    }
     return 0;
+}
+
+/* Adds instruction idx (just pushed, not in the set) to set. */
+static void remember(const est_bound *b, addr_set *set, int f, int idx)
+{
+    const est_inst *in = &b->inst[idx];
+    if (!may_reuse(b, f, in) || !set->slot)
+        return;
+    size_t i = addr_hash(in) & set->mask;
+    while (set->slot[i])
+        i = (i + 1) & set->mask;
+    set->slot[i] = idx + 1;
+}
+
+/* A set for every instruction k can bind under cfg, at most half full; a set with
+ * no slots when no load can be reused. -1 when out of memory. */
+static int addr_set_init(addr_set *set, const est_kernel *k, const int *fold)
+{
+    size_t n = 0, size = 16;
+    set->slot = NULL;
+    set->mask = 0;
+    if (k->model != EST_MODEL_V2 || !k->restrict_)
+        return 0;
+    for (int f = 0; f < k->nfields; f++)
+        n += (size_t)k->fields[f].nacc * (size_t)fold[0] * (size_t)fold[1] * (size_t)fold[2];
+    while (size < 2 * n)
+        size *= 2;
+    set->slot = calloc(size, sizeof *set->slot);
+    set->mask = size - 1;
+    return set->slot ? 0 : -1;
 }
 
 /* Groups each field's affine instructions by their coefficient vectors; a
@@ -235,6 +293,9 @@ int est_bind(est_bound *b, const est_kernel *k, const est_device *dev, const est
         EST_VAR_BIT(EST_VAR_BLOCKDIM_Z) | EST_VAR_BIT(EST_VAR_GRIDDIM_X) |
         EST_VAR_BIT(EST_VAR_GRIDDIM_Y) | EST_VAR_BIT(EST_VAR_GRIDDIM_Z);
     int cap = 0;
+    addr_set set;
+    if (addr_set_init(&set, k, fold))
+        return lr_error_set(err, LR_NO_MEMORY, NULL, "out of memory");
     for (int f = 0; f < k->nfields; f++) {
         const est_field *fd = &k->fields[f];
         b->first[f] = b->ninst;
@@ -257,16 +318,22 @@ int est_bind(est_bound *b, const est_kernel *k, const est_device *dev, const est
                             in.step[0] = s0;
                             in.step[1] = s1;
                             in.step[2] = s2;
+                            int reused = 0;
                             if (linearize(b, &in, f, err) ||
-                                (!in_register(b, f, &in) && push_inst(b, &cap, &in, err))) {
+                                (!(reused = in_register(b, &set, f, &in)) &&
+                                 push_inst(b, &cap, &in, err))) {
+                                free(set.slot);
                                 est_bound_release(b);
                                 return -1;
                             }
+                            if (!reused)
+                                remember(b, &set, f, b->ninst - 1);
                         }
             }
         }
         b->count[f] = b->ninst - b->first[f];
     }
+    free(set.slot);
     if (make_groups(b)) {
         est_bound_release(b);
         return lr_error_set(err, LR_NO_MEMORY, NULL, "out of memory");

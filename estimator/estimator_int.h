@@ -8,6 +8,7 @@
 
 #include <isl/ctx.h>
 #include <pthread.h>
+#include <stdatomic.h>
 #include <isl/map_type.h>
 
 #include "estimator.h"
@@ -67,6 +68,9 @@ struct est_ctx {
     pthread_cond_t wake;
     double deadline; /* 0 = none */
     int stop;
+    /* set by the watchdog at the deadline, cleared by est_ctx_set_deadline: the
+     * samplers, which isl_ctx_abort cannot reach, poll it (est_ctx_expired) */
+    atomic_int expired;
     unsigned long max_ops;
     est_map_entry maps[EST_MAP_CACHE];
     unsigned next_map;
@@ -177,6 +181,13 @@ void est_ctx_share_memo(est_ctx *ctx, est_memo *shared);
 /* deadline.c */
 int est_deadline_start(est_ctx *ctx);
 void est_deadline_stop(est_ctx *ctx);
+
+/* Non-zero once ctx's deadline has passed. One relaxed atomic load, so loops that
+ * isl does not run (the samplers) can afford it every warp or thread. */
+static inline int est_ctx_expired(est_ctx *ctx)
+{
+    return atomic_load_explicit(&ctx->expired, memory_order_relaxed);
+}
 
 /* launch.c */
 int est_blocks_per_sm(const est_kernel *k, const est_device *dev, int threads);

@@ -9,6 +9,11 @@
  * 128-B line). So a full warp's (or block's) counts are memoised by its shift modulo
  * that granule; only partial warps, edge blocks and non-affine addresses are counted
  * one by one.
+ *
+ * These loops are plain C, out of reach of isl_ctx_abort, so they poll the context's
+ * deadline flag (est_ctx_expired) themselves: every instruction group of a sampled
+ * warp, every block and every thread of a block whose addresses are collected. Past it they
+ * stop with LR_BUDGET_EXCEEDED.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -52,6 +57,7 @@ typedef struct base_fp {
 } base_fp;
 
 typedef struct sampler {
+    est_ctx *ctx; /* for its deadline flag */
     const est_bound *b;
     base_fp base[EST_MAX_FIELDS][2];
     int64_t granule; /* all counts depend on addresses modulo this */
@@ -63,6 +69,15 @@ typedef struct sampler {
 } sampler;
 
 static void sort_i64(int64_t *a, size_t n);
+
+/* The error of a sampler that found its deadline passed; returns -1. */
+static int past_deadline(lr_error *err)
+{
+    return lr_error_set(err, LR_BUDGET_EXCEEDED, NULL,
+                        "the request ran past its time limit while sampling warps and "
+                        "blocks; use fewer accesses, less folding or smaller blocks, rank "
+                        "fewer configurations or raise the limit");
+}
 
 static int count_distinct_sorted(const int64_t *a, size_t n)
 {
@@ -241,8 +256,10 @@ static int inst_counts(sampler *s, int i, int lanes, int64_t coords[32][EST_NCOO
 
 /* One warp (warp index w of block blk): every instruction's counts. A full warp's
  * counts for a group of instructions that move together depend only on the group's
- * shift modulo the granule, so they are memoised per (group, warp, shift). */
-static void sample_warp(sampler *s, const int64_t blk[3], int w, est_sample *out)
+ * shift modulo the granule, so they are memoised per (group, warp, shift). 0, or -1
+ * when the deadline passed (a warp of a large kernel can have 10^5 groups, so the
+ * flag is read per group). */
+static int sample_warp(sampler *s, const int64_t blk[3], int w, est_sample *out)
 {
     const est_bound *b = s->b;
     int lanes = b->threads - 32 * w < 32 ? b->threads - 32 * w : 32;
@@ -254,6 +271,8 @@ static void sample_warp(sampler *s, const int64_t blk[3], int w, est_sample *out
         const est_group *G = &b->groups[g];
         memo_slot *sl = NULL;
         uint64_t key = 0;
+        if (est_ctx_expired(s->ctx))
+            return -1;
         if (G->affine && all_full) {
             int valid;
             int64_t a0 = est_inst_address(b, &b->inst[b->member[G->first]], coords[0], &valid);
@@ -281,9 +300,10 @@ static void sample_warp(sampler *s, const int64_t blk[3], int w, est_sample *out
         }
         add_counts(&out->f[G->field], &sum);
     }
+    return 0;
 }
 
-static void warp_pass(sampler *s, est_sample *out)
+static int warp_pass(sampler *s, est_sample *out, lr_error *err)
 {
     const est_bound *b = s->b;
     const int *bd = b->cfg.launch.block;
@@ -304,9 +324,10 @@ static void warp_pass(sampler *s, est_sample *out)
                     int inside = 1;
                     for (int d = 0; d < 3; d++)
                         inside &= blk[d] * bd[d] + c[EST_T_X + d] < lim[d];
-                    if (inside)
-                        sample_warp(s, blk, w, out);
+                    if (inside && sample_warp(s, blk, w, out))
+                        return past_deadline(err);
                 }
+    return 0;
 }
 
 /* ---- block footprints ---- */
@@ -397,6 +418,8 @@ static int64_t collect_units(sampler *s, int f, int is_store, const int64_t blk[
     size_t n = 0;
     for (int t = 0; t < b->threads; t++) {
         int64_t c[EST_NCOORD];
+        if (est_ctx_expired(s->ctx))
+            return past_deadline(err);
         coord_of(b, blk, t, c);
         for (int i = b->first[f]; i < b->first[f] + b->count[f]; i++) {
             const est_inst *in = &b->inst[i];
@@ -503,6 +526,10 @@ static int block_pass(sampler *s, est_sample *out, lr_error *err)
     for (blk[2] = 0; blk[2] < nblk[2] && !rc; blk[2]++)
         for (blk[1] = 0; blk[1] < nblk[1] && !rc; blk[1]++)
             for (blk[0] = 0; blk[0] < nblk[0] && !rc; blk[0]++) {
+                if (est_ctx_expired(s->ctx)) {
+                    rc = past_deadline(err);
+                    break;
+                }
                 out->block_lups += block_lups(b, blk);
                 out->nblocks++;
                 for (int f = 0; f < nf && !rc; f++) {
@@ -586,6 +613,10 @@ static int overlap_pass(sampler *s, est_sample *out, lr_error *err)
             int64_t pid = id - (int64_t)k * b->dev->sm_count;
             if (pid < 0)
                 break;
+            if (est_ctx_expired(s->ctx)) {
+                free(sm);
+                return past_deadline(err);
+            }
             int64_t p[3] = {pid % g[0], (pid / g[0]) % g[1], pid / (g[0] * g[1])};
             count++;
             if (nm == 0)
@@ -683,7 +714,8 @@ int est_sample_run(est_ctx *ctx, const est_bound *b, est_sample *out, lr_error *
         ctx->warp_memo = calloc(MEMO_SLOTS, sizeof *ctx->warp_memo);
     if (!ctx->warp_memo)
         return lr_error_set(err, LR_NO_MEMORY, NULL, "out of memory");
-    sampler s = {.b = b, .granule = 128, .gen = ++ctx->memo_gen, .memo = ctx->warp_memo};
+    sampler s = {
+        .ctx = ctx, .b = b, .granule = 128, .gen = ++ctx->memo_gen, .memo = ctx->warp_memo};
     int g[] = {b->dev->l1_line_bytes, b->dev->l1_sector_bytes, b->dev->l2_sector_bytes,
                b->dev->l1_bank_bytes_per_cycle};
     for (int i = 0; i < 4; i++)
@@ -693,8 +725,10 @@ int est_sample_run(est_ctx *ctx, const est_bound *b, est_sample *out, lr_error *
     int rc = 0;
     if (!s.bmemo)
         rc = lr_error_set(err, LR_NO_MEMORY, NULL, "out of memory");
+    if (!rc && est_ctx_expired(ctx)) /* binding may have taken the rest of the time */
+        rc = past_deadline(err);
     if (!rc)
-        warp_pass(&s, out);
+        rc = warp_pass(&s, out, err);
     if (!rc)
         rc = block_pass(&s, out, err);
     if (!rc)

@@ -2,7 +2,11 @@
  * api: see api.h. Each call parses the request, looks every configuration up in the
  * cache (one SQLite connection per worker), estimates what is missing and stores it.
  * A cache that fails never fails a request: the answer is computed and the failure
- * is reported once, through lr_api_cache_status.
+ * is reported once, through lr_api_cache_status. A row read from the cache is trusted
+ * only when it answers exactly this request (the store compares the canonical request
+ * and the configuration, not only their hash) and has exactly the shape the response
+ * writer gives this configuration (lr_estimate_json_valid); any other row is a miss,
+ * recomputed and replaced, never served or read.
  */
 #include "api.h"
 
@@ -125,31 +129,47 @@ void lr_worker_free(lr_worker *w)
 
 /* ---- cache ---- */
 
-static char *cache_get(lr_worker *w, const char *key)
+/* The cached estimate object of configuration l of req (caller owns), or NULL when
+ * there is none that can be trusted: no row, a row of another request, or a row that
+ * does not parse or is not exactly what lr_estimate_json writes for l. */
+static cJSON *cache_get(lr_worker *w, const lr_request *req, const est_launch *l,
+                        const char *key)
 {
     if (!w->store)
         return NULL;
-    char *json = NULL;
+    char *json = NULL, config[LR_CONFIG_TEXT];
     lr_error e;
     lr_error_clear(&e);
-    int rc = st_prediction_get(w->store, key, &json, &e);
+    lr_request_config_text(l, config);
+    int rc = st_prediction_get(w->store, key, req->canonical, config, &json, &e);
     if (rc < 0)
         cache_failed(w->api, &e);
+    cJSON *o = NULL;
     if (rc == 1) {
-        atomic_fetch_add(&w->api->hits, 1);
-        return json;
+        est_config cfg = {.launch = *l};
+        memcpy(cfg.domain, req->domain, sizeof cfg.domain);
+        o = cJSON_ParseWithOpts(json, NULL, 1);
+        if (o && !lr_estimate_json_valid(o, req->kernel, &req->device, &cfg)) {
+            cJSON_Delete(o);
+            o = NULL;
+        }
     }
-    atomic_fetch_add(&w->api->misses, 1);
-    return NULL;
+    free(json);
+    atomic_fetch_add(o ? &w->api->hits : &w->api->misses, 1);
+    return o;
 }
 
-static void cache_put(lr_worker *w, const char *key, const char *json)
+/* Stores (or replaces) the prediction of configuration l of req. */
+static void cache_put(lr_worker *w, const lr_request *req, const est_launch *l, const char *key,
+                      const char *json)
 {
     if (!w->store)
         return;
+    char config[LR_CONFIG_TEXT];
     lr_error e;
     lr_error_clear(&e);
-    if (st_prediction_put(w->store, key, "estimate", json, &e))
+    lr_request_config_text(l, config);
+    if (st_prediction_put(w->store, key, req->canonical, config, "estimate", json, &e))
         cache_failed(w->api, &e);
 }
 
@@ -284,18 +304,25 @@ char *lr_api_estimate(lr_worker *w, const char *body, size_t len, lr_error *err)
         return NULL;
     char key[33];
     lr_request_key(&req, &req.launch, key);
-    char *text = cache_get(w, key), *out = NULL;
-    int cached = text != NULL;
-    if (!text) {
+    cJSON *hit = cache_get(w, &req, &req.launch, key);
+    char *text = NULL, *out = NULL;
+    if (hit) {
+        /* printed from the checked tree, not the row's text: byte for byte what the
+         * writer stored, and nothing else */
+        text = cJSON_PrintUnformatted(hit);
+        cJSON_Delete(hit);
+        if (!text)
+            lr_error_set(err, LR_NO_MEMORY, NULL, "out of memory");
+    } else {
         est_result *r = malloc(sizeof *r);
         text = r ? estimate_text(w, &req, &req.launch, r, err)
                  : (lr_error_set(err, LR_NO_MEMORY, NULL, "out of memory"), NULL);
         free(r);
         if (text)
-            cache_put(w, key, text);
+            cache_put(w, &req, &req.launch, key, text);
     }
     if (text)
-        out = with_cached(text, cached, err);
+        out = with_cached(text, hit != NULL, err);
     free(text);
     lr_request_release(&req);
     return out;
@@ -338,9 +365,19 @@ char *lr_api_emit(lr_worker *w, const char *body, size_t len, lr_error *err)
     return src;
 }
 
-/* Times the first top results in order; fills each item's "measured" (or its error)
- * and returns the response's "measure" summary. */
-static cJSON *measure_top(lr_worker *w, const lr_request *req, cJSON *results)
+/* One rank entry: its cached or computed estimate object, its configuration and the
+ * sort keys. */
+typedef struct rank_entry {
+    cJSON *est; /* owned; NULL when not launchable */
+    est_launch launch;
+    double predicted, dram, l2;
+} rank_entry;
+
+/* Times the first top results in order (results[i] is entry order[i]); fills each
+ * item's "measured" (or its error) and returns the response's "measure" summary. The
+ * configurations come from the entries, not read back out of the JSON. */
+static cJSON *measure_top(lr_worker *w, const lr_request *req, cJSON *results,
+                          const rank_entry *ent, const size_t *order)
 {
     cJSON *summary = cJSON_CreateObject();
     int n = cJSON_GetArraySize(results), top = req->measure.top < n ? req->measure.top : n;
@@ -349,16 +386,10 @@ static cJSON *measure_top(lr_worker *w, const lr_request *req, cJSON *results)
     lr_error err;
     for (int i = 0; i < top; i++) {
         cJSON *item = cJSON_GetArrayItem(results, i);
-        est_config cfg = {{req->domain[0], req->domain[1], req->domain[2]}, {{0}, {0}}};
-        for (int d = 0; d < 3; d++) {
-            cfg.launch.block[d] =
-                cJSON_GetArrayItem(cJSON_GetObjectItem(item, "block"), d)->valueint;
-            cfg.launch.folding[d] =
-                cJSON_GetArrayItem(cJSON_GetObjectItem(item, "folding"), d)->valueint;
-        }
-        double predicted =
-            cJSON_GetObjectItem(cJSON_GetObjectItem(item, "performance"), "predicted")
-                ->valuedouble;
+        const rank_entry *e = &ent[order[i]];
+        est_config cfg = {.launch = e->launch};
+        memcpy(cfg.domain, req->domain, sizeof cfg.domain);
+        double predicted = e->predicted;
         lr_error_clear(&err);
         cJSON *m = measure_one(w, req, &cfg, predicted, &err);
         if (!m && err.code == LR_UNAVAILABLE) {
@@ -373,7 +404,7 @@ static cJSON *measure_top(lr_worker *w, const lr_request *req, cJSON *results)
             cJSON_AddStringToObject(ee, "message", err.message);
             continue;
         }
-        double g = cJSON_GetObjectItem(m, "glups")->valuedouble;
+        double g = cJSON_GetNumberValue(cJSON_GetObjectItem(m, "glups"));
         if (g > best_glups) {
             best_glups = g;
             best = i;
@@ -395,12 +426,6 @@ static cJSON *measure_top(lr_worker *w, const lr_request *req, cJSON *results)
     }
     return summary;
 }
-
-/* One rank entry: its cached or computed estimate object, and the sort keys. */
-typedef struct rank_entry {
-    cJSON *est; /* owned; NULL when not launchable */
-    double predicted, dram, l2;
-} rank_entry;
 
 static double num_at(const cJSON *o, const char *obj, const char *key)
 {
@@ -466,13 +491,12 @@ char *lr_api_rank(lr_worker *w, const char *body, size_t len, lr_progress_fn pro
     for (size_t i = 0; i < n; i++) {
         res[i].config.launch = req.space[i];
         memcpy(res[i].config.domain, req.domain, sizeof req.domain);
+        ent[i].launch = req.space[i];
         lr_request_key(&req, &req.space[i], keys[i]);
-        char *t = cache_get(w, keys[i]);
-        if (t && (ent[i].est = cJSON_Parse(t))) {
+        if ((ent[i].est = cache_get(w, &req, &req.space[i], keys[i]))) {
             skip[i] = 1;
             hits++;
         }
-        free(t);
     }
     if (est_rank(req.kernel, &req.device, res, n, skip, threads_for(w->api),
                  (unsigned long)w->api->cfg.isl_max_operations, est_now() + time_limit(w->api),
@@ -484,7 +508,7 @@ char *lr_api_rank(lr_worker *w, const char *body, size_t len, lr_progress_fn pro
         ent[i].est = lr_estimate_json(&res[i], req.kernel, &req.device);
         char *t = ent[i].est ? cJSON_PrintUnformatted(ent[i].est) : NULL;
         if (t)
-            cache_put(w, keys[i], t);
+            cache_put(w, &req, &req.space[i], keys[i], t);
         free(t);
     }
     size_t m = 0;
@@ -515,6 +539,12 @@ char *lr_api_rank(lr_worker *w, const char *body, size_t len, lr_progress_fn pro
     size_t top = req.top > 0 && (size_t)req.top < m ? (size_t)req.top : m;
     for (size_t r = 0; r < top && results; r++) {
         cJSON *e = ent[order[r]].est, *item = cJSON_CreateObject();
+        if (!item || !cJSON_AddItemToArray(results, item)) {
+            /* results[r] must be entry order[r]: measure_top relies on it */
+            cJSON_Delete(item);
+            lr_error_set(err, LR_NO_MEMORY, NULL, "out of memory");
+            goto done;
+        }
         cJSON *launch = take(e, "launch");
         cJSON_AddNumberToObject(item, "rank", (double)(r + 1));
         cJSON_AddItemToObject(
@@ -526,7 +556,6 @@ char *lr_api_rank(lr_worker *w, const char *body, size_t len, lr_progress_fn pro
         cJSON_AddItemToObject(item, "launch", launch);
         cJSON_AddItemToObject(item, "estimate", take(e, "estimate"));
         cJSON_AddItemToObject(item, "performance", take(e, "performance"));
-        cJSON_AddItemToArray(results, item);
     }
     cJSON *nl = cJSON_AddArrayToObject(resp, "not_launchable");
     for (size_t i = 0; i < n && nl; i++) {
@@ -546,7 +575,7 @@ char *lr_api_rank(lr_worker *w, const char *body, size_t len, lr_progress_fn pro
         cJSON_AddItemToArray(nl, item);
     }
     if (req.measure.top > 0)
-        cJSON_AddItemToObject(resp, "measure", measure_top(w, &req, results));
+        cJSON_AddItemToObject(resp, "measure", measure_top(w, &req, results, ent, order));
     cJSON_AddItemToObject(resp, "units", lr_units_json());
     cJSON_AddBoolToObject(resp, "cached", hits == n);
     out = cJSON_PrintUnformatted(resp);

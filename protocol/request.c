@@ -569,11 +569,16 @@ void lr_request_release(lr_request *req)
     memset(req, 0, sizeof *req);
 }
 
+void lr_request_config_text(const est_launch *l, char out[LR_CONFIG_TEXT])
+{
+    snprintf(out, LR_CONFIG_TEXT, "|block=%d,%d,%d|folding=%d,%d,%d", l->block[0], l->block[1],
+             l->block[2], l->folding[0], l->folding[1], l->folding[2]);
+}
+
 void lr_request_key(const lr_request *req, const est_launch *l, char key[33])
 {
-    char launch[128];
-    snprintf(launch, sizeof launch, "|block=%d,%d,%d|folding=%d,%d,%d", l->block[0],
-             l->block[1], l->block[2], l->folding[0], l->folding[1], l->folding[2]);
+    char launch[LR_CONFIG_TEXT];
+    lr_request_config_text(l, launch);
     const char *parts[] = {req->canonical, launch};
     lr_hash_hex(parts, 2, key);
 }

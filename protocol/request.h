@@ -49,7 +49,13 @@ int lr_request_parse(const lr_devices *devs, const char *body, size_t len, lr_re
                      lr_request *req, lr_error *err);
 void lr_request_release(lr_request *req);
 
-/* The cache key of one configuration of req (32 hex digits into key). */
+/* The text of one configuration ("|block=32,4,1|folding=1,1,1"): with req->canonical,
+ * everything that determines a prediction, and what the cache compares on a hit. */
+#define LR_CONFIG_TEXT 128
+void lr_request_config_text(const est_launch *launch, char out[LR_CONFIG_TEXT]);
+
+/* The cache key of one configuration of req (32 hex digits into key): the hash of
+ * req->canonical and the configuration's text. */
 void lr_request_key(const lr_request *req, const est_launch *launch, char key[33]);
 
 #endif

@@ -4,6 +4,7 @@
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "api.h"
 
@@ -144,4 +145,62 @@ cJSON *lr_estimate_json(const est_result *r, const est_kernel *k, const est_devi
     }
     cJSON_AddItemToObject(o, "units", lr_units_json());
     return o;
+}
+
+static int is_limiter_name(const char *s)
+{
+    for (int l = 0; l <= EST_LIMITER_NONE; l++)
+        if (strcmp(s, est_limiter_name((est_limiter)l)) == 0)
+            return 1;
+    return 0;
+}
+
+/* Whether a has the shape of t, the writer's output for the same configuration
+ * (a template whose result figures are zero). key is the member name of t in its
+ * parent ("" for array elements and the root). */
+static int same_shape(const cJSON *a, const cJSON *t, const char *key, int exact)
+{
+    if (cJSON_IsObject(t) || cJSON_IsArray(t)) {
+        if ((a->type & 0xff) != (t->type & 0xff))
+            return 0;
+        /* domain, block and folding name the configuration: equal, not just numbers */
+        int values =
+            exact || !strcmp(key, "domain") || !strcmp(key, "block") || !strcmp(key, "folding");
+        const cJSON *x = a->child, *y = t->child;
+        for (; x && y; x = x->next, y = y->next) {
+            if (cJSON_IsObject(t) && (!x->string || strcmp(x->string, y->string) != 0))
+                return 0;
+            if (!same_shape(x, y, cJSON_IsObject(t) ? y->string : "", values))
+                return 0;
+        }
+        return !x && !y; /* members in the same number: no extra or repeated keys */
+    }
+    if (cJSON_IsString(t))
+        return cJSON_IsString(a) &&
+               (strcmp(key, "limiter") == 0 ? is_limiter_name(a->valuestring)
+                                            : strcmp(a->valuestring, t->valuestring) == 0);
+    if (cJSON_IsBool(t))
+        return cJSON_IsBool(a) && cJSON_IsTrue(a) == cJSON_IsTrue(t);
+    int number = cJSON_IsNumber(a) && isfinite(a->valuedouble);
+    if (cJSON_IsNumber(t))
+        return number && (!exact || a->valuedouble == t->valuedouble);
+    /* the template writes null for a limit that is 0 in it; a result may have one */
+    return cJSON_IsNull(t) && (number || cJSON_IsNull(a));
+}
+
+int lr_estimate_json_valid(const cJSON *o, const est_kernel *k, const est_device *dev,
+                           const est_config *cfg)
+{
+    est_result *r = calloc(1, sizeof *r);
+    if (!r || !o)
+        return free(r), 0;
+    r->config = *cfg;
+    r->nfields = est_kernel_field_count(k);
+    r->launchable = 1;
+    r->limiter = EST_LIMITER_NONE;
+    cJSON *t = lr_estimate_json(r, k, dev);
+    free(r);
+    int ok = t && same_shape(o, t, "", 0);
+    cJSON_Delete(t);
+    return ok;
 }

@@ -14,6 +14,15 @@
  * model_version. NULL on allocation failure; the caller owns the result. */
 cJSON *lr_estimate_json(const est_result *r, const est_kernel *k, const est_device *dev);
 
+/* Whether o (a prediction read back from the cache) is what lr_estimate_json writes
+ * for a launchable result of cfg: the same members in the same order with the same
+ * types, the same strings (model version, model, device, field names, units) except
+ * the limiter, which must be a limiter's name, the same domain, block and folding, and
+ * finite numbers (null only where the writer may write null). 1 when it is, 0 when it
+ * is not or out of memory: a row that fails is not to be served or read. */
+int lr_estimate_json_valid(const cJSON *o, const est_kernel *k, const est_device *dev,
+                           const est_config *cfg);
+
 /* The units object shared by estimate and rank responses. */
 cJSON *lr_units_json(void);
 

@@ -3,7 +3,8 @@
  *
  * Opening does the checks that let the caller decide, once, whether it runs with a
  * cache: the file must be SQLite, ours (application_id), not from a newer build
- * (user_version) and writable. After that each call is one prepared statement.
+ * (user_version) and writable. After that each call is one prepared statement, or a
+ * few in one transaction (storing a prediction with its request).
  * Errors copy sqlite3_errmsg into the caller's lr_error, prefixed with the path;
  * nothing here prints or aborts.
  */
@@ -37,11 +38,35 @@ static const char *const migrations[ST_SCHEMA_VERSION] = {
     "  ms_min REAL NOT NULL, ms_median REAL NOT NULL, ms_max REAL NOT NULL,"
     "  glups REAL NOT NULL,"
     "  json TEXT NOT NULL);",
+    /* 2: a prediction names the request it answers, so a lookup compares the
+     * request and not only its hash (issue 10, item 4). The canonical request text
+     * is stored once (every configuration of a ranking shares it), the configuration
+     * with each row. Predictions of schema 1 cannot be checked: they are dropped
+     * (they are a cache; measurements stay). */
+    "DROP TABLE prediction;"
+    "CREATE TABLE request("
+    "  id INTEGER PRIMARY KEY,"
+    "  text TEXT NOT NULL UNIQUE);"
+    "CREATE TABLE prediction("
+    "  key TEXT PRIMARY KEY NOT NULL,"
+    "  kind TEXT NOT NULL,"
+    "  json TEXT NOT NULL,"
+    "  created TEXT NOT NULL DEFAULT (strftime('%Y-%m-%dT%H:%M:%fZ', 'now')),"
+    "  request_id INTEGER NOT NULL REFERENCES request(id),"
+    "  config TEXT NOT NULL);",
 };
 
 static const char *const stmt_sql[ST_STMT_COUNT] = {
-    [ST_STMT_GET] = "SELECT json FROM prediction WHERE key = ?1",
-    [ST_STMT_PUT] = "INSERT OR REPLACE INTO prediction(key, kind, json) VALUES (?1, ?2, ?3)",
+    [ST_STMT_BEGIN] = "BEGIN IMMEDIATE",
+    [ST_STMT_COMMIT] = "COMMIT",
+    [ST_STMT_ROLLBACK] = "ROLLBACK",
+    /* a row under the key answers only the request and configuration it was stored
+     * for: a key that collides is a miss */
+    [ST_STMT_GET] = "SELECT p.json FROM prediction p JOIN request r ON r.id = p.request_id"
+                    " WHERE p.key = ?1 AND r.text = ?2 AND p.config = ?3",
+    [ST_STMT_PUT_REQUEST] = "INSERT OR IGNORE INTO request(text) VALUES (?1)",
+    [ST_STMT_PUT] = "INSERT OR REPLACE INTO prediction(key, kind, json, request_id, config)"
+                    " VALUES (?1, ?2, ?3, (SELECT id FROM request WHERE text = ?4), ?5)",
     [ST_STMT_MEASUREMENT_ADD] =
         "INSERT INTO measurement(kernel_hash, gpu_name, driver_version,"
         " block_x, block_y, block_z, fold_x, fold_y, fold_z,"
@@ -53,6 +78,7 @@ static const char *const stmt_sql[ST_STMT_COUNT] = {
                       "   * (SELECT page_size FROM pragma_page_size()),"
                       " (SELECT user_version FROM pragma_user_version())",
     [ST_STMT_CLEAR] = "DELETE FROM prediction",
+    [ST_STMT_CLEAR_REQUESTS] = "DELETE FROM request",
     /* Exports name their columns as the JSON keys, so a migration that adds a
      * column shows up in exports without touching the writer. */
     [ST_STMT_EXPORT_PREDICTIONS] =
@@ -270,13 +296,16 @@ void st_close(st_store *st)
     free(st);
 }
 
-int st_prediction_get(st_store *st, const char *key, char **json_out, lr_error *err)
+int st_prediction_get(st_store *st, const char *key, const char *request, const char *config,
+                      char **json_out, lr_error *err)
 {
     sqlite3_stmt *s = st->stmt[ST_STMT_GET];
     int found = -1;
 
     *json_out = NULL;
-    if (sqlite3_bind_text(s, 1, key, -1, SQLITE_STATIC) != SQLITE_OK) {
+    if (sqlite3_bind_text(s, 1, key, -1, SQLITE_STATIC) != SQLITE_OK ||
+        sqlite3_bind_text(s, 2, request, -1, SQLITE_STATIC) != SQLITE_OK ||
+        sqlite3_bind_text(s, 3, config, -1, SQLITE_STATIC) != SQLITE_OK) {
         st_fail(st, err, "reading a prediction");
         goto done;
     }
@@ -320,21 +349,39 @@ static int check_json(st_store *st, const char *json, const char *what, lr_error
     return 0;
 }
 
-int st_prediction_put(st_store *st, const char *key, const char *kind, const char *json,
-                      lr_error *err)
+/* Binds the n texts to s's parameters 1..n and steps it to its end. */
+static int step_texts(st_store *st, st_stmt_id id, const char *const *text, int n,
+                      const char *doing, lr_error *err)
 {
-    sqlite3_stmt *s = st->stmt[ST_STMT_PUT];
+    sqlite3_stmt *s = st->stmt[id];
+    for (int i = 0; i < n; i++)
+        if (sqlite3_bind_text(s, i + 1, text[i], -1, SQLITE_STATIC) != SQLITE_OK) {
+            st_fail(st, err, doing);
+            stmt_done(s);
+            return -1;
+        }
+    return step_done(st, s, doing, err);
+}
+
+int st_prediction_put(st_store *st, const char *key, const char *request, const char *config,
+                      const char *kind, const char *json, lr_error *err)
+{
+    const char *doing = "storing a prediction";
+    const char *row[] = {key, kind, json, request, config};
 
     if (check_json(st, json, "prediction", err))
         return -1;
-    if (sqlite3_bind_text(s, 1, key, -1, SQLITE_STATIC) ||
-        sqlite3_bind_text(s, 2, kind, -1, SQLITE_STATIC) ||
-        sqlite3_bind_text(s, 3, json, -1, SQLITE_STATIC)) {
-        st_fail(st, err, "storing a prediction");
-        stmt_done(s);
+    /* one transaction: the request row must still be there when the prediction
+     * names it (another connection may clear the cache in between) */
+    if (step_texts(st, ST_STMT_BEGIN, NULL, 0, doing, err))
+        return -1;
+    if (step_texts(st, ST_STMT_PUT_REQUEST, &request, 1, doing, err) ||
+        step_texts(st, ST_STMT_PUT, row, 5, doing, err) ||
+        step_texts(st, ST_STMT_COMMIT, NULL, 0, doing, err)) {
+        step_done(st, st->stmt[ST_STMT_ROLLBACK], "rolling back", err);
         return -1;
     }
-    return step_done(st, s, "storing a prediction", err);
+    return 0;
 }
 
 int st_measurement_add(st_store *st, const st_measurement *m, lr_error *err)
@@ -393,7 +440,16 @@ int st_get_stats(st_store *st, st_stats *out, lr_error *err)
 
 int st_clear_predictions(st_store *st, lr_error *err)
 {
-    return step_done(st, st->stmt[ST_STMT_CLEAR], "clearing predictions", err);
+    const char *doing = "clearing predictions";
+    if (step_texts(st, ST_STMT_BEGIN, NULL, 0, doing, err))
+        return -1;
+    if (step_texts(st, ST_STMT_CLEAR, NULL, 0, doing, err) ||
+        step_texts(st, ST_STMT_CLEAR_REQUESTS, NULL, 0, doing, err) ||
+        step_texts(st, ST_STMT_COMMIT, NULL, 0, doing, err)) {
+        step_done(st, st->stmt[ST_STMT_ROLLBACK], "rolling back", err);
+        return -1;
+    }
+    return 0;
 }
 
 /* Adds stored JSON as the raw "value". JSON strings cannot hold raw line breaks,

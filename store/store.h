@@ -2,8 +2,11 @@
  * store: the SQLite prediction cache and measurement log.
  *
  * Predictions are JSON texts keyed by a hash of the canonical request (computed by
- * the caller). Measurements (cudagen timings) are rows that are never overwritten,
- * so they can later calibrate the model. One st_store = one SQLite connection: open
+ * the caller). Each row also holds the request it answers (the canonical request
+ * text, stored once for all its configurations, and the configuration), and a lookup
+ * compares both: a hash that collides is a miss, never another request's answer.
+ * Measurements (cudagen timings) are rows that are never overwritten, so they can
+ * later calibrate the model. One st_store = one SQLite connection: open
  * one per thread. The database runs in WAL mode with a busy timeout; its schema
  * version lives in PRAGMA user_version and is migrated on open.
  *
@@ -26,14 +29,18 @@ typedef struct st_store st_store;
 st_store *st_open(const char *path, lr_error *err);
 void st_close(st_store *st);
 
-/* Looks key up. Returns 1 and sets *json_out (malloc'd, caller frees) when found,
- * 0 when not found, -1 with err set on a database error. */
-int st_prediction_get(st_store *st, const char *key, char **json_out, lr_error *err);
+/* Looks key up. Returns 1 and sets *json_out (malloc'd, caller frees) when a row is
+ * stored under key for exactly this request (the canonical request text) and config
+ * (the configuration within it); 0 when there is none, also when the row under key
+ * answers another request or configuration; -1 with err set on a database error. */
+int st_prediction_get(st_store *st, const char *key, const char *request, const char *config,
+                      char **json_out, lr_error *err);
 
-/* Inserts or replaces the prediction for key. kind is "estimate" or "rank" (what the
- * JSON is). 0 on success, -1 with err set. */
-int st_prediction_put(st_store *st, const char *key, const char *kind, const char *json,
-                      lr_error *err);
+/* Inserts or replaces the prediction for key, recording the request and config it
+ * answers. kind is "estimate" or "rank" (what the JSON is). 0 on success, -1 with
+ * err set. */
+int st_prediction_put(st_store *st, const char *key, const char *request, const char *config,
+                      const char *kind, const char *json, lr_error *err);
 
 /* One timing of one configuration on a real GPU. */
 typedef struct st_measurement {

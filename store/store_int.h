@@ -12,7 +12,7 @@
 #include "store.h"
 
 /* The schema this build writes; bump it together with a new entry in migrations[]. */
-#define ST_SCHEMA_VERSION 1
+#define ST_SCHEMA_VERSION 2
 
 /* PRAGMA application_id of a launchrank database ("LRnk"), so open can tell our
  * file from another program's SQLite database before migrating anything into it. */
@@ -23,11 +23,16 @@
 #define ST_BUSY_TIMEOUT_MS 5000
 
 typedef enum st_stmt_id {
+    ST_STMT_BEGIN,
+    ST_STMT_COMMIT,
+    ST_STMT_ROLLBACK,
     ST_STMT_GET,
+    ST_STMT_PUT_REQUEST,
     ST_STMT_PUT,
     ST_STMT_MEASUREMENT_ADD,
     ST_STMT_STATS,
     ST_STMT_CLEAR,
+    ST_STMT_CLEAR_REQUESTS,
     ST_STMT_EXPORT_PREDICTIONS,
     ST_STMT_EXPORT_MEASUREMENTS,
     ST_STMT_COUNT

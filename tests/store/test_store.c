@@ -18,6 +18,10 @@
 #include "check.h"
 #include "store.h"
 
+/* The request and configuration most cases store their predictions for. */
+#define REQ "{\"kernel\":\"k\"}"
+#define CFG "|block=32,4,1|folding=1,1,1"
+
 /* The user a root run drops to for the read-only case (root writes anything). */
 #define NOBODY_ID 65534
 
@@ -94,7 +98,7 @@ static void check_get(st_store *st, const char *key, const char *want)
     lr_error err;
     char *json = NULL;
     lr_error_clear(&err);
-    CHECK_INT(st_prediction_get(st, key, &json, &err), 1);
+    CHECK_INT(st_prediction_get(st, key, REQ, CFG, &json, &err), 1);
     CHECK_STR(json, want);
     free(json);
 }
@@ -104,7 +108,7 @@ static void check_missing(st_store *st, const char *key)
     lr_error err;
     char *json = (char *)"not reset";
     lr_error_clear(&err);
-    CHECK_INT(st_prediction_get(st, key, &json, &err), 0);
+    CHECK_INT(st_prediction_get(st, key, REQ, CFG, &json, &err), 0);
     CHECK(json == NULL);
     CHECK(!lr_error_is_set(&err));
 }
@@ -135,20 +139,20 @@ static void test_roundtrip_and_persistence(void)
     if (!st)
         return;
     check_missing(st, "a");
-    CHECK_INT(st_prediction_put(st, "a", "estimate", "{\"ms\":1.5}", &err), 0);
+    CHECK_INT(st_prediction_put(st, "a", REQ, CFG, "estimate", "{\"ms\":1.5}", &err), 0);
     check_get(st, "a", "{\"ms\":1.5}");
-    CHECK_INT(st_prediction_put(st, "a", "rank", "[1,2]", &err), 0);
+    CHECK_INT(st_prediction_put(st, "a", REQ, CFG, "rank", "[1,2]", &err), 0);
     check_get(st, "a", "[1,2]");
     check_missing(st, "b");
     CHECK_INT(st_get_stats(st, &stats, &err), 0);
     CHECK_INT(stats.predictions, 1);
     CHECK_INT(stats.measurements, 0);
-    CHECK_INT(stats.schema_version, 1);
+    CHECK_INT(stats.schema_version, 2);
     CHECK(stats.bytes > 0);
     CHECK(!lr_error_is_set(&err));
     st_close(st);
 
-    CHECK_INT(raw_int(path, "PRAGMA user_version"), 1);
+    CHECK_INT(raw_int(path, "PRAGMA user_version"), 2);
     CHECK_INT(raw_int(path, "SELECT kind = 'rank' FROM prediction WHERE key = 'a'"), 1);
     st = st_open(path, &err);
     CHECK(st != NULL);
@@ -166,7 +170,7 @@ static void test_refuses_invalid_values(void)
     CHECK(st != NULL);
     if (!st)
         return;
-    CHECK_INT(st_prediction_put(st, "k", "estimate", "{\"ms\":", &err), -1);
+    CHECK_INT(st_prediction_put(st, "k", REQ, CFG, "estimate", "{\"ms\":", &err), -1);
     CHECK_INT(err.code, LR_INTERNAL);
     CHECK_CONTAINS(err.message, "not valid JSON");
     check_missing(st, "k");
@@ -200,7 +204,7 @@ static void test_refuses_unusable_files(void)
     lr_error_clear(&err);
     st_close(st_open(db_path(path, sizeof path, "newer.db"), &err));
     raw_sql(path, "PRAGMA user_version = 99");
-    check_refused(path, "was written by a newer launchrank (schema 99, this build knows 1)");
+    check_refused(path, "was written by a newer launchrank (schema 99, this build knows 2)");
 
     /* Another program's database: refused, and left exactly as it was. */
     raw_sql(db_path(path, sizeof path, "foreign.db"),
@@ -265,8 +269,8 @@ static void test_clear_keeps_measurements(void)
     if (!st)
         return;
     st_measurement m = sample_measurement("H100", 2.0);
-    CHECK_INT(st_prediction_put(st, "a", "estimate", "{}", &err), 0);
-    CHECK_INT(st_prediction_put(st, "b", "rank", "[]", &err), 0);
+    CHECK_INT(st_prediction_put(st, "a", REQ, CFG, "estimate", "{}", &err), 0);
+    CHECK_INT(st_prediction_put(st, "b", REQ, CFG, "rank", "[]", &err), 0);
     CHECK_INT(st_measurement_add(st, &m, &err), 0);
     CHECK_INT(st_measurement_add(st, &m, &err), 0);
     CHECK_INT(st_clear_predictions(st, &err), 0);
@@ -306,10 +310,10 @@ static void test_export_is_json_lines(void)
     if (!st)
         return;
     /* Keys and names with quotes and backslashes, a value spread over lines. */
-    CHECK_INT(st_prediction_put(st, "k\"1\\", "estimate",
+    CHECK_INT(st_prediction_put(st, "k\"1\\", REQ, CFG, "estimate",
                                 "{\n  \"ms\": 1.25,\n  \"s\": \"a\\nb\"\n}", &err),
               0);
-    CHECK_INT(st_prediction_put(st, "k2", "rank", "[3,1,2]", &err), 0);
+    CHECK_INT(st_prediction_put(st, "k2", REQ, CFG, "rank", "[3,1,2]", &err), 0);
     st_measurement m = sample_measurement("NVIDIA \"H100\"\t80GB", 0.5);
     CHECK_INT(st_measurement_add(st, &m, &err), 0);
 
@@ -364,7 +368,7 @@ static void test_two_connections(void)
             st_store *writer = i % 2 ? a : b, *reader = i % 2 ? b : a;
             snprintf(key, sizeof key, "k%d", i);
             snprintf(json, sizeof json, "{\"i\":%d}", i);
-            CHECK_INT(st_prediction_put(writer, key, "estimate", json, &err), 0);
+            CHECK_INT(st_prediction_put(writer, key, REQ, CFG, "estimate", json, &err), 0);
             CHECK_INT(st_measurement_add(reader, &m, &err), 0);
             check_get(reader, key, json);
         }
@@ -395,7 +399,7 @@ static void test_concurrent_first_open(void)
             lr_error_clear(&err);
             snprintf(key, sizeof key, "p%d", i);
             st_store *st = st_open(path, &err);
-            int rc = st ? st_prediction_put(st, key, "estimate", "{}", &err) : -1;
+            int rc = st ? st_prediction_put(st, key, REQ, CFG, "estimate", "{}", &err) : -1;
             if (rc)
                 fprintf(stderr, "process %d: %s\n", i, err.message);
             st_close(st);
@@ -407,7 +411,86 @@ static void test_concurrent_first_open(void)
         CHECK_INT(status, 0);
     }
     CHECK_INT(raw_int(path, "SELECT count(*) FROM prediction"), PROCESSES);
-    CHECK_INT(raw_int(path, "PRAGMA user_version"), 1);
+    CHECK_INT(raw_int(path, "PRAGMA user_version"), 2);
+}
+
+/* Issue 10, item 4: keys are a hash, and a hit used to trust it. A row stored under a
+ * key answers only the request and configuration it was stored for: the same key
+ * with another request text or another configuration (what a hash collision looks
+ * like) is a miss, and storing the other request's answer replaces the row. The
+ * request text is kept once for all its configurations. */
+static void test_key_collision_is_a_miss(void)
+{
+    char path[256];
+    lr_error err;
+    char *json = (char *)"not reset";
+    lr_error_clear(&err);
+    st_store *st = st_open(db_path(path, sizeof path, "collision.db"), &err);
+    CHECK(st != NULL);
+    if (!st)
+        return;
+    const char *a = "{\"kernel\":\"a\"}", *b = "{\"kernel\":\"b\"}";
+    const char *c1 = "|block=32,4,1|folding=1,1,1", *c2 = "|block=64,2,1|folding=1,1,1";
+    CHECK_INT(st_prediction_put(st, "k", a, c1, "estimate", "{\"answer\":\"a1\"}", &err), 0);
+    CHECK_INT(st_prediction_get(st, "k", b, c1, &json, &err), 0);
+    CHECK(json == NULL);
+    CHECK_INT(st_prediction_get(st, "k", a, c2, &json, &err), 0);
+    CHECK_INT(st_prediction_get(st, "k", a, c1, &json, &err), 1);
+    CHECK_STR(json, "{\"answer\":\"a1\"}");
+    free(json);
+    CHECK_INT(st_prediction_put(st, "k", b, c1, "estimate", "{\"answer\":\"b1\"}", &err), 0);
+    CHECK_INT(st_prediction_get(st, "k", a, c1, &json, &err), 0);
+    CHECK_INT(st_prediction_get(st, "k", b, c1, &json, &err), 1);
+    CHECK_STR(json, "{\"answer\":\"b1\"}");
+    free(json);
+    CHECK_INT(st_prediction_put(st, "k2", b, c2, "estimate", "{\"answer\":\"b2\"}", &err), 0);
+    CHECK(!lr_error_is_set(&err));
+    st_close(st);
+    CHECK_INT(raw_int(path, "SELECT count(*) FROM request WHERE text = '{\"kernel\":\"b\"}'"),
+              1);
+    CHECK_INT(raw_int(path, "SELECT count(*) FROM prediction"), 2);
+}
+
+/* A database of schema 1 (predictions without their request) is migrated on open:
+ * its predictions, which cannot be checked against a request, are dropped, its
+ * measurements kept, and it caches again. */
+static void test_migrates_schema_1(void)
+{
+    char path[256];
+    lr_error err;
+    st_stats stats;
+    lr_error_clear(&err);
+    raw_sql(db_path(path, sizeof path, "schema1.db"),
+            "CREATE TABLE prediction(key TEXT PRIMARY KEY NOT NULL, kind TEXT NOT NULL,"
+            " json TEXT NOT NULL, created TEXT NOT NULL DEFAULT (strftime('%Y-%m-%dT%H:%M:%fZ',"
+            " 'now')));"
+            "CREATE TABLE measurement(id INTEGER PRIMARY KEY, created TEXT NOT NULL DEFAULT"
+            " (strftime('%Y-%m-%dT%H:%M:%fZ', 'now')), kernel_hash TEXT NOT NULL,"
+            " gpu_name TEXT NOT NULL, driver_version TEXT NOT NULL, block_x INTEGER NOT NULL,"
+            " block_y INTEGER NOT NULL, block_z INTEGER NOT NULL, fold_x INTEGER NOT NULL,"
+            " fold_y INTEGER NOT NULL, fold_z INTEGER NOT NULL, ms_min REAL NOT NULL,"
+            " ms_median REAL NOT NULL, ms_max REAL NOT NULL, glups REAL NOT NULL,"
+            " json TEXT NOT NULL);"
+            "INSERT INTO prediction(key, kind, json) VALUES ('k', 'estimate', '{}');"
+            "INSERT INTO measurement(kernel_hash, gpu_name, driver_version, block_x, block_y,"
+            " block_z, fold_x, fold_y, fold_z, ms_min, ms_median, ms_max, glups, json)"
+            " VALUES ('h', 'H100', '1', 32, 4, 1, 1, 1, 1, 1, 1, 1, 1, '{}');"
+            "PRAGMA user_version = 1; PRAGMA application_id = 1280470635;");
+    st_store *st = st_open(path, &err);
+    CHECK(st != NULL);
+    if (!st) {
+        fprintf(stderr, "schema 1: %s\n", err.message);
+        return;
+    }
+    CHECK_INT(st_get_stats(st, &stats, &err), 0);
+    CHECK_INT(stats.schema_version, 2);
+    CHECK_INT(stats.predictions, 0);
+    CHECK_INT(stats.measurements, 1);
+    check_missing(st, "k");
+    CHECK_INT(st_prediction_put(st, "k", REQ, CFG, "estimate", "{\"v\":2}", &err), 0);
+    check_get(st, "k", "{\"v\":2}");
+    CHECK(!lr_error_is_set(&err));
+    st_close(st);
 }
 
 static void remove_tmp_dir(void)
@@ -432,6 +515,8 @@ int main(void)
     test_export_is_json_lines();
     test_two_connections();
     test_concurrent_first_open();
+    test_key_collision_is_a_miss();
+    test_migrates_schema_1();
     remove_tmp_dir();
     return check_report("test_store");
 }
