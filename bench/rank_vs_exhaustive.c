@@ -2,7 +2,7 @@
  * rank_vs_exhaustive: how close the measured best of the predicted top 1, 3 and 5 comes
  * to the best of timing *every* configuration (issue 4), and what each costs.
  *
- * For the 3-D 25-point range-4 stencil (640x512x512 doubles, MODEL.md section 9 case 3)
+ * For the 3-D 25-point range-4 stencil (640x512x512 doubles, docs/model.md §9 case 3)
  * on the device given (default H100-SXM5-80GB, the GPU we can measure on), it ranks the
  * default block space with foldings (1,1,1) and (1,1,2), then compiles and times every
  * configuration in rank order on the GPU present. Prints, with units: ranking time,

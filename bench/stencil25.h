@@ -1,5 +1,5 @@
 /*
- * stencil25: the request both benchmarks use, MODEL.md section 9 case 3: the 3-D
+ * stencil25: the request both benchmarks use, docs/model.md §9 case 3: the 3-D
  * 25-point range-4 star stencil on 640 x ny x 512 doubles (base offset 32 B), with the
  * device and the closing part (a launch or a search) the caller gives.
  */

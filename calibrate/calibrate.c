@@ -220,7 +220,7 @@ static void driver_figures(const cJSON *gpu, est_device *dev)
         dev->regs_per_sm = (int)v;
     if ((v = gpu_num(gpu, "shared_bytes_per_sm")) > 0)
         dev->shared_bytes_per_sm = (int64_t)v;
-    /* MODEL.md section 8: from compute capability 8.0 the L2 is two partitions that
+    /* docs/model.md §8: from compute capability 8.0 the L2 is two partitions that
      * duplicate lines, and the model counts one of them */
     if ((v = gpu_num(gpu, "l2_bytes")) > 0)
         dev->l2_bytes = (int64_t)(gpu_num(gpu, "cc_major") >= 8 ? v / 2 : v);
@@ -449,7 +449,7 @@ cJSON *cal_analyse(const lr_devices *devs, const cJSON *raw, const char *base, c
              drv % 1000 / 10, date->valuestring);
     snprintf(s, sizeof s,
              "the CUDA driver (cuDeviceGetAttribute) on %s; l2_bytes is half the driver's "
-             "figure from compute capability 8.0 (one of the two L2 partitions, MODEL.md "
+             "figure from compute capability 8.0 (one of the two L2 partitions, docs/model.md "
              "section 8); clock_ghz is the maximum SM clock, not the clock under load",
              who);
     cJSON_AddStringToObject(src,

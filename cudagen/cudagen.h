@@ -59,7 +59,7 @@ char *cg_emit_source(const est_kernel *k, const est_config *cfg, lr_error *err);
 
 /* Where a field lives in device memory for cfg: enough elements before and after
  * the declared extent for every element an access reaches in the domain, and element
- * 0 placed base_offset_bytes after a 256-byte boundary, as MODEL.md 1 describes. */
+ * 0 placed base_offset_bytes after a 256-byte boundary, as docs/model.md §1 describes. */
 typedef struct cg_field_alloc {
     int64_t lo, hi;       /* lowest and highest element index reached, and 0..n-1 */
     int64_t elem0_offset; /* byte offset of element 0 in the allocation */

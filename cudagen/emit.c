@@ -206,7 +206,7 @@ static int is_atomic(const char *s)
     return 1;
 }
 
-/* "f1[x + (y - 1) * 40L + z * 1200L]": the linear element index of MODEL.md 1.
+/* "f1[x + (y - 1) * 40L + z * 1200L]": the linear element index of docs/model.md §1.
  * Returns -1 on allocation failure. */
 static int print_element(emitter *e, char **out, int f, int a)
 {

@@ -1,10 +1,10 @@
 /*
- * device: the figures of a GPU that the model needs (MODEL.md section 8).
+ * device: the figures of a GPU that the model needs (docs/model.md §8).
  *
  * A device is a plain value: the built-in ones are JSON files under
  * estimator/devices/ (embedded at build time and parsed by protocol/), and a user may
  * send any of these figures to model a hypothetical GPU. The capacity-miss fits of
- * MODEL.md section 6 belong to the device, so a device can carry its own.
+ * docs/model.md §6 belong to the device, so a device can carry its own.
  */
 #ifndef EST_DEVICE_H
 #define EST_DEVICE_H
@@ -19,7 +19,7 @@ typedef struct est_fit {
 double est_fit_eval(est_fit f, double oversubscription);
 
 typedef enum est_l1_model {
-    EST_L1_NV,    /* Volta and later: wavefronts of the unified L1 (MODEL 3) */
+    EST_L1_NV,    /* Volta and later: wavefronts of the unified L1 (docs/model.md §3) */
     EST_L1_KEPLER /* Kepler read-only data cache: half-warp 128-B segments */
 } est_l1_model;
 

@@ -1,5 +1,5 @@
 /*
- * dram: DRAM->L2 volumes from wave footprints (MODEL.md section 5), counted with isl.
+ * dram: DRAM->L2 volumes from wave footprints (docs/model.md §5), counted with isl.
  *
  * Per field, an isl map sends a thread's global index [tx,ty,tz] to the N-D fetch
  * units its accesses touch (union over accesses and folding steps, each guarded by
@@ -93,7 +93,7 @@ static __isl_give isl_map *inst_map(isl_ctx *ctx, const est_bound *b, const est_
     for (int d = 2; d >= 0; d--) {
         isl_aff *a = d < in->acc->n ? est_expr_to_aff(in->acc->idx[d], var)
                                     : isl_aff_zero_on_domain(isl_local_space_copy(ls));
-        /* MODEL.md 5: x is counted in fetch units of the DRAM granularity */
+        /* docs/model.md §5: x is counted in fetch units of the DRAM granularity */
         if (d == 0)
             a = isl_aff_floor(isl_aff_scale_down_ui(
                 isl_aff_scale_val(a, isl_val_int_from_si(ctx, fd->elem_bytes)),
@@ -298,7 +298,7 @@ int est_wave_run(est_ctx *ctx, const est_bound *b, int64_t W, est_wave *out, lr_
     const int64_t *g = b->grid;
     const int *bd = b->cfg.launch.block, *fold = b->cfg.launch.folding;
     const int64_t *n = b->cfg.domain;
-    /* MODEL.md 5: wave extent; the block rows count valid blocks of a row, folding
+    /* docs/model.md §5: wave extent; the block rows count valid blocks of a row, folding
      * included (Warpspeed divides by the block size alone). */
     double row = (double)n[0] / ((double)bd[0] * fold[0]);
     double layer = row * (double)n[1] / ((double)bd[1] * fold[1]);

@@ -1,7 +1,7 @@
 /*
  * estimate: one configuration from occupancy to predicted performance. Combines the
  * sampler's L1/L2 counts and the isl wave footprints with the capacity-miss fits
- * (MODEL.md sections 4-7); every step is named after the quantity in MODEL.md.
+ * (docs/model.md §4-§7); every step is named after the quantity in docs/model.md.
  */
 #include <math.h>
 #include <stdio.h>
@@ -41,7 +41,7 @@ static double max3(double a, double b, double c)
     return m > c ? m : c;
 }
 
-/* MODEL.md 3 and 4: L1 cycles and L2 volumes per field, per lattice update. */
+/* docs/model.md §3 and §4: L1 cycles and L2 volumes per field, per lattice update. */
 static void l1_l2_volumes(const est_bound *b, const est_sample *s, est_result *r)
 {
     const est_device *dev = b->dev;
@@ -82,7 +82,7 @@ static void l1_l2_volumes(const est_bound *b, const est_sample *s, est_result *r
     }
 }
 
-/* MODEL.md 5: DRAM volumes per field from the wave footprints. */
+/* docs/model.md §5: DRAM volumes per field from the wave footprints. */
 static void dram_volumes(const est_bound *b, const est_wave *w, int64_t wave_lups,
                          est_result *r)
 {
@@ -125,7 +125,7 @@ static void dram_volumes(const est_bound *b, const est_wave *w, int64_t wave_lup
     }
 }
 
-/* MODEL.md 7: the four limiters in GLup/s; 0 = no limit. */
+/* docs/model.md §7: the four limiters in GLup/s; 0 = no limit. */
 static void throughput_limits(const est_kernel *k, const est_device *dev, est_result *r)
 {
     const est_volumes *t = &r->total;

@@ -1,5 +1,5 @@
 /*
- * estimator: the performance model of MODEL.md, as a library with no I/O.
+ * estimator: the performance model of docs/model.md, as a library with no I/O.
  *
  * A kernel (fields and their address expressions) is built once; each configuration
  * (domain, block, folding) on a device is then estimated: occupancy and waves, L1
@@ -108,7 +108,7 @@ typedef struct est_config {
 
 /* Volumes in bytes per lattice update; l1_cycles in L1 cycles per update per SM. */
 typedef struct est_volumes {
-    double l1_cycles;            /* NV: L1 data-pipe/tag cycles (MODEL 3); Kepler: 0 */
+    double l1_cycles;            /* NV: L1 data-pipe/tag cycles (docs/model.md §3); Kepler: 0 */
     double smx_load;             /* Kepler: read-only-cache volume V_SMX; NV: 0 */
     double l1_load;              /* requested L2->L1 volume, no reuse between instructions */
     double l2_load_compulsory;   /* L2LoadV1: thread-block footprint */

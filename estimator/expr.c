@@ -1,6 +1,6 @@
 /*
  * expr: parser, evaluator, C printer and isl builder for the address-expression
- * language of MODEL.md section 1 (interface and grammar in expr.h).
+ * language of docs/model.md §1 (interface and grammar in expr.h).
  *
  * The parser is a plain recursive descent over the bytes of the text (the tokens are
  * single characters, numbers and names, so no separate lexer pays for itself). It

@@ -1,5 +1,5 @@
 /*
- * expr: the address-expression language of MODEL.md section 1.
+ * expr: the address-expression language of docs/model.md §1.
  *
  * An expression is parsed once per kernel into an opaque tree, with the request's
  * named integer parameters already substituted. Per launch configuration the caller

@@ -1,5 +1,5 @@
 /*
- * launch: occupancy (MODEL.md section 2) and the launchability check. A
+ * launch: occupancy (docs/model.md §2) and the launchability check. A
  * configuration that cannot run is reported with the limit it breaks, so a user sees
  * why a block size is missing from a ranking.
  */

@@ -1,6 +1,6 @@
 /*
  * rank: estimate many configurations of one kernel in parallel and order them
- * (MODEL.md section 7): best predicted performance first, ties broken by the lower
+ * (docs/model.md §7): best predicted performance first, ties broken by the lower
  * DRAM volume, then the lower L2 volume.
  */
 #ifndef EST_RANK_H

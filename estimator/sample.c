@@ -1,5 +1,5 @@
 /*
- * sample: L1 cycles (MODEL.md section 3) and L2<-L1 volumes (section 4) from the
+ * sample: L1 cycles (docs/model.md §3) and L2<-L1 volumes (section 4) from the
  * concrete addresses of sampled warps and thread blocks.
  *
  * Counting distinct lines, sectors and banks of every warp of a large sample is the
@@ -24,7 +24,7 @@
  * the first 8 blocks of each dimension (Warpspeed's sample). */
 #define WARP_SAMPLE_THREADS 64
 #define BLOCK_SAMPLE_BLOCKS 8
-/* Blocks that ran earlier on the same SM whose reuse is averaged (MODEL.md 4). */
+/* Blocks that ran earlier on the same SM whose reuse is averaged (docs/model.md §4). */
 #define OVERLAP_PREDECESSORS 40
 /* One block's address list must fit comfortably in memory: 1024 threads x 4096
  * instructions is 32 MiB of addresses. */
@@ -110,7 +110,7 @@ static int distinct_granules(const int64_t *addr, int n, int64_t g)
     return count_distinct_sorted(k, (size_t)n);
 }
 
-/* MODEL.md 3: data-pipe cycles (bank conflicts of distinct words), tag cycles
+/* docs/model.md §3: data-pipe cycles (bank conflicts of distinct words), tag cycles
  * (distinct lines), the half-warp minimum; plus the sectors requested from L2 and,
  * for Kepler, the 128-B segments of each half-warp. */
 static warp_counts warp_metrics(const est_device *dev, int elem, const int64_t *addr, int n)
@@ -586,7 +586,7 @@ static int64_t intersection_size(const int64_t *a, int64_t na, const int64_t *bb
     return n;
 }
 
-/* MODEL.md 4: sectors the middle block shares with the blocks that ran before it on
+/* docs/model.md §4: sectors the middle block shares with the blocks that ran before it on
  * the same SM (linear ids id - k*SMs), averaged over those blocks. */
 static int overlap_pass(sampler *s, est_sample *out, lr_error *err)
 {

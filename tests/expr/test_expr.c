@@ -1,5 +1,5 @@
 /*
- * test_expr: the address-expression language of MODEL.md section 1 (estimator/expr.h).
+ * test_expr: the address-expression language of docs/model.md §1 (estimator/expr.h).
  * Golden cases: text in, value / affinity / error out. The isl affine expressions
  * est_expr_to_aff builds are checked against est_expr_eval at integer points, with
  * the variables bound the way estimator/dram.c binds them, for hand-picked cases and

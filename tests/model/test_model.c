@@ -1,7 +1,7 @@
 /*
  * test_model: the model's numbers, through the whole request path (JSON in, JSON out).
  *
- * 1. MODEL.md section 9: the three Warpspeed reference cases. The contract is 5 %;
+ * 1. docs/model.md §9: the three Warpspeed reference cases. The contract is 5 %;
  *    we hold every value to 2 % so that a drift shows before it breaks the contract.
  * 2. Hand-derived cases (derivations in the comments): a 1-D copy, strided loads with
  *    bank conflicts, a 2-D 5-point block footprint.
@@ -225,7 +225,7 @@ static void hand_2d_footprint(void)
 /* Su et al. 2015, Table 2: 7PT-1 on the K20m. Their whole-sweep volumes over 256^3
  * updates are V_SMX 80.0, V_L2 52.8, V_GM 33.4 B/Lup (docs/k20.md). We reproduce V_SMX
  * exactly and V_GM within 3 % (their profiler agreed with their V_GM within 3 %). Our
- * L2 level follows MODEL.md (32-B sector footprint of one block: 30 + 8 B/Lup, derived
+ * L2 level follows docs/model.md (32-B sector footprint of one block: 30 + 8 B/Lup, derived
  * in docs/k20.md); it is 28 % below Su's, who charge whole 128-B lines for the x halo
  * (docs/model.md). */
 static void su_k20(void)
@@ -248,7 +248,7 @@ static void su_k20(void)
  * (10 planes of 640x128 doubles, 6.5 MB) fits the 20 MiB L2 and loads approach the
  * 8 B/Lup minimum; with ny = 2048 it does not and the z halo is reloaded (~40 B/Lup).
  * In between the volume rises monotonically. (Below ny = 128 a wave spans several
- * block layers and MODEL.md's one-layer z set sees only part of the halo; see
+ * block layers and docs/model.md's one-layer z set sees only part of the halo; see
  * docs/model.md.) */
 static void layer_condition(void)
 {
