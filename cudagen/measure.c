@@ -254,11 +254,14 @@ int cg_run_open(cg_run *r, const est_kernel *k, const est_config *cfg,
     memset(r, 0, sizeof *r);
     r->b = opts->backend ? opts->backend : cg_backend_cuda();
     r->nfields = est_kernel_field_count(k);
-    if (cg_config_check(k, cfg, err) < 0 || cg_field_layout(k, cfg, r->layout, err) < 0 ||
-        !(src = cg_emit_source(k, cfg, err)))
+    if (cg_config_check(k, cfg, err) < 0)
         return -1;
-    if (!(r->s = r->b->open(r->b, opts->device, &r->info, err))) {
-        free(src);
+    /* the GPU first: without one, the field layout (which can visit every lattice
+     * point for non-affine accesses) and the code generation are wasted work */
+    if (!(r->s = r->b->open(r->b, opts->device, &r->info, err)))
+        return -1;
+    if (cg_field_layout(k, cfg, r->layout, err) < 0 || !(src = cg_emit_source(k, cfg, err))) {
+        cg_run_close(r);
         return -1;
     }
     /* a cubin for exactly this GPU: no PTX JIT, so no dependence on the driver

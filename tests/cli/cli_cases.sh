@@ -324,6 +324,12 @@ case_gpu_commands() {
     run measure "$DATA/estimate_2d_5point.json"
     expect_rc 1
     expect_in err '"code":"unavailable"'
+    # the GPU is looked for first: a kernel whose field layout alone would visit 2^30
+    # lattice points (a floor division on a 1024^3 domain) is answered at once
+    printf '%s' '{"device":"H100-SXM5-80GB","domain":[1024,1024,1024],"launch":{"block":[256,1,1]},"kernel":{"fields":[{"name":"a","dims":[1024,1024,1024],"loads":[["x/2","y","z"]]},{"name":"b","dims":[1024,1024,1024],"stores":[["x","y","z"]]}]}}' > big_nonaffine.json
+    run measure big_nonaffine.json
+    expect_rc 1
+    expect_in err '"code":"unavailable"'
     run rank --measure-top 2 --top 3 "$DATA/rank_2d_5point.json"
     expect_rc 0
     expect_in out '"measure":{"status":"unavailable"'
