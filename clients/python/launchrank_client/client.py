@@ -1,0 +1,164 @@
+"""
+Client: launchrank over HTTP, talking to a ``launchrank serve`` daemon.
+
+One daemon serves many code generators and caches predictions across them. Stateless:
+one HTTP request per call (urllib, standard library only). A 503 (queue full, daemon
+restarting) is retried with exponential backoff, since it says "later", not "never".
+"""
+
+import http.client
+import json
+import os
+import socket
+import time
+import urllib.error
+import urllib.parse
+import urllib.request
+from typing import Any, Dict, Optional
+
+from ._api import _Backend
+from .errors import (LaunchrankConnectionError, LaunchrankError, LaunchrankResponseError,
+                     LaunchrankTimeoutError, LaunchrankUnavailableError, error_for)
+from .results import Health
+
+__all__ = ["Client", "DEFAULT_URL", "URL_VARIABLE"]
+
+DEFAULT_URL = "http://127.0.0.1:8080"
+URL_VARIABLE = "LAUNCHRANK_URL"
+
+
+def default_url() -> str:
+    """$LAUNCHRANK_URL when set and not empty, else http://127.0.0.1:8080."""
+    return os.environ.get(URL_VARIABLE) or DEFAULT_URL
+
+
+class Client(_Backend):
+    """A connection to one launchrank daemon.
+
+    Args:
+        url:      the daemon's base URL, e.g. "http://127.0.0.1:8080"; default
+                  $LAUNCHRANK_URL, else http://127.0.0.1:8080.
+        timeout:  seconds to wait for a reply (ranking a large search space, or
+                  measuring, can take a while).
+        retries:  how many times a 503 answer is retried before it is raised.
+        backoff:  seconds before the first retry; each further retry waits twice as
+                  long, at most ``max_backoff``. A Retry-After header takes precedence
+                  (also capped by ``max_backoff``).
+    """
+
+    def __init__(self, url: Optional[str] = None, timeout: float = 60.0, *,
+                 retries: int = 3, backoff: float = 0.5, max_backoff: float = 8.0) -> None:
+        self.url = (url or default_url()).rstrip("/")
+        self.timeout = timeout
+        self.retries = max(0, int(retries))
+        self.backoff = backoff
+        self.max_backoff = max_backoff
+
+    def __repr__(self) -> str:
+        return "Client(%r)" % self.url
+
+    # -- the API's transport -------------------------------------------------
+
+    def _post(self, endpoint: str, body: Dict[str, Any]) -> Dict[str, Any]:
+        return self._call("POST", "/v1/" + endpoint, body)
+
+    def _get_devices(self, name: Optional[str] = None) -> Dict[str, Any]:
+        if name is None:
+            return self._call("GET", "/v1/devices")
+        return self._call("GET", "/v1/devices/" + urllib.parse.quote(name, safe=""))
+
+    def health(self) -> Health:
+        """GET /healthz: status "ok", cache "ok" or why not, model_version."""
+        return Health.from_json(self._call("GET", "/healthz"))
+
+    def stats(self) -> Dict[str, Any]:
+        """GET /v1/stats: request and error counters, cache hits/misses, uptime_s (a plain
+        dict: its counters are keyed by route and grow with the daemon)."""
+        return self._call("GET", "/v1/stats")
+
+    # -- HTTP ----------------------------------------------------------------
+
+    def _call(self, method: str, path: str, body: Optional[Dict[str, Any]] = None) -> Any:
+        """One API call, retrying 503s with backoff."""
+        attempt = 0
+        while True:
+            try:
+                return self._call_once(method, path, body)
+            except LaunchrankUnavailableError as e:
+                if attempt >= self.retries:
+                    raise
+                time.sleep(self._delay(attempt, getattr(e, "retry_after", None)))
+                attempt += 1
+
+    def _delay(self, attempt: int, retry_after: Optional[float]) -> float:
+        """Seconds before retry number attempt+1: the server's Retry-After if it sent
+        one, else backoff * 2^attempt; never more than max_backoff."""
+        wanted = retry_after if retry_after is not None else self.backoff * (2 ** attempt)
+        return max(0.0, min(self.max_backoff, wanted))
+
+    def _call_once(self, method: str, path: str, body: Optional[Dict[str, Any]]) -> Any:
+        data = None
+        headers = {"Accept": "application/json"}
+        if body is not None:
+            data = json.dumps(body).encode("utf-8")
+            headers["Content-Type"] = "application/json"
+        req = urllib.request.Request(self.url + path, data=data, headers=headers,
+                                     method=method)
+        try:
+            with urllib.request.urlopen(req, timeout=self.timeout) as resp:
+                status, raw = resp.status, resp.read()
+        except urllib.error.HTTPError as e:
+            raise _error_from_reply(e) from None
+        except urllib.error.URLError as e:
+            if isinstance(e.reason, (socket.timeout, TimeoutError)):
+                raise self._timeout(e.reason) from None
+            raise LaunchrankConnectionError(self.url, str(e.reason)) from None
+        except (socket.timeout, TimeoutError) as e:
+            raise self._timeout(e) from None
+        except (OSError, http.client.HTTPException) as e:
+            raise LaunchrankConnectionError(self.url, "%s: %s" % (type(e).__name__, e)) from None
+        try:
+            return json.loads(raw.decode("utf-8"))
+        except (UnicodeDecodeError, ValueError) as e:
+            raise LaunchrankResponseError(status, "invalid_response",
+                                          "the daemon's reply to %s %s is not JSON (%s)"
+                                          % (method, path, e)) from None
+
+    def _timeout(self, e: BaseException) -> LaunchrankTimeoutError:
+        return LaunchrankTimeoutError(self.url, "no reply within %g s (%s); pass a larger "
+                                      "timeout to Client()" % (self.timeout, e))
+
+
+def _error_from_reply(e: urllib.error.HTTPError) -> LaunchrankError:
+    """The exception of an HTTP error reply, with Retry-After (seconds) when sent. The
+    body is read before the reply is closed: it holds the daemon's error object."""
+    try:
+        raw = e.read()
+    except (OSError, http.client.HTTPException):
+        raw = b""
+    finally:
+        e.close()
+    err = _error_from_body(e.code, raw)
+    err.retry_after = _seconds(e.headers.get("Retry-After") if e.headers else None)
+    return err
+
+
+def _seconds(value: Optional[str]) -> Optional[float]:
+    """Retry-After in its delta-seconds form; an HTTP date or garbage counts as absent."""
+    try:
+        return float(value) if value is not None else None
+    except ValueError:
+        return None
+
+
+def _error_from_body(status: int, raw: bytes) -> LaunchrankError:
+    """The error of an HTTP error reply; falls back to the raw text when the body is not
+    the daemon's {"error": {...}} object (e.g. a proxy's page)."""
+    try:
+        err = json.loads(raw.decode("utf-8"))["error"]
+        return error_for(status, str(err.get("code", "http_%d" % status)),
+                         str(err.get("message", "")), str(err.get("path") or ""))
+    except (UnicodeDecodeError, ValueError, KeyError, TypeError, AttributeError):
+        text = raw.decode("utf-8", "replace").strip()[:500]
+        return error_for(status, "http_%d" % status,
+                         text or "HTTP %d with an empty body" % status)

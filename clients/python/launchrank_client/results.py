@@ -1,0 +1,353 @@
+"""
+Typed views of launchrank's answers.
+
+Each result is a frozen dataclass of the fields a code generator uses, built from the
+JSON the API returns (docs/api.md). The JSON itself stays reachable, unchanged, as
+``.raw``, and every result is also a read-only mapping over it, so ``r["performance"]
+["predicted"]`` works as it did when the client returned plain dicts (and keeps working
+for keys this version of the client does not know yet). Serialise with
+``json.dumps(r.raw)``.
+
+Units: volumes (``Volumes``) are bytes per lattice update (B/Lup), ``l1_cycles`` L1
+cycles per lattice update per SM, performance (``Performance``) GLup/s with ``None``
+for "no limit from this level", measured times milliseconds.
+"""
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any, Dict, Iterator, List, Optional, Tuple
+
+__all__ = [
+    "Triple",
+    "Volumes",
+    "Performance",
+    "Launch",
+    "Measurement",
+    "MeasureSummary",
+    "NotLaunchable",
+    "Estimate",
+    "RankedConfig",
+    "Baseline",
+    "Ranking",
+    "Device",
+    "Health",
+]
+
+Triple = Tuple[int, int, int]
+
+
+def _triple(v: Any) -> Triple:
+    """[x, y, z] of the JSON as a tuple (hashable, comparable), trailing 1s filled in."""
+    v = list(v or [])
+    return tuple(int(x) for x in (v + [1, 1, 1])[:3])  # type: ignore[return-value]
+
+
+def _num(v: Any) -> Optional[float]:
+    return None if v is None else float(v)
+
+
+class _Raw(Mapping):
+    """Read-only mapping over ``raw``: keeps dict-style access of the plain-dict API."""
+
+    raw: Dict[str, Any]
+
+    def __getitem__(self, key: str) -> Any:
+        return self.raw[key]
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self.raw)
+
+    def __len__(self) -> int:
+        return len(self.raw)
+
+    # Mapping defines __eq__ over items and so drops hashing; dataclasses compare by
+    # fields, which are derived from raw, so comparing raw says the same.
+    def __eq__(self, other: object) -> bool:
+        if isinstance(other, _Raw):
+            return self.raw == other.raw
+        if isinstance(other, dict):
+            return self.raw == other
+        return NotImplemented
+
+    __hash__ = None  # type: ignore[assignment]
+
+
+_VIEW = dict(frozen=True, eq=False)
+
+
+def _raw_field() -> Any:
+    """The ``raw`` field: the JSON itself, left out of repr (it repeats every value)."""
+    return field(repr=False)
+
+
+@dataclass(**_VIEW)
+class Volumes(_Raw):
+    """Data volumes in B/Lup (``estimate`` of a response, or one field's share)."""
+
+    l1_cycles: Optional[float]
+    smx_load: Optional[float]
+    l1_load: Optional[float]
+    l2_load: Optional[float]
+    l2_store: Optional[float]
+    dram_load: Optional[float]
+    dram_store: Optional[float]
+    raw: Dict[str, Any] = _raw_field()
+
+    @property
+    def dram_bytes(self) -> float:
+        """DRAM load plus store, B/Lup: what a bandwidth-bound kernel pays for."""
+        return (self.dram_load or 0.0) + (self.dram_store or 0.0)
+
+    @classmethod
+    def from_json(cls, d: Dict[str, Any]) -> "Volumes":
+        return cls(*(_num(d.get(k)) for k in ("l1_cycles", "smx_load", "l1_load", "l2_load",
+                                              "l2_store", "dram_load", "dram_store")),
+                   raw=d)
+
+
+@dataclass(**_VIEW)
+class Performance(_Raw):
+    """GLup/s each level allows (None: no limit from it), the prediction and its limiter."""
+
+    predicted: float
+    limiter: str
+    flops: Optional[float]
+    l1: Optional[float]
+    l2: Optional[float]
+    dram: Optional[float]
+    latency: Optional[float]
+    blocks: Optional[float]
+    stores: Optional[float]
+    raw: Dict[str, Any] = _raw_field()
+
+    @classmethod
+    def from_json(cls, d: Dict[str, Any]) -> "Performance":
+        return cls(float(d.get("predicted") or 0.0), str(d.get("limiter") or ""),
+                   *(_num(d.get(k)) for k in ("flops", "l1", "l2", "dram", "latency",
+                                              "blocks", "stores")),
+                   raw=d)
+
+
+@dataclass(**_VIEW)
+class Launch(_Raw):
+    """How a configuration runs: grid and wave in thread blocks, occupancy."""
+
+    block: Triple
+    folding: Triple
+    grid: Triple
+    threads_per_block: int
+    blocks_per_sm: int
+    launchable: bool
+    raw: Dict[str, Any] = _raw_field()
+
+    @classmethod
+    def from_json(cls, d: Dict[str, Any]) -> "Launch":
+        return cls(_triple(d.get("block")), _triple(d.get("folding")), _triple(d.get("grid")),
+                   int(d.get("threads_per_block") or 0), int(d.get("blocks_per_sm") or 0),
+                   bool(d.get("launchable", True)), raw=d)
+
+
+@dataclass(**_VIEW)
+class Measurement(_Raw):
+    """One timed configuration (``results[].measured``): milliseconds per kernel run and
+    GLup/s from the median, or ``error`` when it could not be timed."""
+
+    ms_median: Optional[float]
+    glups: Optional[float]
+    predicted_over_measured: Optional[float]
+    gpu: Optional[str]
+    error: Optional[Dict[str, Any]]
+    raw: Dict[str, Any] = _raw_field()
+
+    @property
+    def ok(self) -> bool:
+        return self.error is None and self.glups is not None
+
+    @classmethod
+    def from_json(cls, d: Dict[str, Any]) -> "Measurement":
+        return cls(_num(d.get("ms_median")), _num(d.get("glups")),
+                   _num(d.get("predicted_over_measured")), d.get("gpu"), d.get("error"), raw=d)
+
+
+@dataclass(**_VIEW)
+class MeasureSummary(_Raw):
+    """The ``measure`` object of a ranking: status "ok" with how many were timed and the
+    fastest, or "unavailable" with the reason (no GPU, driver or NVRTC)."""
+
+    status: str
+    measured: int
+    reason: Optional[str]
+    fastest: Optional[Dict[str, Any]]
+    raw: Dict[str, Any] = _raw_field()
+
+    @classmethod
+    def from_json(cls, d: Dict[str, Any]) -> "MeasureSummary":
+        return cls(str(d.get("status") or ""), int(d.get("measured") or 0), d.get("reason"),
+                   d.get("fastest"), raw=d)
+
+
+@dataclass(**_VIEW)
+class NotLaunchable(_Raw):
+    """A configuration of the search space that cannot run, and why."""
+
+    block: Triple
+    folding: Triple
+    reason: str
+    raw: Dict[str, Any] = _raw_field()
+
+    @classmethod
+    def from_json(cls, d: Dict[str, Any]) -> "NotLaunchable":
+        return cls(_triple(d.get("block")), _triple(d.get("folding")),
+                   str(d.get("reason") or ""), raw=d)
+
+
+@dataclass(**_VIEW)
+class Estimate(_Raw):
+    """The prediction for one launch configuration (``estimate()``)."""
+
+    model_version: str
+    device: str
+    domain: Triple
+    launch: Launch
+    estimate: Volumes
+    performance: Performance
+    fields: Dict[str, Volumes]
+    cached: bool
+    raw: Dict[str, Any] = _raw_field()
+
+    @property
+    def predicted(self) -> float:
+        """Predicted GLup/s."""
+        return self.performance.predicted
+
+    @classmethod
+    def from_json(cls, d: Dict[str, Any]) -> "Estimate":
+        return cls(str(d.get("model_version") or ""), str(d.get("device") or ""),
+                   _triple(d.get("domain")), Launch.from_json(d.get("launch") or {}),
+                   Volumes.from_json(d.get("estimate") or {}),
+                   Performance.from_json(d.get("performance") or {}),
+                   {k: Volumes.from_json(v) for k, v in (d.get("fields") or {}).items()},
+                   bool(d.get("cached")), raw=d)
+
+
+@dataclass(**_VIEW)
+class RankedConfig(_Raw):
+    """One entry of a ranking's ``results``, best first (rank 1)."""
+
+    rank: int
+    block: Triple
+    folding: Triple
+    launch: Launch
+    estimate: Volumes
+    performance: Performance
+    measured: Optional[Measurement]
+    raw: Dict[str, Any] = _raw_field()
+
+    @property
+    def predicted(self) -> float:
+        """Predicted GLup/s."""
+        return self.performance.predicted
+
+    @classmethod
+    def from_json(cls, d: Dict[str, Any]) -> "RankedConfig":
+        m = d.get("measured")
+        return cls(int(d.get("rank") or 0), _triple(d.get("block")), _triple(d.get("folding")),
+                   Launch.from_json(d.get("launch") or {}),
+                   Volumes.from_json(d.get("estimate") or {}),
+                   Performance.from_json(d.get("performance") or {}),
+                   Measurement.from_json(m) if isinstance(m, dict) else None, raw=d)
+
+
+@dataclass(frozen=True)
+class Baseline:
+    """The configuration a code generator would use without launchrank, predicted by an
+    extra estimate the client makes (the API has no baseline field), compared with the
+    ranking's best.
+
+    Attributes:
+        block, folding: the baseline configuration.
+        estimate:  its prediction (an :class:`Estimate`).
+        predicted: its predicted GLup/s.
+        speedup:   best predicted GLup/s over the baseline's (> 1: the ranking found
+                   something faster); None when the ranking returned no result.
+        rank:      the baseline's rank among the returned results when it is one of
+                   them, else None (not in the search space, or below ``top``).
+    """
+
+    block: Triple
+    folding: Triple
+    estimate: Estimate
+    predicted: float
+    speedup: Optional[float]
+    rank: Optional[int]
+
+
+@dataclass(**_VIEW)
+class Ranking(_Raw):
+    """The answer of ``rank()``: launchable configurations best first, those that cannot
+    run with the reason, measurements when asked for, and the baseline when given."""
+
+    model_version: str
+    device: str
+    domain: Triple
+    evaluated: int
+    launchable: int
+    cached_results: int
+    results: List[RankedConfig]
+    not_launchable: List[NotLaunchable]
+    measure: Optional[MeasureSummary]
+    cached: bool
+    raw: Dict[str, Any] = _raw_field()
+    baseline: Optional[Baseline] = None
+
+    @property
+    def best(self) -> Optional[RankedConfig]:
+        """The best predicted configuration (None when nothing can run)."""
+        return self.results[0] if self.results else None
+
+    @classmethod
+    def from_json(cls, d: Dict[str, Any], baseline: Optional[Baseline] = None) -> "Ranking":
+        m = d.get("measure")
+        return cls(str(d.get("model_version") or ""), str(d.get("device") or ""),
+                   _triple(d.get("domain")), int(d.get("evaluated") or 0),
+                   int(d.get("launchable") or 0), int(d.get("cached_results") or 0),
+                   [RankedConfig.from_json(r) for r in d.get("results") or []],
+                   [NotLaunchable.from_json(r) for r in d.get("not_launchable") or []],
+                   MeasureSummary.from_json(m) if isinstance(m, dict) else None,
+                   bool(d.get("cached")), raw=d, baseline=baseline)
+
+
+@dataclass(**_VIEW)
+class Device(_Raw):
+    """A GPU model: the figures that drive the model most; every figure is in ``raw``
+    (and ``units`` and ``sources`` say their units and where they come from)."""
+
+    name: str
+    sm_count: int
+    clock_ghz: float
+    l2_bytes: int
+    l2_bw_gbs: float
+    dram_bw_gbs: float
+    raw: Dict[str, Any] = _raw_field()
+
+    @classmethod
+    def from_json(cls, d: Dict[str, Any]) -> "Device":
+        return cls(str(d.get("name") or ""), int(d.get("sm_count") or 0),
+                   float(d.get("clock_ghz") or 0.0), int(d.get("l2_bytes") or 0),
+                   float(d.get("l2_bw_gbs") or 0.0), float(d.get("dram_bw_gbs") or 0.0), raw=d)
+
+
+@dataclass(**_VIEW)
+class Health(_Raw):
+    """``status`` "ok", ``cache`` "ok" or why predictions are not cached, and the model
+    version the numbers come from."""
+
+    status: str
+    cache: str
+    model_version: str
+    raw: Dict[str, Any] = _raw_field()
+
+    @classmethod
+    def from_json(cls, d: Dict[str, Any]) -> "Health":
+        return cls(str(d.get("status") or ""), str(d.get("cache") or ""),
+                   str(d.get("model_version") or ""), raw=d)
