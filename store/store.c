@@ -54,6 +54,14 @@ static const char *const migrations[ST_SCHEMA_VERSION] = {
     "  created TEXT NOT NULL DEFAULT (strftime('%Y-%m-%dT%H:%M:%fZ', 'now')),"
     "  request_id INTEGER NOT NULL REFERENCES request(id),"
     "  config TEXT NOT NULL);",
+    /* 3: devices that users add (`launchrank devices add`, issue 9 item 2). Device
+     * names are matched case-insensitively everywhere, so the key is too. json is
+     * the checked description (every figure, no "base"), written and read by
+     * protocol/devices.c; the store only keeps it. */
+    "CREATE TABLE device("
+    "  name TEXT PRIMARY KEY NOT NULL COLLATE NOCASE,"
+    "  json TEXT NOT NULL,"
+    "  created TEXT NOT NULL DEFAULT (strftime('%Y-%m-%dT%H:%M:%fZ', 'now')));",
 };
 
 static const char *const stmt_sql[ST_STMT_COUNT] = {
@@ -84,6 +92,16 @@ static const char *const stmt_sql[ST_STMT_COUNT] = {
     [ST_STMT_EXPORT_PREDICTIONS] =
         "SELECT key, kind, created, json FROM prediction ORDER BY key",
     [ST_STMT_EXPORT_MEASUREMENTS] = "SELECT * FROM measurement ORDER BY id",
+    /* a name already stored (in any case) is left alone: sqlite3_changes() says 0 */
+    [ST_STMT_DEVICE_ADD] = "INSERT INTO device(name, json) VALUES (?1, ?2)"
+                           " ON CONFLICT(name) DO NOTHING",
+    [ST_STMT_DEVICE_REPLACE] =
+        "INSERT INTO device(name, json) VALUES (?1, ?2)"
+        " ON CONFLICT(name) DO UPDATE SET name = excluded.name, json = excluded.json,"
+        " created = strftime('%Y-%m-%dT%H:%M:%fZ', 'now')",
+    [ST_STMT_DEVICE_LIST] = "SELECT name, json FROM device ORDER BY name",
+    [ST_STMT_DEVICE_REMOVE] = "DELETE FROM device WHERE name = ?1",
+    [ST_STMT_EXPORT_DEVICES] = "SELECT name, created, json FROM device ORDER BY name",
 };
 
 /* Which lr_code a SQLite failure is: the ones about the file, the disk or other
@@ -543,7 +561,8 @@ int st_export(st_store *st, FILE *out, lr_error *err)
     if (run_sql(st, "BEGIN", "exporting", err))
         return -1;
     if (export_rows(st, st->stmt[ST_STMT_EXPORT_PREDICTIONS], "prediction", out, err) ||
-        export_rows(st, st->stmt[ST_STMT_EXPORT_MEASUREMENTS], "measurement", out, err)) {
+        export_rows(st, st->stmt[ST_STMT_EXPORT_MEASUREMENTS], "measurement", out, err) ||
+        export_rows(st, st->stmt[ST_STMT_EXPORT_DEVICES], "device", out, err)) {
         sqlite3_exec(st->db, "ROLLBACK", NULL, NULL, NULL);
         return -1;
     }
@@ -553,4 +572,50 @@ int st_export(st_store *st, FILE *out, lr_error *err)
         return lr_error_set(err, LR_UNAVAILABLE, NULL,
                             "cache database '%s': writing the export failed", st->path);
     return 0;
+}
+
+/* ---- devices that users add ---- */
+
+int st_device_put(st_store *st, const char *name, const char *json, int replace, lr_error *err)
+{
+    const char *doing = replace ? "replacing a device" : "adding a device";
+    const char *row[] = {name, json};
+
+    if (check_json(st, json, "device", err))
+        return -1;
+    if (step_texts(st, replace ? ST_STMT_DEVICE_REPLACE : ST_STMT_DEVICE_ADD, row, 2, doing,
+                   err))
+        return -1;
+    return sqlite3_changes(st->db) > 0 ? 0 : 1;
+}
+
+int st_device_remove(st_store *st, const char *name, lr_error *err)
+{
+    if (step_texts(st, ST_STMT_DEVICE_REMOVE, &name, 1, "removing a device", err))
+        return -1;
+    return sqlite3_changes(st->db) > 0 ? 0 : 1;
+}
+
+int st_device_each(st_store *st, st_device_fn fn, void *user, lr_error *err)
+{
+    sqlite3_stmt *s = st->stmt[ST_STMT_DEVICE_LIST];
+    int rc, stop = 0;
+
+    while (!stop && (rc = sqlite3_step(s)) == SQLITE_ROW) {
+        const char *name = (const char *)sqlite3_column_text(s, 0);
+        const char *json = (const char *)sqlite3_column_text(s, 1);
+        if (!name || !json) {
+            stmt_done(s);
+            return lr_error_set(err, LR_NO_MEMORY, NULL,
+                                "cache database '%s': out of memory reading devices", st->path);
+        }
+        stop = fn(user, name, json);
+    }
+    if (!stop && rc != SQLITE_DONE) {
+        st_fail(st, err, "reading devices");
+        stmt_done(s);
+        return -1;
+    }
+    stmt_done(s);
+    return stop;
 }

@@ -6,9 +6,10 @@
  * text, stored once for all its configurations, and the configuration), and a lookup
  * compares both: a hash that collides is a miss, never another request's answer.
  * Measurements (cudagen timings) are rows that are never overwritten, so they can
- * later calibrate the model. One st_store = one SQLite connection: open
- * one per thread. The database runs in WAL mode with a busy timeout; its schema
- * version lives in PRAGMA user_version and is migrated on open.
+ * later calibrate the model. Devices that users add (`launchrank devices add`) are
+ * JSON texts by name; protocol/devices.c writes and checks them. One st_store = one SQLite
+ * connection: open one per thread. The database runs in WAL mode with a busy timeout; its
+ * schema version lives in PRAGMA user_version and is migrated on open.
  *
  * Failures never take the service down: every function reports through lr_error and
  * the caller may go on without a cache.
@@ -69,7 +70,24 @@ int st_get_stats(st_store *st, st_stats *out, lr_error *err);
 /* Deletes every prediction (measurements are kept: they are data, not a cache). */
 int st_clear_predictions(st_store *st, lr_error *err);
 
-/* Writes every prediction and measurement as JSON lines to out. */
+/* Stores the device description json (must parse) under name, unique regardless of
+ * case. Returns 0 when stored; 1, storing nothing, when a device of that name exists
+ * and replace is 0 (with replace it is overwritten, name and all); -1 with err set. */
+int st_device_put(st_store *st, const char *name, const char *json, int replace, lr_error *err);
+
+/* Removes the device of that name (any case). 0 when removed, 1 when there was none,
+ * -1 with err set. */
+int st_device_remove(st_store *st, const char *name, lr_error *err);
+
+/* Called with each stored device, in name order; name and json are valid during the
+ * call only. A non-zero return stops the walk. */
+typedef int (*st_device_fn)(void *user, const char *name, const char *json);
+
+/* Walks the stored devices: 0 when every one was visited, fn's non-zero return when it
+ * stopped the walk, -1 with err set on a database error. */
+int st_device_each(st_store *st, st_device_fn fn, void *user, lr_error *err);
+
+/* Writes every prediction, measurement and stored device as JSON lines to out. */
 int st_export(st_store *st, FILE *out, lr_error *err);
 
 #endif

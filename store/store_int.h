@@ -12,7 +12,7 @@
 #include "store.h"
 
 /* The schema this build writes; bump it together with a new entry in migrations[]. */
-#define ST_SCHEMA_VERSION 2
+#define ST_SCHEMA_VERSION 3
 
 /* PRAGMA application_id of a launchrank database ("LRnk"), so open can tell our
  * file from another program's SQLite database before migrating anything into it. */
@@ -35,6 +35,11 @@ typedef enum st_stmt_id {
     ST_STMT_CLEAR_REQUESTS,
     ST_STMT_EXPORT_PREDICTIONS,
     ST_STMT_EXPORT_MEASUREMENTS,
+    ST_STMT_DEVICE_ADD,
+    ST_STMT_DEVICE_REPLACE,
+    ST_STMT_DEVICE_LIST,
+    ST_STMT_DEVICE_REMOVE,
+    ST_STMT_EXPORT_DEVICES,
     ST_STMT_COUNT
 } st_stmt_id;
 

@@ -2,7 +2,9 @@
  * test_store: the SQLite cache keeps what it is given (across close and reopen and
  * between two connections), exports records that parse, and refuses, with a message
  * naming the file, the files it must not use: not SQLite, corrupt, another
- * program's, written by a newer build, read-only. Every case works in its own
+ * program's, written by a newer build, read-only. It keeps devices that users add,
+ * one per name whatever its case, and migrates databases of earlier schemas. Every
+ * case works in its own
  * database under one mkdtemp folder, removed at the end.
  */
 #include <cjson/cJSON.h>
@@ -147,12 +149,12 @@ static void test_roundtrip_and_persistence(void)
     CHECK_INT(st_get_stats(st, &stats, &err), 0);
     CHECK_INT(stats.predictions, 1);
     CHECK_INT(stats.measurements, 0);
-    CHECK_INT(stats.schema_version, 2);
+    CHECK_INT(stats.schema_version, 3);
     CHECK(stats.bytes > 0);
     CHECK(!lr_error_is_set(&err));
     st_close(st);
 
-    CHECK_INT(raw_int(path, "PRAGMA user_version"), 2);
+    CHECK_INT(raw_int(path, "PRAGMA user_version"), 3);
     CHECK_INT(raw_int(path, "SELECT kind = 'rank' FROM prediction WHERE key = 'a'"), 1);
     st = st_open(path, &err);
     CHECK(st != NULL);
@@ -204,7 +206,7 @@ static void test_refuses_unusable_files(void)
     lr_error_clear(&err);
     st_close(st_open(db_path(path, sizeof path, "newer.db"), &err));
     raw_sql(path, "PRAGMA user_version = 99");
-    check_refused(path, "was written by a newer launchrank (schema 99, this build knows 2)");
+    check_refused(path, "was written by a newer launchrank (schema 99, this build knows 3)");
 
     /* Another program's database: refused, and left exactly as it was. */
     raw_sql(db_path(path, sizeof path, "foreign.db"),
@@ -411,7 +413,7 @@ static void test_concurrent_first_open(void)
         CHECK_INT(status, 0);
     }
     CHECK_INT(raw_int(path, "SELECT count(*) FROM prediction"), PROCESSES);
-    CHECK_INT(raw_int(path, "PRAGMA user_version"), 2);
+    CHECK_INT(raw_int(path, "PRAGMA user_version"), 3);
 }
 
 /* Issue 10, item 4: keys are a hash, and a hit used to trust it. A row stored under a
@@ -483,12 +485,128 @@ static void test_migrates_schema_1(void)
         return;
     }
     CHECK_INT(st_get_stats(st, &stats, &err), 0);
-    CHECK_INT(stats.schema_version, 2);
+    CHECK_INT(stats.schema_version, 3);
     CHECK_INT(stats.predictions, 0);
     CHECK_INT(stats.measurements, 1);
     check_missing(st, "k");
     CHECK_INT(st_prediction_put(st, "k", REQ, CFG, "estimate", "{\"v\":2}", &err), 0);
     check_get(st, "k", "{\"v\":2}");
+    CHECK(!lr_error_is_set(&err));
+    st_close(st);
+}
+
+/* Collects what st_device_each visits: "name=json;" per device, and stops after
+ * stop_after devices when that is positive. */
+typedef struct device_walk {
+    char text[512];
+    int seen, stop_after;
+} device_walk;
+
+static int collect_device(void *user, const char *name, const char *json)
+{
+    device_walk *w = user;
+    size_t n = strlen(w->text);
+    snprintf(w->text + n, sizeof w->text - n, "%s=%s;", name, json);
+    return ++w->seen == w->stop_after ? 7 : 0;
+}
+
+static void check_devices(st_store *st, const char *want)
+{
+    device_walk w = {.text = ""};
+    lr_error err;
+    lr_error_clear(&err);
+    CHECK_INT(st_device_each(st, collect_device, &w, &err), 0);
+    CHECK_STR(w.text, want);
+    CHECK(!lr_error_is_set(&err));
+}
+
+/* Devices that users add (issue 9, item 2): one per name regardless of case, kept
+ * unless replacing is asked for, listed in name order, persistent, removable. */
+static void test_stores_devices(void)
+{
+    char path[256];
+    lr_error err;
+    lr_error_clear(&err);
+    st_store *st = st_open(db_path(path, sizeof path, "devices.db"), &err);
+    CHECK(st != NULL);
+    if (!st)
+        return;
+    check_devices(st, "");
+    CHECK_INT(st_device_put(st, "Gpu-B", "{\"v\":1}", 0, &err), 0);
+    CHECK_INT(st_device_put(st, "Gpu-A", "{\"v\":2}", 0, &err), 0);
+    check_devices(st, "Gpu-A={\"v\":2};Gpu-B={\"v\":1};");
+    /* the same name in another case is the same device: refused, then replaced */
+    CHECK_INT(st_device_put(st, "gpu-b", "{\"v\":3}", 0, &err), 1);
+    check_devices(st, "Gpu-A={\"v\":2};Gpu-B={\"v\":1};");
+    CHECK_INT(st_device_put(st, "gpu-b", "{\"v\":3}", 1, &err), 0);
+    check_devices(st, "Gpu-A={\"v\":2};gpu-b={\"v\":3};");
+    CHECK(!lr_error_is_set(&err));
+    /* a walk stops when asked and says so */
+    device_walk w = {.text = "", .stop_after = 1};
+    CHECK_INT(st_device_each(st, collect_device, &w, &err), 7);
+    CHECK_STR(w.text, "Gpu-A={\"v\":2};");
+    /* text that is not JSON is never stored */
+    CHECK_INT(st_device_put(st, "Gpu-C", "{broken", 0, &err), -1);
+    CHECK_CONTAINS(err.message, "not valid JSON");
+    lr_error_clear(&err);
+    st_close(st);
+
+    st = st_open(path, &err);
+    CHECK(st != NULL);
+    if (!st)
+        return;
+    check_devices(st, "Gpu-A={\"v\":2};gpu-b={\"v\":3};");
+    CHECK_INT(st_device_remove(st, "GPU-A", &err), 0);
+    CHECK_INT(st_device_remove(st, "GPU-A", &err), 1);
+    check_devices(st, "gpu-b={\"v\":3};");
+    /* clearing the cache keeps devices: they are data */
+    CHECK_INT(st_clear_predictions(st, &err), 0);
+    check_devices(st, "gpu-b={\"v\":3};");
+    CHECK(!lr_error_is_set(&err));
+    st_close(st);
+}
+
+/* A database of schema 2 (before stored devices) is migrated on open: its predictions
+ * and measurements are kept, and it stores devices. */
+static void test_migrates_schema_2(void)
+{
+    char path[256];
+    lr_error err;
+    st_stats stats;
+    lr_error_clear(&err);
+    raw_sql(db_path(path, sizeof path, "schema2.db"),
+            "CREATE TABLE measurement(id INTEGER PRIMARY KEY, created TEXT NOT NULL DEFAULT"
+            " (strftime('%Y-%m-%dT%H:%M:%fZ', 'now')), kernel_hash TEXT NOT NULL,"
+            " gpu_name TEXT NOT NULL, driver_version TEXT NOT NULL, block_x INTEGER NOT NULL,"
+            " block_y INTEGER NOT NULL, block_z INTEGER NOT NULL, fold_x INTEGER NOT NULL,"
+            " fold_y INTEGER NOT NULL, fold_z INTEGER NOT NULL, ms_min REAL NOT NULL,"
+            " ms_median REAL NOT NULL, ms_max REAL NOT NULL, glups REAL NOT NULL,"
+            " json TEXT NOT NULL);"
+            "CREATE TABLE request(id INTEGER PRIMARY KEY, text TEXT NOT NULL UNIQUE);"
+            "CREATE TABLE prediction(key TEXT PRIMARY KEY NOT NULL, kind TEXT NOT NULL,"
+            " json TEXT NOT NULL, created TEXT NOT NULL DEFAULT (strftime('%Y-%m-%dT%H:%M:%fZ',"
+            " 'now')), request_id INTEGER NOT NULL REFERENCES request(id),"
+            " config TEXT NOT NULL);"
+            "INSERT INTO request(id, text) VALUES (1, '" REQ "');"
+            "INSERT INTO prediction(key, kind, json, request_id, config)"
+            " VALUES ('k', 'estimate', '{\"v\":1}', 1, '" CFG "');"
+            "INSERT INTO measurement(kernel_hash, gpu_name, driver_version, block_x, block_y,"
+            " block_z, fold_x, fold_y, fold_z, ms_min, ms_median, ms_max, glups, json)"
+            " VALUES ('h', 'H100', '1', 32, 4, 1, 1, 1, 1, 1, 1, 1, 1, '{}');"
+            "PRAGMA user_version = 2; PRAGMA application_id = 1280470635;");
+    st_store *st = st_open(path, &err);
+    CHECK(st != NULL);
+    if (!st) {
+        fprintf(stderr, "schema 2: %s\n", err.message);
+        return;
+    }
+    CHECK_INT(st_get_stats(st, &stats, &err), 0);
+    CHECK_INT(stats.schema_version, 3);
+    CHECK_INT(stats.predictions, 1);
+    CHECK_INT(stats.measurements, 1);
+    check_get(st, "k", "{\"v\":1}");
+    CHECK_INT(st_device_put(st, "Gpu", "{}", 0, &err), 0);
+    check_devices(st, "Gpu={};");
     CHECK(!lr_error_is_set(&err));
     st_close(st);
 }
@@ -517,6 +635,8 @@ int main(void)
     test_concurrent_first_open();
     test_key_collision_is_a_miss();
     test_migrates_schema_1();
+    test_stores_devices();
+    test_migrates_schema_2();
     remove_tmp_dir();
     return check_report("test_store");
 }
