@@ -28,7 +28,8 @@
 struct lr_api {
     lr_api_config cfg;
     char *db_path;    /* owned copy; NULL = no cache */
-    lr_devices *devs; /* owned */
+    lr_devices *devs; /* owned: the built-ins, then the devices stored in db_path */
+    char devices_warning[LR_MESSAGE_MAX]; /* "" = every stored device was loaded */
     char cache_error[LR_MESSAGE_MAX];
     atomic_int cache_claimed; /* the first failure claims cache_error ... */
     atomic_int cache_failed;  /* ... and publishes it here */
@@ -48,6 +49,63 @@ static void cache_failed(lr_api *api, const lr_error *e)
         snprintf(api->cache_error, sizeof api->cache_error, "%s", e->message);
         atomic_store(&api->cache_failed, 1);
     }
+}
+
+/* ---- stored devices ---- */
+
+/* Reads one stored description (written by lr_api_device_add: every figure, no
+ * "base") into a device and its sources (caller owns). 0 or -1 with err. */
+static int stored_device(const lr_devices *devs, const char *json, est_device *dev,
+                         cJSON **sources, lr_error *err)
+{
+    const char *end = NULL;
+    cJSON *o = cJSON_ParseWithOpts(json, &end, 1);
+    int rc = o ? lr_device_from_json(devs, o, "", dev, err)
+               : lr_error_set(err, LR_INVALID_JSON, NULL, "not JSON");
+    *sources = rc ? NULL : cJSON_DetachItemFromObjectCaseSensitive(o, "sources");
+    cJSON_Delete(o);
+    return rc;
+}
+
+typedef struct load_ctx {
+    lr_api *api;
+    lr_error err; /* a database failure, or out of memory */
+} load_ctx;
+
+/* Adds one stored device to the api's list. A description this build cannot read,
+ * or whose name a built-in has taken since, is skipped and reported once
+ * (lr_api_devices_warning): the built-in keeps its name, the rest still load. */
+static int load_device(void *user, const char *name, const char *json)
+{
+    load_ctx *c = user;
+    lr_api *api = c->api;
+    est_device dev;
+    cJSON *sources = NULL;
+    lr_error e;
+    lr_error_clear(&e);
+    if (lr_devices_find(api->devs, name))
+        lr_error_set(&e, LR_INVALID_REQUEST, "name", "a built-in device has that name");
+    else if (stored_device(api->devs, json, &dev, &sources, &e) == 0)
+        lr_devices_add(api->devs, &dev, sources, &e);
+    if (e.code == LR_NO_MEMORY) {
+        c->err = e;
+        return 1;
+    }
+    if (lr_error_is_set(&e) && !api->devices_warning[0])
+        snprintf(api->devices_warning, sizeof api->devices_warning,
+                 "stored device '%.64s' of '%.128s' is not used: %.64s%s%.200s", name,
+                 api->db_path, e.path, e.path[0] ? ": " : "", e.message);
+    return 0;
+}
+
+/* Adds the devices stored in st after the built-ins. A database error is a cache
+ * failure (the api goes on with the built-ins alone). */
+static void load_devices(lr_api *api, st_store *st)
+{
+    load_ctx c = {.api = api};
+    lr_error_clear(&c.err);
+    if (st_device_each(st, load_device, &c, &c.err) != 0)
+        cache_failed(api, &c.err);
 }
 
 lr_api *lr_api_new(const lr_api_config *cfg, lr_error *err)
@@ -70,6 +128,8 @@ lr_api *lr_api_new(const lr_api_config *cfg, lr_error *err)
         st_store *st = st_open(cfg->db_path, &e);
         if (!st)
             cache_failed(api, &e);
+        else
+            load_devices(api, st);
         st_close(st);
     }
     return api;
@@ -82,6 +142,11 @@ void lr_api_free(lr_api *api)
     lr_devices_free(api->devs);
     free(api->db_path);
     free(api);
+}
+
+const char *lr_api_devices_warning(const lr_api *api)
+{
+    return api->devices_warning[0] ? api->devices_warning : NULL;
 }
 
 const char *lr_api_cache_status(const lr_api *api)
@@ -615,7 +680,8 @@ char *lr_api_device(lr_api *api, const char *name, lr_error *err)
     const est_device *d = lr_devices_find(api->devs, name);
     if (!d) {
         lr_error_set(err, LR_NOT_FOUND, NULL,
-                     "no built-in device '%.64s'; GET /v1/devices lists them", name);
+                     "no %s device '%.64s'; GET /v1/devices lists them",
+                     api->db_path ? "built-in or stored" : "built-in", name);
         return NULL;
     }
     cJSON *o = cJSON_CreateObject();
@@ -628,4 +694,122 @@ char *lr_api_device(lr_api *api, const char *name, lr_error *err)
     if (!s)
         lr_error_set(err, LR_NO_MEMORY, NULL, "out of memory");
     return s;
+}
+
+/* A stored device's name is a path segment of GET /v1/devices/{name} and a word on a
+ * command line: letters, digits, '.', '_' and '-' need no quoting in either. */
+static int name_ok(const char *s)
+{
+    for (; *s; s++)
+        if (!((*s >= 'a' && *s <= 'z') || (*s >= 'A' && *s <= 'Z') ||
+              (*s >= '0' && *s <= '9') || *s == '.' || *s == '_' || *s == '-'))
+            return 0;
+    return 1;
+}
+
+/* The checked device of a description to store, and the text to store (caller frees):
+ * every figure as GET /v1/devices shows it (a "base" resolved), the file's sources,
+ * no units (they come from the figure table when shown). NULL with err. */
+static char *device_to_store(lr_api *api, const char *body, size_t len, est_device *dev,
+                             lr_error *err)
+{
+    cJSON *root = lr_request_parse_json(body, len, err);
+    if (!root)
+        return NULL;
+    const cJSON *name = cJSON_GetObjectItemCaseSensitive(root, "name");
+    char *text = NULL;
+    if (!cJSON_IsObject(root))
+        lr_error_set(err, LR_INVALID_REQUEST, "",
+                     "must be a device object (as `launchrank calibrate` writes it)");
+    else if (!name)
+        lr_error_set(err, LR_INVALID_REQUEST, "name",
+                     "missing: a stored device needs a name, which requests then use");
+    else if (cJSON_IsString(name) && !name_ok(name->valuestring))
+        lr_error_set(err, LR_INVALID_REQUEST, "name",
+                     "may only hold letters, digits, '.', '_' and '-' (it is also a URL "
+                     "path segment)");
+    else if (lr_device_from_json(api->devs, root, "", dev, err) == 0) {
+        int k = lr_devices_index(api->devs, dev->name);
+        if (k >= 0 && !lr_devices_is_stored(api->devs, k)) {
+            lr_error_set(err, LR_INVALID_REQUEST, "name",
+                         "'%s' is a built-in device; a stored device never shadows one: "
+                         "give it a name of its own",
+                         lr_devices_get(api->devs, k)->name);
+        } else {
+            cJSON *o = lr_device_to_json(NULL, dev, 0);
+            cJSON *src = cJSON_DetachItemFromObjectCaseSensitive(root, "sources");
+            if (o && src)
+                cJSON_AddItemToObject(o, "sources", src);
+            else
+                cJSON_Delete(src);
+            text = o ? cJSON_PrintUnformatted(o) : NULL;
+            cJSON_Delete(o);
+            if (!text)
+                lr_error_set(err, LR_NO_MEMORY, NULL, "out of memory");
+        }
+    }
+    cJSON_Delete(root);
+    return text;
+}
+
+char *lr_api_device_add(lr_api *api, const char *body, size_t len, int replace, lr_error *err)
+{
+    est_device dev;
+    if (!api->db_path) {
+        lr_error_set(err, LR_UNAVAILABLE, NULL, "no database to store the device in");
+        return NULL;
+    }
+    char *text = device_to_store(api, body, len, &dev, err);
+    if (!text)
+        return NULL;
+    st_store *st = st_open(api->db_path, err);
+    int rc = st ? st_device_put(st, dev.name, text, 0, err) : -1, replaced = 0;
+    if (rc == 1 && replace) {
+        rc = st_device_put(st, dev.name, text, 1, err);
+        replaced = 1;
+    }
+    st_close(st);
+    free(text);
+    if (rc == 1)
+        lr_error_set(err, LR_INVALID_REQUEST, "name",
+                     "a device '%s' is stored already; add --replace to replace it", dev.name);
+    if (rc)
+        return NULL;
+    cJSON *o = cJSON_CreateObject();
+    char *out = NULL;
+    if (o && cJSON_AddStringToObject(o, "name", dev.name) &&
+        cJSON_AddBoolToObject(o, "replaced", replaced) &&
+        cJSON_AddStringToObject(o, "db", api->db_path) &&
+        cJSON_AddStringToObject(o, "model_version", LR_MODEL_VERSION))
+        out = cJSON_PrintUnformatted(o);
+    cJSON_Delete(o);
+    if (!out)
+        lr_error_set(err, LR_NO_MEMORY, NULL, "out of memory");
+    return out;
+}
+
+char *lr_api_device_remove(lr_api *api, const char *name, lr_error *err)
+{
+    if (!api->db_path) {
+        lr_error_set(err, LR_UNAVAILABLE, NULL, "no database to remove the device from");
+        return NULL;
+    }
+    st_store *st = st_open(api->db_path, err);
+    int rc = st ? st_device_remove(st, name, err) : -1;
+    st_close(st);
+    if (rc == 1)
+        lr_error_set(err, LR_NOT_FOUND, NULL, "no stored device '%.64s' in '%s'", name,
+                     api->db_path);
+    if (rc)
+        return NULL;
+    cJSON *o = cJSON_CreateObject();
+    char *out = NULL;
+    if (o && cJSON_AddStringToObject(o, "removed", name) &&
+        cJSON_AddStringToObject(o, "db", api->db_path) &&
+        cJSON_AddStringToObject(o, "model_version", LR_MODEL_VERSION))
+        out = cJSON_PrintUnformatted(o);
+    cJSON_Delete(o);
+    if (!out)
+        lr_error_set(err, LR_NO_MEMORY, NULL, "out of memory");
+    return out;
 }

@@ -39,14 +39,21 @@ typedef struct lr_worker lr_worker;
 /* Progress of a long ranking: done of total configurations evaluated. */
 typedef void (*lr_progress_fn)(void *user, size_t done, size_t total);
 
-/* Creates the process-wide state (built-in devices, configuration). A store that
- * cannot be opened is not an error: the api then answers without caching and
- * lr_api_cache_status says why. NULL with err set on failure. Free with lr_api_free. */
+/* Creates the process-wide state (built-in devices, configuration). With a db_path,
+ * the devices stored there (lr_api_device_add) join the built-ins, read once here: a
+ * device stored later is seen by an api created later. A store that cannot be opened
+ * is not an error: the api then answers without caching (and without stored devices)
+ * and lr_api_cache_status says why. NULL with err set on failure. Free with
+ * lr_api_free. */
 lr_api *lr_api_new(const lr_api_config *cfg, lr_error *err);
 void lr_api_free(lr_api *api);
 
 /* "ok", or a sentence saying why the cache is not usable (owned by api). */
 const char *lr_api_cache_status(const lr_api *api);
+
+/* NULL, or a sentence naming the first stored device that was not loaded and why (a
+ * built-in of a later build took its name, or this build cannot read it). Owned by api. */
+const char *lr_api_devices_warning(const lr_api *api);
 
 /* Creates the state of one serving thread (isl context, store connection).
  * Free with lr_worker_free on the same thread. */
@@ -63,6 +70,20 @@ char *lr_api_rank(lr_worker *w, const char *body, size_t len, lr_progress_fn pro
                   void *progress_user, lr_error *err);
 char *lr_api_devices(lr_api *api, lr_error *err);
 char *lr_api_device(lr_api *api, const char *name, lr_error *err);
+
+/* Stores a device description (body: a device object as `launchrank calibrate` writes it
+ * or GET /v1/devices/{name} returns it, with "name") in the api's database, checked as a
+ * request's device is (errors carry the JSON path of the bad figure). "base" is resolved
+ * now: every figure is stored. "sources" is kept, "units" and "stored" are dropped. A
+ * built-in's name is refused (LR_INVALID_REQUEST, path "name"), and so is a stored
+ * one's unless replace. Returns {"name","replaced","db","model_version"} (caller frees),
+ * or NULL with err (LR_UNAVAILABLE when the database cannot be written). The api itself
+ * does not change: the device is seen by apis created afterwards. */
+char *lr_api_device_add(lr_api *api, const char *body, size_t len, int replace, lr_error *err);
+
+/* Removes a stored device from the api's database: {"removed","db","model_version"}, or
+ * NULL with err (LR_NOT_FOUND when none of that name is stored). */
+char *lr_api_device_remove(lr_api *api, const char *name, lr_error *err);
 
 /* An estimate request whose configuration is also compiled and timed on the GPU:
  * the estimate response plus "measured" (times in ms, GLup/s, GPU) and

@@ -79,10 +79,12 @@ static est_fit *fit_of(est_device *d, int i)
     return f[i];
 }
 
+/* The built-in devices come first (n_builtin of them), then those lr_devices_add
+ * appended (stored devices, read from the SQLite store by api.c). */
 struct lr_devices {
     est_device *dev;
     cJSON **sources; /* per device, owned, may be NULL */
-    int n;
+    int n, n_builtin, cap;
 };
 
 static void set_field(est_device *d, const dev_field *f, double v)
@@ -116,6 +118,7 @@ static int read_figures(const cJSON *obj, const char *path, int full, est_device
                                           "fits",
                                           "sources",
                                           "units",
+                                          "stored",
                                           "sm_count",
                                           "clock_ghz",
                                           "l1_bytes",
@@ -271,7 +274,48 @@ lr_devices *lr_devices_load(lr_error *err)
         cJSON_Delete(j);
         ds->n++;
     }
+    ds->n_builtin = ds->cap = ds->n;
     return ds;
+}
+
+int lr_devices_add(lr_devices *ds, const est_device *dev, cJSON *sources, lr_error *err)
+{
+    if (lr_devices_index(ds, dev->name) >= 0) {
+        cJSON_Delete(sources);
+        return lr_error_set(err, LR_INVALID_REQUEST, "name", "a device '%s' exists already",
+                            dev->name);
+    }
+    if (ds->n == ds->cap) {
+        int cap = ds->cap ? 2 * ds->cap : 8;
+        est_device *d = realloc(ds->dev, (size_t)cap * sizeof *d);
+        if (d)
+            ds->dev = d;
+        cJSON **s = d ? realloc(ds->sources, (size_t)cap * sizeof *s) : NULL;
+        if (s)
+            ds->sources = s;
+        if (!d || !s) {
+            cJSON_Delete(sources);
+            return lr_error_set(err, LR_NO_MEMORY, NULL, "out of memory");
+        }
+        ds->cap = cap;
+    }
+    ds->dev[ds->n] = *dev;
+    ds->sources[ds->n] = sources;
+    ds->n++;
+    return 0;
+}
+
+int lr_devices_is_stored(const lr_devices *d, int i)
+{
+    return i >= d->n_builtin;
+}
+
+int lr_devices_index(const lr_devices *d, const char *name)
+{
+    for (int i = 0; i < d->n; i++)
+        if (strcasecmp(d->dev[i].name, name) == 0)
+            return i;
+    return -1;
 }
 
 void lr_devices_free(lr_devices *ds)
@@ -297,22 +341,19 @@ const est_device *lr_devices_get(const lr_devices *d, int i)
 
 const est_device *lr_devices_find(const lr_devices *d, const char *name)
 {
-    for (int i = 0; i < d->n; i++)
-        if (strcasecmp(d->dev[i].name, name) == 0)
-            return &d->dev[i];
-    return NULL;
+    int i = lr_devices_index(d, name);
+    return i >= 0 ? &d->dev[i] : NULL;
 }
 
 static int unknown(const lr_devices *d, const char *name, const char *path, lr_error *err)
 {
-    char list[256] = "";
+    char list[384] = "";
     for (int i = 0; i < d->n; i++)
         snprintf(list + strlen(list), sizeof list - strlen(list), "%s%s", i ? ", " : "",
                  d->dev[i].name);
-    return lr_error_set(
-        err, LR_INVALID_REQUEST, path,
-        "unknown device '%.64s'; built-in devices are %s (or send a device object)", name,
-        list);
+    return lr_error_set(err, LR_INVALID_REQUEST, path,
+                        "unknown device '%.64s'; %s devices are %s (or send a device object)",
+                        name, d->n > d->n_builtin ? "built-in and stored" : "built-in", list);
 }
 
 int lr_device_from_json(const lr_devices *d, const cJSON *v, const char *path, est_device *out,
@@ -365,7 +406,10 @@ cJSON *lr_device_to_json(const lr_devices *ds, const est_device *dev, int with_s
     cJSON *o = cJSON_CreateObject();
     if (!o)
         return NULL;
+    int k = with_sources && ds ? lr_devices_index(ds, dev->name) : -1;
     cJSON_AddStringToObject(o, "name", dev->name);
+    if (with_sources)
+        cJSON_AddBoolToObject(o, "stored", k >= 0 && lr_devices_is_stored(ds, k));
     cJSON_AddStringToObject(o, "l1_model", dev->l1_model == EST_L1_KEPLER ? "kepler" : "nv");
     for (size_t i = 0; i < NFIELDS; i++)
         cJSON_AddNumberToObject(o, fields[i].name, get_field(dev, &fields[i]));
@@ -383,9 +427,8 @@ cJSON *lr_device_to_json(const lr_devices *ds, const est_device *dev, int with_s
         cJSON *units = cJSON_AddObjectToObject(o, "units");
         for (size_t i = 0; i < NFIELDS && units; i++)
             cJSON_AddStringToObject(units, fields[i].name, fields[i].unit);
-        for (int i = 0; ds && i < ds->n; i++)
-            if (strcmp(ds->dev[i].name, dev->name) == 0 && ds->sources[i])
-                cJSON_AddItemToObject(o, "sources", cJSON_Duplicate(ds->sources[i], 1));
+        if (k >= 0 && ds->sources[k])
+            cJSON_AddItemToObject(o, "sources", cJSON_Duplicate(ds->sources[k], 1));
     }
     return o;
 }

@@ -512,24 +512,26 @@ static int parse_body(const lr_devices *devs, const cJSON *root, lr_request_kind
     return 0;
 }
 
-int lr_request_parse(const lr_devices *devs, const char *body, size_t len, lr_request_kind kind,
-                     lr_request *req, lr_error *err)
+cJSON *lr_request_parse_json(const char *body, size_t len, lr_error *err)
 {
-    memset(req, 0, sizeof *req);
-    if (len == 0)
-        return lr_error_set(err, LR_INVALID_JSON, "",
-                            "the request body is empty; send a JSON object");
-    if (len > LR_MAX_BODY_BYTES)
-        return lr_error_set(err, LR_LIMIT_EXCEEDED, "", "the request body exceeds %u bytes",
-                            LR_MAX_BODY_BYTES);
+    if (len == 0) {
+        lr_error_set(err, LR_INVALID_JSON, "", "the request body is empty; send a JSON object");
+        return NULL;
+    }
+    if (len > LR_MAX_BODY_BYTES) {
+        lr_error_set(err, LR_LIMIT_EXCEEDED, "", "the request body exceeds %u bytes",
+                     LR_MAX_BODY_BYTES);
+        return NULL;
+    }
     if (jr_precheck(body, len, LR_MAX_JSON_DEPTH, err))
-        return -1;
+        return NULL;
     const char *end = NULL;
     cJSON *root = cJSON_ParseWithLengthOpts(body, len, &end, 0);
     if (!root) {
         size_t at = end && end >= body ? (size_t)(end - body) : 0;
-        return lr_error_set(err, LR_INVALID_JSON, "",
-                            "the body is not valid JSON (error near byte %zu)", at);
+        lr_error_set(err, LR_INVALID_JSON, "",
+                     "the body is not valid JSON (error near byte %zu)", at);
+        return NULL;
     }
     size_t at = (size_t)(end - body);
     while (at < len &&
@@ -537,15 +539,25 @@ int lr_request_parse(const lr_devices *devs, const char *body, size_t len, lr_re
         at++;
     if (at < len) {
         cJSON_Delete(root);
-        return lr_error_set(err, LR_INVALID_JSON, "",
-                            "unexpected data after the JSON object (byte %zu); send one object",
-                            at);
+        lr_error_set(err, LR_INVALID_JSON, "",
+                     "unexpected data after the JSON object (byte %zu); send one object", at);
+        return NULL;
     }
     /* What cJSON accepts but must not pass: raw control bytes, repeated keys. */
     if (jr_check_controls(body, len, root, err) || jr_unique_keys(root, "", err)) {
         cJSON_Delete(root);
-        return -1;
+        return NULL;
     }
+    return root;
+}
+
+int lr_request_parse(const lr_devices *devs, const char *body, size_t len, lr_request_kind kind,
+                     lr_request *req, lr_error *err)
+{
+    memset(req, 0, sizeof *req);
+    cJSON *root = lr_request_parse_json(body, len, err);
+    if (!root)
+        return -1;
     cJSON *canon = cJSON_CreateObject();
     int rc = canon ? parse_body(devs, root, kind, req, canon, err)
                    : lr_error_set(err, LR_NO_MEMORY, NULL, "out of memory");

@@ -43,6 +43,12 @@ typedef struct lr_request {
     char *canonical; /* owned: kernel, domain, device figures, model version */
 } lr_request;
 
+/* Parses body (len bytes, need not be NUL-terminated) as one JSON object with every
+ * check a request gets before its values are read: size, nesting, UTF-8, nothing
+ * after the object, no raw control bytes, no key twice. The tree (caller frees with
+ * cJSON_Delete), or NULL with err set. */
+cJSON *lr_request_parse_json(const char *body, size_t len, lr_error *err);
+
 /* Parses body (len bytes, need not be NUL-terminated) into *req. On error returns -1
  * with err set (path names the offending value) and *req holds nothing to free. */
 int lr_request_parse(const lr_devices *devs, const char *body, size_t len, lr_request_kind kind,

@@ -483,6 +483,8 @@ static int serve(const srv_options *o, const sigset_t *sigs)
                 cache);
         atomic_store(&s.cache_reported, 1); /* said once, here */
     }
+    if (lr_api_devices_warning(s.api))
+        srv_log("launchrank: warning: %s", lr_api_devices_warning(s.api));
 
     int sig = 0;
     while (sigwait(sigs, &sig) != 0)

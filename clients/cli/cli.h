@@ -26,11 +26,13 @@ enum {
     CLI_OPT_THREADS = 1 << 3,     /* --threads N */
     CLI_OPT_TOP = 1 << 4,         /* --top K */
     CLI_OPT_MEASURE_TOP = 1 << 5, /* --measure-top K */
+    CLI_OPT_REPLACE = 1 << 6,     /* --replace */
 };
 
 typedef struct cli_opts {
     const char *db;     /* --db PATH; NULL when not given */
     int pretty, table;  /* --pretty, --table */
+    int replace;        /* --replace */
     int threads;        /* --threads N; 0 = every core */
     long top;           /* --top K (0 = all); -1 when not given */
     long measure_top;   /* --measure-top K; -1 when not given */

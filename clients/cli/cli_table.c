@@ -180,12 +180,14 @@ int cli_table_rank(FILE *out, const char *json)
 static void print_device_row(FILE *out, const cJSON *d)
 {
     char sms[24], clock[24], l2[24], l2bw[24], drambw[24];
-    fprintf(out, "%-18s %5s %9s %7s %8s %9s\n", format_str(d, "name"),
+    /* stored devices (`devices add`) are marked after the figures, built-ins are not */
+    fprintf(out, "%-18s %5s %9s %7s %8s %9s%s\n", format_str(d, "name"),
             format_num(d, "sm_count", 0, 1, sms, sizeof sms),
             format_num(d, "clock_ghz", 3, 1, clock, sizeof clock),
             format_num(d, "l2_bytes", 2, 1.0 / (1024 * 1024), l2, sizeof l2),
             format_num(d, "l2_bw_gbs", 0, 1, l2bw, sizeof l2bw),
-            format_num(d, "dram_bw_gbs", 0, 1, drambw, sizeof drambw));
+            format_num(d, "dram_bw_gbs", 0, 1, drambw, sizeof drambw),
+            cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(d, "stored")) ? "  stored" : "");
 }
 
 int cli_table_devices(FILE *out, const char *json)

@@ -28,9 +28,10 @@ static const struct cli_option {
     unsigned bit;
     int takes_value;
 } cli_options[] = {
-    {"--db", CLI_OPT_DB, 1},       {"--pretty", CLI_OPT_PRETTY, 0},
-    {"--table", CLI_OPT_TABLE, 0}, {"--threads", CLI_OPT_THREADS, 1},
-    {"--top", CLI_OPT_TOP, 1},     {"--measure-top", CLI_OPT_MEASURE_TOP, 1},
+    {"--db", CLI_OPT_DB, 1},           {"--pretty", CLI_OPT_PRETTY, 0},
+    {"--table", CLI_OPT_TABLE, 0},     {"--threads", CLI_OPT_THREADS, 1},
+    {"--top", CLI_OPT_TOP, 1},         {"--measure-top", CLI_OPT_MEASURE_TOP, 1},
+    {"--replace", CLI_OPT_REPLACE, 0},
 };
 
 int cli_usage_error(const char *cmd, const char *fmt, ...)
@@ -72,6 +73,9 @@ static int set_option(const char *cmd, unsigned bit, const char *value, cli_opts
         return 0;
     case CLI_OPT_TABLE:
         o->table = 1;
+        return 0;
+    case CLI_OPT_REPLACE:
+        o->replace = 1;
         return 0;
     case CLI_OPT_THREADS:
         if (parse_long(value, 0, CLI_MAX_THREADS, &n))

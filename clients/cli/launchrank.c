@@ -48,6 +48,8 @@ static int open_api(const char *cmd, const cli_opts *o, lr_api **api, lr_worker 
     const char *status = lr_api_cache_status(*api);
     if (o->db && status && strcmp(status, "ok") != 0)
         fprintf(stderr, "launchrank %s: warning: running without the cache: %s\n", cmd, status);
+    if (lr_api_devices_warning(*api))
+        fprintf(stderr, "launchrank %s: warning: %s\n", cmd, lr_api_devices_warning(*api));
     *w = lr_worker_new(*api, &err);
     if (!*w) {
         lr_api_free(*api);
@@ -74,7 +76,8 @@ static const char estimate_help[] =
     "level and the predicted performance in GLup/s. docs/api.md describes both.\n"
     "\n"
     "Options:\n"
-    "  --db PATH    cache predictions in the SQLite file PATH (created if missing);\n"
+    "  --db PATH    cache predictions in the SQLite file PATH (created if missing),\n"
+    "               and know the devices stored there (launchrank devices add);\n"
     "               default: no cache, every run computes afresh\n"
     "  --pretty     indent the JSON for reading (default: as the api returns it)\n"
     "  -h, --help   show this help\n"
@@ -131,7 +134,8 @@ static const char rank_help[] =
     "  --measure-top K  compile and time the K best predicted configurations on the\n"
     "               GPU (sets measure.top; needs an NVIDIA GPU, else the ranking\n"
     "               comes back with measure.status \"unavailable\")\n"
-    "  --db PATH    cache predictions in the SQLite file PATH (created if missing);\n"
+    "  --db PATH    cache predictions in the SQLite file PATH (created if missing),\n"
+    "               and know the devices stored there (launchrank devices add);\n"
     "               default: no cache, every run computes afresh\n"
     "  --pretty     indent the JSON for reading\n"
     "  -h, --help   show this help\n"
@@ -231,21 +235,91 @@ static int cmd_rank(int argc, char **argv)
 
 static const char devices_help[] =
     "Usage: launchrank devices [OPTIONS] [NAME]\n"
+    "       launchrank devices add [--db PATH] [--replace] FILE|-\n"
+    "       launchrank devices remove [--db PATH] NAME\n"
     "\n"
-    "Lists the built-in GPU models the estimator knows, or prints the figures of the\n"
-    "one called NAME (e.g. A100-SXM4-80GB), as JSON. A request names one with\n"
-    "\"device\" or sends its own figures to model a hypothetical GPU.\n"
+    "Lists the GPU models the estimator knows, or prints the figures of the one\n"
+    "called NAME (e.g. A100-SXM4-80GB), as JSON. A request names one with \"device\"\n"
+    "or sends its own figures to model a hypothetical GPU. Without --db the list\n"
+    "holds the built-in devices; with --db PATH also the devices stored in PATH\n"
+    "(\"stored\": true in the JSON, \"stored\" after the figures in the table).\n"
+    "\n"
+    "add stores a device description in the SQLite file PATH (default " CLI_DEFAULT_DB ",\n"
+    "as for serve; created if missing): the output of `launchrank calibrate`, or a\n"
+    "description written by hand (every figure, or \"base\" and the figures that\n"
+    "differ; see docs/api.md, \"The device\"). It needs a \"name\" of letters, digits,\n"
+    "'.', '_' and '-'. It is checked as a request's device is, and refused with the\n"
+    "JSON path of the bad figure; a built-in device's name is refused (a stored\n"
+    "device never shadows a built-in), and so is the name of a stored one unless\n"
+    "--replace is given. With \"base\", the base's figures are copied now. \"sources\"\n"
+    "is kept and shown; \"units\" is dropped (the units are always those of the\n"
+    "figure table). Then estimate, rank, devices and serve given --db PATH know the\n"
+    "device by name. A running daemon reads its devices when it starts: restart it\n"
+    "to see a device added since. remove deletes a stored device.\n"
     "\n"
     "Options:\n"
+    "  --db PATH    the SQLite file of stored devices (and of the cache)\n"
+    "  --replace    add: replace a stored device of the same name\n"
     "  --table      print a table: name, SMs, clock (GHz), L2 size (MiB),\n"
     "               L2 and DRAM bandwidth (GB/s, attainable, not data-sheet peaks)\n"
     "  --pretty     indent the JSON for reading\n"
     "  -h, --help   show this help\n"
     "\n"
-    "Example:\n"
+    "Examples:\n"
     "  launchrank devices --table\n"
+    "  launchrank calibrate --out my-gpu.json --name my-gpu\n"
+    "  launchrank devices add --db lab.sqlite my-gpu.json\n"
+    "  launchrank devices --db lab.sqlite --table\n"
+    "  launchrank rank --db lab.sqlite --table request-naming-my-gpu.json\n"
     "\n"
-    "Exit status: 0 success; 2 unknown device or bad usage; 1 other failures.\n";
+    "Exit status: 0 success; 2 unknown device, a description or name refused, or bad\n"
+    "usage (a JSON error with code, message and path on stderr); 1 other failures\n"
+    "(unreadable file, database that cannot be written).\n";
+
+/* Prints a response (or reports the error) the way every devices action does. */
+static int devices_output(const char *resp, const lr_error *err, const cli_opts *o)
+{
+    if (!resp)
+        return cli_report(err);
+    if (!o->table)
+        return cli_print_json("devices", resp, o->pretty);
+    if (cli_table_devices(stdout, resp) != 0) {
+        fprintf(stderr, "launchrank devices: the response holds no device to tabulate\n");
+        return CLI_EXIT_FAILED;
+    }
+    return cli_flush_stdout("devices");
+}
+
+/* `devices add FILE` and `devices remove NAME`: o->pos[1] is the argument. */
+static int devices_change(const cli_opts *o)
+{
+    int add = strcmp(o->pos[0], "add") == 0, rc;
+    char *body = NULL, *resp;
+    size_t len = 0;
+    lr_error err;
+    if (o->npos != 2)
+        return cli_usage_error("devices", "%s needs %s", o->pos[0], add ? "a FILE" : "a NAME");
+    if (o->table)
+        return cli_usage_error("devices", "--table does not apply to %s", o->pos[0]);
+    if (!add && o->replace)
+        return cli_usage_error("devices", "--replace applies to add only");
+    if (add && (rc = cli_read_request("devices", o->pos[1], &body, &len)))
+        return rc;
+    lr_api_config cfg = {.db_path = o->db ? o->db : CLI_DEFAULT_DB};
+    lr_error_clear(&err);
+    lr_api *api = lr_api_new(&cfg, &err);
+    if (!api) {
+        free(body);
+        return cli_report(&err);
+    }
+    resp = add ? lr_api_device_add(api, body, len, o->replace, &err)
+               : lr_api_device_remove(api, o->pos[1], &err);
+    rc = devices_output(resp, &err, o);
+    free(resp);
+    free(body);
+    lr_api_free(api);
+    return rc;
+}
 
 static int cmd_devices(int argc, char **argv)
 {
@@ -253,24 +327,29 @@ static int cmd_devices(int argc, char **argv)
     lr_error err;
     if (cli_wants_help(argc, argv))
         return fputs(devices_help, stdout), CLI_EXIT_OK;
-    int rc = cli_parse_args(argc, argv, CLI_OPT_PRETTY | CLI_OPT_TABLE, 0, 1, &o);
+    int rc = cli_parse_args(
+        argc, argv, CLI_OPT_DB | CLI_OPT_PRETTY | CLI_OPT_TABLE | CLI_OPT_REPLACE, 0, 2, &o);
     if (rc)
         return rc;
-    lr_api_config cfg = {0}; /* no cache: devices are built in */
+    if (o.npos && (strcmp(o.pos[0], "add") == 0 || strcmp(o.pos[0], "remove") == 0))
+        return devices_change(&o);
+    if (o.npos == 2)
+        return cli_usage_error(argv[0], "unexpected argument '%s'", o.pos[1]);
+    if (o.replace)
+        return cli_usage_error(argv[0], "--replace applies to add only");
+    /* without --db no store: the built-in devices only */
+    lr_api_config cfg = {.db_path = o.db};
     lr_error_clear(&err);
     lr_api *api = lr_api_new(&cfg, &err);
     if (!api)
         return cli_report(&err);
+    const char *status = lr_api_cache_status(api);
+    if (o.db && strcmp(status, "ok") != 0)
+        fprintf(stderr, "launchrank devices: warning: no stored devices: %s\n", status);
+    if (lr_api_devices_warning(api))
+        fprintf(stderr, "launchrank devices: warning: %s\n", lr_api_devices_warning(api));
     char *resp = o.npos ? lr_api_device(api, o.pos[0], &err) : lr_api_devices(api, &err);
-    if (!resp)
-        rc = cli_report(&err);
-    else if (!o.table)
-        rc = cli_print_json(argv[0], resp, o.pretty);
-    else if (cli_table_devices(stdout, resp) != 0) {
-        fprintf(stderr, "launchrank devices: the response holds no device to tabulate\n");
-        rc = CLI_EXIT_FAILED;
-    } else
-        rc = cli_flush_stdout(argv[0]);
+    rc = devices_output(resp, &err, &o);
     free(resp);
     lr_api_free(api);
     return rc;
@@ -299,7 +378,7 @@ typedef struct cli_command {
 static const cli_command commands[] = {
     {"estimate", cmd_estimate, "predict the performance of one launch configuration"},
     {"rank", cmd_rank, "rank the launch configurations of a kernel, best first"},
-    {"devices", cmd_devices, "list the built-in GPU models, or show one"},
+    {"devices", cmd_devices, "list the GPU models, show one, or store one (add)"},
     {"serve", cmd_serve, "run the HTTP daemon (JSON API, shared prediction cache)"},
     {"cache", cli_cmd_cache, "show, clear or export the SQLite prediction cache"},
     {"emit", cli_cmd_emit, "print the CUDA source of one configuration's kernel"},

@@ -187,6 +187,128 @@ case_devices() {
     expect_empty out
 }
 
+# Devices that users add (issue 9, item 2): a calibrated device made from the recorded
+# H100 run is stored with --db, listed and marked stored, named in a request, served
+# by a daemon started on that database; a built-in name, a stored name without
+# --replace and a malformed description are refused with exit 2 and the JSON path.
+case_devices_add() {
+    db="$T/lab.sqlite"
+    run calibrate --from-raw "$DATA/../../data/calibration/h100_raw.json" --name H100-cal
+    expect_rc 0
+    cp "$T/out" cal.json
+    run devices add --db "$db" cal.json
+    expect_rc 0
+    expect_in out '"name":"H100-cal","replaced":false'
+    expect_empty err
+    # listed with --db beside the built-ins, each marked; without --db not there
+    run devices --db "$db"
+    expect_rc 0
+    expect_in out '"name":"H100-cal","stored":true'
+    expect_in out '"name":"K20m","stored":false'
+    run devices --db "$db" --table
+    expect_rc 0
+    grep -q '^H100-cal  *132  *1\.980  *25\.00  *7809  *2973  stored$' "$T/out" ||
+        fail "no stored table row for H100-cal"
+    grep -q '^K20m  *13  .*161$' "$T/out" || fail "the K20m row changed"
+    run devices --db "$db" h100-CAL
+    expect_rc 0
+    expect_in out '"dram_bw_gbs":2973'
+    expect_in out '"stored":true'
+    expect_in out 'launchrank calibrate on NVIDIA H100'
+    expect_in out '"units":{'
+    run devices
+    expect_rc 0
+    expect_not_in out 'H100-cal'
+    # a request naming it: estimated with --db; without, an unknown device
+    printf '%s' '{"device":"H100-cal","domain":[1024,1024],"launch":{"block":[128,1]},"kernel":{"fields":[{"name":"A","dims":[1024,1024],"loads":[["x","y"]]},{"name":"B","dims":[1024,1024],"stores":[["x","y"]]}]}}' >req.json
+    run estimate --db "$db" req.json
+    expect_rc 0
+    expect_in out '"device":"H100-cal"'
+    expect_in out '"predicted":'
+    run estimate req.json
+    expect_rc 2
+    expect_in err '"path":"device"'
+    # the same name again: refused, then replaced with --replace
+    run devices add --db "$db" cal.json
+    expect_rc 2
+    expect_in err '"path":"name"'
+    expect_in err '--replace'
+    run devices add --db "$db" --replace cal.json
+    expect_rc 0
+    expect_in out '"replaced":true'
+    # a built-in's name, in any case, is refused: a stored device never shadows one
+    sed 's/"H100-cal"/"h100-SXM5-80GB"/' cal.json >builtin.json
+    run devices add --db "$db" builtin.json
+    expect_rc 2
+    expect_in err '"code":"invalid_request"'
+    expect_in err '"path":"name"'
+    expect_in err 'built-in'
+    # malformed descriptions: the path of the bad figure
+    sed 's/"H100-cal"/"Bad1"/; s/"l1_sector_bytes":[[:space:]]*32/"l1_sector_bytes": 48/' \
+        cal.json >bad1.json
+    run devices add --db "$db" bad1.json
+    expect_rc 2
+    expect_in err '"path":"l1_sector_bytes"'
+    sed 's/"H100-cal"/"Bad2"/; /"sm_count":/d' cal.json >bad2.json
+    run devices add --db "$db" bad2.json
+    expect_rc 2
+    expect_in err '"path":"sm_count"'
+    printf '%s' '{"base":"H100-SXM5-80GB","name":"Bad3","fits":{"miss_l1":{"a":0.5,"b":-1,"c":1}}}' >bad3.json
+    run devices add --db "$db" bad3.json
+    expect_rc 2
+    expect_in err '"path":"fits.miss_l1.b"'
+    printf '%s' '{"base":"H100-SXM5-80GB","dram_bw_gbs":3300}' >noname.json
+    run devices add --db "$db" noname.json
+    expect_rc 2
+    expect_in err '"path":"name"'
+    run devices --db "$db" --table
+    expect_not_in out 'Bad'
+    # "base" with overrides: stored with every figure, units dropped
+    printf '%s' '{"base":"H100-SXM5-80GB","name":"H100-fast","dram_bw_gbs":3300,"units":{}}' >fast.json
+    run devices add --db "$db" fast.json
+    expect_rc 0
+    run devices --db "$db" --table H100-fast
+    expect_rc 0
+    grep -q '^H100-fast  *132  *1\.755 .* 3300  stored$' "$T/out" || fail "no row for H100-fast"
+    # a daemon started on the database serves the stored devices
+    if command -v curl >/dev/null 2>&1; then
+        "$LR" serve --listen 127.0.0.1:0 --db "$db" --port-file port --threads 1 --quiet \
+            2>serve.log &
+        pid=$!
+        i=0
+        while [ ! -s port ] && [ $i -lt 300 ]; do
+            sleep 0.1
+            i=$((i + 1))
+        done
+        url="http://127.0.0.1:$(cat port 2>/dev/null)"
+        curl -s "$url/v1/devices" >list.json
+        curl -s "$url/v1/devices/h100-cal" >one.json
+        curl -s -H 'Content-Type: application/json' --data-binary @req.json \
+            "$url/v1/estimate" >est.json
+        kill "$pid"
+        wait "$pid"
+        last="launchrank serve --db (GET /v1/devices)"
+        cp list.json "$T/out"
+        expect_in out '"name":"H100-cal","stored":true'
+        expect_in out '"name":"H100-fast","stored":true'
+        cp one.json "$T/out"
+        expect_in out '"dram_bw_gbs":2973'
+        last="launchrank serve --db (POST /v1/estimate)"
+        cp est.json "$T/out"
+        expect_in out '"device":"H100-cal"'
+    else
+        echo "no curl: the daemon is not checked"
+    fi
+    # remove
+    run devices remove --db "$db" H100-fast
+    expect_rc 0
+    run devices remove --db "$db" H100-fast
+    expect_rc 2
+    expect_in err '"code":"not_found"'
+    run devices --db "$db" H100-fast
+    expect_rc 2
+}
+
 case_estimate() {
     run estimate "$DATA/estimate_2d_5point.json"
     expect_rc 0
@@ -414,6 +536,7 @@ bad_usage) case_bad_usage ;;
 unreadable_file) case_unreadable_file ;;
 too_large) case_too_large ;;
 devices) case_devices ;;
+devices_add) case_devices_add ;;
 estimate) case_estimate ;;
 malformed) case_malformed ;;
 non_affine) case_non_affine ;;

@@ -19,11 +19,12 @@ HTTP_TIMEOUT_S = 60   # a default-space ranking takes about a second
 class Daemon:
     """A launchrank daemon on 127.0.0.1:<port>. Use as a context manager."""
 
-    def __init__(self, binary, cache=True, extra_args=()):
+    def __init__(self, binary, cache=True, extra_args=(), db=None):
+        """db: the database to serve (e.g. with stored devices); default a new one."""
         self.binary = binary
         self.tmp = tempfile.TemporaryDirectory(prefix="lr-schema-")
         self.port_file = os.path.join(self.tmp.name, "port")
-        self.db = os.path.join(self.tmp.name, "cache.sqlite")
+        self.db = db or os.path.join(self.tmp.name, "cache.sqlite")
         args = [binary, "serve", "--listen", "127.0.0.1:0", "--port-file", self.port_file,
                 "--quiet", "--threads", "2"]
         args += ["--db", self.db] if cache else ["--no-cache"]

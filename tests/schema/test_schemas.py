@@ -11,7 +11,9 @@ import copy
 import glob
 import json
 import os
+import subprocess
 import sys
+import tempfile
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import lrdaemon  # noqa: E402
@@ -429,6 +431,37 @@ def check_live(d, schemas, reqs):
         check(resp["cache"]["hits"] >= 1, "stats count cache hits")
 
 
+def check_stored_devices(binary, schemas, req):
+    """A device stored with `launchrank devices add` is listed, shown and usable by name,
+    in the shapes the schemas give (issue 9, item 2)."""
+    with tempfile.TemporaryDirectory(prefix="lr-schema-devices-") as tmp:
+        db = os.path.join(tmp, "lab.sqlite")
+        desc = os.path.join(tmp, "fast.json")
+        with open(desc, "w") as f:
+            json.dump({"base": "A100-SXM4-80GB", "name": "A100-fast", "dram_bw_gbs": 1800,
+                       "sources": {"dram_bw_gbs": "a test"}}, f)
+        added = subprocess.run([binary, "devices", "add", "--db", db, desc],
+                               capture_output=True, text=True)
+        check(added.returncode == 0, "devices add stores a device (%s)" % added.stderr.strip())
+        with lrdaemon.Daemon(binary, db=db) as d:
+            resp, _ = expect(d, schemas, "devices with a stored one", "GET", "/v1/devices", 200,
+                             "devices-response.json")
+            if resp:
+                stored = [x["name"] for x in resp["devices"] if x["stored"]]
+                check(stored == ["A100-fast"], "devices marks the stored device (got %r)" % stored)
+            resp, _ = expect(d, schemas, "stored device", "GET", "/v1/devices/a100-FAST", 200,
+                             "device-response.json")
+            if resp:
+                check(resp["device"]["stored"] and resp["device"]["dram_bw_gbs"] == 1800,
+                      "the stored device keeps its figures")
+            named = dict(req, device="A100-fast")
+            resp, _ = expect(d, schemas, "estimate naming a stored device", "POST",
+                             "/v1/estimate", 200, "estimate-response.json",
+                             json.dumps(named).encode(), JSON_CT)
+            if resp:
+                check(resp["device"] == "A100-fast", "the estimate names the stored device")
+
+
 def main():
     if len(sys.argv) != 3:
         print(__doc__)
@@ -445,7 +478,8 @@ def main():
     with lrdaemon.Daemon(binary, cache=True) as d:
         check_live(d, schemas, reqs)
         check_agreement(d, schemas, reqs["ref2_2d5pt_a100_80gb.json"])
-        # the cache status without a cache
+    check_stored_devices(binary, schemas, reqs["ref2_2d5pt_a100_80gb.json"])
+    # the cache status without a cache
     with lrdaemon.Daemon(binary, cache=False) as d:
         resp, _ = expect(d, schemas, "healthz without cache", "GET", "/healthz", 200,
                          "health-response.json")

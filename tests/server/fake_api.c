@@ -58,6 +58,12 @@ const char *lr_api_cache_status(const lr_api *api)
     return api->has_db ? "ok" : "no database configured";
 }
 
+const char *lr_api_devices_warning(const lr_api *api)
+{
+    (void)api;
+    return NULL;
+}
+
 lr_worker *lr_worker_new(lr_api *api, lr_error *err)
 {
     lr_worker *w = malloc(sizeof *w);
