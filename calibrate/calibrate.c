@@ -5,7 +5,6 @@
 #include "calibrate.h"
 
 #include <math.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -165,34 +164,6 @@ typedef struct cal_row {
     est_result r;
 } cal_row;
 
-typedef struct text {
-    char *s;
-    size_t len, cap;
-} text;
-
-static void say(text *t, const char *fmt, ...)
-{
-    va_list ap;
-    va_start(ap, fmt);
-    char buf[512];
-    int n = vsnprintf(buf, sizeof buf, fmt, ap);
-    va_end(ap);
-    if (n < 0)
-        return;
-    size_t k = (size_t)n < sizeof buf ? (size_t)n : sizeof buf - 1;
-    if (t->len + k + 1 > t->cap) {
-        size_t nc = t->cap ? 2 * t->cap + k : 4096;
-        char *ns = realloc(t->s, nc);
-        if (!ns)
-            return;
-        t->s = ns;
-        t->cap = nc;
-    }
-    memcpy(t->s + t->len, buf, k);
-    t->len += k;
-    t->s[t->len] = 0;
-}
-
 static int bad_raw(lr_error *err, const char *path, const char *why)
 {
     return lr_error_set(err, LR_INVALID_REQUEST, path, "calibration record: %s", why);
@@ -304,40 +275,6 @@ static cal_row *estimate_runs(const lr_devices *devs, const cJSON *runs, const e
     return rows;
 }
 
-/* Per family: top-1 (% of best), Spearman rho, median |error| of GLup/s. */
-static void family_report(text *t, const char *what, const cal_row *rows, int n,
-                          const corpus_family *fams, int nf)
-{
-    say(t, "%s\n  %-18s %5s %7s %6s %9s\n", what, "family", "runs", "top1 %", "rho",
-        "error %");
-    double *p = malloc(sizeof(double) * (size_t)(n + 1)),
-           *m = malloc(sizeof(double) * (size_t)(n + 1)),
-           *e = malloc(sizeof(double) * (size_t)(n + 1));
-    for (int f = 0; p && m && e && f < nf; f++) {
-        int k = 0, arg = -1;
-        double best = 0;
-        for (int i = 0; i < n; i++) {
-            if (rows[i].family != f)
-                continue;
-            p[k] = rows[i].r.predicted;
-            m[k] = rows[i].glups;
-            e[k] = fabs(p[k] / m[k] - 1);
-            if (arg < 0 || p[k] > p[arg])
-                arg = k;
-            best = fmax(best, m[k]);
-            k++;
-        }
-        if (k == 0)
-            continue;
-        double rho = cal_spearman(p, m, k), top1 = 100 * m[arg] / best;
-        say(t, "  %-18s %5d %7.1f %6.2f %9.1f\n", fams[f].name, k, top1, rho,
-            100 * cal_median(e, k));
-    }
-    free(p);
-    free(m);
-    free(e);
-}
-
 cJSON *cal_analyse(const lr_devices *devs, const cJSON *raw, const char *base, const char *name,
                    char **report, lr_error *err)
 {
@@ -376,7 +313,7 @@ cJSON *cal_analyse(const lr_devices *devs, const cJSON *raw, const char *base, c
     cJSON *out = NULL;
     cal_row *rows = NULL;
     cal_sample *smp = NULL;
-    text t = {0};
+    cal_text t = {0};
     if (load_suite(fams, &nf, err))
         return NULL;
     rows = estimate_runs(devs, runs, &dev, fams, nf, kernels, &n, err);
@@ -413,21 +350,24 @@ cJSON *cal_analyse(const lr_devices *devs, const cJSON *raw, const char *base, c
         smp[i] = (cal_sample){rows[i].family, kernels[rows[i].family], &rows[i].r,
                               rows[i].glups};
     int drv = (int)gpu_num(gpu, "driver_version");
-    say(&t, "GPU %s (compute capability %d.%d, CUDA driver %d.%d), %d runs, measured %s\n",
+    cal_say(&t, "GPU %s (compute capability %d.%d, CUDA driver %d.%d), %d runs, measured %s\n",
         gname->valuestring, (int)gpu_num(gpu, "cc_major"), (int)gpu_num(gpu, "cc_minor"),
         drv / 1000, drv % 1000 / 10, n, date->valuestring);
-    say(&t, "attainable bandwidths: DRAM %.0f GB/s, L2 %.0f GB/s\n", dev.dram_bw_gbs,
+    cal_say(&t, "attainable bandwidths: DRAM %.0f GB/s, L2 %.0f GB/s\n", dev.dram_bw_gbs,
         dev.l2_bw_gbs);
     double before = cal_objective(&dev, smp, n, -1);
-    family_report(&t, "with the built-in model-v2 parameters (the H100 fit):", rows, n, fams,
-                  nf);
+    const char *labels[16];
+    for (int f = 0; f < nf; f++)
+        labels[f] = fams[f].name;
+    cal_report_groups(&t, "with the built-in model-v2 parameters (the H100 fit):", "family",
+                      labels, nf, smp, n);
     dev = cal_fit(&dev, smp, n, -1, 4);
     double after = cal_objective(&dev, smp, n, -1);
-    family_report(&t, "with the parameters fitted here:", rows, n, fams, nf);
-    say(&t, "objective %.4f -> %.4f\nfitted:", before, after);
+    cal_report_groups(&t, "with the parameters fitted here:", "family", labels, nf, smp, n);
+    cal_say(&t, "objective %.4f -> %.4f\nfitted:", before, after);
     for (int q = 0; q < CAL_NPARAMS; q++)
-        say(&t, " %s %.4g", cal_param_name(q), *cal_param(&dev, q));
-    say(&t, "\n");
+        cal_say(&t, " %s %.4g", cal_param_name(q), *cal_param(&dev, q));
+    cal_say(&t, "\n");
 
     char why[160];
     const char *badfig = est_device_check(&dev, why, sizeof why);

@@ -2,7 +2,10 @@
  * fit: coordinate descent of the model-v2 parameters on measured kernels (fit.h).
  */
 #include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "fit.h"
 
@@ -164,4 +167,62 @@ est_device cal_fit(const est_device *start, cal_sample *s, int n, int left_out, 
         }
     cal_apply(&d, s, n);
     return d;
+}
+
+/* ---- reports ---- */
+
+void cal_say(cal_text *t, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    char buf[512];
+    int n = vsnprintf(buf, sizeof buf, fmt, ap);
+    va_end(ap);
+    if (n < 0)
+        return;
+    size_t k = (size_t)n < sizeof buf ? (size_t)n : sizeof buf - 1;
+    if (t->len + k + 1 > t->cap) {
+        size_t nc = t->cap ? 2 * t->cap + k : 4096;
+        char *ns = realloc(t->s, nc);
+        if (!ns)
+            return;
+        t->s = ns;
+        t->cap = nc;
+    }
+    memcpy(t->s + t->len, buf, k);
+    t->len += k;
+    t->s[t->len] = 0;
+}
+
+void cal_report_groups(cal_text *t, const char *title, const char *column,
+                       const char *const *labels, int ngroups, const cal_sample *s, int n)
+{
+    cal_say(t, "%s\n  %-18s %5s %7s %6s %9s\n", title, column, "runs", "top1 %", "rho",
+            "error %");
+    double *p = malloc(sizeof(double) * (size_t)(n + 1)),
+           *m = malloc(sizeof(double) * (size_t)(n + 1)),
+           *e = malloc(sizeof(double) * (size_t)(n + 1));
+    for (int g = 0; p && m && e && g < ngroups; g++) {
+        int k = 0, arg = -1;
+        double best = 0;
+        for (int i = 0; i < n; i++) {
+            if (s[i].group != g || !(s[i].measured > 0))
+                continue;
+            p[k] = s[i].r->predicted;
+            m[k] = s[i].measured;
+            e[k] = fabs(p[k] / m[k] - 1);
+            if (arg < 0 || p[k] > p[arg])
+                arg = k;
+            best = fmax(best, m[k]);
+            k++;
+        }
+        if (k == 0)
+            continue;
+        double rho = cal_spearman(p, m, k), top1 = 100 * m[arg] / best;
+        cal_say(t, "  %-18s %5d %7.1f %6.2f %9.1f\n", labels[g], k, top1, rho,
+                100 * cal_median(e, k));
+    }
+    free(p);
+    free(m);
+    free(e);
 }

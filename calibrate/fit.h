@@ -13,6 +13,8 @@
 #ifndef CAL_FIT_H
 #define CAL_FIT_H
 
+#include <stddef.h>
+
 #include "estimator.h"
 
 #define CAL_NPARAMS 11
@@ -51,5 +53,23 @@ double cal_objective(const est_device *d, cal_sample *s, int n, int left_out);
  * device (start with its fitted parameters replaced); the samples are left applied
  * to it. */
 est_device cal_fit(const est_device *start, cal_sample *s, int n, int left_out, int rounds);
+
+/* A growing text (the readable reports of calibrate and refit). s is malloc'd and
+ * NUL-terminated once anything was said; the owner frees it. Out of memory drops the
+ * rest of the text, never the process. */
+typedef struct cal_text {
+    char *s;
+    size_t len, cap;
+} cal_text;
+
+void cal_say(cal_text *t, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+/* Appends to t the table of how well the samples' current predictions (cal_apply
+ * first) match the measurements: the title, then one line per group with samples,
+ * named labels[g] under the column heading `column` ("family", "kernel"): runs,
+ * top-1 (measured speed of the predicted best, % of the measured best), Spearman rho,
+ * median |predicted / measured - 1| in %. */
+void cal_report_groups(cal_text *t, const char *title, const char *column,
+                       const char *const *labels, int ngroups, const cal_sample *s, int n);
 
 #endif

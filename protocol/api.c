@@ -144,6 +144,11 @@ void lr_api_free(lr_api *api)
     free(api);
 }
 
+const lr_devices *lr_api_device_list(const lr_api *api)
+{
+    return api->devs;
+}
+
 const char *lr_api_devices_warning(const lr_api *api)
 {
     return api->devices_warning[0] ? api->devices_warning : NULL;
@@ -312,7 +317,9 @@ static cJSON *measure_one(lr_worker *w, const lr_request *req, const est_config 
                              .ms_median = m.ms_median,
                              .ms_max = m.ms_max,
                              .glups = m.glups,
-                             .json = text ? text : "{}"};
+                             .json = text ? text : "{}",
+                             /* what `launchrank fit` rebuilds the kernel from */
+                             .request = req->canonical};
         memcpy(sm.block, cfg->launch.block, sizeof sm.block);
         memcpy(sm.folding, cfg->launch.folding, sizeof sm.folding);
         lr_error e;

@@ -48,6 +48,11 @@ typedef void (*lr_progress_fn)(void *user, size_t done, size_t total);
 lr_api *lr_api_new(const lr_api_config *cfg, lr_error *err);
 void lr_api_free(lr_api *api);
 
+/* The devices requests of this api see: the built-ins, then those stored in its
+ * database. Owned by api, valid until lr_api_free. */
+typedef struct lr_devices lr_devices;
+const lr_devices *lr_api_device_list(const lr_api *api);
+
 /* "ok", or a sentence saying why the cache is not usable (owned by api). */
 const char *lr_api_cache_status(const lr_api *api);
 

@@ -581,6 +581,29 @@ void lr_request_release(lr_request *req)
     memset(req, 0, sizeof *req);
 }
 
+/* The canonical text is the request as parse_body wrote it, except that the model
+ * sits in the kernel (it is part of the kernel's identity there) and the model
+ * version is added: undo those two. */
+cJSON *lr_request_from_canonical(const char *canonical, lr_error *err)
+{
+    const char *end = NULL;
+    cJSON *o = canonical ? cJSON_ParseWithOpts(canonical, &end, 1) : NULL;
+    cJSON *k = cJSON_GetObjectItemCaseSensitive(o, "kernel");
+    if (!cJSON_IsObject(o) || !cJSON_IsObject(k) ||
+        !cJSON_IsObject(cJSON_GetObjectItemCaseSensitive(o, "device")) ||
+        !cJSON_IsArray(cJSON_GetObjectItemCaseSensitive(o, "domain"))) {
+        cJSON_Delete(o);
+        lr_error_set(err, LR_INVALID_REQUEST, NULL,
+                     "not a canonical request (an object with device, domain and kernel)");
+        return NULL;
+    }
+    cJSON *model = cJSON_DetachItemFromObjectCaseSensitive(k, "model");
+    if (model)
+        cJSON_AddItemToObject(o, "model", model);
+    cJSON_DeleteItemFromObjectCaseSensitive(o, "model_version");
+    return o;
+}
+
 void lr_request_config_text(const est_launch *l, char out[LR_CONFIG_TEXT])
 {
     snprintf(out, LR_CONFIG_TEXT, "|block=%d,%d,%d|folding=%d,%d,%d", l->block[0], l->block[1],

@@ -55,6 +55,13 @@ int lr_request_parse(const lr_devices *devs, const char *body, size_t len, lr_re
                      lr_request *req, lr_error *err);
 void lr_request_release(lr_request *req);
 
+/* The request body that canonical (an lr_request's canonical text, as the measurement
+ * log of store/ keeps it) stands for: an object with "device" (every figure and the
+ * name), "domain", "kernel" and "model", without "launch", that lr_request_parse reads
+ * back into the same kernel. Caller frees with cJSON_Delete. NULL with err
+ * (LR_INVALID_REQUEST) when canonical is not such a text. */
+cJSON *lr_request_from_canonical(const char *canonical, lr_error *err);
+
 /* The text of one configuration ("|block=32,4,1|folding=1,1,1"): with req->canonical,
  * everything that determines a prediction, and what the cache compares on a hit. */
 #define LR_CONFIG_TEXT 128

@@ -62,6 +62,11 @@ static const char *const migrations[ST_SCHEMA_VERSION] = {
     "  name TEXT PRIMARY KEY NOT NULL COLLATE NOCASE,"
     "  json TEXT NOT NULL,"
     "  created TEXT NOT NULL DEFAULT (strftime('%Y-%m-%dT%H:%M:%fZ', 'now')));",
+    /* 4: a measurement keeps the canonical request it timed (kernel, domain, device
+     * figures; the launch is in its own columns), so `launchrank fit` can rebuild
+     * the kernel and estimate it again (issue 9 item 3): the hash alone could not.
+     * Rows measured before have none (NULL): fit skips them and says how many. */
+    "ALTER TABLE measurement ADD COLUMN request TEXT;",
 };
 
 static const char *const stmt_sql[ST_STMT_COUNT] = {
@@ -78,8 +83,12 @@ static const char *const stmt_sql[ST_STMT_COUNT] = {
     [ST_STMT_MEASUREMENT_ADD] =
         "INSERT INTO measurement(kernel_hash, gpu_name, driver_version,"
         " block_x, block_y, block_z, fold_x, fold_y, fold_z,"
-        " ms_min, ms_median, ms_max, glups, json)"
-        " VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14)",
+        " ms_min, ms_median, ms_max, glups, json, request)"
+        " VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15)",
+    [ST_STMT_MEASUREMENT_LIST] =
+        "SELECT kernel_hash, gpu_name, driver_version, block_x, block_y, block_z,"
+        " fold_x, fold_y, fold_z, ms_min, ms_median, ms_max, glups, json, request, created"
+        " FROM measurement ORDER BY id",
     [ST_STMT_STATS] = "SELECT (SELECT count(*) FROM prediction),"
                       " (SELECT count(*) FROM measurement),"
                       " (SELECT page_count FROM pragma_page_count())"
@@ -431,12 +440,59 @@ int st_measurement_add(st_store *st, const st_measurement *m, lr_error *err)
         rc = sqlite3_bind_double(s, 10 + i, times[i]);
     if (rc == SQLITE_OK)
         rc = sqlite3_bind_text(s, 14, m->json, -1, SQLITE_STATIC);
+    if (rc == SQLITE_OK)
+        rc = m->request ? sqlite3_bind_text(s, 15, m->request, -1, SQLITE_STATIC)
+                        : sqlite3_bind_null(s, 15);
     if (rc != SQLITE_OK) {
         st_fail(st, err, "adding a measurement");
         stmt_done(s);
         return -1;
     }
     return step_done(st, s, "adding a measurement", err);
+}
+
+int st_measurement_each(st_store *st, st_measurement_fn fn, void *user, lr_error *err)
+{
+    sqlite3_stmt *s = st->stmt[ST_STMT_MEASUREMENT_LIST];
+    int rc, stop = 0;
+
+    while (!stop && (rc = sqlite3_step(s)) == SQLITE_ROW) {
+        st_measurement m;
+        const char *texts[4];
+        const int cols[4] = {0, 1, 2, 13};
+        memset(&m, 0, sizeof m);
+        for (int i = 0; i < 4; i++)
+            texts[i] = (const char *)sqlite3_column_text(s, cols[i]);
+        m.kernel_hash = texts[0];
+        m.gpu_name = texts[1];
+        m.driver_version = texts[2];
+        m.json = texts[3];
+        for (int d = 0; d < 3; d++) {
+            m.block[d] = sqlite3_column_int(s, 3 + d);
+            m.folding[d] = sqlite3_column_int(s, 6 + d);
+        }
+        m.ms_min = sqlite3_column_double(s, 9);
+        m.ms_median = sqlite3_column_double(s, 10);
+        m.ms_max = sqlite3_column_double(s, 11);
+        m.glups = sqlite3_column_double(s, 12);
+        /* NULL for rows measured before schema 4 */
+        m.request = (const char *)sqlite3_column_text(s, 14);
+        m.created = (const char *)sqlite3_column_text(s, 15);
+        if (!m.kernel_hash || !m.gpu_name || !m.driver_version || !m.json || !m.created) {
+            stmt_done(s);
+            return lr_error_set(err, LR_NO_MEMORY, NULL,
+                                "cache database '%s': out of memory reading measurements",
+                                st->path);
+        }
+        stop = fn(user, &m);
+    }
+    if (!stop && rc != SQLITE_DONE) {
+        st_fail(st, err, "reading measurements");
+        stmt_done(s);
+        return -1;
+    }
+    stmt_done(s);
+    return stop;
 }
 
 int st_get_stats(st_store *st, st_stats *out, lr_error *err)

@@ -53,10 +53,25 @@ typedef struct st_measurement {
     double ms_min, ms_median, ms_max;
     double glups;     /* lattice updates per second of the median, in GLup/s */
     const char *json; /* the full measured record, for later analysis */
+    /* the canonical request text (lr_request's canonical: kernel, domain, device
+     * figures and name, model version) that was measured; NULL when unknown (rows
+     * written before schema 4) */
+    const char *request;
+    const char *created; /* read back only: when it was stored (ISO 8601 UTC) */
 } st_measurement;
 
-/* Appends a measurement (timestamped by the database). 0 or -1 with err set. */
+/* Appends a measurement (timestamped by the database; m->created is ignored). 0 or -1
+ * with err set. */
 int st_measurement_add(st_store *st, const st_measurement *m, lr_error *err);
+
+/* Called with each stored measurement, oldest first; m and its texts are valid during
+ * the call only (m->request is NULL for rows that predate it). A non-zero return
+ * stops the walk. */
+typedef int (*st_measurement_fn)(void *user, const st_measurement *m);
+
+/* Walks the measurement log: 0 when every row was visited, fn's non-zero return when
+ * it stopped the walk, -1 with err set on a database error. */
+int st_measurement_each(st_store *st, st_measurement_fn fn, void *user, lr_error *err);
 
 typedef struct st_stats {
     int64_t predictions;  /* rows in the prediction table */

@@ -12,7 +12,7 @@
 #include "store.h"
 
 /* The schema this build writes; bump it together with a new entry in migrations[]. */
-#define ST_SCHEMA_VERSION 3
+#define ST_SCHEMA_VERSION 4
 
 /* PRAGMA application_id of a launchrank database ("LRnk"), so open can tell our
  * file from another program's SQLite database before migrating anything into it. */
@@ -30,6 +30,7 @@ typedef enum st_stmt_id {
     ST_STMT_PUT_REQUEST,
     ST_STMT_PUT,
     ST_STMT_MEASUREMENT_ADD,
+    ST_STMT_MEASUREMENT_LIST,
     ST_STMT_STATS,
     ST_STMT_CLEAR,
     ST_STMT_CLEAR_REQUESTS,

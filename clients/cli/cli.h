@@ -82,6 +82,9 @@ int cli_cmd_cache(int argc, char **argv);
 /* `launchrank calibrate` (cli_calibrate.c). */
 int cli_cmd_calibrate(int argc, char **argv);
 
+/* `launchrank fit` (cli_fit.c). */
+int cli_cmd_fit(int argc, char **argv);
+
 /* `launchrank emit` and `launchrank measure` (cli_gpu.c). */
 int cli_cmd_emit(int argc, char **argv);
 int cli_cmd_measure(int argc, char **argv);

@@ -384,6 +384,7 @@ static const cli_command commands[] = {
     {"emit", cli_cmd_emit, "print the CUDA source of one configuration's kernel"},
     {"measure", cli_cmd_measure, "compile and time one configuration on the GPU"},
     {"calibrate", cli_cmd_calibrate, "measure this GPU into a device description"},
+    {"fit", cli_cmd_fit, "refit a device's model parameters to the measurement log"},
 };
 
 static void print_top_help(FILE *f)

@@ -65,14 +65,14 @@ expect_empty() {
 case_help() {
     run --help
     expect_rc 0
-    for c in estimate rank devices serve cache emit measure calibrate; do expect_in out "  $c "; done
+    for c in estimate rank devices serve cache emit measure calibrate fit; do expect_in out "  $c "; done
     expect_in out "Exit status"
     run help
     expect_rc 0
     expect_in out "rank"
     run -h
     expect_rc 0
-    for c in estimate rank devices cache; do
+    for c in estimate rank devices cache fit; do
         run "$c" --help
         expect_rc 0
         expect_in out "Usage: launchrank $c"

@@ -3,9 +3,10 @@
  * between two connections), exports records that parse, and refuses, with a message
  * naming the file, the files it must not use: not SQLite, corrupt, another
  * program's, written by a newer build, read-only. It keeps devices that users add,
- * one per name whatever its case, and migrates databases of earlier schemas. Every
- * case works in its own
- * database under one mkdtemp folder, removed at the end.
+ * one per name whatever its case, reads the measurement log back (with each row's
+ * request, none for rows older than schema 4) and migrates databases of earlier
+ * schemas. Every case works in its own database under one mkdtemp folder, removed at
+ * the end.
  */
 #include <cjson/cJSON.h>
 #include <errno.h>
@@ -23,6 +24,9 @@
 /* The request and configuration most cases store their predictions for. */
 #define REQ "{\"kernel\":\"k\"}"
 #define CFG "|block=32,4,1|folding=1,1,1"
+
+/* The schema store.c writes (store_int.h's ST_SCHEMA_VERSION). */
+#define ST_TEST_SCHEMA 4
 
 /* The user a root run drops to for the read-only case (root writes anything). */
 #define NOBODY_ID 65534
@@ -149,12 +153,12 @@ static void test_roundtrip_and_persistence(void)
     CHECK_INT(st_get_stats(st, &stats, &err), 0);
     CHECK_INT(stats.predictions, 1);
     CHECK_INT(stats.measurements, 0);
-    CHECK_INT(stats.schema_version, 3);
+    CHECK_INT(stats.schema_version, ST_TEST_SCHEMA);
     CHECK(stats.bytes > 0);
     CHECK(!lr_error_is_set(&err));
     st_close(st);
 
-    CHECK_INT(raw_int(path, "PRAGMA user_version"), 3);
+    CHECK_INT(raw_int(path, "PRAGMA user_version"), ST_TEST_SCHEMA);
     CHECK_INT(raw_int(path, "SELECT kind = 'rank' FROM prediction WHERE key = 'a'"), 1);
     st = st_open(path, &err);
     CHECK(st != NULL);
@@ -206,7 +210,7 @@ static void test_refuses_unusable_files(void)
     lr_error_clear(&err);
     st_close(st_open(db_path(path, sizeof path, "newer.db"), &err));
     raw_sql(path, "PRAGMA user_version = 99");
-    check_refused(path, "was written by a newer launchrank (schema 99, this build knows 3)");
+    check_refused(path, "was written by a newer launchrank (schema 99, this build knows 4)");
 
     /* Another program's database: refused, and left exactly as it was. */
     raw_sql(db_path(path, sizeof path, "foreign.db"),
@@ -413,7 +417,7 @@ static void test_concurrent_first_open(void)
         CHECK_INT(status, 0);
     }
     CHECK_INT(raw_int(path, "SELECT count(*) FROM prediction"), PROCESSES);
-    CHECK_INT(raw_int(path, "PRAGMA user_version"), 3);
+    CHECK_INT(raw_int(path, "PRAGMA user_version"), ST_TEST_SCHEMA);
 }
 
 /* Issue 10, item 4: keys are a hash, and a hit used to trust it. A row stored under a
@@ -453,6 +457,24 @@ static void test_key_collision_is_a_miss(void)
     CHECK_INT(raw_int(path, "SELECT count(*) FROM prediction"), 2);
 }
 
+/* Collects what st_measurement_each visits: "gpu block folding glups request;" per
+ * row ("-" for a row without its request). */
+typedef struct measurement_walk {
+    char seen[512];
+    int n;
+} measurement_walk;
+
+static int collect_measurement(void *user, const st_measurement *m)
+{
+    measurement_walk *w = user;
+    size_t len = strlen(w->seen);
+    snprintf(w->seen + len, sizeof w->seen - len, "%s %d,%d,%d %d,%d,%d %g %s;", m->gpu_name,
+             m->block[0], m->block[1], m->block[2], m->folding[0], m->folding[1], m->folding[2],
+             m->glups, m->request ? m->request : "-");
+    w->n++;
+    return 0;
+}
+
 /* A database of schema 1 (predictions without their request) is migrated on open:
  * its predictions, which cannot be checked against a request, are dropped, its
  * measurements kept, and it caches again. */
@@ -485,13 +507,21 @@ static void test_migrates_schema_1(void)
         return;
     }
     CHECK_INT(st_get_stats(st, &stats, &err), 0);
-    CHECK_INT(stats.schema_version, 3);
+    CHECK_INT(stats.schema_version, ST_TEST_SCHEMA);
     CHECK_INT(stats.predictions, 0);
     CHECK_INT(stats.measurements, 1);
     check_missing(st, "k");
     CHECK_INT(st_prediction_put(st, "k", REQ, CFG, "estimate", "{\"v\":2}", &err), 0);
     check_get(st, "k", "{\"v\":2}");
     CHECK(!lr_error_is_set(&err));
+    /* the old measurement reads back without a request; a new one keeps its own */
+    st_measurement m = sample_measurement("H100", 2.0);
+    m.request = REQ;
+    CHECK_INT(st_measurement_add(st, &m, &err), 0);
+    measurement_walk w = {{0}, 0};
+    CHECK_INT(st_measurement_each(st, collect_measurement, &w, &err), 0);
+    CHECK_INT(w.n, 2);
+    CHECK_STR(w.seen, "H100 32,4,1 1,1,1 1 -;H100 32,4,1 1,2,1 12.5 " REQ ";");
     st_close(st);
 }
 
@@ -601,7 +631,7 @@ static void test_migrates_schema_2(void)
         return;
     }
     CHECK_INT(st_get_stats(st, &stats, &err), 0);
-    CHECK_INT(stats.schema_version, 3);
+    CHECK_INT(stats.schema_version, ST_TEST_SCHEMA);
     CHECK_INT(stats.predictions, 1);
     CHECK_INT(stats.measurements, 1);
     check_get(st, "k", "{\"v\":1}");
