@@ -36,9 +36,15 @@ void cal_opts_init(cal_opts *o)
     cg_measure_opts_init(&o->measure);
 }
 
-static int load_suite(corpus_family *fams, int *n, lr_error *err)
+/* Families the suite may hold: calibrate/meson.build embeds five. */
+#define MAX_SUITE 16
+
+static int load_suite(corpus_family fams[MAX_SUITE], int *n, lr_error *err)
 {
     *n = 0;
+    if (cal_suite_files_count > MAX_SUITE)
+        return lr_error_set(err, LR_INTERNAL, NULL, "the calibration suite has %u families, "
+                            "more than the %d calibrate.c holds", cal_suite_files_count, MAX_SUITE);
     for (unsigned i = 0; i < cal_suite_files_count; i++) {
         if (corpus_family_parse(cal_suite_files[i].text, cal_suite_files[i].name, &fams[*n]))
             return lr_error_set(err, LR_INTERNAL, NULL, "calibration suite file %s is broken",
@@ -93,7 +99,7 @@ cJSON *cal_measure(const lr_devices *devs, const cal_opts *o, lr_error *err)
     cg_gpu_props gpu;
     if (cg_gpu_query(&o->measure, &gpu, err))
         return NULL;
-    corpus_family fams[16];
+    corpus_family fams[MAX_SUITE];
     int nf = 0;
     if (load_suite(fams, &nf, err))
         return NULL;
@@ -307,9 +313,9 @@ cJSON *cal_analyse(const lr_devices *devs, const cJSON *raw, const char *base, c
     driver_figures(gpu, &dev);
     est_device_set_v2_defaults(&dev);
 
-    corpus_family fams[16];
+    corpus_family fams[MAX_SUITE];
     int nf = 0, n = 0;
-    est_kernel *kernels[16] = {0};
+    est_kernel *kernels[MAX_SUITE] = {0};
     cJSON *out = NULL;
     cal_row *rows = NULL;
     cal_sample *smp = NULL;
@@ -356,7 +362,7 @@ cJSON *cal_analyse(const lr_devices *devs, const cJSON *raw, const char *base, c
     cal_say(&t, "attainable bandwidths: DRAM %.0f GB/s, L2 %.0f GB/s\n", dev.dram_bw_gbs,
         dev.l2_bw_gbs);
     double before = cal_objective(&dev, smp, n, -1);
-    const char *labels[16];
+    const char *labels[MAX_SUITE];
     for (int f = 0; f < nf; f++)
         labels[f] = fams[f].name;
     cal_report_groups(&t, "with the built-in model-v2 parameters (the H100 fit):", "family",
