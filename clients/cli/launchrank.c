@@ -13,6 +13,7 @@
  * cache commands in cli_cache.c. `serve` hands the process to srv_main before any thread
  * exists.
  */
+#include <errno.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -25,7 +26,9 @@
 #include "cli.h"
 #include "cli_table.h"
 #include "lr_error.h"
-#include "server.h"
+
+/* the daemon executable `serve` runs (clients/cli/launchrank_serve.c) */
+#define SERVE_EXE "launchrank-serve"
 
 #ifndef LR_VERSION /* set by meson from project(version:) */
 #define LR_VERSION "unknown"
@@ -357,11 +360,38 @@ static int cmd_devices(int argc, char **argv)
 
 /* ---- serve ---------------------------------------------------------------------- */
 
-/* srv_main parses its own options (and --help) and must own the process before any
- * thread exists; nothing above creates one. */
+/* The daemon is its own executable, launchrank-serve, next to this one (or on PATH):
+ * only `serve` needs libmicrohttpd and its TLS libraries, so the other subcommands
+ * start without loading them. exec keeps the process id, so signals sent to
+ * `launchrank serve` reach the daemon. */
 static int cmd_serve(int argc, char **argv)
 {
-    return srv_main(argc, argv);
+    char self[4096], path[4096 + 32];
+    ssize_t n = readlink("/proc/self/exe", self, sizeof self - 1);
+    char **args = calloc((size_t)argc + 1, sizeof *args);
+    if (!args) {
+        fprintf(stderr, "launchrank serve: out of memory\n");
+        return CLI_EXIT_FAILED;
+    }
+    args[0] = (char *)SERVE_EXE;
+    for (int i = 1; i < argc; i++)
+        args[i] = argv[i];
+    if (n > 0) {
+        self[n] = 0;
+        char *slash = strrchr(self, '/');
+        if (slash) {
+            *slash = 0;
+            snprintf(path, sizeof path, "%s/%s", self, SERVE_EXE);
+            execv(path, args);
+        }
+    }
+    execvp(SERVE_EXE, args); /* installed elsewhere on PATH */
+    fprintf(stderr,
+            "launchrank serve: cannot start %s (looked next to this executable and on PATH): "
+            "%s\n",
+            SERVE_EXE, strerror(errno));
+    free(args);
+    return CLI_EXIT_FAILED;
 }
 
 /* ---- dispatch ------------------------------------------------------------------- */
