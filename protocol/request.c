@@ -410,7 +410,7 @@ static int parse_search(const cJSON *v, lr_request *req, lr_error *err)
                 memcpy(l->folding, fold[f], sizeof l->folding);
             }
     } else {
-        req->nspace = est_search_default((int)minT, (int)maxT, (int)maxBz,
+        req->nspace = est_search_default((int)minT, (int)maxT, (int)maxBz, req->domain,
                                          (const int(*)[3])fold, (size_t)nfold, NULL, 0);
         if (req->nspace > LR_MAX_CONFIGS) {
             lr_error_set(err, LR_LIMIT_EXCEEDED, "search.foldings",
@@ -420,8 +420,8 @@ static int parse_search(const cJSON *v, lr_request *req, lr_error *err)
         }
         req->space = calloc(req->nspace ? req->nspace : 1, sizeof *req->space);
         if (req->space)
-            est_search_default((int)minT, (int)maxT, (int)maxBz, (const int(*)[3])fold,
-                               (size_t)nfold, req->space, req->nspace);
+            est_search_default((int)minT, (int)maxT, (int)maxBz, req->domain,
+                               (const int(*)[3])fold, (size_t)nfold, req->space, req->nspace);
     }
     if (!req->space) {
         lr_error_set(err, LR_NO_MEMORY, NULL, "out of memory");

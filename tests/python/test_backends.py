@@ -255,8 +255,8 @@ class Cases:
         foldings = [[f] for f in (1, 2, 4, 8, 16, 32, 64)] + [[1, f] for f in (2, 4, 8, 16, 32, 64)]
         foldings += [[2, 2], [4, 4], [8, 8], [2, 4], [4, 2]]
         with self.assertRaises(LaunchrankRequestError) as cm:
-            self.backend.rank(request(search={"foldings": foldings}))
-        self.assert_request_error(cm, 413, "limit_exceeded", "search.foldings")
+            self.backend.rank(request(search={"blocks": [[32, 4]] * 300, "foldings": foldings}))
+        self.assert_request_error(cm, 413, "limit_exceeded", "search")
 
 
 # -- the HTTP back end ---------------------------------------------------------------

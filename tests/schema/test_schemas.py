@@ -245,7 +245,7 @@ AGREEMENT = [
     ("rank with 65 foldings", "rank", [(["search"], {"foldings": [[1]] * 65})], 413, False),
     ("rank with 4097 blocks", "rank", [(["search"], {"blocks": [[32]] * 4097})], 413, False),
     ("rank over 4096 configurations (not expressible)", "rank",
-     [(["search"], {"foldings": [[1]] * 18})], 413, True),
+     [(["search"], {"blocks": [[32, 4]] * 300, "foldings": [[1]] * 18})], 413, True),
     ("rank with an unknown search key", "rank", [(["search"], {"best": 3})], 400, False),
     ("launch in a rank request is checked too", "rank", [(["launch"], {"block": "anything"})], 400, False),
 ]
@@ -339,7 +339,8 @@ def check_live(d, schemas, reqs):
                      json.dumps(rank).encode(), JSON_CT)
     if resp:
         check(len(resp["results"]) == 3, "rank top 3 returns 3 results")
-        check(resp["evaluated"] == 231, "the default search space has 231 blocks")
+        # a 2-D domain: bz = 1, powers of two with 32 <= bx*by <= 1024 (docs/api.md, search)
+        check(resp["evaluated"] == 51, "the default search space of a 2-D domain has 51 blocks")
         check(resp["cached_results"] >= 1, "rank reuses the estimate cached before")
         check([r["rank"] for r in resp["results"]] == [1, 2, 3], "ranks are 1, 2, 3")
     rank = rank_variant(reqs["su_k20_7pt.json"], 0)
@@ -413,7 +414,7 @@ def check_live(d, schemas, reqs):
     expect(d, schemas, "body over 1 MiB", "POST", "/v1/estimate", 413, "error.json", oversized,
            JSON_CT, "limit_exceeded")
     many = rank_variant(ref)
-    many["search"] = {"foldings": [[1]] * 18}
+    many["search"] = {"blocks": [[32, 4]] * 300, "foldings": [[1]] * 18}
     expect(d, schemas, "search space over 4096", "POST", "/v1/rank", 413, "error.json",
            json.dumps(many).encode(), JSON_CT, "limit_exceeded")
     expect(d, schemas, "form content type", "POST", "/v1/estimate", 415, "error.json",
