@@ -23,35 +23,37 @@ const char *est_device_check(const est_device *d, char *why, unsigned whysize)
             return field;                                                                      \
         }                                                                                      \
     } while (0)
+    /* Lower bounds are real figures, not just "positive": a subnormal bandwidth such as
+     * 5e-324 would make its limit underflow to 0, which the model reads as "no limit". */
     REQUIRE(d->sm_count >= 1 && d->sm_count <= 4096, "sm_count", "must be 1..4096");
-    REQUIRE(d->clock_ghz > 0 && d->clock_ghz <= 10, "clock_ghz", "must be in (0, 10] GHz");
+    REQUIRE(d->clock_ghz >= 0.01 && d->clock_ghz <= 10, "clock_ghz", "must be 0.01..10 GHz");
     REQUIRE(d->l1_bytes >= 1024 && d->l1_bytes <= (1 << 24), "l1_bytes",
             "must be 1 KiB..16 MiB");
     REQUIRE(d->l2_bytes >= 65536 && d->l2_bytes <= (1ll << 34), "l2_bytes",
             "must be 64 KiB..16 GiB");
-    REQUIRE(d->l2_bw_gbs > 0 && d->l2_bw_gbs < 1e6, "l2_bw_gbs", "must be in (0, 1e6) GB/s");
-    REQUIRE(d->dram_bw_gbs > 0 && d->dram_bw_gbs < 1e6, "dram_bw_gbs",
-            "must be in (0, 1e6) GB/s");
-    REQUIRE(d->l1_model != EST_L1_KEPLER || (d->smx_bw_gbs > 0 && d->smx_bw_gbs < 1e6),
+    REQUIRE(d->l2_bw_gbs >= 1 && d->l2_bw_gbs < 1e6, "l2_bw_gbs", "must be in [1, 1e6) GB/s");
+    REQUIRE(d->dram_bw_gbs >= 1 && d->dram_bw_gbs < 1e6, "dram_bw_gbs",
+            "must be in [1, 1e6) GB/s");
+    REQUIRE(d->l1_model != EST_L1_KEPLER || (d->smx_bw_gbs >= 1 && d->smx_bw_gbs < 1e6),
             "smx_bw_gbs", "a Kepler device needs its read-only cache bandwidth in GB/s");
-    REQUIRE(d->block_rate_per_sm > 0 && d->block_rate_per_sm < 1e6, "block_rate_per_sm",
-            "must be in (0, 1e6) blocks per microsecond");
-    REQUIRE(d->latency_ns > 0 && d->latency_ns < 1e6, "latency_ns", "must be in (0, 1e6) ns");
+    REQUIRE(d->block_rate_per_sm >= 0.001 && d->block_rate_per_sm < 1e6, "block_rate_per_sm",
+            "must be in [0.001, 1e6) blocks per microsecond");
+    REQUIRE(d->latency_ns >= 1 && d->latency_ns < 1e6, "latency_ns", "must be in [1, 1e6) ns");
     REQUIRE(d->fold_overlap >= 0 && d->fold_overlap <= 1, "fold_overlap", "must be 0..1");
     REQUIRE(d->block_granularity >= 0 && d->block_granularity < 1, "block_granularity",
             "must be in [0, 1)");
     REQUIRE(d->limit_sharpness >= 1 && d->limit_sharpness <= 100, "limit_sharpness",
             "must be 1..100");
-    REQUIRE(d->dram_efficiency > 0 && d->dram_efficiency <= 10, "dram_efficiency",
-            "must be in (0, 10]");
-    REQUIRE(d->l2_efficiency > 0 && d->l2_efficiency <= 10, "l2_efficiency",
-            "must be in (0, 10]");
-    REQUIRE(d->l1_efficiency > 0 && d->l1_efficiency <= 10, "l1_efficiency",
-            "must be in (0, 10]");
-    REQUIRE(d->store_requests_per_ns > 0 && d->store_requests_per_ns < 1e6,
-            "store_requests_per_ns", "must be in (0, 1e6) requests per ns");
-    REQUIRE(d->store_sectors_per_ns > 0 && d->store_sectors_per_ns < 1e6,
-            "store_sectors_per_ns", "must be in (0, 1e6) sectors per ns");
+    REQUIRE(d->dram_efficiency >= 0.01 && d->dram_efficiency <= 10, "dram_efficiency",
+            "must be 0.01..10");
+    REQUIRE(d->l2_efficiency >= 0.01 && d->l2_efficiency <= 10, "l2_efficiency",
+            "must be 0.01..10");
+    REQUIRE(d->l1_efficiency >= 0.01 && d->l1_efficiency <= 10, "l1_efficiency",
+            "must be 0.01..10");
+    REQUIRE(d->store_requests_per_ns >= 0.001 && d->store_requests_per_ns < 1e6,
+            "store_requests_per_ns", "must be in [0.001, 1e6) requests per ns");
+    REQUIRE(d->store_sectors_per_ns >= 0.001 && d->store_sectors_per_ns < 1e6,
+            "store_sectors_per_ns", "must be in [0.001, 1e6) sectors per ns");
     REQUIRE(d->dram_overload_bytes_per_sm >= 1024 && d->dram_overload_bytes_per_sm < 1e12,
             "dram_overload_bytes_per_sm", "must be in [1024, 1e12) bytes");
     REQUIRE(d->fp64_lanes >= 0 && d->fp64_lanes <= 4096, "fp64_lanes", "must be 0..4096");

@@ -214,6 +214,11 @@ int est_estimate(est_ctx *ctx, const est_kernel *k, const est_device *dev,
     r->nfields = k->nfields;
     r->limiter = EST_LIMITER_NONE;
     const int *bd = cfg->launch.block, *fold = cfg->launch.folding;
+    /* the protocol checks these; a direct caller gets an error, not a division by 0 */
+    for (int d = 0; d < 3; d++)
+        if (cfg->domain[d] < 1 || bd[d] < 1 || fold[d] < 1)
+            return lr_error_set(err, LR_INVALID_REQUEST, "domain",
+                                "domain, block and folding sides must be at least 1");
     est_grid(cfg, r->grid);
     r->lattice_updates = cfg->domain[0] * cfg->domain[1] * cfg->domain[2];
     if (est_launch_check(k, dev, cfg, r->reason, sizeof r->reason))

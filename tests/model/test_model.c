@@ -15,6 +15,9 @@
 #include <string.h>
 
 #include "api.h"
+#include "devices.h"
+#include "estimator.h"
+#include "expr.h"
 #include "check.h"
 
 static lr_api *api;
@@ -387,6 +390,33 @@ static void v2_register_reuse(void)
     }
 }
 
+/* est_estimate called directly (not through the protocol's checks) with a zero
+ * domain side answers an error instead of dividing by zero (issue 10). */
+static void direct_call_with_a_zero_domain(void)
+{
+    lr_error err;
+    lr_error_clear(&err);
+    lr_devices *devs = lr_devices_load(&err);
+    est_kernel *k = est_kernel_new();
+    est_ctx *ctx = est_ctx_new(0);
+    CHECK(devs && k && ctx);
+    if (!devs || !k || !ctx)
+        goto out;
+    int64_t dims[1] = {1024};
+    int f = est_kernel_add_field(k, "A", 8, 1, dims, 0, "kernel.fields[0]", &err);
+    est_expr *idx[1] = {est_expr_parse("x", NULL, 0, "x", &err)};
+    CHECK(f == 0 && idx[0] && !est_kernel_add_access(k, f, 0, idx, 1, "load", &err));
+    est_config cfg = {{0, 1, 1}, {{32, 1, 1}, {1, 1, 1}}};
+    est_result r;
+    lr_error_clear(&err);
+    CHECK(est_estimate(ctx, k, lr_devices_find(devs, "H100-SXM5-80GB"), &cfg, &r, &err) == -1);
+    CHECK(err.code == LR_INVALID_REQUEST && strcmp(err.path, "domain") == 0);
+out:
+    est_ctx_free(ctx);
+    est_kernel_free(k);
+    lr_devices_free(devs);
+}
+
 int main(int argc, char **argv)
 {
     datadir = argc > 1 ? argv[1] : "tests/data";
@@ -410,6 +440,7 @@ int main(int argc, char **argv)
     v2_block_rate();
     v2_scattered_stores();
     v2_register_reuse();
+    direct_call_with_a_zero_domain();
     lr_worker_free(worker);
     lr_api_free(api);
     return check_report("test_model");

@@ -53,6 +53,11 @@ static const bad_case cases[] = {
      "device.l2_byte", "unknown key"},
     {0, "{\"device\":{\"base\":\"A100-SXM4-40GB\",\"l1_line_bytes\":100}}", "invalid_request",
      "device.l1_line_bytes", "power of two"},
+    /* a subnormal bandwidth would make its limit underflow to 0, read as "no limit" */
+    {0, "{\"device\":{\"base\":\"A100-SXM4-40GB\",\"dram_bw_gbs\":5e-324}}", "invalid_request",
+     "device.dram_bw_gbs", "[1, 1e6)"},
+    {0, "{\"device\":{\"base\":\"H100-SXM5-80GB\",\"store_requests_per_ns\":1e-300}}",
+     "invalid_request", "device.store_requests_per_ns", "[0.001, 1e6)"},
     {0, "{\"device\":{\"sm_count\":10}}", "invalid_request", "device.clock_ghz", "missing"},
     {0, "{\"device\":\"A100-SXM4-40GB\"}", "invalid_request", "domain", "missing"},
     {0, "{\"device\":\"A100-SXM4-40GB\",\"domain\":[]}", "invalid_request", "domain",
