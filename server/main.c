@@ -42,8 +42,10 @@ _Static_assert(SRV_MAX_CONNECTIONS == 512, "update the --max-client-connections 
 /* Compute threads at most: each owns an isl context and a store connection; beyond
  * a thousand, a number is a typo rather than a machine. */
 #define SRV_MAX_THREADS 1024u
-/* Largest --max-body: a kernel description is tens of KiB; 64 MiB is not one. */
-#define SRV_MAX_BODY_CEILING ((size_t)64 << 20)
+/* Largest --max-body: the protocol refuses bodies over LR_MAX_BODY_BYTES whatever the
+ * daemon buffers, so --max-body can only lower that limit (a larger value used to be
+ * accepted and then had no effect). */
+#define SRV_MAX_BODY_CEILING ((size_t)LR_MAX_BODY_BYTES)
 
 /* --help shows defaults from these texts; keep them equal to the values. */
 #define SRV_STR_(x) #x
@@ -278,7 +280,8 @@ static const srv_option options[] = {
      "                       compute",
      set_threads},
     {"--max-body", "BYTES", SRV_DEFAULT_MAX_BODY_TEXT,
-     "largest request body accepted; larger ones get 413", set_max_body},
+     "largest request body accepted, at most the default; larger ones get 413",
+     set_max_body},
     {"--timeout", "SECONDS", SRV_STR(SRV_DEFAULT_TIMEOUT_S),
      "idle seconds before a connection is closed (stalled clients)", set_timeout},
     {"--time-limit", "SECONDS", "30",

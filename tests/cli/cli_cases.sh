@@ -101,6 +101,11 @@ case_help() {
 case_bad_usage() {
     run
     expect_rc 2
+    # --max-body can only lower the protocol's 1 MiB limit: a larger value is refused
+    # (it used to be accepted and then had no effect)
+    run serve --max-body 2000000 --listen 127.0.0.1:0
+    expect_rc 2
+    expect_in err "1048576"
     run no-such-command
     expect_rc 2
     expect_in err "unknown command 'no-such-command'"
