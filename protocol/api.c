@@ -184,6 +184,9 @@ lr_worker *lr_worker_new(lr_api *api, lr_error *err)
         w->store = st_open(api->db_path, &e);
         if (!w->store)
             cache_failed(api, &e);
+        else
+            st_set_max_predictions(w->store, api->cfg.cache_max > 0 ? api->cfg.cache_max
+                                                                    : LR_DEFAULT_CACHE_MAX);
     }
     return w;
 }

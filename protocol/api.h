@@ -27,7 +27,12 @@ typedef struct lr_api_config {
     int threads;             /* ranking threads per request; 0 = number of cores */
     long isl_max_operations; /* isl operation budget per configuration; 0 = default */
     double time_limit_s;     /* wall-clock limit per request; 0 = LR_DEFAULT_TIME_LIMIT_S */
+    long cache_max;          /* predictions kept in db_path; 0 = LR_DEFAULT_CACHE_MAX */
 } lr_api_config;
+
+/* Predictions a cache keeps before it evicts the least recently used: a ranking stores
+ * one row per configuration (about 2 KB), so 100000 rows are about 200 MB. */
+#define LR_DEFAULT_CACHE_MAX 100000L
 
 /* A request may compute for 30 s: the D3Q19 ranking of 462 configurations takes 17 s
  * on two cores; longer means a pathological kernel holding a daemon thread. */

@@ -51,6 +51,8 @@ _Static_assert(SRV_MAX_CONNECTIONS == 512, "update the --max-client-connections 
 #define SRV_STR_(x) #x
 #define SRV_STR(x) SRV_STR_(x)
 #define SRV_DEFAULT_MAX_BODY_TEXT "1048576 (1 MiB)"
+#define LR_DEFAULT_CACHE_MAX_N 100000
+_Static_assert(LR_DEFAULT_CACHE_MAX == LR_DEFAULT_CACHE_MAX_N, "update LR_DEFAULT_CACHE_MAX_N");
 _Static_assert(LR_MAX_BODY_BYTES == 1048576, "update SRV_DEFAULT_MAX_BODY_TEXT");
 
 enum { SRV_EXIT_OK = 0, SRV_EXIT_START_FAILED = 1, SRV_EXIT_BAD_OPTIONS = 2 };
@@ -196,6 +198,21 @@ static int set_time_limit(srv_options *o, const char *value, char *why, size_t w
     return parse_seconds(value, &o->cfg.time_limit_s, why, why_size);
 }
 
+/* Most predictions the cache keeps (a billion rows would be terabytes). */
+#define SRV_MAX_CACHE_ENTRIES 1000000000ull
+
+static int set_cache_max(srv_options *o, const char *value, char *why, size_t why_size)
+{
+    unsigned long long n;
+    if (parse_count(value, 1, SRV_MAX_CACHE_ENTRIES, &n)) {
+        snprintf(why, why_size, "'%s' is not a number of predictions from 1 to %llu", value,
+                 SRV_MAX_CACHE_ENTRIES);
+        return -1;
+    }
+    o->cfg.cache_max = (long)n;
+    return 0;
+}
+
 static int set_receive_deadline(srv_options *o, const char *value, char *why, size_t why_size)
 {
     return parse_seconds(value, &o->cfg.receive_deadline_s, why, why_size);
@@ -284,6 +301,10 @@ static const srv_option options[] = {
      set_max_body},
     {"--timeout", "SECONDS", SRV_STR(SRV_DEFAULT_TIMEOUT_S),
      "idle seconds before a connection is closed (stalled clients)", set_timeout},
+    {"--cache-max", "N", SRV_STR(LR_DEFAULT_CACHE_MAX_N),
+     "predictions the cache keeps; past that, the least recently\n"
+     "                       used are evicted (measurements and devices never are)",
+     set_cache_max},
     {"--time-limit", "SECONDS", "30",
      "computing time one request may take; longer ones get 422 budget_exceeded",
      set_time_limit},
@@ -460,7 +481,8 @@ static int serve(const srv_options *o, const sigset_t *sigs)
     lr_api_config api_cfg = {.db_path = cfg->db_path,
                              .threads = 1,
                              .isl_max_operations = 0,
-                             .time_limit_s = cfg->time_limit_s};
+                             .time_limit_s = cfg->time_limit_s,
+                             .cache_max = cfg->cache_max};
     s.api = lr_api_new(&api_cfg, &err);
     if (!s.api) {
         srv_log("launchrank: cannot start: %s", err.message);

@@ -50,6 +50,7 @@ typedef struct srv_config {
     int quiet;                    /* --quiet: no access log, no per-connection messages */
     unsigned receive_deadline_s;  /* --receive-deadline: seconds to send one request */
     unsigned max_client_conns;    /* --max-client-connections: per client address */
+    long cache_max;               /* --cache-max: predictions kept; 0 = the default */
     /* --allow-origin: web origins besides our own whose pages may call us (strings
      * of argv, "https://host[:port]") */
     const char *allow_origins[SRV_MAX_ALLOW_ORIGINS];

@@ -67,7 +67,15 @@ static const char *const migrations[ST_SCHEMA_VERSION] = {
      * the kernel and estimate it again (issue 9 item 3): the hash alone could not.
      * Rows measured before have none (NULL): fit skips them and says how many. */
     "ALTER TABLE measurement ADD COLUMN request TEXT;",
+    /* 5: a prediction remembers when it was last stored or read (julian day), so a
+     * bounded cache evicts the least recently used first (issue 10, item 9). Rows
+     * from before start at 0: they go first. */
+    "ALTER TABLE prediction ADD COLUMN used REAL NOT NULL DEFAULT 0;"
+    "CREATE INDEX prediction_used ON prediction(used);",
 };
+
+/* Puts between two evictions of a bounded cache. */
+#define EVICT_EVERY 64
 
 static const char *const stmt_sql[ST_STMT_COUNT] = {
     [ST_STMT_BEGIN] = "BEGIN IMMEDIATE",
@@ -78,8 +86,15 @@ static const char *const stmt_sql[ST_STMT_COUNT] = {
     [ST_STMT_GET] = "SELECT p.json FROM prediction p JOIN request r ON r.id = p.request_id"
                     " WHERE p.key = ?1 AND r.text = ?2 AND p.config = ?3",
     [ST_STMT_PUT_REQUEST] = "INSERT OR IGNORE INTO request(text) VALUES (?1)",
-    [ST_STMT_PUT] = "INSERT OR REPLACE INTO prediction(key, kind, json, request_id, config)"
-                    " VALUES (?1, ?2, ?3, (SELECT id FROM request WHERE text = ?4), ?5)",
+    [ST_STMT_PUT] = "INSERT OR REPLACE INTO prediction(key, kind, json, request_id, config,"
+                    " used) VALUES (?1, ?2, ?3, (SELECT id FROM request WHERE text = ?4), ?5,"
+                    " julianday('now'))",
+    [ST_STMT_TOUCH] = "UPDATE prediction SET used = julianday('now') WHERE key = ?1",
+    /* the least recently used rows beyond ?1, then the request texts nothing names */
+    [ST_STMT_EVICT] = "DELETE FROM prediction WHERE key IN (SELECT key FROM prediction"
+                      " ORDER BY used LIMIT max(0, (SELECT count(*) FROM prediction) - ?1))",
+    [ST_STMT_EVICT_REQUESTS] =
+        "DELETE FROM request WHERE id NOT IN (SELECT request_id FROM prediction)",
     [ST_STMT_MEASUREMENT_ADD] =
         "INSERT INTO measurement(kernel_hash, gpu_name, driver_version,"
         " block_x, block_y, block_z, fold_x, fold_y, fold_z,"
@@ -323,6 +338,9 @@ void st_close(st_store *st)
     free(st);
 }
 
+static int step_texts(st_store *st, st_stmt_id id, const char *const *text, int n,
+                      const char *doing, lr_error *err);
+
 int st_prediction_get(st_store *st, const char *key, const char *request, const char *config,
                       char **json_out, lr_error *err)
 {
@@ -359,6 +377,12 @@ int st_prediction_get(st_store *st, const char *key, const char *request, const 
     }
 done:
     stmt_done(s);
+    if (found == 1 && st->max_predictions > 0) {
+        /* recency for the eviction; a failure here costs only the order */
+        lr_error ignored;
+        lr_error_clear(&ignored);
+        step_texts(st, ST_STMT_TOUCH, &key, 1, "marking a prediction used", &ignored);
+    }
     return found;
 }
 
@@ -390,6 +414,25 @@ static int step_texts(st_store *st, st_stmt_id id, const char *const *text, int 
     return step_done(st, s, doing, err);
 }
 
+void st_set_max_predictions(st_store *st, int64_t max)
+{
+    st->max_predictions = max > 0 ? max : 0;
+}
+
+/* Drops the least recently used predictions beyond max_predictions, and the request
+ * texts no prediction names any more. */
+static int evict(st_store *st, lr_error *err)
+{
+    sqlite3_stmt *s = st->stmt[ST_STMT_EVICT];
+    if (sqlite3_bind_int64(s, 1, st->max_predictions) != SQLITE_OK) {
+        stmt_done(s);
+        return st_fail(st, err, "evicting old predictions");
+    }
+    if (step_done(st, s, "evicting old predictions", err))
+        return -1;
+    return step_texts(st, ST_STMT_EVICT_REQUESTS, NULL, 0, "evicting old predictions", err);
+}
+
 int st_prediction_put(st_store *st, const char *key, const char *request, const char *config,
                       const char *kind, const char *json, lr_error *err)
 {
@@ -408,6 +451,10 @@ int st_prediction_put(st_store *st, const char *key, const char *request, const 
         step_done(st, st->stmt[ST_STMT_ROLLBACK], "rolling back", err);
         return -1;
     }
+    /* counting the rows costs a scan: check every EVICT_EVERY puts (the cache may
+     * exceed its bound by fewer than that many rows) */
+    if (st->max_predictions > 0 && st->puts++ % EVICT_EVERY == 0)
+        return evict(st, err);
     return 0;
 }
 

@@ -37,6 +37,11 @@ void st_close(st_store *st);
 int st_prediction_get(st_store *st, const char *key, const char *request, const char *config,
                       char **json_out, lr_error *err);
 
+/* Bounds the predictions this connection keeps: every 64 stores, the least recently
+ * stored or read beyond max are deleted (measurements and devices never are). 0 (the
+ * default after st_open) keeps everything. */
+void st_set_max_predictions(st_store *st, int64_t max);
+
 /* Inserts or replaces the prediction for key, recording the request and config it
  * answers. kind is "estimate" or "rank" (what the JSON is). 0 on success, -1 with
  * err set. */

@@ -12,7 +12,7 @@
 #include "store.h"
 
 /* The schema this build writes; bump it together with a new entry in migrations[]. */
-#define ST_SCHEMA_VERSION 4
+#define ST_SCHEMA_VERSION 5
 
 /* PRAGMA application_id of a launchrank database ("LRnk"), so open can tell our
  * file from another program's SQLite database before migrating anything into it. */
@@ -29,6 +29,9 @@ typedef enum st_stmt_id {
     ST_STMT_GET,
     ST_STMT_PUT_REQUEST,
     ST_STMT_PUT,
+    ST_STMT_TOUCH,
+    ST_STMT_EVICT,
+    ST_STMT_EVICT_REQUESTS,
     ST_STMT_MEASUREMENT_ADD,
     ST_STMT_MEASUREMENT_LIST,
     ST_STMT_STATS,
@@ -48,6 +51,8 @@ struct st_store {
     sqlite3 *db;
     char *path;                        /* owned; for messages */
     sqlite3_stmt *stmt[ST_STMT_COUNT]; /* owned; all NULL until open has migrated */
+    int64_t max_predictions;           /* 0 = unbounded (st_set_max_predictions) */
+    uint64_t puts;                     /* predictions stored through this connection */
 };
 
 #endif

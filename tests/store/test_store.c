@@ -26,7 +26,7 @@
 #define CFG "|block=32,4,1|folding=1,1,1"
 
 /* The schema store.c writes (store_int.h's ST_SCHEMA_VERSION). */
-#define ST_TEST_SCHEMA 4
+#define ST_TEST_SCHEMA 5
 
 /* The user a root run drops to for the read-only case (root writes anything). */
 #define NOBODY_ID 65534
@@ -210,7 +210,7 @@ static void test_refuses_unusable_files(void)
     lr_error_clear(&err);
     st_close(st_open(db_path(path, sizeof path, "newer.db"), &err));
     raw_sql(path, "PRAGMA user_version = 99");
-    check_refused(path, "was written by a newer launchrank (schema 99, this build knows 4)");
+    check_refused(path, "was written by a newer launchrank (schema 99, this build knows 5)");
 
     /* Another program's database: refused, and left exactly as it was. */
     raw_sql(db_path(path, sizeof path, "foreign.db"),
@@ -649,6 +649,45 @@ static void remove_tmp_dir(void)
         fprintf(stderr, "test_store: could not remove %s\n", tmp_dir);
 }
 
+/* A bounded cache evicts the least recently used predictions (issue 10, item 9):
+ * 300 predictions into a cache of 20, with "k0" read after every store, leave at most
+ * 20 + 63 rows (eviction runs every 64 stores), keep k0 and the newest, drop the old
+ * unread ones and the request texts nothing names; measurements are never evicted. */
+static void test_bounded_cache_evicts_least_recently_used(void)
+{
+    char path[512];
+    lr_error err;
+    lr_error_clear(&err);
+    st_store *st = st_open(db_path(path, sizeof path, "bounded.sqlite"), &err);
+    CHECK(st != NULL);
+    if (!st)
+        return;
+    st_set_max_predictions(st, 20);
+    st_measurement m = {.kernel_hash = "h", .gpu_name = "G", .driver_version = "1",
+                        .block = {32, 1, 1}, .folding = {1, 1, 1}, .ms_min = 1,
+                        .ms_median = 1, .ms_max = 1, .glups = 1, .json = "{}"};
+    CHECK_INT(st_measurement_add(st, &m, &err), 0);
+    for (int i = 0; i < 300; i++) {
+        char key[32], req[64], *json = NULL;
+        snprintf(key, sizeof key, "k%d", i);
+        snprintf(req, sizeof req, "{\"kernel\":\"k%d\"}", i);
+        CHECK_INT(st_prediction_put(st, key, req, CFG, "estimate", "{}", &err), 0);
+        CHECK_INT(st_prediction_get(st, "k0", "{\"kernel\":\"k0\"}", CFG, &json, &err), 1);
+        free(json);
+    }
+    st_stats stats;
+    CHECK_INT(st_get_stats(st, &stats, &err), 0);
+    CHECK(stats.predictions >= 20 && stats.predictions <= 20 + 63);
+    CHECK_INT(stats.measurements, 1);
+    char *json = NULL;
+    CHECK_INT(st_prediction_get(st, "k1", "{\"kernel\":\"k1\"}", CFG, &json, &err), 0);
+    CHECK_INT(st_prediction_get(st, "k299", "{\"kernel\":\"k299\"}", CFG, &json, &err), 1);
+    free(json);
+    st_close(st);
+    int requests = raw_int(path, "SELECT count(*) FROM request");
+    CHECK(requests >= 1 && requests <= 20 + 63);
+}
+
 int main(void)
 {
     if (!mkdtemp(tmp_dir)) {
@@ -667,6 +706,7 @@ int main(void)
     test_migrates_schema_1();
     test_stores_devices();
     test_migrates_schema_2();
+    test_bounded_cache_evicts_least_recently_used();
     remove_tmp_dir();
     return check_report("test_store");
 }
