@@ -135,32 +135,3 @@ int est_rank(const est_kernel *k, const est_device *dev, est_result *results, si
     }
     return 0;
 }
-
-static int better(const est_result *a, const est_result *b)
-{
-    if (a->predicted != b->predicted)
-        return a->predicted > b->predicted;
-    double da = a->total.dram_load + a->total.dram_store;
-    double db = b->total.dram_load + b->total.dram_store;
-    if (da != db)
-        return da < db;
-    return a->total.l2_load + a->total.l2_store < b->total.l2_load + b->total.l2_store;
-}
-
-size_t est_rank_order(const est_result *results, size_t n, size_t *order)
-{
-    size_t m = 0;
-    for (size_t i = 0; i < n; i++)
-        if (results[i].launchable)
-            order[m++] = i;
-    /* insertion sort: stable, and rankings are a few hundred entries */
-    for (size_t i = 1; i < m; i++) {
-        size_t v = order[i], j = i;
-        while (j > 0 && better(&results[v], &results[order[j - 1]])) {
-            order[j] = order[j - 1];
-            j--;
-        }
-        order[j] = v;
-    }
-    return m;
-}

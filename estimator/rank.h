@@ -1,7 +1,7 @@
 /*
- * rank: estimate many configurations of one kernel in parallel and order them
- * (docs/model.md §7): best predicted performance first, ties broken by the lower
- * DRAM volume, then the lower L2 volume.
+ * rank: estimate many configurations of one kernel in parallel. The order of a
+ * ranking (docs/model.md §7: best predicted performance first, ties broken by the
+ * lower DRAM volume, then the lower L2 volume) is cmp_entry in protocol/api.c.
  */
 #ifndef EST_RANK_H
 #define EST_RANK_H
@@ -28,9 +28,5 @@ size_t est_search_default(int min_threads, int max_threads, int max_bz, const in
 int est_rank(const est_kernel *k, const est_device *dev, est_result *results, size_t n,
              const unsigned char *skip, int nthreads, unsigned long max_ops, double deadline,
              est_progress_fn progress, void *user, lr_error *err);
-
-/* Sorts the indices of the launchable results best first into order (capacity n);
- * returns how many are launchable. */
-size_t est_rank_order(const est_result *results, size_t n, size_t *order);
 
 #endif
