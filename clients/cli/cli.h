@@ -66,6 +66,11 @@ int cli_report(const lr_error *err);
  * written. json is borrowed. */
 int cli_print_json(const char *cmd, const char *json, int pretty);
 
+/* Writes j indented, with a newline, to the file path (NULL: stdout). Returns 0, or
+ * 1 with a message naming cmd when it cannot be written. */
+struct cJSON;
+int cli_write_json(const char *cmd, const char *path, const struct cJSON *j);
+
 /* Flushes stdout after a command wrote its output. Returns 0, or 1 (with a message
  * naming cmd) when it cannot be written, e.g. on a full disk. */
 int cli_flush_stdout(const char *cmd);

@@ -87,21 +87,6 @@ static cJSON *read_json(const char *path, int *rc)
     return j;
 }
 
-static int write_json(const char *path, const cJSON *j)
-{
-    char *s = cJSON_Print(j);
-    FILE *f = path ? fopen(path, "w") : stdout;
-    int ok = s && f && fputs(s, f) >= 0 && fputc('\n', f) != EOF;
-    if (f && f != stdout)
-        ok &= fclose(f) == 0;
-    else if (f)
-        ok &= fflush(f) == 0;
-    free(s);
-    if (!ok)
-        fprintf(stderr, "launchrank calibrate: cannot write %s\n", path ? path : "stdout");
-    return ok ? CLI_EXIT_OK : CLI_EXIT_FAILED;
-}
-
 int cli_cmd_calibrate(int argc, char **argv)
 {
     if (cli_wants_help(argc, argv))
@@ -153,7 +138,7 @@ int cli_cmd_calibrate(int argc, char **argv)
         if (!raw)
             rc = cli_report(&err);
         else if (raw_path)
-            rc = write_json(raw_path, raw);
+            rc = cli_write_json("calibrate", raw_path, raw);
     }
     char *report = NULL;
     cJSON *dev = raw && !rc ? cal_analyse(devs, raw, base, name, &report, &err) : NULL;
@@ -162,7 +147,7 @@ int cli_cmd_calibrate(int argc, char **argv)
     if (dev) {
         if (report)
             fputs(report, stderr);
-        rc = write_json(out, dev);
+        rc = cli_write_json("calibrate", out, dev);
     }
     free(report);
     cJSON_Delete(dev);

@@ -48,21 +48,6 @@ static const char fit_help[] =
     "Exit status: 0 success; 2 bad usage, an unknown device or too few or too uniform\n"
     "measurements; 1 a database that cannot be read or other failures.\n";
 
-static int write_json(const char *path, const cJSON *j)
-{
-    char *s = cJSON_Print(j);
-    FILE *f = path ? fopen(path, "w") : stdout;
-    int ok = s && f && fputs(s, f) >= 0 && fputc('\n', f) != EOF;
-    if (f && f != stdout)
-        ok &= fclose(f) == 0;
-    else if (f)
-        ok &= fflush(f) == 0;
-    free(s);
-    if (!ok)
-        fprintf(stderr, "launchrank fit: cannot write %s\n", path ? path : "stdout");
-    return ok ? CLI_EXIT_OK : CLI_EXIT_FAILED;
-}
-
 int cli_cmd_fit(int argc, char **argv)
 {
     if (cli_wants_help(argc, argv))
@@ -112,7 +97,7 @@ int cli_cmd_fit(int argc, char **argv)
         dev = cal_refit(lr_api_device_list(api), st, device, name, NULL, &report, &err);
         if (report)
             fputs(report, stderr);
-        rc = dev ? write_json(out, dev) : cli_report(&err);
+        rc = dev ? cli_write_json("fit", out, dev) : cli_report(&err);
     }
     free(report);
     cJSON_Delete(dev);

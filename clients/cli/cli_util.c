@@ -205,6 +205,21 @@ int cli_print_json(const char *cmd, const char *json, int pretty)
     return cli_flush_stdout(cmd);
 }
 
+int cli_write_json(const char *cmd, const char *path, const struct cJSON *j)
+{
+    char *s = cJSON_Print(j);
+    FILE *f = path ? fopen(path, "w") : stdout;
+    int ok = s && f && fputs(s, f) >= 0 && fputc('\n', f) != EOF;
+    if (f && f != stdout)
+        ok &= fclose(f) == 0;
+    else if (f)
+        ok &= fflush(f) == 0;
+    free(s);
+    if (!ok)
+        fprintf(stderr, "launchrank %s: cannot write %s\n", cmd, path ? path : "stdout");
+    return ok ? CLI_EXIT_OK : CLI_EXIT_FAILED;
+}
+
 int cli_flush_stdout(const char *cmd)
 {
     if (fflush(stdout) != 0 || ferror(stdout)) {
