@@ -92,28 +92,45 @@ void cal_apply(const est_device *d, cal_sample *s, int n)
 }
 
 /* The objective's term for group g; 0 samples: 0. */
-static double group_term(const cal_sample *s, int n, int g, double *pred, double *meas,
-                         double *err)
+/* Figures of group g over its samples that have a measurement and a prediction. */
+typedef struct group_figs {
+    int n;
+    double top1;    /* measured speed of the predicted best / measured best */
+    double rho;     /* Spearman, predicted vs measured */
+    double log_err; /* median |log(predicted / measured)| */
+    double rel_err; /* median |predicted / measured - 1| */
+} group_figs;
+
+/* pred, meas, err: scratch of n doubles each. */
+static group_figs group_figures(const cal_sample *s, int n, int g, double *pred, double *meas,
+                                double *err)
 {
-    int m = 0, arg = -1;
+    group_figs f = {0};
+    int arg = -1;
     double best = 0;
     for (int i = 0; i < n; i++) {
         if (s[i].group != g || !(s[i].measured > 0) || !(s[i].r->predicted > 0))
             continue;
-        pred[m] = s[i].r->predicted;
-        meas[m] = s[i].measured;
-        err[m] = fabs(log(pred[m] / meas[m]));
+        pred[f.n] = s[i].r->predicted;
+        meas[f.n] = s[i].measured;
         /* ties go to the earlier configuration, as rankings break them */
-        if (arg < 0 || pred[m] > pred[arg])
-            arg = m;
-        if (meas[m] > best)
-            best = meas[m];
-        m++;
+        if (arg < 0 || pred[f.n] > pred[arg])
+            arg = f.n;
+        if (meas[f.n] > best)
+            best = meas[f.n];
+        f.n++;
     }
-    if (m == 0)
-        return 0;
-    double top1 = meas[arg] / best, rho = cal_spearman(pred, meas, m);
-    return cal_median(err, m) + 0.5 * (1 - top1) + 0.1 * (1 - rho);
+    if (f.n == 0)
+        return f;
+    f.top1 = meas[arg] / best;
+    f.rho = cal_spearman(pred, meas, f.n);
+    for (int i = 0; i < f.n; i++)
+        err[i] = fabs(log(pred[i] / meas[i]));
+    f.log_err = cal_median(err, f.n);
+    for (int i = 0; i < f.n; i++)
+        err[i] = fabs(pred[i] / meas[i] - 1);
+    f.rel_err = cal_median(err, f.n);
+    return f;
 }
 
 double cal_objective(const est_device *d, cal_sample *s, int n, int left_out)
@@ -135,7 +152,9 @@ double cal_objective(const est_device *d, cal_sample *s, int n, int left_out)
             present = s[i].group == g && s[i].measured > 0;
         if (!present)
             continue;
-        sum += group_term(s, n, g, pred, meas, err);
+        group_figs f = group_figures(s, n, g, pred, meas, err);
+        if (f.n)
+            sum += f.log_err + 0.5 * (1 - f.top1) + 0.1 * (1 - f.rho);
         used++;
     }
     free(pred);
@@ -203,24 +222,10 @@ void cal_report_groups(cal_text *t, const char *title, const char *column,
            *m = malloc(sizeof(double) * (size_t)(n + 1)),
            *e = malloc(sizeof(double) * (size_t)(n + 1));
     for (int g = 0; p && m && e && g < ngroups; g++) {
-        int k = 0, arg = -1;
-        double best = 0;
-        for (int i = 0; i < n; i++) {
-            if (s[i].group != g || !(s[i].measured > 0))
-                continue;
-            p[k] = s[i].r->predicted;
-            m[k] = s[i].measured;
-            e[k] = fabs(p[k] / m[k] - 1);
-            if (arg < 0 || p[k] > p[arg])
-                arg = k;
-            best = fmax(best, m[k]);
-            k++;
-        }
-        if (k == 0)
-            continue;
-        double rho = cal_spearman(p, m, k), top1 = 100 * m[arg] / best;
-        cal_say(t, "  %-18s %5d %7.1f %6.2f %9.1f\n", labels[g], k, top1, rho,
-                100 * cal_median(e, k));
+        group_figs f = group_figures(s, n, g, p, m, e);
+        if (f.n)
+            cal_say(t, "  %-18s %5d %7.1f %6.2f %9.1f\n", labels[g], f.n, 100 * f.top1, f.rho,
+                    100 * f.rel_err);
     }
     free(p);
     free(m);
