@@ -92,13 +92,6 @@ static double jnum(const cJSON *o, const char *k)
     return cJSON_IsNumber(v) ? v->valuedouble : NAN;
 }
 
-static int same(const int a[3], const cJSON *arr)
-{
-    for (int d = 0; d < 3; d++)
-        if (cJSON_GetArrayItem(arr, d)->valueint != a[d])
-            return 0;
-    return 1;
-}
 
 static void attach_measurements(const char *path)
 {
@@ -114,11 +107,11 @@ static void attach_measurements(const char *path)
         for (int i = 0; fam && i < nfams; i++) {
             if (strcmp(fams[i].f.name, fam->valuestring))
                 continue;
-            for (int k = 0; k < fams[i].nrows; k++) {
+            /* rows[k] is configuration k of the family */
+            int k = corpus_config_index(&fams[i].f, cJSON_GetObjectItem(j, "block"),
+                                        cJSON_GetObjectItem(j, "folding"));
+            if (k >= 0) {
                 row *r = &fams[i].rows[k];
-                if (!same(r->c.block, cJSON_GetObjectItem(j, "block")) ||
-                    !same(r->c.folding, cJSON_GetObjectItem(j, "folding")))
-                    continue;
                 r->m.glups = jnum(j, "glups");
                 r->m.glups_repeat = jnum(j, "glups_repeat");
                 const cJSON *c = cJSON_GetObjectItem(j, "counters");

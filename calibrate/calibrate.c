@@ -181,7 +181,7 @@ static double gpu_num(const cJSON *gpu, const char *key)
     return cJSON_IsNumber(v) ? v->valuedouble : 0;
 }
 
-/* The driver's figures into dev; which ones were taken goes into took. */
+/* The driver's figures into dev; a figure the driver did not give (0) keeps dev's. */
 static void driver_figures(const cJSON *gpu, est_device *dev)
 {
     double v;
@@ -233,17 +233,7 @@ static cal_row *estimate_runs(const lr_devices *devs, const cJSON *runs, const e
         int f = 0;
         while (f < nf && strcmp(fams[f].name, fam->valuestring))
             f++;
-        int c = -1;
-        for (int i = 0; f < nf && i < fams[f].nconfigs && c < 0; i++) {
-            int same = 1;
-            for (int d = 0; d < 3; d++)
-                same &= cJSON_GetArrayItem(blk, d) &&
-                        cJSON_GetArrayItem(blk, d)->valueint == fams[f].configs[i].block[d] &&
-                        cJSON_GetArrayItem(fold, d) &&
-                        cJSON_GetArrayItem(fold, d)->valueint == fams[f].configs[i].folding[d];
-            if (same)
-                c = i;
-        }
+        int c = f < nf ? corpus_config_index(&fams[f], blk, fold) : -1;
         if (c < 0) {
             rc = bad_raw(err, path, "not a configuration of the calibration suite");
             break;

@@ -93,6 +93,18 @@ int corpus_family_load(const char *path, corpus_family *fam)
     return rc;
 }
 
+int corpus_config_index(const corpus_family *fam, const cJSON *block, const cJSON *folding)
+{
+    int b[3], f[3];
+    if (triple(block, 0, b) || triple(folding, 0, f))
+        return -1;
+    for (int i = 0; i < fam->nconfigs; i++)
+        if (!memcmp(fam->configs[i].block, b, sizeof b) &&
+            !memcmp(fam->configs[i].folding, f, sizeof f))
+            return i;
+    return -1;
+}
+
 void corpus_family_release(corpus_family *fam)
 {
     free(fam->request);

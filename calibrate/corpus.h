@@ -32,6 +32,13 @@ int corpus_family_load(const char *path, corpus_family *fam);
 int corpus_family_parse(const char *text, const char *path, corpus_family *fam);
 void corpus_family_release(corpus_family *fam);
 
+/* The index of fam's configuration with this block and folding (JSON arrays of
+ * three integers, as the measurement files write them), or -1 when there is none or
+ * they are not such arrays. */
+struct cJSON;
+int corpus_config_index(const corpus_family *fam, const struct cJSON *block,
+                        const struct cJSON *folding);
+
 /* The estimate request of configuration i, with `extra` (a JSON member list such as
  * "\"model\":\"warpspeed\"", or NULL) added at the top level, `device` instead of
  * the family's device (a built-in's name, or a JSON device object starting with '{';
