@@ -762,6 +762,24 @@ static char *device_to_store(lr_api *api, const char *body, size_t len, est_devi
     return text;
 }
 
+/* The answer of devices add/remove: {key: name, ["replaced": bool,] "db", "model_version"};
+ * replaced < 0 leaves "replaced" out. */
+static char *device_answer(const lr_api *api, const char *key, const char *name, int replaced,
+                           lr_error *err)
+{
+    cJSON *o = cJSON_CreateObject();
+    char *out = NULL;
+    if (o && cJSON_AddStringToObject(o, key, name) &&
+        (replaced < 0 || cJSON_AddBoolToObject(o, "replaced", replaced)) &&
+        cJSON_AddStringToObject(o, "db", api->db_path) &&
+        cJSON_AddStringToObject(o, "model_version", LR_MODEL_VERSION))
+        out = cJSON_PrintUnformatted(o);
+    cJSON_Delete(o);
+    if (!out)
+        lr_error_set(err, LR_NO_MEMORY, NULL, "out of memory");
+    return out;
+}
+
 char *lr_api_device_add(lr_api *api, const char *body, size_t len, int replace, lr_error *err)
 {
     est_device dev;
@@ -785,17 +803,7 @@ char *lr_api_device_add(lr_api *api, const char *body, size_t len, int replace, 
                      "a device '%s' is stored already; add --replace to replace it", dev.name);
     if (rc)
         return NULL;
-    cJSON *o = cJSON_CreateObject();
-    char *out = NULL;
-    if (o && cJSON_AddStringToObject(o, "name", dev.name) &&
-        cJSON_AddBoolToObject(o, "replaced", replaced) &&
-        cJSON_AddStringToObject(o, "db", api->db_path) &&
-        cJSON_AddStringToObject(o, "model_version", LR_MODEL_VERSION))
-        out = cJSON_PrintUnformatted(o);
-    cJSON_Delete(o);
-    if (!out)
-        lr_error_set(err, LR_NO_MEMORY, NULL, "out of memory");
-    return out;
+    return device_answer(api, "name", dev.name, replaced, err);
 }
 
 char *lr_api_device_remove(lr_api *api, const char *name, lr_error *err)
@@ -812,14 +820,5 @@ char *lr_api_device_remove(lr_api *api, const char *name, lr_error *err)
                      api->db_path);
     if (rc)
         return NULL;
-    cJSON *o = cJSON_CreateObject();
-    char *out = NULL;
-    if (o && cJSON_AddStringToObject(o, "removed", name) &&
-        cJSON_AddStringToObject(o, "db", api->db_path) &&
-        cJSON_AddStringToObject(o, "model_version", LR_MODEL_VERSION))
-        out = cJSON_PrintUnformatted(o);
-    cJSON_Delete(o);
-    if (!out)
-        lr_error_set(err, LR_NO_MEMORY, NULL, "out of memory");
-    return out;
+    return device_answer(api, "removed", name, -1, err);
 }
