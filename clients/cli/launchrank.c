@@ -24,6 +24,7 @@
 
 #include "api.h"
 #include "cli.h"
+#include "cli_kt.h"
 #include "cli_table.h"
 #include "lr_error.h"
 
@@ -131,6 +132,11 @@ static const char rank_help[] =
     "Options:\n"
     "  --table      print a table instead of JSON: rank, block, folding, predicted\n"
     "               GLup/s, limiter, L2 and DRAM volumes (B/Lup), L1 cycles per Lup\n"
+    "  --format F   json (default), table (as --table) or t4: the T4 results JSON of\n"
+    "               the auto-tuning community, as Kernel Tuner writes it, with\n"
+    "               block_size_x/y/z and folding_x/y/z, the predicted time (ms) and,\n"
+    "               for timed configurations, the measured time (ms); see\n"
+    "               docs/kernel_tuner.md\n"
     "  --top K      keep the K best configurations, 0 = all (sets search.top of the\n"
     "               request; default: the request's search.top, else all)\n"
     "  --threads N  threads evaluating configurations (default 0: every core)\n"
@@ -147,6 +153,7 @@ static const char rank_help[] =
     "\n"
     "Example:\n"
     "  launchrank rank --table --top 10 stencil2d.json\n"
+    "  launchrank rank --format t4 --measure-top 5 stencil2d.json > results.json\n"
     "\n"
     "Exit status: 0 success; 2 bad request or usage (a JSON error with code, message\n"
     "and the path of the offending input is printed on stderr); 1 other failures.\n";
@@ -190,13 +197,26 @@ static int cmd_rank(int argc, char **argv)
     size_t len;
     lr_error err;
     cli_progress progress = {.lock = PTHREAD_MUTEX_INITIALIZER, .percent = -1};
+    const char *format;
     if (cli_wants_help(argc, argv))
         return fputs(rank_help, stdout), CLI_EXIT_OK;
-    int rc = cli_parse_args(argc, argv,
-                            CLI_OPT_DB | CLI_OPT_PRETTY | CLI_OPT_TABLE | CLI_OPT_THREADS |
-                                CLI_OPT_TOP | CLI_OPT_MEASURE_TOP,
-                            1, 1, &o);
-    if (rc || (rc = cli_read_request(argv[0], o.pos[0], &body, &len)))
+    int rc = cli_take_format(argv[0], &argc, argv, &format);
+    if (rc)
+        return rc;
+    rc = cli_parse_args(argc, argv,
+                        CLI_OPT_DB | CLI_OPT_PRETTY | CLI_OPT_TABLE | CLI_OPT_THREADS |
+                            CLI_OPT_TOP | CLI_OPT_MEASURE_TOP,
+                        1, 1, &o);
+    if (rc)
+        return rc;
+    int t4 = format && !strcmp(format, "t4");
+    if (format && !t4 && strcmp(format, "json") && strcmp(format, "table"))
+        return cli_usage_error(argv[0], "unknown --format '%s' (json, table or t4)", format);
+    if (format && (t4 || !strcmp(format, "json")) && o.table)
+        return cli_usage_error(argv[0], "--table and --format %s contradict each other",
+                               format);
+    o.table |= format && !strcmp(format, "table");
+    if ((rc = cli_read_request(argv[0], o.pos[0], &body, &len)))
         return rc;
     if (o.top >= 0 && (edited = cli_set_request_number(body, "search", "top", o.top)))
         len = strlen(edited);
@@ -220,6 +240,8 @@ static int cmd_rank(int argc, char **argv)
     clear_progress(&progress);
     if (!resp)
         rc = cli_report(&err);
+    else if (t4)
+        rc = cli_t4_print(resp);
     else if (!o.table)
         rc = cli_print_json(argv[0], resp, o.pretty);
     else if (cli_table_rank(stdout, resp) != 0) {
@@ -415,6 +437,7 @@ static const cli_command commands[] = {
     {"measure", cli_cmd_measure, "compile and time one configuration on the GPU"},
     {"calibrate", cli_cmd_calibrate, "measure this GPU into a device description"},
     {"fit", cli_cmd_fit, "refit a device's model parameters to the measurement log"},
+    {"import-kt", cli_cmd_import_kt, "add a Kernel Tuner cache file to the measurement log"},
 };
 
 static void print_top_help(FILE *f)

@@ -9,6 +9,9 @@ configurations run fastest (``rank``). Two back ends answer with one API:
   else ``$LAUNCHRANK_URL``, else http://127.0.0.1:8080); 503s are retried with backoff.
 * :class:`Local` runs the ``launchrank`` executable (on PATH or given), no daemon needed.
 
+:mod:`launchrank_client.kernel_tuner` connects rankings to Kernel Tuner: the predicted
+top K of a ``tune_params`` space for ``tune_kernel`` and T4 export (docs/kernel_tuner.md).
+
 Results are typed, read-only dataclasses (:mod:`launchrank_client.results`) that are
 also mappings over the JSON, which stays reachable as ``.raw``. Errors are
 :class:`LaunchrankError` subclasses that also subclass the matching built-ins
