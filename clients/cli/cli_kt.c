@@ -35,6 +35,12 @@
 #include "request.h"
 #include "store.h"
 
+/* The plausible run time of one kernel launch, in ms: a "time" outside is no timing
+ * but a marker (such as 1e20 for a configuration that failed) or a broken file, and
+ * would put a GLup/s of 1e-20 or 1e300 into the log. */
+#define KT_MIN_MS 1e-6 /* 1 ns, far below a launch's own overhead */
+#define KT_MAX_MS 1e9  /* 11.6 days */
+
 /* The largest cache file read: a brute-force run over 10^5 configurations with 32
  * timings each is about 150 MB of JSON; beyond this, a file is something else. */
 #define KT_MAX_CACHE_BYTES (256u << 20)
@@ -54,7 +60,8 @@ static const char import_help[] =
     "\n"
     "Each configuration that ran becomes one row: its block and folding, the median of\n"
     "its \"times\" (else its \"time\"), in ms, and the GLup/s that makes for the domain.\n"
-    "Configurations that failed in Kernel Tuner, or whose block or folding is outside\n"
+    "Configurations without a timing (failed in Kernel Tuner: \"time\" is a string,\n"
+    "or a number outside 1e-6 to 1e9 ms), or whose block or folding is outside\n"
     "launchrank's ranges (1-1024 threads, 1-64 points per side), are skipped, and so\n"
     "are rows imported before (importing a file twice adds nothing). A summary (JSON)\n"
     "goes to standard output.\n"
@@ -89,11 +96,11 @@ typedef struct kt_map {
 
 /* What an import found (the summary). */
 typedef struct kt_stats {
-    int entries;  /* configurations in the cache */
-    int imported; /* rows added */
-    int again;    /* already in the log from an earlier import */
-    int failed;   /* did not run in Kernel Tuner (time not a positive number) */
-    int outside;  /* block or folding outside launchrank's ranges */
+    int entries;   /* configurations in the cache */
+    int imported;  /* rows added */
+    int again;     /* already in the log from an earlier import */
+    int not_timed; /* no usable "time": failed in Kernel Tuner, or KT_MIN/MAX_MS */
+    int outside;   /* block or folding outside launchrank's ranges */
     /* why the first of those was refused: "path: message" */
     char first_outside[LR_PATH_MAX + LR_MESSAGE_MAX + 2];
 } kt_stats;
@@ -227,7 +234,7 @@ static double entry_ms(const cJSON *entry, double *lo, double *hi)
 {
     const cJSON *t = cJSON_GetObjectItemCaseSensitive(entry, "time");
     const cJSON *times = cJSON_GetObjectItemCaseSensitive(entry, "times");
-    if (!cJSON_IsNumber(t) || !(t->valuedouble > 0) || !isfinite(t->valuedouble))
+    if (!cJSON_IsNumber(t) || !(t->valuedouble >= KT_MIN_MS && t->valuedouble <= KT_MAX_MS))
         return 0;
     *lo = *hi = t->valuedouble;
     int n = cJSON_GetArraySize(times), k = 0;
@@ -235,7 +242,8 @@ static double entry_ms(const cJSON *entry, double *lo, double *hi)
     const cJSON *x;
     cJSON_ArrayForEach(x, times)
     {
-        if (v && cJSON_IsNumber(x) && x->valuedouble > 0 && isfinite(x->valuedouble))
+        if (v && cJSON_IsNumber(x) && x->valuedouble >= KT_MIN_MS &&
+            x->valuedouble <= KT_MAX_MS)
             v[k++] = x->valuedouble;
     }
     double ms = t->valuedouble;
@@ -437,7 +445,7 @@ static int kt_read(kt_import *im, lr_error *err)
         im->stats.entries++;
         double lo, hi, ms = entry_ms(entry, &lo, &hi);
         if (ms <= 0) {
-            im->stats.failed++;
+            im->stats.not_timed++;
             continue;
         }
         int block[3], folding[3];
@@ -490,7 +498,7 @@ static int print_summary(const kt_import *im, const char *db)
     cJSON_AddNumberToObject(s, "entries", im->stats.entries);
     cJSON_AddNumberToObject(s, "imported", im->stats.imported);
     cJSON_AddNumberToObject(s, "already_imported", im->stats.again);
-    cJSON_AddNumberToObject(s, "failed_in_kernel_tuner", im->stats.failed);
+    cJSON_AddNumberToObject(s, "not_timed", im->stats.not_timed);
     cJSON_AddNumberToObject(s, "outside_launchrank_ranges", im->stats.outside);
     if (im->stats.outside)
         cJSON_AddStringToObject(s, "first_outside", im->stats.first_outside);
@@ -569,7 +577,7 @@ int cli_cmd_import_kt(int argc, char **argv)
              (im.cache = cache) && (im.st = st_open(db, &err)) && !kt_read(&im, &err))
         rc = print_summary(&im, db);
     if (lr_error_is_set(&err)) {
-        if (im.body && im.cache)
+        if (im.body && im.cache && err.path[0])
             fprintf(stderr, "launchrank import-kt: in the cache file '%s' (%d rows added):\n",
                     file, im.stats.imported);
         rc = cli_report(&err);

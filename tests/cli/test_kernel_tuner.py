@@ -354,7 +354,7 @@ class Import(unittest.TestCase):
             self.assertEqual(rc, 0, err)
             self.assertEqual(summary["entries"], 41)
             self.assertEqual(summary["imported"], 40)
-            self.assertEqual(summary["failed_in_kernel_tuner"], 1)
+            self.assertEqual(summary["not_timed"], 1)
             self.assertEqual(summary["already_imported"], 0)
             self.assertEqual(summary["outside_launchrank_ranges"], 0)
             self.assertEqual(summary["device"], DEVICE)
@@ -409,7 +409,14 @@ class Import(unittest.TestCase):
                                       compile_time=1, verification_time=0, benchmark_time=1,
                                       strategy_time=0, framework_time=0,
                                       timestamp="2026-11-20 10:00:00+00:00"))
-        doc = kt_cache("star3d_r1_f64", runs, 256 ** 3, [big])
+        base = dict(compile_time=1, verification_time=0, benchmark_time=1, strategy_time=0,
+                    framework_time=0, timestamp="2026-11-20 10:00:00+00:00")
+        # a marker, not a timing: counted as not timed
+        marker = ("48,1,1,1,1,1", dict(zip(KEYS, [48, 1, 1, 1, 1, 1]), time=1e20, **base))
+        # runs that are no timings are left out of the median: 2.0 of (1.0, 2.0, 4.0)
+        junk = ("16,1,1,1,1,1", dict(zip(KEYS, [16, 1, 1, 1, 1, 1]), time=2.5,
+                                     times=[4.0, None, "x", -1, 0, 1.0, 2.0, 1e300], **base))
+        doc = kt_cache("star3d_r1_f64", runs, 256 ** 3, [big, marker, junk])
         text = json.dumps(doc, indent=1)
         # Kernel Tuner appends entries as it times them; until it ends, the file stops
         # after an entry and a comma
@@ -420,9 +427,15 @@ class Import(unittest.TestCase):
         cache = self.write("open.json", open_text)
         rc, summary, err = self.import_kt(cache, self.request_file(fam))
         self.assertEqual(rc, 0, err)
-        self.assertEqual((summary["entries"], summary["imported"]), (6, 5))
+        self.assertEqual((summary["entries"], summary["imported"]), (8, 6))
         self.assertEqual(summary["outside_launchrank_ranges"], 1)
+        self.assertEqual(summary["not_timed"], 1)
         self.assertIn("launch.block", summary["first_outside"])
+        rc, out, err = run("cache", "export", "--db", self.db)
+        rows = [json.loads(line) for line in out.splitlines()]
+        (row,) = [r for r in rows if r["type"] == "measurement" and r["block_x"] == 16]
+        self.assertEqual((row["ms_min"], row["ms_median"], row["ms_max"]), (1.0, 2.0, 4.0))
+        self.assertTrue(close(row["glups"], 256 ** 3 / (2.0 * 1e6), 1e-12))
 
     def test_default_names_of_kernel_tuner_and_numbers_in_the_mapping(self):
         fam = family("star2d_r1_f32")
@@ -489,6 +502,11 @@ class Import(unittest.TestCase):
                            os.path.join(self.dir, "absent.json"))
         self.assertEqual(rc, 1)
         self.assertIn("cannot read", err)
+        rc, out, err = run("import-kt", "--db", os.path.join(self.dir, "no", "dir.sqlite"),
+                           "--request", req, self.write("g.json", good))
+        self.assertEqual(rc, 1)
+        self.assertIn('"code":"unavailable"', err)
+        self.assertNotIn("in the cache file", err)  # the database is at fault, not the file
         rc, out, err = run("import-kt", "--help")
         self.assertEqual(rc, 0)
         for text in ("Usage: launchrank import-kt", "Example", "Exit status", "--folding MAP"):
