@@ -41,6 +41,10 @@
 #define KT_MIN_MS 1e-6 /* 1 ns, far below a launch's own overhead */
 #define KT_MAX_MS 1e9  /* 11.6 days */
 
+/* Kernel Tuner's block x side when tune_params has no block_size_x (its
+ * get_thread_block_dimensions; y and z default to 1). */
+#define KT_DEFAULT_BLOCK_X 256
+
 /* The largest cache file read: a brute-force run over 10^5 configurations with 32
  * timings each is about 150 MB of JSON; beyond this, a file is something else. */
 #define KT_MAX_CACHE_BYTES (256u << 20)
@@ -71,7 +75,8 @@ static const char import_help[] =
     "  --request FILE  the launchrank request describing the kernel; its \"launch\",\n"
     "                  \"search\" and \"measure\" are ignored\n"
     "  --block MAP     the block sides (default: block_size_x,block_size_y,block_size_z,\n"
-    "                  Kernel Tuner's names; a default name the cache lacks counts as 1)\n"
+    "                  Kernel Tuner's names; one the cache lacks takes Kernel Tuner's\n"
+    "                  default: 256 for x, 1 for y and z)\n"
     "  --folding MAP   the lattice points per thread (default: 1,1,1)\n"
     "  -h, --help      show this help\n"
     "\n"
@@ -262,16 +267,16 @@ static double entry_ms(const cJSON *entry, double *lo, double *hi)
     return ms;
 }
 
-/* A name of the mapping must be a tune_param of the cache (the default names need
- * not: Kernel Tuner takes a missing block side as 1). */
+/* A name of the mapping must be a tune_param of the cache; the default names need
+ * not be: Kernel Tuner then launches blocks of KT_DEFAULT_BLOCK_X x 1 x 1. */
 static int check_names(kt_side s[3], int defaults, const cJSON *params, const char *what,
                        lr_error *err)
 {
     for (int d = 0; d < 3; d++) {
         if (!s[d].name || cJSON_GetObjectItemCaseSensitive(params, s[d].name))
             continue;
-        if (defaults) {
-            s[d] = (kt_side){NULL, 1};
+        if (defaults) { /* Kernel Tuner's own defaults of its names */
+            s[d] = (kt_side){NULL, d == 0 ? KT_DEFAULT_BLOCK_X : 1};
             continue;
         }
         return lr_error_set(err, LR_INVALID_REQUEST, "tune_params",

@@ -452,6 +452,22 @@ class Import(unittest.TestCase):
                            cache)
         self.assertEqual(rc, 0, err)
         self.assertEqual(json.loads(out)["imported"], len(runs))
+        # a space without block_size_x: Kernel Tuner launches 256 threads in x
+        no_x = copy.deepcopy(doc)
+        for key, entry in list(no_x["cache"].items()):
+            if entry["block_size_x"] != 256:
+                del no_x["cache"][key]
+            else:
+                del entry["block_size_x"]
+        del no_x["tune_params"]["block_size_x"]
+        rc, out, err = run("import-kt", "--db", os.path.join(self.dir, "nox.sqlite"),
+                           "--request", self.request_file(fam), self.write("nox.json", no_x))
+        self.assertEqual(rc, 0, err)
+        self.assertEqual(json.loads(out)["imported"], len(no_x["cache"]))
+        self.assertGreater(len(no_x["cache"]), 0)
+        rc, out, err = run("cache", "export", "--db", os.path.join(self.dir, "nox.sqlite"))
+        rows = [json.loads(line) for line in out.splitlines()]
+        self.assertEqual({r["block_x"] for r in rows if r["type"] == "measurement"}, {256})
         rc, out, err = run("import-kt", "--db", self.db, "--request", self.request_file(fam),
                            "--block", "block_size_x,2", "--folding", "1,1,1", cache)
         self.assertEqual(rc, 0, err)

@@ -211,6 +211,14 @@ class PruneCases(unittest.TestCase):
         s = search_space(tp, block=("block_size_x", 4), folding=(1, "unroll"))
         self.assertEqual(s["blocks"], [[32, 4, 1], [64, 4, 1]])
         self.assertEqual(s["foldings"], [[1, 1, 1], [1, 2, 1], [1, 4, 1]])
+        # Kernel Tuner's defaults for its names that tune_params lacks: 256 x 1 x 1
+        self.assertEqual(search_space({"block_size_y": [1, 2]})["blocks"],
+                         [[256, 1, 1], [256, 2, 1]])
+        p = prune(ranking_of([([256, 2, 1], [1, 1, 1], 9.0), ([256, 1, 1], [1, 1, 1], 8.0)]),
+                  {"block_size_y": [1, 2]}, top=1)
+        self.assertEqual((p.tune_params, p.kept[0]["params"]), ({"block_size_y": [2]},
+                                                               {"block_size_y": 2}))
+        self.assertTrue(p.restrictions({"block_size_y": 2}))
         with self.assertRaises(KeyError):
             search_space(tp, block=("bx", "by"))
         with self.assertRaises(ValueError):

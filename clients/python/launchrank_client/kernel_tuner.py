@@ -17,8 +17,8 @@ A *mapping* says which tune_params are the thread block's sides and the lattice 
 per thread (launchrank's folding), x first: each item is the name of a tune_param or a
 fixed number, e.g. ``block=("block_size_x", "block_size_y", 1)``,
 ``folding=(1, 1, "tile_size_z")``. Kernel Tuner's defaults are
-:data:`BLOCK_NAMES`; a block name that is not in ``tune_params`` counts as 1, as it does
-in Kernel Tuner. Measured configurations go the other way with
+:data:`BLOCK_NAMES`; with them, a side that is not in ``tune_params`` takes Kernel
+Tuner's default (256 threads in x, 1 in y and z). Measured configurations go the other way with
 ``launchrank import-kt`` (a Kernel Tuner cache file into the measurement log).
 """
 
@@ -29,13 +29,16 @@ from typing import Any, Dict, List, Mapping, Optional, Sequence, Tuple, Union
 
 from .results import Ranking
 
-__all__ = ["BLOCK_NAMES", "FOLDING_NAMES", "T4_SCHEMA_VERSION", "Pruned", "search_space",
-           "prune", "to_t4"]
+__all__ = ["BLOCK_NAMES", "DEFAULT_BLOCK", "FOLDING_NAMES", "T4_SCHEMA_VERSION", "Pruned",
+           "search_space", "prune", "to_t4"]
 
 #: Kernel Tuner's names of the thread block's sides (its ``block_size_names`` default).
 BLOCK_NAMES = ("block_size_x", "block_size_y", "block_size_z")
 #: The names :func:`to_t4` and ``launchrank rank --format t4`` give the folding.
 FOLDING_NAMES = ("folding_x", "folding_y", "folding_z")
+#: Kernel Tuner's block sides when tune_params lacks BLOCK_NAMES (its
+#: get_thread_block_dimensions).
+DEFAULT_BLOCK = (256, 1, 1)
 #: The T4 results schema version written (Kernel Tuner ships T4 1.0.0).
 T4_SCHEMA_VERSION = "1.0.0"
 
@@ -54,19 +57,26 @@ def _sides(mapping: Mapping3, what: str) -> Tuple[Side, Side, Side]:
     return tuple(items + [1] * (3 - len(items)))  # type: ignore[return-value]
 
 
-def _check_names(sides: Sequence[Side], tune_params: Mapping[str, Sequence[Any]], what: str,
-                 default_names: bool) -> None:
-    for s in sides:
-        if isinstance(s, str) and s not in tune_params and not default_names:
-            raise KeyError("%s names %r, which is not one of the tune_params (%s)"
-                           % (what, s, ", ".join(tune_params)))
+def _resolve(mapping: Mapping3, tune_params: Mapping[str, Sequence[Any]],
+             what: str) -> Tuple[Side, Side, Side]:
+    """The mapping with every name a tune_param: Kernel Tuner's default block names that
+    tune_params lacks become Kernel Tuner's defaults; any other unknown name raises."""
+    sides = _sides(mapping, what)
+    default_names = what == "block" and tuple(mapping) == BLOCK_NAMES
+    out: List[Side] = []
+    for d, s in enumerate(sides):
+        if isinstance(s, str) and s not in tune_params:
+            if not default_names:
+                raise KeyError("%s names %r, which is not one of the tune_params (%s)"
+                               % (what, s, ", ".join(tune_params)))
+            s = DEFAULT_BLOCK[d]
+        out.append(s)
+    return tuple(out)  # type: ignore[return-value]
 
 
 def _value(side: Side, params: Mapping[str, Any]) -> int:
-    """The side's value in one configuration (a name the params lack counts as 1)."""
-    if isinstance(side, str):
-        return int(params.get(side, 1))
-    return int(side)
+    """The side's value in one configuration (sides are resolved: names are params)."""
+    return int(params[side]) if isinstance(side, str) else int(side)
 
 
 def _launch(params: Mapping[str, Any], block: Sequence[Side],
@@ -85,13 +95,11 @@ def search_space(tune_params: Mapping[str, Sequence[Any]], *,
     Raises ValueError for a bad mapping, KeyError for a name that is not a tune_param
     (Kernel Tuner's default block names excepted).
     """
-    bsides, fsides = _sides(block, "block"), _sides(folding, "folding")
-    _check_names(bsides, tune_params, "block", tuple(block) == BLOCK_NAMES)
-    _check_names(fsides, tune_params, "folding", False)
+    bsides = _resolve(block, tune_params, "block")
+    fsides = _resolve(folding, tune_params, "folding")
 
     def triples(sides: Sequence[Side]) -> List[List[int]]:
-        axes = [list(tune_params[s]) if isinstance(s, str) and s in tune_params
-                else [1 if isinstance(s, str) else s] for s in sides]
+        axes = [list(tune_params[s]) if isinstance(s, str) else [s] for s in sides]
         out: List[List[int]] = []
         for t in itertools.product(*axes):
             v = [int(x) for x in t]
@@ -172,22 +180,21 @@ def prune(ranking: Ranking, tune_params: Mapping[str, Sequence[Any]], *, top: in
     """
     if isinstance(top, bool) or not isinstance(top, int) or top < 1:
         raise ValueError("top must be a positive number of configurations, got %r" % (top,))
-    bsides, fsides = _sides(block, "block"), _sides(folding, "folding")
-    _check_names(bsides, tune_params, "block", tuple(block) == BLOCK_NAMES)
-    _check_names(fsides, tune_params, "folding", False)
-    mapped = [s for s in bsides + fsides if isinstance(s, str) and s in tune_params]
+    bsides = _resolve(block, tune_params, "block")
+    fsides = _resolve(folding, tune_params, "folding")
+    mapped = [s for s in bsides + fsides if isinstance(s, str)]
 
     def params_of(b: Triple, f: Triple) -> Optional[Dict[str, Any]]:
         """The tune_params values of a launch, or None when the space lacks it."""
         out: Dict[str, Any] = {}
         for sides, values in ((bsides, b), (fsides, f)):
             for s, v in zip(sides, values):
-                if isinstance(s, str) and s in tune_params:
+                if isinstance(s, str):
                     match = [x for x in tune_params[s] if x == v]
                     if not match or out.get(s, match[0]) != match[0]:
                         return None
                     out[s] = match[0]
-                elif (1 if isinstance(s, str) else s) != v:
+                elif s != v:
                     return None
         return out
 
