@@ -3,7 +3,8 @@
  * read into the store's measurement log (see cli_kt.h, docs/kernel_tuner.md).
  *
  * A Kernel Tuner cache file (the `cache=` argument of tune_kernel; schemas 1.0.0 and
- * 1.1.0 in kernel_tuner/schema/cache/, and the older files without "schema_version")
+ * 1.1.0, and the older files without "schema_version": docs/kernel_tuner.md, "The
+ * formats")
  * is one JSON object: "device_name", "kernel_name", "problem_size", "tune_params"
  * (name -> list of values), "tune_params_keys", "objective" and "cache", an object from
  * "v1,v2,..." (the values in tune_params_keys order) to the record of one configuration:
@@ -41,8 +42,8 @@
 #define KT_MIN_MS 1e-6 /* 1 ns, far below a launch's own overhead */
 #define KT_MAX_MS 1e9  /* 11.6 days */
 
-/* Kernel Tuner's block x side when tune_params has no block_size_x (its
- * get_thread_block_dimensions; y and z default to 1). */
+/* Kernel Tuner's block x side when tune_params has no block_size_x; y and z default to
+ * 1 (docs/kernel_tuner.md, "The formats"). */
 #define KT_DEFAULT_BLOCK_X 256
 
 /* The largest cache file read: a brute-force run over 10^5 configurations with 32

@@ -11,7 +11,7 @@
 
 struct cJSON;
 
-/* The T4 schema version written (Kernel Tuner's kernel_tuner/schema/T4/1.0.0). */
+/* The T4 results schema version written (docs/kernel_tuner.md, "The formats"). */
 #define CLI_T4_SCHEMA_VERSION "1.0.0"
 
 /* The T4 results document of a rank response (rank_json, the text lr_api_rank returns):

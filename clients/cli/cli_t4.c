@@ -1,8 +1,8 @@
 /*
  * cli_t4.c: a rank response in the T4 results format (see cli_kt.h).
  *
- * T4 ("Open Autotuning Results Schema", results-schema.json 1.0.0, the version Kernel
- * Tuner ships in kernel_tuner/schema/T4/1.0.0/) is a list of results, each with the
+ * T4 (the "Open Autotuning Results Schema" 1.0.0 that Kernel Tuner writes;
+ * docs/kernel_tuner.md, "The formats") is a list of results, each with the
  * "configuration" (parameter name -> value), "times", "invalidity" (one of timeout,
  * compile, runtime, correctness, constraints, correct), "correctness" (a number),
  * "objectives" and "measurements" ({name, value, unit}). The conversion only reads

@@ -36,10 +36,10 @@ __all__ = ["BLOCK_NAMES", "DEFAULT_BLOCK", "FOLDING_NAMES", "T4_SCHEMA_VERSION",
 BLOCK_NAMES = ("block_size_x", "block_size_y", "block_size_z")
 #: The names :func:`to_t4` and ``launchrank rank --format t4`` give the folding.
 FOLDING_NAMES = ("folding_x", "folding_y", "folding_z")
-#: Kernel Tuner's block sides when tune_params lacks BLOCK_NAMES (its
-#: get_thread_block_dimensions).
+#: Kernel Tuner's block sides when tune_params lacks BLOCK_NAMES (docs/kernel_tuner.md,
+#: "The formats").
 DEFAULT_BLOCK = (256, 1, 1)
-#: The T4 results schema version written (Kernel Tuner ships T4 1.0.0).
+#: The T4 results schema version written (Kernel Tuner writes T4 1.0.0).
 T4_SCHEMA_VERSION = "1.0.0"
 
 Side = Union[str, int]
@@ -259,7 +259,7 @@ def to_t4(ranking: Union[Ranking, Mapping[str, Any]], *, timestamp: Optional[str
           block_names: Sequence[str] = BLOCK_NAMES,
           folding_names: Sequence[str] = FOLDING_NAMES) -> Dict[str, Any]:
     """The ranking as a T4 results document (``{"schema_version", "results"}``), the
-    format Kernel Tuner writes (its kernel_tuner/schema/T4/1.0.0/results-schema.json),
+    format Kernel Tuner writes (docs/kernel_tuner.md, "The formats"),
     as ``launchrank rank --format t4`` writes it.
 
     One result per ranked configuration, best first, then one per configuration that
