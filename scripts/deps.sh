@@ -2,8 +2,9 @@
 # Installs the Debian packages launchrank needs to build, run and test, if any are
 # missing. Used by scripts/run.sh and scripts/test.sh; safe to run twice.
 set -euo pipefail
+# chromium and a font: tests/web drives the web calculator in headless Chromium.
 pkgs=(gcc pkg-config meson ninja-build libisl-dev libcjson-dev libmicrohttpd-dev
-      libsqlite3-dev python3 python3-jsonschema curl)
+      libsqlite3-dev python3 python3-jsonschema curl chromium fonts-dejavu-core)
 missing=()
 for p in "${pkgs[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

@@ -232,8 +232,8 @@ static enum MHD_Result request_begin(srv_server *s, struct MHD_Connection *c, sr
     if (req->route < 0)
         return respond_code(s, c, req, LR_NOT_FOUND, 0, NULL,
                             "no endpoint at %s; the endpoints are POST /v1/estimate, POST "
-                            "/v1/rank, GET /v1/devices, GET /v1/devices/{name}, GET /healthz "
-                            "and GET /v1/stats",
+                            "/v1/rank, GET /v1/devices, GET /v1/devices/{name}, GET /healthz, "
+                            "GET /v1/stats and GET / (the web calculator)",
                             req->url);
     if (!srv_route_has_body(req->route))
         return MHD_YES;

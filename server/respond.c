@@ -53,14 +53,27 @@ static char *error_json(const lr_error *err)
     return lr_error_to_json(err, LR_MODEL_VERSION);
 }
 
+/* What the web calculator's page may load and call: its own origin only, so that it
+ * sends nothing anywhere else even if a bug or an injected string tried to (the SVG
+ * charts are built in the page; the icon is a data: URL). */
+#define SRV_PAGE_POLICY                                                                     \
+    "default-src 'self'; img-src 'self' data:; object-src 'none'; base-uri 'none'; "       \
+    "form-action 'none'; frame-ancestors 'none'"
+
+/* type: the body's Content-Type, NULL for application/json. */
 static enum MHD_Result queue(srv_server *s, struct MHD_Connection *c, srv_request *req,
                              unsigned status, struct MHD_Response *r, size_t len,
-                             const char *allow)
+                             const char *type, const char *allow)
 {
     if (!r)
         return MHD_NO; /* MHD closes the connection: nothing better is left */
     int ok = len == 0 || MHD_add_response_header(r, MHD_HTTP_HEADER_CONTENT_TYPE,
-                                                 "application/json") == MHD_YES;
+                                                 type ? type : "application/json") == MHD_YES;
+    /* Bodies that are not JSON: the web page's files, held to their own origin by
+     * the policy (which is harmless on the other such body, /metrics). */
+    if (ok && type)
+        ok = MHD_add_response_header(r, "Content-Security-Policy", SRV_PAGE_POLICY) == MHD_YES &&
+             MHD_add_response_header(r, "X-Content-Type-Options", "nosniff") == MHD_YES;
     /* A page of an --allow-origin origin may read the answer; the answer depends on
      * Origin, which caches must know. */
     if (ok && req->cors_origin)
@@ -89,7 +102,7 @@ enum MHD_Result srv_respond_json(srv_server *s, struct MHD_Connection *c, srv_re
         MHD_create_response_from_buffer_with_free_callback(len, body.text, body.free_fn);
     if (!r)
         body.free_fn(body.text); /* MHD took nothing */
-    return queue(s, c, req, status, r, len, allow);
+    return queue(s, c, req, status, r, len, body.type, allow);
 }
 
 /* How long a browser may remember a preflight's answer: ten minutes spares a web
@@ -109,7 +122,7 @@ enum MHD_Result srv_respond_preflight(srv_server *s, struct MHD_Connection *c, s
         MHD_destroy_response(r);
         return MHD_NO;
     }
-    return queue(s, c, req, MHD_HTTP_NO_CONTENT, r, 0, allow);
+    return queue(s, c, req, MHD_HTTP_NO_CONTENT, r, 0, NULL, allow);
 }
 
 enum MHD_Result srv_respond_error(srv_server *s, struct MHD_Connection *c, srv_request *req,
@@ -127,7 +140,8 @@ enum MHD_Result srv_respond_error(srv_server *s, struct MHD_Connection *c, srv_r
     if (!text) {
         struct MHD_Response *r = MHD_create_response_from_buffer(
             sizeof oom_body - 1, (void *)oom_body, MHD_RESPMEM_PERSISTENT);
-        return queue(s, c, req, MHD_HTTP_SERVICE_UNAVAILABLE, r, sizeof oom_body - 1, NULL);
+        return queue(s, c, req, MHD_HTTP_SERVICE_UNAVAILABLE, r, sizeof oom_body - 1, NULL,
+                     NULL);
     }
-    return srv_respond_json(s, c, req, status, (srv_json){text, cJSON_free}, allow);
+    return srv_respond_json(s, c, req, status, (srv_json){text, cJSON_free, NULL}, allow);
 }

@@ -2,7 +2,8 @@
  * routes.c: the routing table and its handlers. Each handler turns one request into
  * one lr_api_* call (or, for /healthz and /v1/stats, into what the daemon itself
  * knows) and returns a JSON body or an lr_error; statuses are decided elsewhere
- * (respond.c), bodies, content types and sizes were checked before (http.c).
+ * (respond.c), bodies, content types and sizes were checked before (http.c). GET /
+ * and GET /web/{file} serve the web calculator's embedded files (assets.c).
  * estimate and rank run on a compute thread (pool.c), which owns the lr_worker they
  * use; the other handlers run on libmicrohttpd's threads and need no worker.
  */
@@ -27,7 +28,7 @@ typedef struct srv_route {
 
 static srv_json from_api(char *text)
 {
-    return (srv_json){text, free}; /* lr_api_* bodies are malloc'd */
+    return (srv_json){text, free, NULL}; /* lr_api_* bodies are malloc'd */
 }
 
 /* A cache that stops working (full disk, file removed) degrades speed, not answers:
@@ -76,7 +77,7 @@ static srv_json handle_device(srv_server *s, const srv_request *req, lr_error *e
  * reported but still "ok". */
 static srv_json handle_healthz(srv_server *s, const srv_request *req, lr_error *err)
 {
-    srv_json out = {NULL, cJSON_free};
+    srv_json out = {NULL, cJSON_free, NULL};
     cJSON *root = cJSON_CreateObject();
     if (cJSON_AddStringToObject(root, "status", "ok") &&
         cJSON_AddStringToObject(root, "cache", lr_api_cache_status(s->api)) &&
@@ -93,6 +94,25 @@ static srv_json handle_stats(srv_server *s, const srv_request *req, lr_error *er
     return srv_stats_json(s, err);
 }
 
+/* The web calculator (docs/web.md): a client of the routes above, served from the
+ * files embedded at build time. */
+static srv_json handle_page(srv_server *s, const srv_request *req, lr_error *err)
+{
+    srv_json out = srv_asset_find("index.html");
+    if (!out.text)
+        lr_error_set(err, LR_INTERNAL, NULL, "the web page was not built into this daemon");
+    return out;
+}
+
+static srv_json handle_asset(srv_server *s, const srv_request *req, lr_error *err)
+{
+    srv_json out = srv_asset_find(req->arg);
+    if (!out.text)
+        lr_error_set(err, LR_NOT_FOUND, NULL, "no file '%.64s' in the web page; GET / loads it",
+                     req->arg);
+    return out;
+}
+
 /* The whole HTTP surface. HEAD is accepted wherever GET is (MHD omits the body). */
 static const srv_route routes[] = {
     {"POST", "/v1/estimate", 0, "POST /v1/estimate", 1, handle_estimate},
@@ -101,6 +121,8 @@ static const srv_route routes[] = {
     {"GET", "/v1/devices/", 1, "GET /v1/devices/{name}", 0, handle_device},
     {"GET", "/healthz", 0, "GET /healthz", 0, handle_healthz},
     {"GET", "/v1/stats", 0, "GET /v1/stats", 0, handle_stats},
+    {"GET", "/", 0, "GET /", 0, handle_page},
+    {"GET", "/web/", 1, "GET /web/{file}", 0, handle_asset},
 };
 _Static_assert(sizeof routes / sizeof routes[0] == SRV_ROUTE_COUNT,
                "SRV_ROUTE_COUNT in srv_int.h must match the routing table");

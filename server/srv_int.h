@@ -83,7 +83,7 @@ typedef struct srv_pool {
 } srv_pool;
 
 /* Number of entries of the routing table (routes.c checks it at compile time). */
-#define SRV_ROUTE_COUNT 6
+#define SRV_ROUTE_COUNT 8
 
 typedef struct srv_stats {
     atomic_uint_least64_t requests_total;
@@ -147,11 +147,14 @@ typedef enum srv_job_state {
     SRV_JOB_DONE,     /* the compute thread no longer touches the request or connection */
 } srv_job_state;
 
-/* A JSON response body and the function that frees it (free for lr_api_* results,
- * cJSON_free for what cJSON printed). text is NULL when there is none. */
+/* A response body and the function that frees it (free for lr_api_* results,
+ * cJSON_free for what cJSON printed, srv_keep_static for the embedded web page).
+ * text is NULL when there is none. type is the Content-Type; NULL means
+ * application/json, which every answer but the web page's files is. */
 typedef struct srv_json {
     char *text;
     void (*free_fn)(void *);
+    const char *type;
 } srv_json;
 
 /* One request (MHD's per-request context): created by http.c on the first call of
@@ -219,13 +222,23 @@ const char *srv_route_label(int route);
  * set. */
 srv_json srv_route_run(srv_server *s, const srv_request *req, lr_error *err);
 
+/* ---- assets.c: the web calculator's files (web/, embedded at build time) -------- */
+
+/* The embedded file called name ("index.html", "app.js"), as a body with its
+ * Content-Type and a free_fn that frees nothing (the text is static); text NULL
+ * when there is no such file. */
+srv_json srv_asset_find(const char *name);
+/* The free_fn of static bodies: frees nothing. */
+void srv_keep_static(void *text);
+
 /* ---- respond.c: statuses and JSON bodies --------------------------------------- */
 
 /* The HTTP status of an error code: the one table of the project. */
 unsigned srv_status_of(lr_code code);
-/* Queues body (taking it, also on failure) with the given status, Content-Type
- * application/json, an Allow header when allow is not NULL. Records status and
- * size in req. */
+/* Queues body (taking it, also on failure) with the given status, its Content-Type
+ * (application/json unless body.type says otherwise; the web page's files also get
+ * a Content-Security-Policy that keeps the page to its own origin), an Allow header
+ * when allow is not NULL. Records status and size in req. */
 enum MHD_Result srv_respond_json(srv_server *s, struct MHD_Connection *c, srv_request *req,
                                  unsigned status, srv_json body, const char *allow);
 /* Answers a CORS preflight (OPTIONS from a page of an --allow-origin origin, which

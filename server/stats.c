@@ -78,7 +78,7 @@ static int add_counters(cJSON *root, srv_server *s)
 
 srv_json srv_stats_json(srv_server *s, lr_error *err)
 {
-    srv_json out = {NULL, cJSON_free};
+    srv_json out = {NULL, cJSON_free, NULL};
     cJSON *root = cJSON_CreateObject();
     if (root && add_counters(root, s))
         out.text = cJSON_PrintUnformatted(root);

@@ -1064,9 +1064,9 @@ static void cases_methods(void)
                          base2.compact, strlen(base2.compact), NULL, 405);
         }
     static const char *const get_paths[] = {"/healthz", "/v1/devices", "/v1/devices/K20m",
-                                            "/v1/stats"};
+                                            "/v1/stats", "/", "/web/app.js"};
     static const char *const not_get[] = {"POST", "PUT", "DELETE", "PATCH", "get"};
-    for (size_t p = 0; p < 4; p++)
+    for (size_t p = 0; p < sizeof get_paths / sizeof get_paths[0]; p++)
         for (size_t i = 0; i < sizeof not_get / sizeof not_get[0]; i++) {
             char label[96];
             snprintf(label, sizeof label, "%s %s", not_get[i], get_paths[p]);
@@ -1078,7 +1078,9 @@ static void cases_methods(void)
 static void cases_paths(void)
 {
     static const char *const paths[] = {
-        "/",
+        "/web/", /* GET / is the web calculator, /web/{file} its files */
+        "/web/a/b",
+        "/web/%2e%2e%2fREADME.md",
         "/v1",
         "/v1/",
         "/v1/estimate/",

@@ -1,0 +1,415 @@
+"""test_web: the web calculator (web/, docs/web.md) against a live daemon.
+
+    test_web.py static LAUNCHRANK SRCROOT
+        GET / and GET /web/{file} answer the files of web/ byte for byte, with their
+        types and the Content-Security-Policy that keeps the page to its origin;
+        unknown files and other methods get the API's JSON errors.
+    test_web.py browser LAUNCHRANK SRCROOT SHOTS_DIR [--docs DIR]
+        drives the page in Debian's headless Chromium (tests/web/cdp.py): loads each
+        preset, edits an expression, provokes a syntax error and checks where it is
+        marked, runs a ranking, hovers over it, measures, opens a permalink, and saves
+        screenshots (with --docs, also the two of docs/web.md). Every number read off
+        the page is compared with the daemon's answer to the same request, sent by
+        this script: equal as numbers (tolerance 0, the page shows the JSON's
+        numbers as they are). At the end, every URL the page requested must be of the
+        daemon's origin.
+
+Exit 77 (skipped) only when no Chromium is installed (scripts/deps.sh installs it).
+"""
+import json
+import os
+import re
+import sys
+import urllib.parse
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, HERE)
+sys.path.insert(0, os.path.join(HERE, "..", "schema"))
+from cdp import Browser, find_chromium  # noqa: E402
+from lrdaemon import Daemon  # noqa: E402
+
+ESTIMATE_S = 60   # one estimate under ASan on a loaded 2-core machine: well under 1 s
+RANK_S = 240      # the 25-point ranking, 230 configurations: ~5 s under ASan alone
+PRESET_25 = "3-D 25-point, range 4"
+
+failures = []
+
+
+def check(cond, what):
+    if cond:
+        print("ok  ", what)
+    else:
+        print("FAIL", what)
+        failures.append(what)
+    return cond
+
+
+def numbers(text):
+    """The numbers written in text, as floats."""
+    return [float(t) for t in re.findall(r"-?\d+(?:\.\d+)?(?:e[-+]?\d+)?", text)]
+
+
+def first_number(text):
+    found = numbers(text)
+    return found[0] if found else None
+
+
+def api(d, path, req):
+    status, _, body = d.request("POST", path, json.dumps(req).encode(),
+                                {"Content-Type": "application/json"})
+    return status, json.loads(body)
+
+
+# ---- static files -------------------------------------------------------------------
+
+def test_static(launchrank, srcroot):
+    with Daemon(launchrank, cache=False) as d:
+        status, headers, body = d.request("GET", "/")
+        check(status == 200 and headers.get("content-type") == "text/html; charset=utf-8",
+              "GET / answers 200 text/html (got %d %s)" % (status, headers.get("content-type")))
+        with open(os.path.join(srcroot, "web", "index.html"), "rb") as f:
+            check(body == f.read(), "GET / is web/index.html byte for byte")
+        csp = headers.get("content-security-policy", "")
+        check("default-src 'self'" in csp and "connect-src" not in csp,
+              "the page may load and call its own origin only (CSP: %s)" % csp)
+        check(headers.get("x-content-type-options") == "nosniff", "the page's files are not sniffed")
+        for name, type_ in (("app.js", "text/javascript; charset=utf-8"),
+                            ("style.css", "text/css; charset=utf-8"),
+                            ("index.html", "text/html; charset=utf-8")):
+            status, headers, body = d.request("GET", "/web/" + name)
+            with open(os.path.join(srcroot, "web", name), "rb") as f:
+                check(status == 200 and headers.get("content-type") == type_ and body == f.read(),
+                      "GET /web/%s is web/%s byte for byte, as %s" % (name, name, type_))
+        status, headers, body = d.request("HEAD", "/")
+        check(status == 200 and body == b"", "HEAD / answers 200 without a body")
+        for path in ("/web/missing.js", "/web/meson.build", "/web/", "/web/a/app.js",
+                     "/web/%2e%2e%2fREADME.md", "/index.html"):
+            status, headers, body = d.request("GET", path)
+            err = json.loads(body).get("error", {}) if body.startswith(b"{") else {}
+            check(status == 404 and err.get("code") == "not_found" and
+                  headers.get("content-type") == "application/json",
+                  "GET %s is a 404 not_found in JSON (got %d)" % (path, status))
+        status, headers, body = d.request("POST", "/", b"{}", {"Content-Type": "application/json"})
+        check(status == 405 and json.loads(body)["error"]["code"] == "method_not_allowed" and
+              "GET" in headers.get("allow", ""), "POST / is a 405 that allows GET")
+        status, _, body = d.request("GET", "/v1/stats")
+        counts = json.loads(body)["requests"]
+        check(counts.get("GET /") == 2 and counts.get("GET /web/{file}") >= 3,
+              "/v1/stats counts the page's routes (GET / %s, GET /web/{file} %s)"
+              % (counts.get("GET /"), counts.get("GET /web/{file}")))
+
+
+# ---- the page in Chromium ---------------------------------------------------------------
+
+def wait_idle(b, done_before, timeout_s, what):
+    b.wait_for("document.body && Number(document.body.dataset.done || 0) > %d && "
+               "document.body.dataset.running === '0' && document.body.dataset.ready === '1'"
+               % done_before, timeout_s, what)
+
+
+def act(b, script, timeout_s, what):
+    """Runs script (which starts one request of the page) and waits until answered."""
+    before = b.js("Number(document.body.dataset.done || 0)")
+    b.js(script)
+    wait_idle(b, before, timeout_s, what)
+
+
+def page_request(b):
+    """The request of the page's permalink (the URL fragment)."""
+    frag = b.js("location.hash")
+    m = re.match(r"^#(estimate|rank)=(.*)$", frag, re.S)
+    return m.group(1), json.loads(urllib.parse.unquote(m.group(2)))
+
+
+def read_estimate(b):
+    return b.js("""(() => {
+      const q = (sel) => [...document.querySelectorAll(sel)];
+      return {
+        hidden: document.getElementById('estimate').hidden,
+        error: document.getElementById('error').hidden ? null : document.getElementById('error').textContent,
+        predicted: document.getElementById('predicted').textContent,
+        limiter: document.getElementById('limiter').textContent,
+        reason: document.getElementById('reason').textContent,
+        levels: Object.fromEntries(q('#volumes-chart text[data-level]').map(e => [e.dataset.level, e.textContent])),
+        segments: q('#volumes-chart rect title').map(t => t.textContent),
+        limits: Object.fromEntries(q('#limits-chart text[data-limit]').map(e => [e.dataset.limit, e.textContent])),
+        limiterBars: q('#limits-chart rect.limiter-bar').length,
+        launch: Object.fromEntries(q('#launch-table td[data-key]').map(e => [e.dataset.key, e.textContent])),
+      };
+    })()""")
+
+
+def check_estimate(b, d, label):
+    """The page's estimate equals the daemon's answer to the page's own request."""
+    action, req = page_request(b)
+    status, ans = api(d, "/v1/estimate", req)
+    page = read_estimate(b)
+    if not check(status == 200 and not page["hidden"] and page["error"] is None,
+                 "%s: the page shows an estimate (API %d, page error %s)" % (label, status, page["error"])):
+        return None
+    perf, est = ans["performance"], ans["estimate"]
+    check(float(page["predicted"]) == perf["predicted"] and page["limiter"] == perf["limiter"],
+          "%s: predicted %s GLup/s, limiter %s, as the API (%s, %s)"
+          % (label, page["predicted"], page["limiter"], perf["predicted"], perf["limiter"]))
+    levels = {k: est[k] for k in ("smx_load", "l1_load", "l2_load", "l2_store", "dram_load", "dram_store")
+              if est[k] is not None}
+    check(set(page["levels"]) == set(levels) and
+          all(float(page["levels"][k]) == v for k, v in levels.items()),
+          "%s: each level's bar is labelled with the API's volume in B/Lup %s" % (label, page["levels"]))
+    # Each stacked segment is one field's volume at one level: "name: V B/Lup level".
+    want = sorted((f, v[k]) for f, v in ans["fields"].items() for k in levels if v[k])
+    got = sorted((t.split(":")[0], first_number(t.split(":", 1)[1])) for t in page["segments"])
+    check(got == want, "%s: %d stacked segments, each a field's volume as the API gives it"
+          % (label, len(want)))
+    limits = {k: v for k, v in perf.items() if k not in ("predicted", "limiter")}
+    ok = all((page["limits"].get(k) == "no limit") if v is None else
+             first_number(page["limits"].get(k, "")) == v for k, v in limits.items())
+    check(ok and first_number(page["limits"]["predicted"]) == perf["predicted"],
+          "%s: every limit in GLup/s as the API (null = 'no limit'), and the prediction line" % label)
+    check(page["limiterBars"] == (0 if perf["limiter"] == "none" else 1) and
+          ("limiter" in page["limits"].get(perf["limiter"], "") or perf["limiter"] == "none"),
+          "%s: the limiter's bar (%s) is the one highlighted" % (label, perf["limiter"]))
+    check(perf["limiter"] == "none" or perf[perf["limiter"]] in numbers(page["reason"]),
+          "%s: the reason names the limiter's value: %s" % (label, page["reason"]))
+    check(first_number(page["launch"]["blocks per SM"]) == ans["launch"]["blocks_per_sm"],
+          "%s: blocks per SM %s as the API" % (label, page["launch"]["blocks per SM"]))
+    return ans
+
+
+def center_of(b, selector):
+    """Scrolls selector into view; its centre in viewport coordinates (for the mouse)."""
+    return b.js("(() => { const e = document.querySelector(%s); e.scrollIntoView({block: 'center'});"
+                " const r = e.getBoundingClientRect(); return [r.x + r.width / 2, r.y + r.height / 2]; })()"
+                % json.dumps(selector))
+
+
+def test_presets(b, d, shots):
+    names = b.js("[...document.querySelectorAll('#preset option')].map(o => o.value).filter(v => v)")
+    check(len(names) == 5, "five presets: %s" % names)
+    for name in names:
+        act(b, "(() => { const p = document.getElementById('preset'); p.value = %s;"
+               " p.dispatchEvent(new Event('change')); })()" % json.dumps(name),
+            ESTIMATE_S, "the estimate of preset " + name)
+        ans = check_estimate(b, d, name)
+        slug = re.sub(r"[^a-z0-9]+", "-", name.lower()).strip("-")
+        b.screenshot(os.path.join(shots, "estimate-%s.png" % slug))
+        if ans and name == "D3Q19 pull":
+            check(len(ans["fields"]) == 38, "D3Q19 pull: 19 fields read, 19 written")
+
+
+def select_line(b, selector, line, start=0, end=None):
+    """Focuses a textarea and selects columns [start, end) of a line (0-based)."""
+    b.js("""(() => { const t = document.querySelector(%s); t.focus();
+      const lines = t.value.split('\\n'); let o = 0;
+      for (let i = 0; i < %d; i++) o += lines[i].length + 1;
+      const end = %s === null ? lines[%d].length : %s;
+      t.setSelectionRange(o + %d, o + end); })()"""
+         % (json.dumps(selector), line, json.dumps(end), line, json.dumps(end), start))
+
+
+def test_edit_and_error(b, d):
+    act(b, "(() => { const p = document.getElementById('preset'); p.value = '3-D 7-point';"
+           " p.dispatchEvent(new Event('change')); })()", ESTIMATE_S, "the 7-point estimate")
+    before = check_estimate(b, d, "7-point")
+    loads = "#fields .field:nth-child(1) .f-loads"
+    check(b.js("document.querySelector(%s).value.split('\\n')[0]" % json.dumps(loads)) == "x+1, y+1, z+1",
+          "the 7-point preset's first load is 'x+1, y+1, z+1'")
+    # Type over the last character: z+1 -> z+3, then Estimate.
+    line0 = "x+1, y+1, z+1"
+    select_line(b, loads, 0, len(line0) - 1, len(line0))
+    b.insert_text("3")
+    act(b, "document.getElementById('run-estimate').click()", ESTIMATE_S, "the edited estimate")
+    _, req = page_request(b)
+    check(req["kernel"]["fields"][0]["loads"][0] == ["x+1", "y+1", "z+3"],
+          "the edited expression is in the request (%s)" % req["kernel"]["fields"][0]["loads"][0])
+    after = check_estimate(b, d, "7-point edited")
+    if before and after:
+        check(after["estimate"]["l2_load"] != before["estimate"]["l2_load"],
+              "the edit changed the L2 volume (%s -> %s B/Lup)"
+              % (before["estimate"]["l2_load"], after["estimate"]["l2_load"]))
+    link = b.js("location.href")
+
+    # A syntax error on line 2, second expression: 'y+*2' has '*' at its column 3.
+    select_line(b, loads, 1)
+    b.insert_text("x+1, y+*2, z+1")
+    act(b, "document.getElementById('run-estimate').click()", ESTIMATE_S, "the estimate with an error")
+    _, req = page_request(b)
+    status, ans = api(d, "/v1/estimate", req)
+    err = ans.get("error", {})
+    mark = b.js("""(() => { const m = document.querySelector('.err-mark');
+      return m && {line: +m.dataset.line, column: +m.dataset.column, text: m.textContent,
+        bad: document.querySelector('%s').classList.contains('bad'),
+        box: document.getElementById('error').textContent,
+        estimateHidden: document.getElementById('estimate').hidden}; })()""" % loads)
+    check(status == 400 and err.get("path") == "kernel.fields[0].loads[1][1]" and "column 3" in err.get("message", ""),
+          "the API reports the syntax error at kernel.fields[0].loads[1][1], column 3 (%d %s)" % (status, err))
+    if check(mark is not None, "the page marks the error in place"):
+        typed = "x+1, y+*2, z+1"
+        check(mark["line"] == 2 and mark["column"] == 8 and typed[mark["column"] - 1] == "*",
+              "the mark is on line 2 at column 8 of what was typed, the '*' (got line %d column %d)"
+              % (mark["line"], mark["column"]))
+        check(mark["bad"] and err["message"] in mark["text"] and err["path"] in mark["box"],
+              "the textarea is flagged and the API's message and path are shown")
+    # The cursor was put on the error: typing there fixes it.
+    b.insert_text("2*")  # replaces the selected '*': 'y+2*2'
+    act(b, "document.getElementById('run-estimate').click()", ESTIMATE_S, "the estimate after the fix")
+    _, req = page_request(b)
+    check(req["kernel"]["fields"][0]["loads"][1][1] == "y+2*2" and
+          b.js("document.querySelector('.err-mark') === null"),
+          "typing at the marked column fixes the expression and clears the mark (%s)"
+          % req["kernel"]["fields"][0]["loads"][1])
+    check_estimate(b, d, "7-point fixed")
+    return link
+
+
+def test_permalink(b, d, link):
+    b.navigate("about:blank")
+    b.wait_for("location.href === 'about:blank'", 10, "about:blank")
+    b.navigate(link)
+    wait_idle(b, 0, ESTIMATE_S, "the permalink's estimate")
+    check(b.js("document.querySelector('#fields .field .f-loads').value.split('\\n')[0]") == "x+1, y+1, z+3",
+          "the permalink restores the edited expression in the form")
+    check_estimate(b, d, "permalink")
+
+
+def read_rank(b):
+    return b.js("""(() => {
+      const q = (sel) => [...document.querySelectorAll(sel)];
+      return {
+        error: document.getElementById('error').hidden ? null : document.getElementById('error').textContent,
+        evaluated: document.getElementById('evaluated').textContent,
+        launchable: document.getElementById('launchable').textContent,
+        bars: q('#bars-chart g.bar').map(g => +g.dataset.rank),
+        cells: q('#heatmaps g.cell').map(g => +g.dataset.rank),
+        panels: q('#heatmaps svg').map(s => +s.dataset.bz),
+        heatHidden: document.getElementById('heatmaps-block').hidden,
+        firstRow: q('#rank-table tr[data-rank]')[0] ? q('#rank-table tr[data-rank]')[0].textContent : '',
+        rows: q('#rank-table tr[data-rank] td:nth-child(4)').map(td => td.textContent),
+        recHidden: document.getElementById('recommendation').hidden,
+        recText: document.getElementById('recommendation').textContent,
+        measure: document.getElementById('measure-status').textContent,
+      };
+    })()""")
+
+
+def test_rank(b, d, shots, docs):
+    act(b, "(() => { const p = document.getElementById('preset'); p.value = %s;"
+           " p.dispatchEvent(new Event('change')); })()" % json.dumps(PRESET_25),
+        ESTIMATE_S, "the 25-point estimate")
+    check_estimate(b, d, "25-point")
+    if docs:
+        b.screenshot(os.path.join(docs, "estimate-25pt.png"), clip=rect_of(b, "#estimate"))
+    act(b, "document.getElementById('run-rank').click()", RANK_S, "the 25-point ranking")
+    action, req = page_request(b)
+    check(action == "rank", "the permalink says rank")
+    status, ans = api(d, "/v1/rank", req)
+    page = read_rank(b)
+    if not check(status == 200 and page["error"] is None, "25-point: the page shows a ranking (%d %s)"
+                 % (status, page["error"])):
+        return
+    res = ans["results"]
+    check(int(page["evaluated"]) == ans["evaluated"] and int(page["launchable"]) == ans["launchable"],
+          "25-point: %s evaluated, %s launchable, as the API" % (page["evaluated"], page["launchable"]))
+    check(page["bars"] == [r["rank"] for r in res],
+          "25-point: one bar per result, in rank order (%d)" % len(page["bars"]))
+    bzs = sorted({r["block"][2] for r in res})
+    check(not page["heatHidden"] and page["panels"] == bzs and sorted(page["cells"]) == [r["rank"] for r in res],
+          "25-point: a bx x by heat map per bz %s, one cell per configuration" % bzs)
+    check([float(x) for x in page["rows"]] == [r["performance"]["predicted"] for r in res[:len(page["rows"])]],
+          "25-point: the table's predicted GLup/s are the API's, best first")
+    # Hover: a heat map cell and a bar show that configuration's numbers.
+    for selector, r in (('#heatmaps g.cell[data-rank="1"] rect', res[0]),
+                        ('#bars-chart g.bar[data-rank="%d"] rect' % res[4]["rank"], res[4])):
+        x, y = center_of(b, selector)
+        b.mouse_move(x, y)
+        b.wait_for("document.getElementById('hover').dataset.rank === '%d'" % r["rank"], 10,
+                   "the hover panel of rank %d" % r["rank"])
+        text = b.js("document.getElementById('hover').textContent")
+        p = r["performance"]
+        want = [p["predicted"], r["estimate"]["dram_load"], r["estimate"]["dram_store"]] + \
+            [p[k] for k in ("flops", "l1", "l2", "dram") if p[k] is not None]
+        check(all(v in numbers(text) for v in want) and p["limiter"] in text and
+              "block %s" % "\u00d7".join(map(str, r["block"])) in text,
+              "hovering %s shows rank %d's numbers: %s" % (selector.split()[0], r["rank"], text[:120]))
+    if "recommendation" in ans:
+        check(not page["recHidden"], "the recommendation of the answer is shown: " + page["recText"][:120])
+    else:
+        check(page["recHidden"], "no recommendation in the answer, none shown")
+    b.mouse_move(0, 0)
+    b.screenshot(os.path.join(shots, "rank-25pt.png"))
+    if docs:
+        b.screenshot(os.path.join(docs, "rank-25pt.png"), clip=rect_of(b, "#rank"))
+
+
+def rect_of(b, selector):
+    return b.js("(() => { const r = document.querySelector(%s).getBoundingClientRect();"
+                " return {x: r.x + scrollX, y: r.y + scrollY, width: r.width, height: r.height}; })()"
+                % json.dumps(selector))
+
+
+def test_measure(b, d):
+    """Ranking with 'measure the best 1': without a GPU the daemon says why not, with
+    one it times it; either way the page shows what the answer says."""
+    act(b, "(() => { const p = document.getElementById('preset'); p.value = '2-D 5-point';"
+           " p.dispatchEvent(new Event('change')); })()", ESTIMATE_S, "the 5-point estimate")
+    b.js("document.getElementById('measure-top').value = '1'")
+    act(b, "document.getElementById('run-rank').click()", RANK_S, "the 5-point ranking with a measurement")
+    _, req = page_request(b)
+    check(req.get("measure") == {"top": 1}, "the request asks to measure the best 1")
+    page = read_rank(b)
+    # The page's own answer is not visible to us; the daemon's answer to the same
+    # request says the same about the GPU (it is there or not).
+    status, ans = api(d, "/v1/rank", req)
+    m = ans.get("measure", {})
+    if m.get("status") == "unavailable":
+        check(m["reason"] in page["measure"], "no GPU: the page says why not: " + page["measure"])
+    else:
+        check(page["measure"].startswith("Measured") and "measured GLup/s" in b.js(
+            "document.getElementById('rank-table').textContent"),
+            "measured beside predicted: " + page["measure"])
+
+
+def test_browser(launchrank, srcroot, shots, docs):
+    chromium = find_chromium()
+    if not chromium:
+        print("SKIP: no Chromium installed (scripts/deps.sh installs Debian's chromium)")
+        return 77
+    os.makedirs(shots, exist_ok=True)
+    if docs:
+        os.makedirs(docs, exist_ok=True)
+    with Daemon(launchrank) as d, Browser(chromium) as b:
+        b.navigate(d.base + "/")
+        wait_idle(b, 0, ESTIMATE_S, "the page's first estimate")
+        check(b.js("document.getElementById('preset').value") == PRESET_25,
+              "the page opens with the 25-point preset")
+        check_estimate(b, d, "first load")
+        test_presets(b, d, shots)
+        link = test_edit_and_error(b, d)
+        test_permalink(b, d, link)
+        test_rank(b, d, shots, docs)
+        test_measure(b, d)
+        urls = b.requested_urls()
+        foreign = [u for u in urls if not (u.startswith(d.base + "/") or u.startswith("data:"))]
+        check(len(urls) > 10 and not foreign,
+              "the page requested %d URLs, all of %s (others: %s)" % (len(urls), d.base, foreign[:3]))
+    return 0
+
+
+def main(argv):
+    if len(argv) < 4 or argv[1] not in ("static", "browser"):
+        print(__doc__)
+        return 2
+    if argv[1] == "static":
+        test_static(argv[2], argv[3])
+        rc = 0
+    else:
+        docs = argv[argv.index("--docs") + 1] if "--docs" in argv else None
+        rc = test_browser(argv[2], argv[3], argv[4], docs)
+    if rc == 77:
+        return 77
+    print("%d checks failed" % len(failures) if failures else "all checks passed")
+    return 1 if failures else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv))

@@ -1,0 +1,770 @@
+/*
+ * app.js: the launchrank web calculator (docs/web.md). A client of the JSON API of
+ * the daemon that serves it, nothing more: the form becomes the request of
+ * docs/api.md, the answer of POST /v1/estimate or /v1/rank becomes SVG charts, and
+ * every number on the page is a number of an answer (the page computes no estimate,
+ * only positions and colours). Errors are the API's: its JSON path and the column in
+ * its message say where to mark the form. The whole request travels in the URL
+ * fragment, so a result can be shared as a link. Plain JavaScript, no library.
+ */
+"use strict";
+
+/* ---- presets: the classic kernels, as requests (docs/api.md) ------------------- */
+
+/* Accesses of a star stencil of range r in d dimensions around (x, y, z) + shift:
+ * the centre, then +-1 .. +-r along each axis. */
+function starLoads(dims, r, shift) {
+  const names = ["x", "y", "z"].slice(0, dims);
+  const at = (axis, d) => names.map((n, i) => {
+    const off = shift + (i === axis ? d : 0);
+    return off === 0 ? n : off > 0 ? n + "+" + off : n + off;
+  });
+  const loads = [at(-1, 0)];
+  for (let d = 1; d <= r; d++)
+    for (let axis = 0; axis < dims; axis++)
+      loads.push(at(axis, -d), at(axis, d));
+  return loads;
+}
+
+/* D3Q19 pull: each of the 19 distributions is read from the neighbour its velocity
+ * points away from and written at the cell (structure of arrays, one field each). */
+function d3q19Fields() {
+  const c = [[0, 0, 0], [-1, 0, 0], [1, 0, 0], [0, -1, 0], [0, 1, 0], [0, 0, -1], [0, 0, 1],
+    [-1, -1, 0], [1, -1, 0], [-1, 1, 0], [1, 1, 0], [-1, 0, -1], [1, 0, -1], [-1, 0, 1],
+    [1, 0, 1], [0, -1, -1], [0, 1, -1], [0, -1, 1], [0, 1, 1]];
+  const ex = (n, d) => (d === 0 ? n + "+1" : d === 1 ? n + "+2" : n);
+  const fields = c.map((v, q) => ({
+    name: "f" + q, element_bytes: 8, dims: [162, 162, 162],
+    loads: [[ex("x", v[0]), ex("y", v[1]), ex("z", v[2])]],
+  }));
+  for (let q = 0; q < 19; q++)
+    fields.push({name: "g" + q, element_bytes: 8, dims: [162, 162, 162],
+      stores: [["x+1", "y+1", "z+1"]]});
+  return fields;
+}
+
+const PRESETS = {
+  "2-D 5-point": {
+    device: "A100-SXM4-80GB", domain: [15000, 15000],
+    kernel: {flops: 5, fields: [
+      {name: "A", element_bytes: 8, dims: [15002, 15002], base_offset_bytes: 8,
+        loads: [["x", "y"], ["x+1", "y"], ["x-1", "y"], ["x", "y+1"], ["x", "y-1"]]},
+      {name: "B", element_bytes: 8, dims: [15002, 15002], base_offset_bytes: 8,
+        stores: [["x", "y"]]}]},
+    launch: {block: [512, 1, 1], folding: [1, 1, 1]},
+  },
+  "3-D 7-point": {
+    device: "A100-SXM4-40GB", domain: [256, 256, 256],
+    kernel: {flops: 8, fields: [
+      {name: "u", element_bytes: 8, dims: [258, 258, 258], loads: starLoads(3, 1, 1)},
+      {name: "v", element_bytes: 8, dims: [258, 258, 258], stores: [["x+1", "y+1", "z+1"]]}]},
+    launch: {block: [32, 4, 1], folding: [1, 1, 1]},
+  },
+  "3-D 25-point, range 4": {
+    device: "A100-SXM4-40GB", domain: [640, 512, 512],
+    kernel: {flops: 25, fields: [
+      {name: "A", element_bytes: 8, dims: [640, 512, 512], base_offset_bytes: 32,
+        loads: starLoads(3, 4, 0)},
+      {name: "B", element_bytes: 8, dims: [640, 512, 512], base_offset_bytes: 32,
+        stores: [["x", "y", "z"]]}]},
+    launch: {block: [256, 1, 2], folding: [1, 1, 1]},
+  },
+  "D3Q19 pull": {
+    device: "H100-SXM5-80GB", domain: [160, 160, 160],
+    kernel: {flops: 190, fields: d3q19Fields()},
+    launch: {block: [32, 4, 1], folding: [1, 1, 1]},
+  },
+  "Transpose": {
+    device: "H100-SXM5-80GB", domain: [8192, 8192],
+    kernel: {flops: 0, fields: [
+      {name: "a", element_bytes: 4, dims: [8192, 8192], loads: [["x", "y"]]},
+      {name: "b", element_bytes: 4, dims: [8192, 8192], stores: [["y", "x"]]}]},
+    launch: {block: [32, 8, 1], folding: [1, 1, 1]},
+  },
+};
+
+/* ---- small helpers ---------------------------------------------------------------- */
+
+const $ = (id) => document.getElementById(id);
+const SVGNS = "http://www.w3.org/2000/svg";
+
+/* An element of the HTML or SVG namespace with attributes and children (strings
+ * become text nodes). */
+function el(ns, tag, attrs, children) {
+  const e = ns ? document.createElementNS(ns, tag) : document.createElement(tag);
+  for (const [k, v] of Object.entries(attrs || {}))
+    if (v !== undefined && v !== null) e.setAttribute(k, String(v));
+  for (const c of children || [])
+    if (c !== null && c !== undefined) e.append(typeof c === "string" ? c : c);
+  return e;
+}
+const h = (tag, attrs, ...children) => el(null, tag, attrs, children);
+const s = (tag, attrs, ...children) => el(SVGNS, tag, attrs, children);
+
+/* A number of an answer exactly as the API wrote it (it rounds to 6 significant
+ * digits already), so that what the page shows can be compared with the JSON. */
+const num = (v) => (v === null || v === undefined ? "none" : String(v));
+const triple = (t) => (Array.isArray(t) ? t.join("\u00d7") : String(t));
+const configName = (r) => "block " + triple(r.block) + ", folding " + triple(r.folding);
+const sameTriple = (a, b) => Array.isArray(a) && Array.isArray(b) &&
+  a.length === b.length && a.every((v, i) => v === b[i]);
+
+/* "640 512 512", "640x512x512" or "640, 512, 512" -> [640, 512, 512]. A word that is
+ * not an integer is sent as it is, so that the API names it (the page does not
+ * second-guess the API's rules). */
+function parseList(text) {
+  const words = text.split(/[\s,x\u00d7*]+/).filter((w) => w !== "");
+  return words.map((w) => (/^-?\d+$/.test(w) ? Number(w) : w));
+}
+function parseNumber(text) {
+  const t = text.trim();
+  return t !== "" && !isNaN(Number(t)) ? Number(t) : t;
+}
+
+/* ---- the form <-> the request -------------------------------------------------------- */
+
+let devices = [];           /* GET /v1/devices: [{name, stored, ...}] */
+let customDevice = null;    /* a device object from a permalink, shown as "custom" */
+let accessLines = [];       /* per field: {loads: [line of access j], stores: [...]} */
+
+function addField(f) {
+  const node = $("field-template").content.firstElementChild.cloneNode(true);
+  node.querySelector(".f-name").value = f.name || "";
+  node.querySelector(".f-bytes").value = String(f.element_bytes || 8);
+  node.querySelector(".f-dims").value = (f.dims || []).join(" ");
+  node.querySelector(".f-offset").value = String(f.base_offset_bytes || 0);
+  const text = (list) => (list || []).map((a) => (Array.isArray(a) ? a.join(", ") : a)).join("\n");
+  const loads = node.querySelector(".f-loads"), stores = node.querySelector(".f-stores");
+  loads.value = text(f.loads);
+  stores.value = text(f.stores);
+  loads.rows = Math.min(Math.max((f.loads || []).length, 1), 8);
+  stores.rows = Math.min(Math.max((f.stores || []).length, 1), 8);
+  node.querySelector(".f-remove").addEventListener("click", () => node.remove());
+  $("fields").append(node);
+}
+
+/* Accesses of a textarea: one per non-empty line, split at commas. Records which
+ * line each access came from, to mark an error of access j on its line. */
+function readAccesses(textarea, lines) {
+  const out = [];
+  textarea.value.split("\n").forEach((line, i) => {
+    if (line.trim() === "") return;
+    out.push(line.split(",").map((e) => e.trim()));
+    lines.push(i);
+  });
+  return out;
+}
+
+function readParameters(text) {
+  const params = {};
+  for (const item of text.split(/[,;\n]/)) {
+    if (item.trim() === "") continue;
+    const [name, value] = item.split("=");
+    params[name.trim()] = parseNumber(value === undefined ? "" : value);
+  }
+  return params;
+}
+
+/* The request the form describes (docs/api.md, "The request"). */
+function readForm() {
+  accessLines = [];
+  const fields = [...document.querySelectorAll("#fields .field")].map((node) => {
+    const lines = {loads: [], stores: []};
+    accessLines.push(lines);
+    const f = {
+      name: node.querySelector(".f-name").value.trim(),
+      element_bytes: Number(node.querySelector(".f-bytes").value),
+      dims: parseList(node.querySelector(".f-dims").value),
+      loads: readAccesses(node.querySelector(".f-loads"), lines.loads),
+      stores: readAccesses(node.querySelector(".f-stores"), lines.stores),
+    };
+    const offset = parseNumber(node.querySelector(".f-offset").value);
+    if (offset !== 0 && offset !== "") f.base_offset_bytes = offset;
+    return f;
+  });
+  const kernel = {flops: parseNumber($("flops").value || "0"), fields};
+  const params = readParameters($("parameters").value);
+  if (Object.keys(params).length) kernel.parameters = params;
+  const req = {
+    device: $("device").value === "(custom)" ? customDevice : $("device").value,
+    domain: parseList($("domain").value),
+    kernel,
+    launch: {block: parseList($("block").value), folding: parseList($("folding").value)},
+  };
+  if ($("model").value !== "v2") req.model = $("model").value;
+  const foldings = $("foldings").value.split(";").map(parseList).filter((f) => f.length);
+  if (foldings.length) req.search = {foldings};
+  const top = parseNumber($("measure-top").value || "0");
+  if (top !== 0) req.measure = {top};
+  return req;
+}
+
+/* Fills the form from a request (a preset, or one from a permalink). */
+function writeForm(req) {
+  const k = req.kernel || {};
+  if (typeof req.device === "string") {
+    setDevice(req.device);
+  } else if (req.device && typeof req.device === "object") {
+    customDevice = req.device;
+    setDevice("(custom)");
+  }
+  $("model").value = req.model === "warpspeed" ? "warpspeed" : "v2";
+  $("domain").value = (req.domain || []).join(" ");
+  $("flops").value = String(k.flops === undefined ? 0 : k.flops);
+  $("parameters").value = Object.entries(k.parameters || {}).map(([n, v]) => n + "=" + v).join(", ");
+  $("fields").replaceChildren();
+  (k.fields || []).forEach(addField);
+  const launch = req.launch || {};
+  $("block").value = (launch.block || [32, 1, 1]).join(" ");
+  $("folding").value = (launch.folding || [1, 1, 1]).join(" ");
+  $("foldings").value = ((req.search || {}).foldings || [[1, 1, 1]]).map((f) => f.join(" ")).join("; ");
+  $("measure-top").value = String((req.measure || {}).top || 0);
+}
+
+/* Selects a device by name, adding an option for a name the daemon did not list
+ * (the API will say whether it knows it). */
+function setDevice(name) {
+  const sel = $("device");
+  let opt = [...sel.options].find((o) => o.value.toLowerCase() === name.toLowerCase());
+  if (!opt) {
+    opt = h("option", {value: name}, name === "(custom)" ? "custom (from the link)" : name);
+    sel.append(opt);
+  }
+  sel.value = opt.value;
+}
+
+/* ---- talking to the daemon ------------------------------------------------------------ */
+
+/* POST to our own origin; resolves to {ok, status, body}. */
+async function post(path, req) {
+  const r = await fetch(path, {
+    method: "POST",
+    headers: {"Content-Type": "application/json"},
+    body: JSON.stringify(req),
+  });
+  return {ok: r.ok, status: r.status, body: await r.json()};
+}
+
+async function loadDevices() {
+  const r = await fetch("/v1/devices");
+  const body = await r.json();
+  devices = body.devices || [];
+  $("version").textContent = "Model version " + body.model_version + ".";
+  const sel = $("device");
+  const keep = sel.value;
+  sel.replaceChildren(...devices.map((d) => h("option", {value: d.name},
+    d.name + (d.stored ? " (stored)" : "") + " \u2014 " + d.sm_count + " SMs, DRAM " +
+    d.dram_bw_gbs + " GB/s")));
+  if (keep) setDevice(keep);
+}
+
+/* ---- errors, marked where the API says ------------------------------------------------- */
+
+function clearErrors() {
+  $("error").hidden = true;
+  $("error").replaceChildren();
+  for (const e of document.querySelectorAll(".bad")) e.classList.remove("bad");
+  for (const e of document.querySelectorAll(".err-mark")) e.remove();
+}
+
+/* The form element of a JSON path: an expression's textarea (with the line and the
+ * column of the error), a field's input, or the input whose data-path the path
+ * starts with. */
+function markError(err) {
+  const path = err.path || "";
+  let m = /^kernel\.fields\[(\d+)\]\.(loads|stores)\[(\d+)\](?:\[(\d+)\])?/.exec(path);
+  const fieldNodes = document.querySelectorAll("#fields .field");
+  if (m && fieldNodes[+m[1]]) {
+    markExpression(fieldNodes[+m[1]].querySelector(m[2] === "loads" ? ".f-loads" : ".f-stores"),
+      accessLines[+m[1]][m[2]][+m[3]], m[4] === undefined ? 0 : +m[4], err.message);
+    return;
+  }
+  m = /^kernel\.fields\[(\d+)\]\.?(\w*)/.exec(path);
+  if (m && fieldNodes[+m[1]]) {
+    const cls = {name: ".f-name", element_bytes: ".f-bytes", dims: ".f-dims",
+      base_offset_bytes: ".f-offset"}[m[2]];
+    markInput(fieldNodes[+m[1]].querySelector(cls || ".f-name"), err.message);
+    return;
+  }
+  if (path === "device" || path.startsWith("device.")) {
+    markInput($("device"), err.message);
+    return;
+  }
+  for (const input of document.querySelectorAll("[data-path]"))
+    if (path && path.startsWith(input.dataset.path)) {
+      markInput(input, err.message);
+      return;
+    }
+}
+
+function markInput(input, message) {
+  input.classList.add("bad");
+  input.title = message;
+}
+
+/* Marks expression k of line `line` of a textarea: the line is shown under it with
+ * a caret at the column the API names ("... at column 3 ..."), counted from the
+ * start of the line as typed. */
+function markExpression(textarea, line, k, message) {
+  textarea.classList.add("bad");
+  const text = textarea.value.split("\n")[line] || "";
+  const parts = text.split(",");
+  let start = 0; /* 0-based column of part k's first character in the line */
+  for (let i = 0; i < k && i < parts.length; i++) start += parts[i].length + 1;
+  const part = parts[k] || "";
+  start += part.length - part.trimStart().length;
+  const quoted = "'" + part.trim() + "'";
+  const after = message.startsWith(quoted) ? quoted.length : 0;
+  const col = /at column (\d+)/.exec(message.slice(after));
+  const column = start + (col ? +col[1] : 1); /* 1-based, in the line */
+  const mark = h("div", {class: "err-mark", "data-line": line + 1, "data-column": column},
+    h("pre", {}, text + "\n" + " ".repeat(column - 1) + "^"),
+    h("span", {}, "line " + (line + 1) + ", column " + column + ": " + message));
+  textarea.closest("label").after(mark);
+  /* Put the cursor there too, so that typing fixes it. */
+  let offset = 0;
+  textarea.value.split("\n").slice(0, line).forEach((l) => (offset += l.length + 1));
+  textarea.setSelectionRange(offset + column - 1, offset + column);
+}
+
+function showError(body, status) {
+  const e = (body && body.error) || {code: "error", message: "HTTP " + status, path: ""};
+  $("error").replaceChildren(
+    h("strong", {}, e.code + " (HTTP " + status + ")"), " ",
+    h("span", {class: "msg"}, e.message),
+    e.path ? h("span", {class: "path"}, " at " + e.path) : null);
+  $("error").hidden = false;
+  markError(e);
+}
+
+/* ---- charts ---------------------------------------------------------------------------- */
+
+/* Colours: one per field (cycled), one per limiter. */
+const FIELD_COLOURS = ["#4e79a7", "#f28e2b", "#59a14f", "#e15759", "#76b7b2", "#edc948",
+  "#b07aa1", "#ff9da7", "#9c755f", "#bab0ac"];
+const LIMITER_COLOURS = {flops: "#b07aa1", l1: "#59a14f", l2: "#f28e2b", dram: "#4e79a7",
+  latency: "#e15759", blocks: "#76b7b2", stores: "#9c755f", none: "#bab0ac"};
+const LIMIT_NAMES = {flops: "flops", l1: "L1", l2: "L2", dram: "DRAM", latency: "latency",
+  blocks: "block starts", stores: "store requests"};
+
+/* The levels of the volume chart: the keys of a volumes object (docs/api.md). */
+const LEVELS = [
+  ["smx_load", "SMX load"], ["l1_load", "L1 load (from L2)"], ["l2_load", "L2 load"],
+  ["l2_store", "L2 store"], ["dram_load", "DRAM load"], ["dram_store", "DRAM store"]];
+
+/* Horizontal stacked bars: per level, one segment per field, the level's total (the
+ * API's own figure for the whole kernel) written at the end. */
+function volumesChart(est) {
+  const levels = LEVELS.filter(([k]) => est.estimate[k] !== null && est.estimate[k] !== undefined);
+  const names = Object.keys(est.fields);
+  const max = Math.max(1e-9, ...levels.map(([k]) => est.estimate[k]));
+  const W = 640, left = 130, right = 90, row = 26;
+  const scale = (W - left - right) / max;
+  const svg = s("svg", {width: W, height: levels.length * row + 8, role: "img",
+    "aria-label": "data volumes per memory level"});
+  levels.forEach(([key, label], i) => {
+    const y = i * row + 4;
+    svg.append(s("text", {x: left - 6, y: y + 15, "text-anchor": "end"}, label));
+    let x = left;
+    names.forEach((f, j) => {
+      const v = est.fields[f][key];
+      if (!v) return;
+      const r = s("rect", {x, y, width: Math.max(v * scale, 0.5), height: row - 8,
+        fill: FIELD_COLOURS[j % FIELD_COLOURS.length]},
+      s("title", {}, f + ": " + num(v) + " B/Lup " + label));
+      svg.append(r);
+      x += v * scale;
+    });
+    svg.append(s("text", {x: x + 6, y: y + 15, class: "value", "data-level": key},
+      num(est.estimate[key])));
+  });
+  /* Legend: a field per swatch (at most the first ten fields, then "..."). */
+  const legend = h("div", {class: "legend"});
+  names.slice(0, 10).forEach((f, j) => legend.append(
+    h("span", {}, h("i", {class: "swatch", "data-colour": FIELD_COLOURS[j % 10]}), f)));
+  if (names.length > 10) legend.append(h("span", {}, "\u2026 " + names.length + " fields"));
+  return [svg, legend];
+}
+
+/* Horizontal bars, one per limit in GLup/s; the limiter in full colour, the others
+ * pale; a dashed line at the prediction. Bars beyond three times the prediction are
+ * cut (marked with a break) so that the ones that matter stay readable. */
+function limitsChart(perf) {
+  const keys = Object.keys(LIMIT_NAMES).filter((k) => k in perf);
+  const W = 640, left = 130, right = 110, row = 26;
+  const max = 3 * Math.max(perf.predicted, 1e-9);
+  const scale = (W - left - right) / max;
+  const svg = s("svg", {width: W, height: keys.length * row + 20, role: "img",
+    "aria-label": "performance limits"});
+  keys.forEach((k, i) => {
+    const y = i * row + 4, v = perf[k];
+    const limiter = k === perf.limiter;
+    svg.append(s("text", {x: left - 6, y: y + 15, "text-anchor": "end",
+      class: limiter ? "limiter" : null}, LIMIT_NAMES[k]));
+    if (v === null) {
+      svg.append(s("text", {x: left + 4, y: y + 15, class: "none", "data-limit": k}, "no limit"));
+      return;
+    }
+    const w = Math.min(v, max) * scale;
+    svg.append(s("rect", {x: left, y, width: Math.max(w, 0.5), height: row - 8,
+      fill: LIMITER_COLOURS[k], "fill-opacity": limiter ? 1 : 0.35,
+      class: limiter ? "limiter-bar" : null},
+    s("title", {}, LIMIT_NAMES[k] + " limit: " + num(v) + " GLup/s")));
+    if (v > max)
+      svg.append(s("path", {d: `M${left + w - 8},${y - 1} l6,${row - 6} M${left + w - 4},${y - 1} l6,${row - 6}`,
+        stroke: "#fff", "stroke-width": 2}));
+    svg.append(s("text", {x: left + w + 6, y: y + 15, class: limiter ? "value limiter" : "value",
+      "data-limit": k}, num(v) + (limiter ? "  \u25c0 limiter" : "")));
+  });
+  const px = left + perf.predicted * scale;
+  svg.append(s("line", {x1: px, x2: px, y1: 0, y2: keys.length * row + 4, class: "predicted"}));
+  svg.append(s("text", {x: px, y: keys.length * row + 17, "text-anchor": "middle",
+    class: "value", "data-limit": "predicted"}, "predicted " + num(perf.predicted)));
+  return svg;
+}
+
+/* One sentence: what limits this configuration, with the API's figures. */
+function reasonSentence(est, req) {
+  const p = est.performance, e = est.estimate, d = est.details || {};
+  const limits = Object.keys(LIMIT_NAMES).filter((k) => p[k] !== null && p[k] !== undefined)
+    .sort((a, b) => p[a] - p[b]);
+  if (p.limiter === "none" || !limits.length) return "No limit applies to this kernel.";
+  const why = {
+    dram: `it moves ${num(e.dram_load)} B/Lup from DRAM and ${num(e.dram_store)} B/Lup to it`,
+    l2: `it loads ${num(e.l2_load)} B/Lup from L2 and stores ${num(e.l2_store)} B/Lup to it`,
+    l1: `it costs ${num(e.l1_cycles)} L1 cycles per lattice update and SM`,
+    flops: `it computes ${num(req.kernel.flops)} flops per lattice update`,
+    latency: `too few updates are in flight (${num(d.active_threads_per_sm)} active threads per SM)`,
+    blocks: `each thread block updates only ${num(d.updates_per_block)} lattice points`,
+    stores: `it issues ${num(d.store_requests_per_update)} L2 write requests per lattice update`,
+  }[p.limiter] || "";
+  const next = limits.find((k) => k !== p.limiter);
+  return `Limited by ${LIMIT_NAMES[p.limiter]}: ${why}, which allows ${num(p[p.limiter])} GLup/s, ` +
+    `the lowest of ${limits.length} limits` +
+    (next ? ` (next: ${LIMIT_NAMES[next]}, ${num(p[next])} GLup/s)` : "") + ".";
+}
+
+/* ---- showing an estimate ------------------------------------------------------------------- */
+
+function showWarnings(list, warnings) {
+  list.replaceChildren();
+  list.hidden = !Array.isArray(warnings) || warnings.length === 0;
+  for (const w of warnings || [])
+    list.append(h("li", {}, typeof w === "string" ? w :
+      (w.message || JSON.stringify(w)) + (w.path ? " (" + w.path + ")" : "")));
+}
+
+function showEstimate(est, req) {
+  const p = est.performance;
+  $("estimate-title").replaceChildren(
+    est.device + ", " + configName(est.launch) + ": ",
+    h("strong", {id: "predicted"}, num(p.predicted)), " GLup/s predicted, limiter ",
+    h("strong", {id: "limiter"}, p.limiter), est.cached ? " (from the cache)" : "");
+  $("reason").textContent = reasonSentence(est, req);
+  showWarnings($("estimate-warnings"), est.warnings);
+  $("volumes-chart").replaceChildren(...volumesChart(est));
+  $("limits-chart").replaceChildren(limitsChart(p));
+  const l = est.launch;
+  const rows = [["grid", triple(l.grid), "thread blocks"],
+    ["blocks per SM", num(l.blocks_per_sm), "blocks"], ["wave", num(l.wave_blocks), "blocks"],
+    ["L1 cycles", num(est.estimate.l1_cycles), "per lattice update, per SM"],
+    ["lattice updates", num((est.details || {}).lattice_updates), "updates"]];
+  $("launch-table").replaceChildren(...rows.map(([k, v, u]) =>
+    h("tr", {}, h("th", {}, k), h("td", {"data-key": k}, v), h("td", {class: "unit"}, u))));
+  colourSwatches($("estimate"));
+  $("estimate").hidden = false;
+}
+
+/* The legend swatches take their colour from data-colour: set through the CSSOM,
+ * which the page's Content-Security-Policy allows (inline style attributes it does
+ * not). */
+function colourSwatches(root) {
+  for (const sw of root.querySelectorAll(".swatch[data-colour]"))
+    sw.style.background = sw.dataset.colour;
+}
+
+/* ---- showing a ranking ---------------------------------------------------------------------- */
+
+let lastRank = null;
+
+/* The recommendation of issue 11, when the daemon gives one: the configuration it
+ * names and the ranks of its tie group, whatever the shape of the group's entries
+ * (ranks, or objects with block and folding). Absent: null. */
+function recommendationOf(rank) {
+  const rec = rank.recommendation;
+  if (!rec || typeof rec !== "object") return null;
+  const inGroup = new Set();
+  for (const v of Object.values(rec))
+    if (Array.isArray(v))
+      for (const item of v) {
+        if (typeof item === "number") inGroup.add(item);
+        else if (item && item.block) {
+          const r = rank.results.find((x) => sameTriple(x.block, item.block) &&
+            sameTriple(x.folding, item.folding || [1, 1, 1]));
+          if (r) inGroup.add(r.rank);
+        } else if (item && typeof item.rank === "number") inGroup.add(item.rank);
+      }
+  const src = rec.configuration || rec;
+  const best = rank.results.find((x) => sameTriple(x.block, src.block) &&
+    sameTriple(x.folding, src.folding || [1, 1, 1]));
+  return {rec, rank: best ? best.rank : rec.rank, group: inGroup};
+}
+
+function showRecommendation(rank, info) {
+  const box = $("recommendation");
+  box.hidden = !info;
+  if (!info) return;
+  const rows = [];
+  for (const [k, v] of Object.entries(info.rec))
+    if (v === null || typeof v !== "object") rows.push(h("li", {}, k + ": " + num(v)));
+    else if (Array.isArray(v) && v.every((x) => typeof x === "number")) rows.push(h("li", {}, k + ": " + triple(v)));
+    else if (Array.isArray(v)) rows.push(h("li", {}, k + ": " + v.length + " configurations (marked \u25cf in the charts)"));
+    else rows.push(h("li", {}, k + ": " + Object.entries(v).map(([a, b]) =>
+      a + " " + (Array.isArray(b) ? triple(b) : num(b))).join(", ")));
+  box.replaceChildren(h("strong", {}, "Recommendation"), h("ul", {}, ...rows));
+}
+
+/* A configuration's numbers, for the hover panel and the tooltips. */
+function describe(r) {
+  const p = r.performance;
+  let text = `#${r.rank} ${configName(r)}: ${num(p.predicted)} GLup/s predicted, limiter ` +
+    `${p.limiter}; limits ` + Object.keys(LIMIT_NAMES).filter((k) => p[k] !== null && p[k] !== undefined)
+    .map((k) => `${LIMIT_NAMES[k]} ${num(p[k])}`).join(", ") +
+    `; DRAM ${num(r.estimate.dram_load)} + ${num(r.estimate.dram_store)} B/Lup, ` +
+    `L2 ${num(r.estimate.l2_load)} + ${num(r.estimate.l2_store)} B/Lup; ` +
+    `${num(r.launch.blocks_per_sm)} blocks per SM`;
+  if (r.measured && r.measured.glups !== undefined)
+    text += `; measured ${num(r.measured.glups)} GLup/s (predicted/measured ${num(r.measured.predicted_over_measured)})`;
+  else if (r.measured && r.measured.error)
+    text += `; not measured: ${r.measured.error.message}`;
+  return text;
+}
+
+function hoverable(node, r) {
+  node.setAttribute("data-rank", r.rank);
+  node.append(s("title", {}, describe(r)));
+  node.addEventListener("mouseenter", () => {
+    $("hover").textContent = describe(r);
+    $("hover").dataset.rank = r.rank;
+  });
+}
+
+/* Vertical bars, every result in rank order, coloured by limiter; measured results
+ * get a black dot at their measured GLup/s; the recommendation and its tie group are
+ * marked under the axis. */
+function barsChart(rank, info) {
+  const res = rank.results;
+  const W = 760, H = 220, left = 50, bottom = 30;
+  const measured = res.map((r) => (r.measured && r.measured.glups) || 0);
+  const max = Math.max(1e-9, ...res.map((r) => r.performance.predicted), ...measured);
+  const bw = Math.max(1, Math.min(24, (W - left - 10) / Math.max(res.length, 1)));
+  const y = (v) => H - bottom - (v / max) * (H - bottom - 10);
+  const svg = s("svg", {width: W, height: H + 14, role: "img", "aria-label": "ranking"});
+  for (const t of [0, 0.25, 0.5, 0.75, 1]) {
+    svg.append(s("line", {x1: left, x2: W, y1: y(t * max), y2: y(t * max), class: "grid"}));
+    svg.append(s("text", {x: left - 4, y: y(t * max) + 4, "text-anchor": "end", class: "axis"},
+      (t * max).toPrecision(3)));
+  }
+  res.forEach((r, i) => {
+    const x = left + i * bw, v = r.performance.predicted;
+    const g = s("g", {class: "bar"});
+    g.append(s("rect", {x, y: y(v), width: Math.max(bw - 1, 0.8), height: H - bottom - y(v),
+      fill: LIMITER_COLOURS[r.performance.limiter] || "#999"}));
+    if (measured[i]) g.append(s("circle", {cx: x + bw / 2, cy: y(measured[i]), r: 3, class: "measured"}));
+    if (info && info.group.has(r.rank))
+      g.append(s("circle", {cx: x + bw / 2, cy: H - bottom + 7, r: 2.5, class: "tie"}));
+    if (info && info.rank === r.rank)
+      g.append(s("text", {x: x + bw / 2, y: H - bottom + 22, "text-anchor": "middle",
+        class: "rec"}, "\u2605"));
+    hoverable(g, r);
+    svg.append(g);
+  });
+  const legend = h("div", {class: "legend"});
+  const seen = new Set(res.map((r) => r.performance.limiter));
+  for (const k of Object.keys(LIMITER_COLOURS))
+    if (seen.has(k)) legend.append(h("span", {}, h("i", {class: "swatch", "data-colour": LIMITER_COLOURS[k]}),
+      "limited by " + (LIMIT_NAMES[k] || k)));
+  if (measured.some((m) => m)) legend.append(h("span", {}, "\u25cf measured"));
+  if (info) legend.append(h("span", {}, "\u2605 recommended, \u25cf under the axis: its tie group"));
+  return [svg, legend];
+}
+
+/* Small multiples: a bx x by heat map per bz, for one folding; the cell's shade is
+ * its predicted GLup/s against the best of the ranking. */
+function heatmaps(rank, folding, info) {
+  const res = rank.results.filter((r) => sameTriple(r.folding, folding));
+  const bxs = [...new Set(res.map((r) => r.block[0]))].sort((a, b) => a - b);
+  const bys = [...new Set(res.map((r) => r.block[1]))].sort((a, b) => a - b);
+  const bzs = [...new Set(res.map((r) => r.block[2]))].sort((a, b) => a - b);
+  const best = rank.results.length ? rank.results[0].performance.predicted : 1;
+  const cell = 24, left = 42, top = 30;
+  const panels = bzs.map((bz) => {
+    const svg = s("svg", {width: left + bxs.length * cell + 6, height: top + bys.length * cell + 24,
+      role: "img", "aria-label": "bz " + bz, "data-bz": bz});
+    svg.append(s("text", {x: left, y: 12, class: "panel-title"}, "bz = " + bz));
+    bxs.forEach((bx, i) => svg.append(s("text", {x: left + i * cell + cell / 2, y: top - 4,
+      "text-anchor": "middle", class: "axis"}, String(bx))));
+    bys.forEach((by, j) => svg.append(s("text", {x: left - 4, y: top + j * cell + cell / 2 + 4,
+      "text-anchor": "end", class: "axis"}, String(by))));
+    for (const r of res.filter((x) => x.block[2] === bz)) {
+      const i = bxs.indexOf(r.block[0]), j = bys.indexOf(r.block[1]);
+      const share = r.performance.predicted / best;
+      const g = s("g", {class: "cell"});
+      /* Light (slow) to dark blue (the best). */
+      g.append(s("rect", {x: left + i * cell, y: top + j * cell, width: cell - 1, height: cell - 1,
+        fill: `hsl(212, 60%, ${Math.round(92 - 62 * Math.max(0, Math.min(1, share)))}%)`,
+        class: r.rank === 1 ? "best" : info && info.rank === r.rank ? "rec" : null}));
+      if (info && info.group.has(r.rank))
+        g.append(s("circle", {cx: left + i * cell + cell / 2, cy: top + j * cell + cell / 2, r: 2.5, class: "tie"}));
+      hoverable(g, r);
+      svg.append(g);
+    }
+    svg.append(s("text", {x: left, y: top + bys.length * cell + 16, class: "axis"}, "bx \u2192, by \u2193"));
+    return svg;
+  });
+  return panels;
+}
+
+function showRank(rank, req) {
+  lastRank = rank;
+  const res = rank.results;
+  const info = recommendationOf(rank);
+  $("rank-summary").replaceChildren(
+    rank.device + ": ", h("span", {id: "evaluated"}, num(rank.evaluated)), " configurations evaluated, ",
+    h("span", {id: "launchable"}, num(rank.launchable)), " launchable, ",
+    num(rank.cached_results), " from the cache. Best: ",
+    res.length ? h("strong", {id: "best"}, configName(res[0]) + ", " + num(res[0].performance.predicted) + " GLup/s") : "none");
+  showRecommendation(rank, info);
+  showWarnings($("rank-warnings"), rank.warnings);
+  const m = rank.measure;
+  $("measure-status").textContent = !m ? "" : m.status === "ok"
+    ? `Measured ${num(m.measured)} configurations on the daemon's GPU` +
+      (m.fastest ? `; fastest: ${configName(m.fastest)}, ${num(m.fastest.glups)} GLup/s.` : ".")
+    : `Not measured: ${m.reason || m.status}.`;
+
+  /* Heat maps when blocks vary in z (3-D), for the folding the user picks. */
+  const foldings = [];
+  for (const r of res)
+    if (!foldings.some((f) => sameTriple(f, r.folding))) foldings.push(r.folding);
+  const bzCount = new Set(res.map((r) => r.block[2])).size;
+  $("heatmaps-block").hidden = bzCount < 2;
+  const sel = $("heat-folding");
+  sel.replaceChildren(...foldings.map((f, i) => h("option", {value: i}, triple(f))));
+  const drawMaps = () => $("heatmaps").replaceChildren(...heatmaps(rank, foldings[+sel.value || 0] || [1, 1, 1], info));
+  sel.onchange = drawMaps;
+  if (bzCount >= 2) drawMaps();
+
+  $("bars-chart").replaceChildren(...barsChart(rank, info));
+  const anyMeasured = res.some((r) => r.measured);
+  const head = ["rank", "block", "folding", "predicted GLup/s", "limiter", "DRAM load B/Lup",
+    "DRAM store B/Lup", "blocks per SM"].concat(anyMeasured ? ["measured GLup/s", "predicted / measured"] : []);
+  const rows = res.slice(0, 15).map((r) => {
+    const me = r.measured || {};
+    const cells = [num(r.rank), triple(r.block), triple(r.folding), num(r.performance.predicted),
+      r.performance.limiter, num(r.estimate.dram_load), num(r.estimate.dram_store),
+      num(r.launch.blocks_per_sm)].concat(anyMeasured
+      ? [me.error ? "error: " + me.error.code : num(me.glups), num(me.predicted_over_measured)] : []);
+    const tr = h("tr", {"data-rank": r.rank,
+      class: info && info.rank === r.rank ? "rec" : info && info.group.has(r.rank) ? "tie" : null},
+    ...cells.map((c) => h("td", {}, c)));
+    return tr;
+  });
+  $("rank-table").replaceChildren(h("caption", {}, res.length > 15 ? "the best 15 of " + res.length : "all results"),
+    h("tr", {}, ...head.map((c) => h("th", {}, c))), ...rows);
+  const nl = rank.not_launchable || [];
+  $("not-launchable").hidden = nl.length === 0;
+  $("not-launchable").querySelector("summary").textContent = nl.length + " configurations cannot run";
+  $("not-launchable").querySelector("ul").replaceChildren(...nl.map((n) =>
+    h("li", {}, configName(n) + ": " + n.reason)));
+  $("hover").textContent = "Point at a configuration to see its numbers.";
+  colourSwatches($("rank"));
+  $("rank").hidden = false;
+}
+
+/* ---- running ---------------------------------------------------------------------------- */
+
+let running = 0; /* requests in flight; the test waits for 0 */
+
+/* The permalink: "#estimate=" or "#rank=" and the request as JSON. */
+function permalink(action, req) {
+  return "#" + action + "=" + encodeURIComponent(JSON.stringify(req));
+}
+
+async function run(action) {
+  clearErrors();
+  const req = readForm();
+  const link = permalink(action, req);
+  history.replaceState(null, "", link);
+  $("permalink").href = link;
+  running++;
+  document.body.dataset.running = String(running);
+  $("busy").textContent = action === "rank" ? "ranking\u2026" : "estimating\u2026";
+  const t0 = performance.now();
+  try {
+    const r = await post(action === "rank" ? "/v1/rank" : "/v1/estimate", req);
+    if (!r.ok) {
+      showError(r.body, r.status);
+    } else if (action === "rank") {
+      showRank(r.body, req);
+    } else {
+      showEstimate(r.body, req);
+    }
+    $("busy").textContent = `answered in ${Math.round(performance.now() - t0)} ms`;
+  } catch (e) {
+    showError({error: {code: "unreachable", message: "the daemon did not answer: " + e.message, path: ""}}, 0);
+    $("busy").textContent = "";
+  } finally {
+    running--;
+    document.body.dataset.running = String(running);
+    document.body.dataset.done = String(Number(document.body.dataset.done || 0) + 1);
+  }
+}
+
+/* A permalink: fills the form and runs what it names. Returns whether it was one. */
+function openLink(hash) {
+  const m = /^#(estimate|rank)=(.*)$/s.exec(hash);
+  if (!m) return false;
+  let req;
+  try {
+    req = JSON.parse(decodeURIComponent(m[2]));
+  } catch (e) {
+    showError({error: {code: "bad_link", message: "the link does not hold a request: " + e.message, path: ""}}, 0);
+    return true;
+  }
+  $("preset").value = "";
+  writeForm(req);
+  run(m[1]);
+  return true;
+}
+
+async function start() {
+  for (const name of Object.keys(PRESETS))
+    $("preset").append(h("option", {value: name}, name));
+  $("preset").addEventListener("change", () => {
+    if (!PRESETS[$("preset").value]) return;
+    writeForm(PRESETS[$("preset").value]);
+    run("estimate");
+  });
+  $("add-field").addEventListener("click", () => addField({name: "f" + $("fields").children.length, dims: [1024]}));
+  $("form").addEventListener("submit", (e) => {
+    e.preventDefault();
+    run("estimate");
+  });
+  $("run-rank").addEventListener("click", () => run("rank"));
+  window.addEventListener("hashchange", () => {
+    if (location.hash !== $("permalink").getAttribute("href")) openLink(location.hash);
+  });
+  try {
+    await loadDevices();
+  } catch (e) {
+    showError({error: {code: "unreachable", message: "GET /v1/devices failed: " + e.message, path: ""}}, 0);
+  }
+  if (!openLink(location.hash)) {
+    $("preset").value = "3-D 25-point, range 4";
+    writeForm(PRESETS["3-D 25-point, range 4"]);
+    run("estimate");
+  }
+  document.body.dataset.ready = "1";
+}
+
+document.addEventListener("DOMContentLoaded", start);
