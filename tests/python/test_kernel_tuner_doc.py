@@ -235,6 +235,14 @@ class PruneCases(unittest.TestCase):
         self.assertEqual((p.size, p.full_size), (3, 9))
         self.assertTrue(p.restrictions({"block_size_x": 128, "unroll": 2}))
         self.assertFalse(p.restrictions({"block_size_x": 64, "unroll": 2}))
+        # the calls of a function inside a restrictions list: values in tune_params
+        # order, or keywords
+        self.assertTrue(p.restrictions(128, 2))
+        self.assertFalse(p.restrictions(64, 2))
+        self.assertTrue(p.restrictions(block_size_x=128, unroll=4))
+        self.assertFalse(p.restrictions(block_size_x=32, unroll=4))
+        with self.assertRaises(TypeError):
+            p.restrictions(128)
         self.assertEqual(p.tune_kernel_kwargs(),
                          {"tune_params": p.tune_params, "restrictions": p.restrictions})
 

@@ -112,16 +112,31 @@ def search_space(tune_params: Mapping[str, Sequence[Any]], *,
 
 class KeepOnly:
     """A ``restrictions`` function for ``tune_kernel``: true for the configurations
-    whose block and folding are among the kept ones (Kernel Tuner calls it with a dict
-    of one configuration's tune_params)."""
+    whose block and folding are among the kept ones.
+
+    Passed as ``restrictions=`` itself, Kernel Tuner calls it with a dict of one
+    configuration's tune_params. Inside a list, recent Kernel Tuner versions call a
+    function with the values as separate arguments, in tune_params order, or as keyword
+    arguments: it answers those calls too, so it may be combined with restriction
+    strings in a list."""
 
     def __init__(self, kept: Sequence[Tuple[Triple, Triple]], block: Sequence[Side],
-                 folding: Sequence[Side]) -> None:
+                 folding: Sequence[Side], names: Sequence[str]) -> None:
         self.kept = frozenset(kept)
         self.block = tuple(block)
         self.folding = tuple(folding)
+        self.names = tuple(names)
 
-    def __call__(self, params: Mapping[str, Any]) -> bool:
+    def __call__(self, *values: Any, **named: Any) -> bool:
+        if len(values) == 1 and not named and isinstance(values[0], Mapping):
+            params: Mapping[str, Any] = values[0]
+        elif values and not named:
+            if len(values) != len(self.names):
+                raise TypeError("restrictions: %d values for the %d tune_params %s"
+                                % (len(values), len(self.names), ", ".join(self.names)))
+            params = dict(zip(self.names, values))
+        else:
+            params = dict(zip(self.names, values), **named)
         return _launch(params, self.block, self.folding) in self.kept
 
     def __repr__(self) -> str:
@@ -233,8 +248,8 @@ def prune(ranking: Ranking, tune_params: Mapping[str, Sequence[Any]], *, top: in
     full = 1
     for values in tune_params.values():
         full *= len(values)
-    return Pruned(pruned, KeepOnly([(k["block"], k["folding"]) for k in kept], bsides, fsides),
-                  kept, skipped, full, len(kept) * others)
+    keep = KeepOnly([(k["block"], k["folding"]) for k in kept], bsides, fsides, list(tune_params))
+    return Pruned(pruned, keep, kept, skipped, full, len(kept) * others)
 
 
 def _measurement(name: str, value: Any, unit: str) -> Dict[str, Any]:
