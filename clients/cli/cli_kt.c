@@ -24,6 +24,7 @@
 
 #include <errno.h>
 #include <math.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -69,7 +70,8 @@ static const char import_help[] =
     "or a number outside 1e-6 to 1e9 ms), or whose block or folding is outside\n"
     "launchrank's ranges (1-1024 threads, 1-64 points per side), are skipped, and so\n"
     "are rows imported before (importing a file twice adds nothing). A summary (JSON)\n"
-    "goes to standard output.\n"
+    "goes to standard output; a warning to standard error when the cache's\n"
+    "problem_size is not the request's domain (the GLup/s rest on the domain).\n"
     "\n"
     "Options:\n"
     "  --db PATH       the database (default: " CLI_DEFAULT_DB ", created if missing)\n"
@@ -107,6 +109,10 @@ typedef struct kt_stats {
     int again;     /* already in the log from an earlier import */
     int not_timed; /* no usable "time": failed in Kernel Tuner, or KT_MIN/MAX_MS */
     int outside;   /* block or folding outside launchrank's ranges */
+    /* the cache's problem_size where it is not the request's domain (then the GLup/s
+     * rest on the domain, which may be a mistake); "" when they agree or it is not a
+     * list of numbers */
+    char problem_size[96];
     /* why the first of those was refused: "path: message" */
     char first_outside[LR_PATH_MAX + LR_MESSAGE_MAX + 2];
 } kt_stats;
@@ -298,7 +304,8 @@ typedef struct kt_import {
     char **seen;       /* owned: import ids already in the log */
     int nseen, capseen;
     kt_stats stats;
-    char device[64]; /* the request's device name */
+    char device[64];   /* the request's device name */
+    int64_t domain[3]; /* and its domain, lattice points per axis */
 } kt_import;
 
 /* st_measurement_fn: collects the import ids of earlier imports. */
@@ -425,6 +432,35 @@ static int add_row(kt_import *im, const lr_request *req, const char *key, const 
     return rc;
 }
 
+/* Notes the cache's problem_size when its points differ from the request's domain:
+ * Kernel Tuner's problem_size is usually the domain, and a different one suggests the
+ * request describes another size than the one that was timed. */
+static void check_problem_size(kt_import *im, const int64_t domain[3])
+{
+    const cJSON *ps = cJSON_GetObjectItemCaseSensitive(im->cache, "problem_size"), *n;
+    double points = cJSON_IsNumber(ps) ? ps->valuedouble : 1;
+    if (!cJSON_IsNumber(ps) && (!cJSON_IsArray(ps) || cJSON_GetArraySize(ps) < 1))
+        return; /* a string or a function's text: nothing to compare */
+    cJSON_ArrayForEach(n, ps)
+    {
+        if (!cJSON_IsNumber(n))
+            return;
+        points *= n->valuedouble;
+    }
+    if (points == (double)domain[0] * (double)domain[1] * (double)domain[2])
+        return;
+    char *out = im->stats.problem_size;
+    size_t size = sizeof im->stats.problem_size, len = 0;
+    if (cJSON_IsNumber(ps))
+        snprintf(out, size, "%g", points);
+    cJSON_ArrayForEach(n, ps)
+    {
+        if (len + 1 >= size)
+            break;
+        len += (size_t)snprintf(out + len, size - len, "%s%g", len ? "x" : "", n->valuedouble);
+    }
+}
+
 /* Imports every entry of the cache. 0, or -1 with err (the first bad value). */
 static int kt_read(kt_import *im, lr_error *err)
 {
@@ -445,6 +481,7 @@ static int kt_read(kt_import *im, lr_error *err)
         return -1;
     if (im->nseen)
         qsort(im->seen, (size_t)im->nseen, sizeof *im->seen, cmp_ids);
+    check_problem_size(im, im->domain);
     const cJSON *entry;
     cJSON_ArrayForEach(entry, entries)
     {
@@ -487,6 +524,7 @@ static int check_request(kt_import *im, lr_error *err)
     if (rc)
         return -1;
     snprintf(im->device, sizeof im->device, "%s", req.device.name);
+    memcpy(im->domain, req.domain, sizeof im->domain);
     lr_request_release(&req);
     return 0;
 }
@@ -508,9 +546,17 @@ static int print_summary(const kt_import *im, const char *db)
     cJSON_AddNumberToObject(s, "outside_launchrank_ranges", im->stats.outside);
     if (im->stats.outside)
         cJSON_AddStringToObject(s, "first_outside", im->stats.first_outside);
+    if (im->stats.problem_size[0])
+        cJSON_AddStringToObject(s, "problem_size_differs", im->stats.problem_size);
     cJSON_AddStringToObject(s, "model_version", LR_MODEL_VERSION);
     int rc = cli_write_json("import-kt", NULL, s);
     cJSON_Delete(s);
+    const int64_t *d = im->domain;
+    if (!rc && im->stats.problem_size[0])
+        fprintf(stderr,
+                "launchrank import-kt: warning: the cache's problem_size %s is not the "
+                "request's domain %lldx%lldx%lld; the GLup/s are those of the domain\n",
+                im->stats.problem_size, (long long)d[0], (long long)d[1], (long long)d[2]);
     if (!rc)
         fprintf(stderr,
                 "launchrank import-kt: %d measurement%s of %s added; `launchrank fit --db %s "

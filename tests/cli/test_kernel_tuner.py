@@ -285,7 +285,7 @@ def recorded(name):
     return out
 
 
-def kt_cache(name, runs, points, extra=()):
+def kt_cache(name, runs, points, extra=(), problem_size=(256, 256, 256)):
     """A Kernel Tuner cache file (schema 1.1.0) of runs: what tune_kernel(cache=...) writes
     after timing them, "time" the mean of "times" in ms."""
     values = {k: sorted({(b + f)[i] for b, f, _ in runs}) for i, k in enumerate(KEYS)}
@@ -301,7 +301,7 @@ def kt_cache(name, runs, points, extra=()):
     for key, entry in extra:
         cache[key] = entry
     return {"schema_version": "1.1.0", "device_name": "NVIDIA H100 80GB HBM3",
-            "kernel_name": name, "problem_size": [256, 256, 256], "tune_params_keys": KEYS,
+            "kernel_name": name, "problem_size": list(problem_size), "tune_params_keys": KEYS,
             "tune_params": values, "objective": "time", "cache": cache}
 
 
@@ -349,7 +349,8 @@ class Import(unittest.TestCase):
                                       "verification_time": 0, "benchmark_time": 0,
                                       "strategy_time": 0, "framework_time": 0.1,
                                       "timestamp": "2026-11-20 10:00:01.000000+00:00"})
-            cache = self.write(name + ".cache.json", kt_cache(name, runs, points, [failed]))
+            cache = self.write(name + ".cache.json",
+                               kt_cache(name, runs, points, [failed], fam["domain"]))
             rc, summary, err = self.import_kt(cache, self.request_file(fam))
             self.assertEqual(rc, 0, err)
             self.assertEqual(summary["entries"], 41)
@@ -360,6 +361,8 @@ class Import(unittest.TestCase):
             self.assertEqual(summary["device"], DEVICE)
             self.assertEqual(summary["kernel_tuner_device"], "NVIDIA H100 80GB HBM3")
             self.assertIn("launchrank fit --db %s %s" % (self.db, DEVICE), err)
+            self.assertNotIn("problem_size_differs", summary)
+            self.assertNotIn("warning", err)
             for b, f, g in runs:
                 glups[(tuple(b), tuple(f), name)] = g
         # the log holds each timing as GLup/s of the median run, to rounding
@@ -452,6 +455,10 @@ class Import(unittest.TestCase):
                            cache)
         self.assertEqual(rc, 0, err)
         self.assertEqual(json.loads(out)["imported"], len(runs))
+        # the cache says it timed 256^3 points, the request describes 8192 x 4096
+        self.assertEqual(json.loads(out)["problem_size_differs"], "256x256x256")
+        self.assertIn("warning: the cache's problem_size 256x256x256 is not the request's "
+                      "domain 8192x4096x1", err)
         # a space without block_size_x: Kernel Tuner launches 256 threads in x
         no_x = copy.deepcopy(doc)
         for key, entry in list(no_x["cache"].items()):
