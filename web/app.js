@@ -192,8 +192,12 @@ function readForm() {
     launch: {block: parseList($("block").value), folding: parseList($("folding").value)},
   };
   if ($("model").value !== "v2") req.model = $("model").value;
+  /* An empty list leaves the foldings to the daemon's default space. */
   const foldings = $("foldings").value.split(";").map(parseList).filter((f) => f.length);
-  if (foldings.length) req.search = {foldings};
+  const search = {};
+  if (foldings.length) search.foldings = foldings;
+  if ($("baseline").checked) search.baseline = req.launch;
+  if (Object.keys(search).length) req.search = search;
   const top = parseNumber($("measure-top").value || "0");
   if (top !== 0) req.measure = {top};
   return req;
@@ -217,7 +221,8 @@ function writeForm(req) {
   const launch = req.launch || {};
   $("block").value = (launch.block || [32, 1, 1]).join(" ");
   $("folding").value = (launch.folding || [1, 1, 1]).join(" ");
-  $("foldings").value = ((req.search || {}).foldings || [[1, 1, 1]]).map((f) => f.join(" ")).join("; ");
+  $("foldings").value = ((req.search || {}).foldings || []).map((f) => f.join(" ")).join("; ");
+  $("baseline").checked = Boolean((req.search || {}).baseline);
   $("measure-top").value = String((req.measure || {}).top || 0);
 }
 
@@ -487,41 +492,62 @@ function colourSwatches(root) {
 
 let lastRank = null;
 
-/* The recommendation of issue 11, when the daemon gives one: the configuration it
- * names and the ranks of its tie group, whatever the shape of the group's entries
- * (ranks, or objects with block and folding). Absent: null. */
+/* The decision of the answer (docs/api.md, "The decision": `decision` with
+ * `recommended`, `tie_group`, best / median / worst, `baseline`), when the daemon
+ * gives one: the rank of the recommended configuration and the ranks of its tie
+ * group, for marking them in the charts. Entries are matched by rank, or by block
+ * and folding when they have no rank. Absent: null (the page does not depend on it). */
 function recommendationOf(rank) {
-  const rec = rank.recommendation;
-  if (!rec || typeof rec !== "object") return null;
-  const inGroup = new Set();
-  for (const v of Object.values(rec))
-    if (Array.isArray(v))
-      for (const item of v) {
-        if (typeof item === "number") inGroup.add(item);
-        else if (item && item.block) {
-          const r = rank.results.find((x) => sameTriple(x.block, item.block) &&
-            sameTriple(x.folding, item.folding || [1, 1, 1]));
-          if (r) inGroup.add(r.rank);
-        } else if (item && typeof item.rank === "number") inGroup.add(item.rank);
-      }
-  const src = rec.configuration || rec;
-  const best = rank.results.find((x) => sameTriple(x.block, src.block) &&
-    sameTriple(x.folding, src.folding || [1, 1, 1]));
-  return {rec, rank: best ? best.rank : rec.rank, group: inGroup};
+  const dec = rank.decision || rank.recommendation;
+  if (!dec || typeof dec !== "object") return null;
+  const rankOf = (c) => {
+    if (!c || typeof c !== "object") return undefined;
+    if (typeof c.rank === "number") return c.rank;
+    const r = rank.results.find((x) => sameTriple(x.block, c.block) &&
+      sameTriple(x.folding, c.folding || [1, 1, 1]));
+    return r ? r.rank : undefined;
+  };
+  const group = new Set();
+  for (const c of Array.isArray(dec.tie_group) ? dec.tie_group : []) {
+    const r = typeof c === "number" ? c : rankOf(c);
+    if (r !== undefined) group.add(r);
+  }
+  const picked = dec.recommended !== undefined ? dec.recommended : dec;
+  return {dec, picked, rank: rankOf(picked), group};
+}
+
+/* A configuration of the decision in words: "block 64x2x2, folding 1x1x1 (rank 1,
+ * 130.577 GLup/s)". */
+function decided(c) {
+  return configName(c) + (c.rank !== undefined ? " (rank " + num(c.rank) + ", " : " (") +
+    num(c.predicted) + " GLup/s)";
 }
 
 function showRecommendation(rank, info) {
   const box = $("recommendation");
   box.hidden = !info;
   if (!info) return;
-  const rows = [];
-  for (const [k, v] of Object.entries(info.rec))
-    if (v === null || typeof v !== "object") rows.push(h("li", {}, k + ": " + num(v)));
-    else if (Array.isArray(v) && v.every((x) => typeof x === "number")) rows.push(h("li", {}, k + ": " + triple(v)));
-    else if (Array.isArray(v)) rows.push(h("li", {}, k + ": " + v.length + " configurations (marked \u25cf in the charts)"));
-    else rows.push(h("li", {}, k + ": " + Object.entries(v).map(([a, b]) =>
-      a + " " + (Array.isArray(b) ? triple(b) : num(b))).join(", ")));
-  box.replaceChildren(h("strong", {}, "Recommendation"), h("ul", {}, ...rows));
+  const d = info.dec, items = [];
+  if (info.picked && info.picked.block)
+    items.push(h("li", {id: "recommended"}, h("strong", {}, "\u2605 Recommended: " + decided(info.picked)),
+      info.picked.reason ? h("div", {class: "reason"}, info.picked.reason) : null));
+  if (d.note) items.push(h("li", {}, d.note));
+  if (Array.isArray(d.tie_group))
+    items.push(h("li", {id: "tie-group"}, "Tie group: " + d.tie_group.length +
+      " configurations the model cannot order (precision " + num(d.precision) +
+      " of the best; marked \u25cf in the charts)"));
+  for (const k of ["best", "median", "worst"])
+    if (d[k] && d[k].block) items.push(h("li", {}, k + ": " + decided(d[k])));
+  if (d.baseline)
+    items.push(h("li", {id: "decision-baseline"}, h("strong", {}, "Baseline " + configName(d.baseline) +
+      ": " + num(d.baseline.advice)), " \u2014 " + (d.baseline.reason || "") +
+      " (rank " + num(d.baseline.rank) + ", " + num(d.baseline.predicted) + " GLup/s, gain " +
+      num(d.baseline.gain) + ")"));
+  /* A shape this page does not know yet: its plain values, as they are. */
+  if (!items.length)
+    for (const [k, v] of Object.entries(d))
+      items.push(h("li", {}, k + ": " + (v !== null && typeof v === "object" ? JSON.stringify(v) : num(v))));
+  box.replaceChildren(h("strong", {}, "Decision"), h("ul", {}, ...items));
 }
 
 /* A configuration's numbers, for the hover panel and the tooltips. */

@@ -312,9 +312,12 @@ def test_rank(b, d, shots, docs):
           "25-point: %s evaluated, %s launchable, as the API" % (page["evaluated"], page["launchable"]))
     check(page["bars"] == [r["rank"] for r in res],
           "25-point: one bar per result, in rank order (%d)" % len(page["bars"]))
-    bzs = sorted({r["block"][2] for r in res})
-    check(not page["heatHidden"] and page["panels"] == bzs and sorted(page["cells"]) == [r["rank"] for r in res],
-          "25-point: a bx x by heat map per bz %s, one cell per configuration" % bzs)
+    # The maps show one folding, the best configuration's unless one is picked.
+    shown = [r for r in res if r["folding"] == res[0]["folding"]]
+    bzs = sorted({r["block"][2] for r in shown})
+    check(not page["heatHidden"] and page["panels"] == bzs and sorted(page["cells"]) == [r["rank"] for r in shown],
+          "25-point: a bx x by heat map per bz %s, one cell per configuration of folding %s"
+          % (bzs, res[0]["folding"]))
     check([float(x) for x in page["rows"]] == [r["performance"]["predicted"] for r in res[:len(page["rows"])]],
           "25-point: the table's predicted GLup/s are the API's, best first")
     # Hover: a heat map cell and a bar show that configuration's numbers.
@@ -331,14 +334,34 @@ def test_rank(b, d, shots, docs):
         check(all(v in numbers(text) for v in want) and p["limiter"] in text and
               "block %s" % "\u00d7".join(map(str, r["block"])) in text,
               "hovering %s shows rank %d's numbers: %s" % (selector.split()[0], r["rank"], text[:120]))
-    if "recommendation" in ans:
-        check(not page["recHidden"], "the recommendation of the answer is shown: " + page["recText"][:120])
-    else:
-        check(page["recHidden"], "no recommendation in the answer, none shown")
+    check_decision(b, ans, page, "25-point")
     b.mouse_move(0, 0)
     b.screenshot(os.path.join(shots, "rank-25pt.png"))
     if docs:
         b.screenshot(os.path.join(docs, "rank-25pt.png"), clip=rect_of(b, "#rank"))
+
+
+def check_decision(b, ans, page, label):
+    """The decision of the answer (issue 11), when there is one: the recommended
+    configuration with its reason, a star on its bar, a dot under each bar of the tie
+    group. Without one, nothing is shown."""
+    dec = ans.get("decision")
+    if not dec:
+        check(page["recHidden"], "%s: no decision in the answer, none shown" % label)
+        return
+    check(not page["recHidden"], "%s: the decision is shown" % label)
+    rec = dec.get("recommended")
+    if rec:
+        text = b.js("document.getElementById('recommended').textContent")
+        name = "block %s, folding %s" % ("\u00d7".join(map(str, rec["block"])),
+                                         "\u00d7".join(map(str, rec["folding"])))
+        check(name in text and rec["reason"] in text and rec["predicted"] in numbers(text),
+              "%s: the recommendation %s and its reason, as the API: %s" % (label, name, text[:100]))
+        check(b.js("[...document.querySelectorAll('#bars-chart text.rec')].map(t => +t.parentNode.dataset.rank)")
+              == [rec["rank"]], "%s: the star marks rank %d's bar" % (label, rec["rank"]))
+    ties = sorted(c["rank"] for c in dec["tie_group"])
+    shown = sorted(b.js("[...document.querySelectorAll('#bars-chart circle.tie')].map(c => +c.parentNode.dataset.rank)"))
+    check(shown == ties, "%s: the tie group's %d bars are marked" % (label, len(ties)))
 
 
 def rect_of(b, selector):
@@ -353,13 +376,26 @@ def test_measure(b, d):
     act(b, "(() => { const p = document.getElementById('preset'); p.value = '2-D 5-point';"
            " p.dispatchEvent(new Event('change')); })()", ESTIMATE_S, "the 5-point estimate")
     b.js("document.getElementById('measure-top').value = '1'")
+    b.js("document.getElementById('baseline').checked = true")
     act(b, "document.getElementById('run-rank').click()", RANK_S, "the 5-point ranking with a measurement")
     _, req = page_request(b)
-    check(req.get("measure") == {"top": 1}, "the request asks to measure the best 1")
-    page = read_rank(b)
+    check(req.get("measure") == {"top": 1} and req["search"]["baseline"] == req["launch"],
+          "the request asks to measure the best 1, with the launch as the baseline")
     # The page's own answer is not visible to us; the daemon's answer to the same
     # request says the same about the GPU (it is there or not).
     status, ans = api(d, "/v1/rank", req)
+    if status != 200:  # a daemon without search.baseline: the page shows its error
+        box = b.js("document.getElementById('error').hidden ? '' : document.getElementById('error').textContent")
+        check(ans["error"]["message"] in box and ans["error"]["path"] in box,
+              "the page shows the API's error: " + box[:120])
+        return
+    page = read_rank(b)
+    check_decision(b, ans, page, "5-point")
+    if "decision" in ans:
+        base = ans["decision"]["baseline"]
+        text = b.js("document.getElementById('decision-baseline').textContent")
+        check(base["reason"] in text and base["advice"] in text and base["predicted"] in numbers(text),
+              "5-point: the baseline's advice and reason, as the API: " + text[:120])
     m = ans.get("measure", {})
     if m.get("status") == "unavailable":
         check(m["reason"] in page["measure"], "no GPU: the page says why not: " + page["measure"])
