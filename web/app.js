@@ -269,37 +269,50 @@ function clearErrors() {
   $("error").hidden = true;
   $("error").replaceChildren();
   for (const e of document.querySelectorAll(".bad")) e.classList.remove("bad");
+  for (const e of document.querySelectorAll(".warned")) e.classList.remove("warned");
   for (const e of document.querySelectorAll(".err-mark")) e.remove();
 }
 
-/* The form element of a JSON path: an expression's textarea (with the line and the
- * column of the error), a field's input, or the input whose data-path the path
- * starts with. */
-function markError(err) {
-  const path = err.path || "";
-  let m = /^kernel\.fields\[(\d+)\]\.(loads|stores)\[(\d+)\](?:\[(\d+)\])?/.exec(path);
+/* The form element of a JSON path: an expression's textarea with the line and the
+ * index of the expression in it ({el, line, k}), a field's input, or the input whose
+ * data-path the path starts with ({el}); null when the form has none. */
+function targetOf(path) {
   const fieldNodes = document.querySelectorAll("#fields .field");
+  let m = /^kernel\.fields\[(\d+)\]\.(loads|stores)\[(\d+)\](?:\[(\d+)\])?/.exec(path);
   if (m && fieldNodes[+m[1]]) {
-    markExpression(fieldNodes[+m[1]].querySelector(m[2] === "loads" ? ".f-loads" : ".f-stores"),
-      accessLines[+m[1]][m[2]][+m[3]], m[4] === undefined ? 0 : +m[4], err.message);
-    return;
+    const el = fieldNodes[+m[1]].querySelector(m[2] === "loads" ? ".f-loads" : ".f-stores");
+    const line = (accessLines[+m[1]] || {loads: [], stores: []})[m[2]][+m[3]];
+    return {el, line, k: m[4] === undefined ? 0 : +m[4]};
   }
   m = /^kernel\.fields\[(\d+)\]\.?(\w*)/.exec(path);
   if (m && fieldNodes[+m[1]]) {
     const cls = {name: ".f-name", element_bytes: ".f-bytes", dims: ".f-dims",
       base_offset_bytes: ".f-offset"}[m[2]];
-    markInput(fieldNodes[+m[1]].querySelector(cls || ".f-name"), err.message);
-    return;
+    return {el: fieldNodes[+m[1]].querySelector(cls || ".f-name")};
   }
-  if (path === "device" || path.startsWith("device.")) {
-    markInput($("device"), err.message);
-    return;
-  }
+  if (path === "device" || path.startsWith("device.")) return {el: $("device")};
   for (const input of document.querySelectorAll("[data-path]"))
-    if (path && path.startsWith(input.dataset.path)) {
-      markInput(input, err.message);
-      return;
-    }
+    if (path && path.startsWith(input.dataset.path)) return {el: input};
+  return null;
+}
+
+/* Frames what the error's path names; an expression also gets the caret mark. */
+function markError(err) {
+  const t = targetOf(err.path || "");
+  if (!t) return;
+  if (t.line !== undefined) markExpression(t.el, t.line, t.k, err.message);
+  else markInput(t.el, err.message);
+}
+
+/* Warnings of an answer (docs/api.md, "Warnings") frame what their path names, in
+ * the warning colour, with the message as its tooltip. */
+function markWarnings(warnings) {
+  for (const w of Array.isArray(warnings) ? warnings : []) {
+    const t = w && w.path ? targetOf(w.path) : null;
+    if (!t) continue;
+    t.el.classList.add("warned");
+    t.el.title = w.message;
+  }
 }
 
 function markInput(input, message) {
@@ -452,6 +465,7 @@ function reasonSentence(est, req) {
 /* ---- showing an estimate ------------------------------------------------------------------- */
 
 function showWarnings(list, warnings) {
+  markWarnings(warnings);
   list.replaceChildren();
   list.hidden = !Array.isArray(warnings) || warnings.length === 0;
   for (const w of warnings || [])

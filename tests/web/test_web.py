@@ -8,7 +8,7 @@
         drives the page in Debian's headless Chromium (tests/web/cdp.py): loads each
         preset, edits an expression, provokes a syntax error and checks where it is
         marked, runs a ranking, hovers over it, measures, opens a permalink, and saves
-        screenshots (with --docs, also the two of docs/web.md). Every number read off
+        screenshots (with --docs, also the three of docs/web.md). Every number read off
         the page is compared with the daemon's answer to the same request, sent by
         this script: equal as numbers (tolerance 0, the page shows the JSON's
         numbers as they are). At the end, every URL the page requested must be of the
@@ -19,7 +19,9 @@ Exit 77 (skipped) only when no Chromium is installed (scripts/deps.sh installs i
 import json
 import os
 import re
+import subprocess
 import sys
+import tempfile
 import urllib.parse
 
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -31,6 +33,8 @@ from lrdaemon import Daemon  # noqa: E402
 ESTIMATE_S = 60   # one estimate under ASan on a loaded 2-core machine: well under 1 s
 RANK_S = 240      # the 25-point ranking, 230 configurations: ~5 s under ASan alone
 PRESET_25 = "3-D 25-point, range 4"
+# A device stored with `launchrank devices add`, as a lab adds a GPU it calibrated.
+STORED = {"base": "A100-SXM4-40GB", "name": "Lab-A100", "dram_bw_gbs": 1234}
 
 failures = []
 
@@ -207,7 +211,7 @@ def select_line(b, selector, line, start=0, end=None):
          % (json.dumps(selector), line, json.dumps(end), line, json.dumps(end), start))
 
 
-def test_edit_and_error(b, d):
+def test_edit_and_error(b, d, shots, docs):
     act(b, "(() => { const p = document.getElementById('preset'); p.value = '3-D 7-point';"
            " p.dispatchEvent(new Event('change')); })()", ESTIMATE_S, "the 7-point estimate")
     before = check_estimate(b, d, "7-point")
@@ -250,6 +254,9 @@ def test_edit_and_error(b, d):
               % (mark["line"], mark["column"]))
         check(mark["bad"] and err["message"] in mark["text"] and err["path"] in mark["box"],
               "the textarea is flagged and the API's message and path are shown")
+        b.screenshot(os.path.join(shots, "error-mark.png"), clip=rect_of(b, "#form"))
+        if docs:
+            b.screenshot(os.path.join(docs, "error-mark.png"), clip=rect_of(b, "#fields .field"))
     # The cursor was put on the error: typing there fixes it.
     b.insert_text("2*")  # replaces the selected '*': 'y+2*2'
     act(b, "document.getElementById('run-estimate').click()", ESTIMATE_S, "the estimate after the fix")
@@ -260,6 +267,52 @@ def test_edit_and_error(b, d):
           % req["kernel"]["fields"][0]["loads"][1])
     check_estimate(b, d, "7-point fixed")
     return link
+
+
+def test_stored_device(b, d):
+    """A device stored with `launchrank devices add` is offered, marked as stored, with
+    the figures GET /v1/devices gives, and estimates on it are the API's."""
+    status, _, body = d.request("GET", "/v1/devices")
+    lab = [x for x in json.loads(body)["devices"] if x["name"] == STORED["name"]]
+    label = b.js("(() => { const o = [...document.querySelectorAll('#device option')]"
+                 ".find(o => o.value === %s); return o ? o.textContent : null; })()"
+                 % json.dumps(STORED["name"]))
+    if not check(lab and label is not None, "the stored device %s is offered: %s" % (STORED["name"], label)):
+        return
+    check("(stored)" in label and lab[0]["sm_count"] in numbers(label) and
+          lab[0]["dram_bw_gbs"] in numbers(label),
+          "its option says stored, with its SMs and DRAM GB/s from GET /v1/devices")
+    b.js("document.getElementById('device').value = %s" % json.dumps(STORED["name"]))
+    act(b, "document.getElementById('run-estimate').click()", ESTIMATE_S, "the estimate on the stored device")
+    _, req = page_request(b)
+    check(req["device"] == STORED["name"], "the request names the stored device")
+    ans = check_estimate(b, d, "stored device")
+    if ans:
+        check(ans["device"] == STORED["name"], "the answer is for %s" % ans["device"])
+
+
+def test_warnings(b, d):
+    """A field smaller than the domain: the answer's warnings (issue 11), when the
+    daemon gives them, are listed and frame the accesses they name."""
+    act(b, "(() => { const p = document.getElementById('preset'); p.value = '2-D 5-point';"
+           " p.dispatchEvent(new Event('change')); })()", ESTIMATE_S, "the 5-point estimate")
+    b.js("document.querySelector('#fields .field .f-dims').value = '100 100'")
+    act(b, "document.getElementById('run-estimate').click()", ESTIMATE_S, "the estimate of a small field")
+    ans = check_estimate(b, d, "small field")
+    if not ans:
+        return
+    page = b.js("""({items: [...document.querySelectorAll('#estimate-warnings li')].map(li => li.textContent),
+      hidden: document.getElementById('estimate-warnings').hidden,
+      warned: [...document.querySelectorAll('.warned')].map(e => e.className)})""")
+    warnings = ans.get("warnings") or []
+    if not warnings:
+        check(page["hidden"], "no warnings in the answer, none shown")
+        return
+    check(len(page["items"]) == len(warnings) and
+          all(w["message"] in t for w, t in zip(warnings, page["items"])),
+          "the %d warnings of the answer are listed with their messages" % len(warnings))
+    check(any("f-loads" in c for c in page["warned"]),
+          "the loads they name are framed as warned (%s)" % page["warned"])
 
 
 def test_permalink(b, d, link):
@@ -413,15 +466,24 @@ def test_browser(launchrank, srcroot, shots, docs):
     os.makedirs(shots, exist_ok=True)
     if docs:
         os.makedirs(docs, exist_ok=True)
-    with Daemon(launchrank) as d, Browser(chromium) as b:
+    tmp = tempfile.TemporaryDirectory(prefix="lr-web-")
+    db = os.path.join(tmp.name, "lab.sqlite")
+    device_file = os.path.join(tmp.name, "lab.json")
+    with open(device_file, "w") as f:
+        json.dump(STORED, f)
+    subprocess.run([launchrank, "devices", "add", "--db", db, device_file], check=True,
+                   stdout=subprocess.DEVNULL)
+    with tmp, Daemon(launchrank, db=db) as d, Browser(chromium) as b:
         b.navigate(d.base + "/")
         wait_idle(b, 0, ESTIMATE_S, "the page's first estimate")
         check(b.js("document.getElementById('preset').value") == PRESET_25,
               "the page opens with the 25-point preset")
         check_estimate(b, d, "first load")
         test_presets(b, d, shots)
-        link = test_edit_and_error(b, d)
+        link = test_edit_and_error(b, d, shots, docs)
         test_permalink(b, d, link)
+        test_stored_device(b, d)
+        test_warnings(b, d)
         test_rank(b, d, shots, docs)
         test_measure(b, d)
         urls = b.requested_urls()
