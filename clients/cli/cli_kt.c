@@ -623,7 +623,7 @@ int cli_cmd_import_kt(int argc, char **argv)
         im.devs = lr_api_device_list(api);
         im.body = lr_request_parse_json(reqtext, reqlen, &err);
     }
-    if (im.body && check_request(&im, &err))
+    if (api && (!im.body || check_request(&im, &err)))
         fprintf(stderr, "launchrank import-kt: the request '%s' is refused:\n", request);
     else if (im.body && (cache = parse_cache(cachetext, cachelen, &err)) &&
              (im.cache = cache) && (im.st = st_open(db, &err)) && !kt_read(&im, &err))

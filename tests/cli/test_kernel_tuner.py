@@ -514,6 +514,8 @@ class Import(unittest.TestCase):
         bad_request["kernel"]["fields"][0]["loads"][0][0] = "x*y"
         e = refused(good, request=self.write("badreq.json", bad_request))
         self.assertEqual(e["path"], "kernel.fields[0].loads[0][0]")
+        e = refused(good, request=self.write("notjson.json", "{\"device\": "))
+        self.assertEqual(e["code"], "invalid_json")
         rc, out, err = run("import-kt", "--db", self.db, self.write("g.json", good))
         self.assertEqual(rc, 2)
         self.assertIn("--request FILE is needed", err)
