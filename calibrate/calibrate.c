@@ -13,6 +13,7 @@
 #include "corpus.h"
 #include "embedded.h"
 #include "fit.h"
+#include "micro.h"
 #include "request.h"
 
 /* calibrate/meson.build embeds these corpus families (bench/corpus/families/): the
@@ -93,6 +94,19 @@ static cJSON *gpu_json(const cg_gpu_props *g)
     return o;
 }
 
+/* Progress of the microbenchmarks as steps after the suite's configurations. */
+typedef struct micro_progress {
+    const cal_opts *o;
+    int done, total;
+} micro_progress;
+
+static void micro_step(void *ctx, const char *what)
+{
+    micro_progress *p = ctx;
+    if (p->o->progress)
+        p->o->progress(p->o->progress_ctx, p->done++, p->total, what);
+}
+
 cJSON *cal_measure(const lr_devices *devs, const cal_opts *o, lr_error *err)
 {
     /* the GPU first: without one nothing else is worth doing */
@@ -107,6 +121,7 @@ cJSON *cal_measure(const lr_devices *devs, const cal_opts *o, lr_error *err)
     for (int f = 0; f < nf; f++)
         for (int i = 0; i < fams[f].nconfigs; i++)
             total += !o->quick || i % QUICK_STRIDE == 0;
+    total += cal_micro_steps(o->quick);
     cJSON *raw = cJSON_CreateObject();
     char date[32];
     today(date, sizeof date);
@@ -151,6 +166,15 @@ cJSON *cal_measure(const lr_devices *devs, const cal_opts *o, lr_error *err)
             cJSON_AddItemToArray(runs, r);
             done++;
         }
+    if (!rc) {
+        micro_progress mp = {o, done, total};
+        cJSON *micro = cal_micro_measure(&o->measure, o->quick, micro_step, &mp, err);
+        if (micro)
+            cJSON_AddItemToObject(raw, "micro", micro);
+        else
+            rc = -1;
+        done = mp.done;
+    }
     if (o->progress && !rc)
         o->progress(o->progress_ctx, done, total, NULL);
     release_suite(fams, nf);
@@ -351,6 +375,11 @@ cJSON *cal_analyse(const lr_devices *devs, const cJSON *raw, const char *base, c
         drv / 1000, drv % 1000 / 10, n, date->valuestring);
     cal_say(&t, "attainable bandwidths: DRAM %.0f GB/s, L2 %.0f GB/s\n", dev.dram_bw_gbs,
         dev.l2_bw_gbs);
+    cal_micro_figures mf;
+    const cJSON *micro = cJSON_GetObjectItem(raw, "micro");
+    int have_micro = micro != NULL;
+    if (have_micro && cal_micro_analyse(micro, dev.sm_count, gpu_num(gpu, "l2_bytes"), &mf, &t, err))
+        goto done;
     double before = cal_objective(&dev, smp, n, -1);
     const char *labels[MAX_SUITE];
     for (int f = 0; f < nf; f++)
@@ -380,7 +409,7 @@ cJSON *cal_analyse(const lr_devices *devs, const cJSON *raw, const char *base, c
         lr_error_set(err, LR_NO_MEMORY, NULL, "out of memory");
         goto done;
     }
-    char s[512], who[256];
+    char s[1024], who[256];
     snprintf(who, sizeof who, "%s, CUDA driver %d.%d, %s", gname->valuestring, drv / 1000,
              drv % 1000 / 10, date->valuestring);
     snprintf(s, sizeof s,
@@ -408,6 +437,24 @@ cJSON *cal_analyse(const lr_devices *devs, const cJSON *raw, const char *base, c
         snprintf(keys + strlen(keys), sizeof keys - strlen(keys), "%s%s", q ? "," : "",
                  cal_param_name(q));
     cJSON_AddStringToObject(src, keys, s);
+    if (have_micro) {
+        snprintf(s, sizeof s,
+                 "launchrank calibrate's microbenchmarks on %s (docs/calibration.md; the model "
+                 "does not use them): L2 reads %.0f GB/s (median up to half the L2), below 90 %% "
+                 "of that from a working set of %.1f MiB, %.0f GB/s at 256 MiB; DRAM reads "
+                 "%.0f GB/s at most, 90 %% of it from %.0f KiB in flight per SM, implied "
+                 "latency at the least load %.0f ns (Little's law); pointer chasing: L1 hit "
+                 "%.1f ns, L2 hit %.1f ns, DRAM %.0f ns (%.0f ns over 2 GiB), L2 hits within "
+                 "10 %% up to %.0f MiB; L1 %.2f lines per cycle per SM for loads of 2 to 32 "
+                 "lines (%.2f for coalesced 4-byte loads, issue-bound); SM clock %.3f GHz "
+                 "compute-bound, %.3f GHz memory-bound",
+                 who, mf.l2_plateau_gbs, mf.l2_effective_bytes / (1 << 20), mf.l2_floor_gbs,
+                 mf.dram_peak_gbs, mf.dram_near_peak_bytes_per_sm / 1024, mf.dram_latency_ns,
+                 mf.l1_hit_ns, mf.l2_hit_ns, mf.dram_ns, mf.dram_far_ns,
+                 mf.translation_reach_bytes / (1 << 20), mf.l1_lines_per_cycle[5],
+                 mf.l1_lines_per_cycle[0], mf.clock_compute_ghz, mf.clock_memory_ghz);
+        cJSON_AddStringToObject(src, "microbenchmarks", s);
+    }
     snprintf(s, sizeof s, "not measured: the figures of the built-in %s", b->name);
     cJSON_AddStringToObject(src, "other figures", s);
 done:

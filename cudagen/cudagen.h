@@ -146,6 +146,31 @@ typedef struct cg_measurement {
 int cg_measure(const est_kernel *k, const est_config *cfg, const cg_measure_opts *opts,
                cg_measurement *out, lr_error *err);
 
+/* ---- hand-written kernels (calibrate's microbenchmarks) ---- */
+
+/* One GPU session for hand-written CUDA sources: at most one loaded kernel at a time
+ * (a load replaces the previous one), and the GPU buffers it allocates, which
+ * cg_bench_close frees. Every int function returns 0, or -1 with err. */
+typedef struct cg_bench cg_bench;
+
+/* Opens GPU opts->device through opts->backend (opts NULL: defaults) and writes its
+ * properties into info (may be NULL). NULL with err (LR_UNAVAILABLE: no driver or GPU). */
+cg_bench *cg_bench_open(const cg_measure_opts *opts, cg_gpu_props *info, lr_error *err);
+void cg_bench_close(cg_bench *bn);
+/* Compiles src with NVRTC into a cubin for the session's GPU and loads its function
+ * entry (declare it extern "C"). A source that does not compile is LR_INTERNAL. */
+int cg_bench_load(cg_bench *bn, const char *src, const char *entry, lr_error *err);
+/* A GPU buffer of bytes, owned by the session (cg_bench_free gives it back early). */
+int cg_bench_alloc(cg_bench *bn, size_t bytes, uint64_t *dptr, lr_error *err);
+void cg_bench_free(cg_bench *bn, uint64_t dptr);
+int cg_bench_upload(cg_bench *bn, uint64_t dst, const void *src, size_t bytes, lr_error *err);
+int cg_bench_download(cg_bench *bn, void *dst, uint64_t src, size_t bytes, lr_error *err);
+int cg_bench_fill(cg_bench *bn, uint64_t dst, unsigned char byte, size_t bytes, lr_error *err);
+/* Runs the loaded kernel once and waits; args as for cuLaunchKernel; with ms not NULL
+ * the run is timed with CUDA events (milliseconds). */
+int cg_bench_run(cg_bench *bn, const unsigned grid[3], const unsigned block[3], void **args,
+                 float *ms, lr_error *err);
+
 /* Lattice points cg_check evaluates on the CPU: 2^22 (e.g. 160^3) keeps the check
  * within about a second. */
 #define CG_CHECK_MAX_POINTS ((int64_t)1 << 22)
