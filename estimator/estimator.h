@@ -190,6 +190,22 @@ void est_ctx_free(est_ctx *ctx);
 void est_ctx_set_deadline(est_ctx *ctx, double deadline);
 double est_now(void);
 
+/* A way to end computations early from another thread, through the same path as the
+ * deadline: a daemon shutting down raises it, and every est_ctx that watches it
+ * expires at once (isl interrupted, the samplers stop at their next poll), as do the
+ * estimates started on them later. Create with est_stop_new; free with est_stop_free
+ * once no context watches it any more (the creator owns it). */
+typedef struct est_stop est_stop;
+est_stop *est_stop_new(void);
+void est_stop_free(est_stop *stop);
+/* Any thread, any number of times: every watching context expires now. */
+void est_stop_raise(est_stop *stop);
+/* Whether stop was raised (NULL: never). */
+int est_stop_raised(est_stop *stop);
+/* ctx expires when stop is raised (at once if it was); est_ctx_free ends the watch.
+ * A context watches one stop at most; NULL stops watching. */
+void est_ctx_watch(est_ctx *ctx, est_stop *stop);
+
 /* Estimates one configuration into *out. A configuration that cannot launch is not
  * an error: out->launchable is 0 and out->reason says why. Returns 0, or -1 with err
  * set (LR_BUDGET_EXCEEDED when isl ran out of operations). */

@@ -68,9 +68,12 @@ struct est_ctx {
     pthread_cond_t wake;
     double deadline; /* 0 = none */
     int stop;
-    /* set by the watchdog at the deadline, cleared by est_ctx_set_deadline: the
-     * samplers, which isl_ctx_abort cannot reach, poll it (est_ctx_expired) */
+    /* set by the watchdog at the deadline (or by a raised est_stop), cleared by
+     * est_ctx_set_deadline unless the stop was raised: the samplers, which
+     * isl_ctx_abort cannot reach, poll it (est_ctx_expired) */
     atomic_int expired;
+    est_stop *watched;          /* the stop this context watches, or NULL */
+    struct est_ctx *watch_next; /* the next context watching it (guarded by its lock) */
     unsigned long max_ops;
     est_map_entry maps[EST_MAP_CACHE];
     unsigned next_map;

@@ -48,6 +48,7 @@ typedef struct rank_job {
     const unsigned char *skip;
     unsigned long max_ops;
     double deadline;
+    est_stop *stop; /* watched by every worker's context; NULL = none */
     est_memo *memo; /* shared by the workers: a footprint is counted once */
     est_progress_fn progress;
     void *user;
@@ -62,6 +63,8 @@ static void *rank_worker(void *arg)
     est_ctx *ctx = est_ctx_new(job->max_ops);
     if (ctx && job->memo)
         est_ctx_share_memo(ctx, job->memo);
+    if (ctx)
+        est_ctx_watch(ctx, job->stop);
     if (ctx && job->deadline > 0)
         est_ctx_set_deadline(ctx, job->deadline);
     for (;;) {
@@ -77,6 +80,8 @@ static void *rank_worker(void *arg)
         lr_error_clear(&e);
         est_config cfg = job->results[i].config;
         int rc = !ctx ? lr_error_set(&e, LR_NO_MEMORY, NULL, "out of memory")
+                 : est_stop_raised(job->stop)
+                     ? lr_error_set(&e, LR_UNAVAILABLE, NULL, "the ranking was stopped")
                  : job->deadline > 0 && est_now() > job->deadline
                      ? lr_error_set(&e, LR_BUDGET_EXCEEDED, NULL,
                                     "the ranking of %zu configurations ran past its time "
@@ -97,7 +102,7 @@ static void *rank_worker(void *arg)
 
 int est_rank(const est_kernel *k, const est_device *dev, est_result *results, size_t n,
              const unsigned char *skip, int nthreads, unsigned long max_ops, double deadline,
-             est_progress_fn progress, void *user, lr_error *err)
+             est_stop *stop, est_progress_fn progress, void *user, lr_error *err)
 {
     rank_job job = {.k = k,
                     .dev = dev,
@@ -106,6 +111,7 @@ int est_rank(const est_kernel *k, const est_device *dev, est_result *results, si
                     .skip = skip,
                     .max_ops = max_ops,
                     .deadline = deadline,
+                    .stop = stop,
                     .progress = progress,
                     .user = user};
     lr_error_clear(&job.err);

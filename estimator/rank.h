@@ -23,10 +23,10 @@ size_t est_search_default(int min_threads, int max_threads, int max_bz, const in
 /* Estimates results[i] for every i with skip == NULL or !skip[i] (the caller may have
  * filled some from a cache), using up to nthreads threads, each with its own est_ctx.
  * deadline (est_now() seconds, 0 = none) bounds the wall-clock time of the whole
- * ranking: LR_BUDGET_EXCEEDED past it. The first error stops the ranking: -1 with
- * err set. */
+ * ranking: LR_BUDGET_EXCEEDED past it. Raising stop (NULL: none) ends it sooner, the
+ * same way (LR_UNAVAILABLE). The first error stops the ranking: -1 with err set. */
 int est_rank(const est_kernel *k, const est_device *dev, est_result *results, size_t n,
              const unsigned char *skip, int nthreads, unsigned long max_ops, double deadline,
-             est_progress_fn progress, void *user, lr_error *err);
+             est_stop *stop, est_progress_fn progress, void *user, lr_error *err);
 
 #endif

@@ -16,6 +16,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include <errno.h>
+#include <sys/stat.h>
 
 #include "cudagen.h"
 #include "devices.h"
@@ -25,30 +27,64 @@
 #include "response.h"
 #include "store.h"
 
+/* Distinct cache failures the api keeps as messages (each one until lr_api_free): a
+ * cache fails in few ways (disk full, file unreadable, locked), and a bound keeps a
+ * flapping disk from growing the list. */
+#define LR_CACHE_MESSAGES 16
+
+/* How often a computing thread looks whether its cache database file was deleted or
+ * replaced, in seconds: soon enough that a deleted cache is remade within a request
+ * or two, and a stat per quarter second costs nothing. */
+#define LR_CACHE_LOOK_S 0.25
+
 struct lr_api {
     lr_api_config cfg;
     char *db_path;    /* owned copy; NULL = no cache */
     lr_devices *devs; /* owned: the built-ins, then the devices stored in db_path */
     char devices_warning[LR_MESSAGE_MAX]; /* "" = every stored device was loaded */
-    char cache_error[LR_MESSAGE_MAX];
-    atomic_int cache_claimed; /* the first failure claims cache_error ... */
-    atomic_int cache_failed;  /* ... and publishes it here */
+    /* The cache's health, which recovers (issue 10): the current failure, NULL while
+     * the cache works. It points into messages, whose strings are never changed or
+     * freed before lr_api_free, so lr_api_cache_status can hand one out while another
+     * thread records the next. */
+    _Atomic(const char *) cache_error;
+    pthread_mutex_t cache_mu;          /* guards messages and n_messages */
+    char *messages[LR_CACHE_MESSAGES]; /* owned: the distinct failures seen */
+    unsigned n_messages;
+    char *deleted; /* owned: what the status says while the database file is gone */
     atomic_uint_fast64_t hits, misses;
+    atomic_uint_fast64_t evaluated, measured; /* configurations computed, timed */
+    est_stop *stop; /* owned; raised by lr_api_cancel, watched by every computation */
 };
 
 struct lr_worker {
     lr_api *api;
-    est_ctx *ctx;    /* owned */
-    st_store *store; /* owned; NULL without cache */
+    est_ctx *ctx;     /* owned */
+    st_store *store;  /* owned; NULL without cache, or while it cannot be opened */
+    struct stat file; /* the database file store has open (st_dev, st_ino) */
+    double looked;    /* est_now() when store_keep last looked at the file */
 };
 
-/* Records the first cache failure; later ones are the same story. */
+/* Records a cache failure as the cache's status until an operation succeeds. */
 static void cache_failed(lr_api *api, const lr_error *e)
 {
-    if (atomic_exchange(&api->cache_claimed, 1) == 0) {
-        snprintf(api->cache_error, sizeof api->cache_error, "%s", e->message);
-        atomic_store(&api->cache_failed, 1);
-    }
+    static const char too_many[] = "the cache failed (more kinds of failure than are kept)";
+    const char *msg = NULL;
+    pthread_mutex_lock(&api->cache_mu);
+    for (unsigned i = 0; i < api->n_messages && !msg; i++)
+        if (strcmp(api->messages[i], e->message) == 0)
+            msg = api->messages[i];
+    if (!msg && api->n_messages < LR_CACHE_MESSAGES &&
+        (api->messages[api->n_messages] = strdup(e->message)))
+        msg = api->messages[api->n_messages++];
+    pthread_mutex_unlock(&api->cache_mu);
+    atomic_store(&api->cache_error, msg ? msg : too_many);
+}
+
+/* A cache operation succeeded: the cache works (again). */
+static void cache_ok(lr_api *api)
+{
+    if (atomic_load_explicit(&api->cache_error, memory_order_relaxed))
+        atomic_store(&api->cache_error, NULL);
 }
 
 /* ---- stored devices ---- */
@@ -116,13 +152,23 @@ lr_api *lr_api_new(const lr_api_config *cfg, lr_error *err)
         return NULL;
     }
     api->cfg = *cfg;
-    api->devs = lr_devices_load(err);
+    api->stop = est_stop_new();
+    api->devs = api->stop ? lr_devices_load(err) : NULL;
     if (!api->devs) {
+        if (!api->stop)
+            lr_error_set(err, LR_NO_MEMORY, NULL, "out of memory");
+        est_stop_free(api->stop);
         free(api);
         return NULL;
     }
+    pthread_mutex_init(&api->cache_mu, NULL);
     if (cfg->db_path) {
         api->db_path = strdup(cfg->db_path);
+        if (asprintf(&api->deleted,
+                     "the cache database %.400s was deleted; each computing thread makes a new "
+                     "one at its next request",
+                     cfg->db_path) < 0)
+            api->deleted = NULL;
         lr_error e;
         lr_error_clear(&e);
         st_store *st = st_open(cfg->db_path, &e);
@@ -141,7 +187,30 @@ void lr_api_free(lr_api *api)
         return;
     lr_devices_free(api->devs);
     free(api->db_path);
+    est_stop_free(api->stop); /* every worker was freed before, as api.h requires */
+    for (unsigned i = 0; i < api->n_messages; i++)
+        free(api->messages[i]);
+    free(api->deleted);
+    pthread_mutex_destroy(&api->cache_mu);
     free(api);
+}
+
+void lr_api_cancel(lr_api *api)
+{
+    est_stop_raise(api->stop);
+}
+
+/* After a failed computation: when lr_api_cancel stopped it, the error says so (the
+ * estimator reports a stop as a deadline passed). Returns -1. */
+static int stopped(const lr_api *api, lr_error *err)
+{
+    if (est_stop_raised(api->stop)) {
+        lr_error_clear(err);
+        lr_error_set(err, LR_UNAVAILABLE, NULL,
+                     "the server is shutting down and cancelled this request; send it again "
+                     "once the server is back");
+    }
+    return -1;
 }
 
 const lr_devices *lr_api_device_list(const lr_api *api)
@@ -158,13 +227,52 @@ const char *lr_api_cache_status(const lr_api *api)
 {
     if (!api->db_path)
         return "no cache database (--no-cache)";
-    return atomic_load(&((lr_api *)api)->cache_failed) ? api->cache_error : "ok";
+    /* Noticed here, at once: the workers' connections still write to the deleted
+     * file until they look again (store_keep) and make a new one. */
+    struct stat st;
+    if (stat(api->db_path, &st) != 0 && errno == ENOENT && api->deleted)
+        return api->deleted;
+    const char *e = atomic_load(&((lr_api *)api)->cache_error);
+    return e ? e : "ok";
 }
 
 void lr_api_get_stats(const lr_api *api, lr_api_stats *out)
 {
     out->cache_hits = atomic_load(&((lr_api *)api)->hits);
     out->cache_misses = atomic_load(&((lr_api *)api)->misses);
+    out->configurations_evaluated = atomic_load(&((lr_api *)api)->evaluated);
+    out->measurements = atomic_load(&((lr_api *)api)->measured);
+}
+
+/* Keeps w's store connection on the database file db_path names: opened when there is
+ * none (the cache failed to open before, or the file was gone), reopened when the
+ * file was deleted or replaced (a connection to a deleted file would go on writing to
+ * it unseen). Looks at most every LR_CACHE_LOOK_S: a stat costs microseconds, a
+ * ranking looks up hundreds of configurations. */
+static void store_keep(lr_worker *w)
+{
+    lr_api *api = w->api;
+    double now = est_now();
+    if (!api->db_path || now - w->looked < LR_CACHE_LOOK_S)
+        return;
+    w->looked = now;
+    struct stat st;
+    int present = stat(api->db_path, &st) == 0;
+    if (w->store && present && st.st_dev == w->file.st_dev && st.st_ino == w->file.st_ino)
+        return;
+    st_close(w->store); /* gone or replaced: this connection no longer caches anything */
+    w->store = NULL;
+    lr_error e;
+    lr_error_clear(&e);
+    w->store = st_open(api->db_path, &e);
+    if (!w->store || stat(api->db_path, &w->file) != 0) {
+        if (lr_error_is_set(&e))
+            cache_failed(api, &e);
+        return;
+    }
+    st_set_max_predictions(w->store,
+                           api->cfg.cache_max > 0 ? api->cfg.cache_max : LR_DEFAULT_CACHE_MAX);
+    cache_ok(api);
 }
 
 lr_worker *lr_worker_new(lr_api *api, lr_error *err)
@@ -178,16 +286,9 @@ lr_worker *lr_worker_new(lr_api *api, lr_error *err)
         return NULL;
     }
     w->api = api;
-    if (api->db_path && !atomic_load(&api->cache_failed)) {
-        lr_error e;
-        lr_error_clear(&e);
-        w->store = st_open(api->db_path, &e);
-        if (!w->store)
-            cache_failed(api, &e);
-        else
-            st_set_max_predictions(w->store, api->cfg.cache_max > 0 ? api->cfg.cache_max
-                                                                    : LR_DEFAULT_CACHE_MAX);
-    }
+    est_ctx_watch(w->ctx, api->stop);
+    w->looked = -LR_CACHE_LOOK_S; /* look now */
+    store_keep(w);
     return w;
 }
 
@@ -208,6 +309,7 @@ void lr_worker_free(lr_worker *w)
 static cJSON *cache_get(lr_worker *w, const lr_request *req, const est_launch *l,
                         const char *key)
 {
+    store_keep(w);
     if (!w->store)
         return NULL;
     char *json = NULL, config[LR_CONFIG_TEXT];
@@ -217,6 +319,8 @@ static cJSON *cache_get(lr_worker *w, const lr_request *req, const est_launch *l
     int rc = st_prediction_get(w->store, key, req->canonical, config, &json, &e);
     if (rc < 0)
         cache_failed(w->api, &e);
+    else
+        cache_ok(w->api);
     cJSON *o = NULL;
     if (rc == 1) {
         est_config cfg = {.launch = *l};
@@ -244,6 +348,8 @@ static void cache_put(lr_worker *w, const lr_request *req, const est_launch *l, 
     lr_request_config_text(l, config);
     if (st_prediction_put(w->store, key, req->canonical, config, "estimate", json, &e))
         cache_failed(w->api, &e);
+    else
+        cache_ok(w->api);
 }
 
 /* Appends "cached": flag to the text of a JSON object (stored texts stay free of it). */
@@ -282,12 +388,15 @@ static cJSON *measure_one(lr_worker *w, const lr_request *req, const est_config 
 {
     cg_measure_opts o;
     cg_measurement m;
+    if (est_stop_raised(w->api->stop) && stopped(w->api, err))
+        return NULL;
     measure_opts(req, &o);
     pthread_mutex_lock(&gpu_lock);
     int rc = cg_measure(req->kernel, cfg, &o, &m, err);
     pthread_mutex_unlock(&gpu_lock);
     if (rc)
         return NULL;
+    atomic_fetch_add(&w->api->measured, 1);
     cJSON *j = cJSON_CreateObject();
     if (!j) {
         lr_error_set(err, LR_NO_MEMORY, NULL, "out of memory");
@@ -358,8 +467,11 @@ static char *estimate_text(lr_worker *w, const lr_request *req, const est_launch
     est_ctx_set_deadline(w->ctx, est_now() + time_limit(w->api));
     int rc = est_estimate(w->ctx, req->kernel, &req->device, &cfg, r, err);
     est_ctx_set_deadline(w->ctx, 0);
-    if (rc)
+    atomic_fetch_add(&w->api->evaluated, 1);
+    if (rc) {
+        stopped(w->api, err);
         return NULL;
+    }
     if (!r->launchable) {
         not_launchable(r, err);
         return NULL;
@@ -575,8 +687,11 @@ char *lr_api_rank(lr_worker *w, const char *body, size_t len, lr_progress_fn pro
     }
     if (est_rank(req.kernel, &req.device, res, n, skip, threads_for(w->api),
                  (unsigned long)w->api->cfg.isl_max_operations, est_now() + time_limit(w->api),
-                 (est_progress_fn)progress, progress_user, err))
+                 w->api->stop, (est_progress_fn)progress, progress_user, err)) {
+        stopped(w->api, err);
         goto done;
+    }
+    atomic_fetch_add(&w->api->evaluated, n - hits);
     for (size_t i = 0; i < n; i++) {
         if (skip[i] || !res[i].launchable)
             continue;

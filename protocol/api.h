@@ -53,6 +53,13 @@ typedef void (*lr_progress_fn)(void *user, size_t done, size_t total);
 lr_api *lr_api_new(const lr_api_config *cfg, lr_error *err);
 void lr_api_free(lr_api *api);
 
+/* Cancels every computation of api, running or to come (any thread, e.g. a daemon on
+ * its second SIGTERM): estimates and rankings stop at the estimator's next deadline
+ * check (isl interrupted, the samplers between warps) and fail with LR_UNAVAILABLE;
+ * measuring stops before the next configuration. Answers from the cache still come.
+ * There is no undoing it: the api is for shutting down. */
+void lr_api_cancel(lr_api *api);
+
 /* The devices requests of this api see: the built-ins, then those stored in its
  * database. Owned by api, valid until lr_api_free. */
 typedef struct lr_devices lr_devices;
@@ -103,10 +110,12 @@ char *lr_api_measure(lr_worker *w, const char *body, size_t len, lr_error *err);
 /* The CUDA C++ source of an estimate request's configuration (plain text, not JSON). */
 char *lr_api_emit(lr_worker *w, const char *body, size_t len, lr_error *err);
 
-/* Cache counters since start (for /v1/stats). */
+/* Counters since start (for /v1/stats and /metrics). */
 typedef struct lr_api_stats {
     uint64_t cache_hits;
     uint64_t cache_misses;
+    uint64_t configurations_evaluated; /* configurations the model computed (not cached) */
+    uint64_t measurements;             /* configurations timed on a GPU */
 } lr_api_stats;
 void lr_api_get_stats(const lr_api *api, lr_api_stats *out);
 

@@ -3,8 +3,9 @@
 # missing. Used by scripts/run.sh and scripts/test.sh; safe to run twice.
 set -euo pipefail
 # chromium and a font: tests/web drives the web calculator in headless Chromium.
+# man-db: tests/server/test_install.py renders the installed man pages with man -l.
 pkgs=(gcc pkg-config meson ninja-build libisl-dev libcjson-dev libmicrohttpd-dev
-      libsqlite3-dev python3 python3-jsonschema curl chromium fonts-dejavu-core)
+      libsqlite3-dev python3 python3-jsonschema curl chromium fonts-dejavu-core man-db)
 missing=()
 for p in "${pkgs[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

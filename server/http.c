@@ -36,8 +36,8 @@
 /* Seconds shutdown waits for requests in flight to be answered, the compute threads
  * working through the queue meanwhile. A ranking takes seconds; this also covers
  * sending to a slow reader. After it we stop anyway: jobs still queued are answered
- * 503, running ones are let finish (within --time-limit), and answers not sent by
- * the time libmicrohttpd stops are dropped. */
+ * 503, running ones are cancelled (they answer 503 within moments), and answers not
+ * sent by the time libmicrohttpd stops are dropped. */
 #define SRV_DRAIN_MAX_S 30
 
 /* First allocation for a body whose size is not announced (chunked uploads). */
@@ -96,7 +96,23 @@ static double ms_since(const struct timespec *t0)
 
 /* ---- requests --------------------------------------------------------------- */
 
-static srv_request *request_new(const char *method, const char *url)
+/* The client's address as the access log writes it (127.0.0.1, ::1), or "-". */
+static void client_address(struct MHD_Connection *c, char *out, size_t size)
+{
+    const union MHD_ConnectionInfo *info =
+        MHD_get_connection_info(c, MHD_CONNECTION_INFO_CLIENT_ADDRESS);
+    const struct sockaddr *a = info ? info->client_addr : NULL;
+    const void *ip =
+        !a                         ? NULL
+        : a->sa_family == AF_INET  ? (const void *)&((const struct sockaddr_in *)a)->sin_addr
+        : a->sa_family == AF_INET6 ? (const void *)&((const struct sockaddr_in6 *)a)->sin6_addr
+                                   : NULL;
+    if (!ip || !inet_ntop(a->sa_family, ip, out, (socklen_t)size))
+        snprintf(out, size, "-");
+}
+
+static srv_request *request_new(struct MHD_Connection *c, const char *method, const char *url,
+                                const char *version)
 {
     size_t n = strlen(url);
     srv_request *req = calloc(1, sizeof *req + n + 1);
@@ -104,8 +120,11 @@ static srv_request *request_new(const char *method, const char *url)
         return NULL;
     req->route = -1;
     lr_ascii_excerpt(method, sizeof req->method - 1, req->method, sizeof req->method);
+    lr_ascii_excerpt(version, sizeof req->version - 1, req->version, sizeof req->version);
     memcpy(req->url, url, n + 1);
     clock_gettime(CLOCK_MONOTONIC, &req->start);
+    req->received = time(NULL);
+    client_address(c, req->client, sizeof req->client);
     return req;
 }
 
@@ -150,7 +169,7 @@ static enum MHD_Result respond_code(srv_server *s, struct MHD_Connection *c, srv
 static int origin_allowed(const srv_server *s, const char *origin, const char **allowed)
 {
     *allowed = NULL;
-    for (int i = 0; i < 2 && atomic_load(&s->origin_ready); i++)
+    for (int i = 0; i < SRV_SELF_ORIGINS && atomic_load(&s->origin_ready); i++)
         if (s->self_origin[i][0] && strcasecmp(origin, s->self_origin[i]) == 0)
             return 1;
     for (unsigned i = 0; i < s->cfg->n_allow_origins; i++)
@@ -233,7 +252,7 @@ static enum MHD_Result request_begin(srv_server *s, struct MHD_Connection *c, sr
         return respond_code(s, c, req, LR_NOT_FOUND, 0, NULL,
                             "no endpoint at %s; the endpoints are POST /v1/estimate, POST "
                             "/v1/rank, GET /v1/devices, GET /v1/devices/{name}, GET /healthz, "
-                            "GET /v1/stats and GET / (the web calculator)",
+                            "GET /v1/stats, GET /metrics and GET / (the web calculator)",
                             req->url);
     if (!srv_route_has_body(req->route))
         return MHD_YES;
@@ -356,7 +375,7 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *c, const cha
     srv_server *s = cls;
     srv_request *req = *con_cls;
     if (!req) {
-        req = request_new(method, url);
+        req = request_new(c, method, url, version);
         if (!req)
             return MHD_NO; /* MHD closes the connection */
         *con_cls = req;
@@ -404,7 +423,7 @@ static const char *termination_reason(enum MHD_RequestTerminationCode toe)
     }
 }
 
-/* The access log line, METHOD PATH STATUS BYTES DURATION: one per request, written
+/* The access log line (log.c) and the request's /metrics counts: one per request,
  * when MHD is done with it so that the duration includes sending. */
 static void on_completed(void *cls, struct MHD_Connection *c, void **con_cls,
                          enum MHD_RequestTerminationCode toe)
@@ -413,16 +432,13 @@ static void on_completed(void *cls, struct MHD_Connection *c, void **con_cls,
     srv_request *req = *con_cls;
     if (!req)
         return;
-    if (!s->cfg->quiet) {
-        if (toe == MHD_REQUEST_TERMINATED_COMPLETED_OK)
-            srv_log("%s %s %u %zu %.1fms", req->method, req->url, req->status, req->bytes,
-                    ms_since(&req->start));
-        else
-            srv_log("%s %s %u %zu %.1fms (%s)", req->method, req->url, req->status,
-                    req->status ? req->bytes : 0, ms_since(&req->start),
-                    srv_conn_was_cut(s, req->conn_state) ? "--receive-deadline passed"
-                                                         : termination_reason(toe));
-    }
+    double ms = ms_since(&req->start);
+    srv_stats_count_response(&s->stats, req->route, req->status, ms / 1e3);
+    if (!s->cfg->quiet)
+        srv_log_access(req, ms,
+                       toe == MHD_REQUEST_TERMINATED_COMPLETED_OK ? NULL
+                       : srv_conn_was_cut(s, req->conn_state)     ? "--receive-deadline passed"
+                                                                  : termination_reason(toe));
     /* A kept-alive connection's next request has the deadline from now on. */
     srv_conn_next_request(s, req->conn_state);
     *con_cls = NULL;
@@ -473,23 +489,34 @@ static size_t unescape(void *cls, struct MHD_Connection *c, char *u)
     return (size_t)(w - u);
 }
 
-/* Our origin as browsers write it in Origin: http://HOST:PORT, and http://HOST
- * when the port is HTTP's default. A wildcard address (0.0.0.0) is no page's
- * origin: only --allow-origin lets pages in then. */
+/* Our origins as browsers write them in Origin: http://HOST:PORT, and http://HOST
+ * when the port is HTTP's default, for HOST the bound address (127.0.0.1, [::1]),
+ * the name given to --listen (localhost), and "localhost" on a loopback address (a
+ * page opened as http://localhost:8080 of a daemon on 127.0.0.1:8080). A wildcard
+ * address (0.0.0.0) is no page's origin: only --allow-origin lets pages in then. */
 static void set_self_origin(srv_server *s, unsigned port)
 {
-    char host[INET6_ADDRSTRLEN + 2] = "";
-    const struct sockaddr_storage *a = &s->cfg->addr;
-    if (a->ss_family == AF_INET6) {
-        char ip[INET6_ADDRSTRLEN];
-        if (inet_ntop(AF_INET6, &((const struct sockaddr_in6 *)a)->sin6_addr, ip, sizeof ip))
-            snprintf(host, sizeof host, "[%s]", ip);
-    } else {
-        inet_ntop(AF_INET, &((const struct sockaddr_in *)a)->sin_addr, host, sizeof host);
+    char hosts[3][sizeof s->cfg->listen.host + 2] = {"", "", ""};
+    srv_addr_text(&s->bound, hosts[0], sizeof hosts[0]);
+    if (s->cfg->listen.is_name)
+        snprintf(hosts[1], sizeof hosts[1], "%s", s->cfg->listen.host);
+    const struct sockaddr_storage *a = &s->bound;
+    int loopback = a->ss_family == AF_INET6
+                       ? IN6_IS_ADDR_LOOPBACK(&((const struct sockaddr_in6 *)a)->sin6_addr)
+                       : (ntohl(((const struct sockaddr_in *)a)->sin_addr.s_addr) >> 24) == 127;
+    if (loopback && strcasecmp(hosts[1], "localhost") != 0)
+        snprintf(hosts[2], sizeof hosts[2], "localhost");
+    unsigned n = 0;
+    for (int i = 0; i < 3; i++) {
+        if (!hosts[i][0])
+            continue;
+        int len = (int)sizeof hosts[0]; /* what fits, as GCC cannot see it */
+        snprintf(s->self_origin[n++], sizeof s->self_origin[0], "http://%.*s:%u", len, hosts[i],
+                 port);
+        if (port == 80)
+            snprintf(s->self_origin[n++], sizeof s->self_origin[0], "http://%.*s", len,
+                     hosts[i]);
     }
-    snprintf(s->self_origin[0], sizeof s->self_origin[0], "http://%s:%u", host, port);
-    if (port == 80)
-        snprintf(s->self_origin[1], sizeof s->self_origin[1], "http://%s", host);
 }
 
 int srv_http_start(srv_server *s, lr_error *err)
@@ -501,7 +528,13 @@ int srv_http_start(srv_server *s, lr_error *err)
         srv_workers_fini(s);
         return -1;
     }
-    if (srv_conns_start(s, err)) {
+    /* Bound here, not by MHD: we try each address of a name and can say which port
+     * is taken when another daemon holds it. */
+    s->listen_fd = srv_listen_open(&cfg->listen, &s->bound, err);
+    if (s->listen_fd < 0 || srv_conns_start(s, err)) {
+        if (s->listen_fd >= 0)
+            close(s->listen_fd);
+        s->listen_fd = -1;
         srv_pool_stop(s);
         srv_pool_fini(s);
         srv_workers_fini(s);
@@ -512,7 +545,7 @@ int srv_http_start(srv_server *s, lr_error *err)
      * thread's MHD_resume_connection wake them (MHD_ALLOW_SUSPEND_RESUME implies it). */
     unsigned flags = MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_AUTO | MHD_USE_ITC |
                      MHD_ALLOW_SUSPEND_RESUME | MHD_USE_ERROR_LOG;
-    if (cfg->addr.ss_family == AF_INET6)
+    if (s->bound.ss_family == AF_INET6)
         flags |= MHD_USE_IPv6;
     struct MHD_OptionItem pool[] = {
         {MHD_OPTION_THREAD_POOL_SIZE, (intptr_t)SRV_IO_THREADS, NULL},
@@ -521,10 +554,10 @@ int srv_http_start(srv_server *s, lr_error *err)
     /* One option and its arguments per line. */
     /* clang-format off */
     s->mhd = MHD_start_daemon(
-        flags, 0 /* the port comes from MHD_OPTION_SOCK_ADDR */, NULL, NULL, on_request, s,
+        flags, 0 /* the socket comes from MHD_OPTION_LISTEN_SOCKET */, NULL, NULL, on_request, s,
         /* first, so that MHD's own start-up messages reach our log too */
         MHD_OPTION_EXTERNAL_LOGGER, mhd_log, s,
-        MHD_OPTION_SOCK_ADDR, (const struct sockaddr *)&cfg->addr,
+        MHD_OPTION_LISTEN_SOCKET, (MHD_socket)s->listen_fd,
         MHD_OPTION_ARRAY, pool,
         MHD_OPTION_CONNECTION_TIMEOUT, (unsigned int)cfg->timeout_s,
         MHD_OPTION_CONNECTION_MEMORY_LIMIT, SRV_CONNECTION_MEMORY,
@@ -536,6 +569,8 @@ int srv_http_start(srv_server *s, lr_error *err)
         MHD_OPTION_END);
     /* clang-format on */
     if (!s->mhd) {
+        close(s->listen_fd);
+        s->listen_fd = -1;
         srv_conns_stop(s);
         srv_conns_fini(s);
         srv_pool_stop(s);
@@ -551,12 +586,14 @@ int srv_http_start(srv_server *s, lr_error *err)
 
 unsigned srv_http_port(const srv_server *s)
 {
-    const union MHD_DaemonInfo *info = MHD_get_daemon_info(s->mhd, MHD_DAEMON_INFO_BIND_PORT);
-    return info ? info->port : 0;
+    return s->bound.ss_family == AF_INET6
+               ? ntohs(((const struct sockaddr_in6 *)&s->bound)->sin6_port)
+               : ntohs(((const struct sockaddr_in *)&s->bound)->sin_port);
 }
 
 /* Waits until no request is in flight, SRV_DRAIN_MAX_S passed, or a signal of
- * *hurry arrived (a second Ctrl-C means "now"). Polls: shutdown happens once, and a
+ * *hurry arrived (a second Ctrl-C means "now"); in the last two cases the running
+ * computations are cancelled (lr_api_cancel). Polls: shutdown happens once, and a
  * 10 ms tick keeps the code free of a condition variable in every request path. */
 static void drain(srv_server *s, const sigset_t *hurry)
 {
@@ -566,13 +603,18 @@ static void drain(srv_server *s, const sigset_t *hurry)
         srv_log("launchrank: waiting for %u request(s) in flight", n);
     for (long waited_ms = 0; atomic_load(&s->inflight) > 0; waited_ms += 10) {
         if (waited_ms >= SRV_DRAIN_MAX_S * 1000L) {
-            srv_log("launchrank: %u request(s) still in flight after %d s, stopping anyway",
+            srv_log("launchrank: %u request(s) still in flight after %d s, cancelling "
+                    "them",
                     atomic_load(&s->inflight), SRV_DRAIN_MAX_S);
+            lr_api_cancel(s->api);
             return;
         }
         if (hurry) {
             if (sigtimedwait(hurry, NULL, &tick) > 0) {
-                srv_log("launchrank: second signal, stopping without waiting");
+                /* The estimator's deadline path ends the running computations within
+                 * moments (they answer 503); the queued ones are answered 503 next. */
+                srv_log("launchrank: second signal, cancelling the requests in flight");
+                lr_api_cancel(s->api);
                 return;
             }
         } else {

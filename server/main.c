@@ -6,6 +6,7 @@
  * them: no handler runs inside libmicrohttpd's threads.
  */
 #include <errno.h>
+#include <limits.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -60,10 +61,10 @@ enum { SRV_EXIT_OK = 0, SRV_EXIT_START_FAILED = 1, SRV_EXIT_BAD_OPTIONS = 2 };
 /* What parsing produces: the configuration and what only srv_main needs. */
 typedef struct srv_options {
     srv_config cfg;
-    const char *listen;              /* --listen as given, for messages */
-    char host[INET6_ADDRSTRLEN + 2]; /* as the URL shows it: 127.0.0.1 or [::1] */
+    const char *listen; /* --listen as given, for messages */
     int no_cache;
     int help;
+    char default_db[PATH_MAX]; /* $STATE_DIRECTORY/launchrank.sqlite, when set */
 } srv_options;
 
 typedef struct srv_option {
@@ -92,47 +93,12 @@ static int parse_count(const char *s, unsigned long long min, unsigned long long
     return 0;
 }
 
-/* ADDR:PORT with a numeric address: 127.0.0.1:8080, 0.0.0.0:80, [::1]:8080. */
+/* HOST:PORT: 127.0.0.1:8080, localhost:8080, [::1]:8080 (listen.c resolves it). */
 static int set_listen(srv_options *o, const char *value, char *why, size_t why_size)
 {
-    char host[INET6_ADDRSTRLEN];
-    const char *colon = strrchr(value, ':');
-    const char *h = value, *h_end = colon;
-    if (value[0] == '[') { /* IPv6 in brackets, as in a URL */
-        h = value + 1;
-        h_end = strchr(value, ']');
-        if (!h_end || h_end + 1 != colon)
-            h_end = NULL;
-    }
-    unsigned long long port;
-    if (!colon || !h_end || h_end == h || (size_t)(h_end - h) >= sizeof host ||
-        parse_count(colon + 1, 0, 65535, &port)) {
-        snprintf(why, why_size,
-                 "'%s' is not ADDR:PORT with a numeric address (127.0.0.1:8080, [::1]:8080)",
-                 value);
+    if (srv_listen_parse(value, &o->cfg.listen, why, why_size))
         return -1;
-    }
-    memcpy(host, h, (size_t)(h_end - h));
-    host[h_end - h] = '\0';
     o->listen = value;
-
-    srv_config *cfg = &o->cfg;
-    memset(&cfg->addr, 0, sizeof cfg->addr);
-    struct sockaddr_in *v4 = (struct sockaddr_in *)&cfg->addr;
-    struct sockaddr_in6 *v6 = (struct sockaddr_in6 *)&cfg->addr;
-    if (value[0] != '[' && inet_pton(AF_INET, host, &v4->sin_addr) == 1) {
-        v4->sin_family = AF_INET;
-        v4->sin_port = htons((uint16_t)port);
-        snprintf(o->host, sizeof o->host, "%s", host);
-    } else if (value[0] == '[' && inet_pton(AF_INET6, host, &v6->sin6_addr) == 1) {
-        v6->sin6_family = AF_INET6;
-        v6->sin6_port = htons((uint16_t)port);
-        snprintf(o->host, sizeof o->host, "[%s]", host);
-    } else {
-        snprintf(why, why_size, "'%s' is not a numeric IPv4 address or a bracketed IPv6 one",
-                 host);
-        return -1;
-    }
     return 0;
 }
 
@@ -285,10 +251,19 @@ static int set_help(srv_options *o, const char *value, char *why, size_t why_siz
 
 /* Every option of the daemon, in the order --help lists them. */
 static const srv_option options[] = {
-    {"--listen", "ADDR:PORT", SRV_DEFAULT_LISTEN,
-     "address and port to listen on; port 0 picks a free port", set_listen},
-    {"--db", "PATH", SRV_DEFAULT_DB " in the working directory",
-     "SQLite file caching predictions (created if missing)", set_db},
+    {"--listen", "HOST:PORT", SRV_DEFAULT_LISTEN,
+     "address or host name and port to listen on: 127.0.0.1:8080,\n"
+     "                       localhost:8080, [::1]:8080 (IPv6 in brackets),\n"
+     "                       0.0.0.0:8080 (every IPv4 interface); a name is\n"
+     "                       resolved once, the first of its addresses that can be\n"
+     "                       bound is used; port 0 picks a free port",
+     set_listen},
+    {"--db", "PATH",
+     SRV_DEFAULT_DB " in $STATE_DIRECTORY (systemd's\n"
+                    "                       StateDirectory=), else in the working directory",
+     "SQLite file caching predictions (created if missing);\n"
+     "                       the log names it by its absolute path",
+     set_db},
     {"--no-cache", NULL, NULL, "run without the prediction cache", set_no_cache},
     {"--threads", "N", "the number of online cores",
      "threads computing estimates and rankings, each with its\n"
@@ -297,8 +272,7 @@ static const srv_option options[] = {
      "                       compute",
      set_threads},
     {"--max-body", "BYTES", SRV_DEFAULT_MAX_BODY_TEXT,
-     "largest request body accepted, at most the default; larger ones get 413",
-     set_max_body},
+     "largest request body accepted, at most the default; larger ones get 413", set_max_body},
     {"--timeout", "SECONDS", SRV_STR(SRV_DEFAULT_TIMEOUT_S),
      "idle seconds before a connection is closed (stalled clients)", set_timeout},
     {"--cache-max", "N", SRV_STR(LR_DEFAULT_CACHE_MAX_N),
@@ -325,10 +299,13 @@ static const srv_option options[] = {
     {"--port-file", "PATH", NULL, "once listening, write the bound port there; removed at exit",
      set_port_file},
     {"--quiet", NULL, NULL,
-     "no access log (one line per request on stderr) and no\n"
-     "                       message about single connections (clients hanging up)",
+     "no access log and no message about single connections\n"
+     "                       (clients hanging up). The access log is one line per\n"
+     "                       request on stderr in Common Log Format, then the\n"
+     "                       duration: 127.0.0.1 - - [22/Nov/2026:21:40:05 +0000]\n"
+     "                       \"POST /v1/rank HTTP/1.1\" 200 5120 12.5ms",
      set_quiet},
-    {"--help", NULL, NULL, "show this help and exit", set_help},
+    {"--help", NULL, NULL, "show this help and exit (also -h)", set_help},
 };
 #define OPTION_COUNT (sizeof options / sizeof options[0])
 
@@ -338,7 +315,7 @@ static void print_help(FILE *f)
                "Runs the launchrank HTTP daemon: code generators POST GPU kernel\n"
                "descriptions as JSON and get performance predictions back. SIGINT or\n"
                "SIGTERM stops it gracefully: requests in flight are answered first\n"
-               "(a second signal stops it at once).\n\nOptions:\n");
+               "(a second signal cancels them: they get 503).\n\nOptions:\n");
     for (size_t i = 0; i < OPTION_COUNT; i++) {
         char left[40];
         snprintf(left, sizeof left, "%s%s%s", options[i].name, options[i].arg ? " " : "",
@@ -358,6 +335,7 @@ static void print_help(FILE *f)
            "  GET  /v1/devices/{name}  one device's parameters\n"
            "  GET  /healthz            liveness, cache status, model version\n"
            "  GET  /v1/stats           request, error and cache counters, uptime\n"
+           "  GET  /metrics            the same and more in Prometheus text format\n"
            "\nErrors are {\"error\":{\"code\",\"message\",\"path\"},\"model_version\"} with a\n"
            "status per code: 400 invalid_json and invalid_request, 403 a request\n"
            "from a web page of another origin, 404 not_found, 405\n"
@@ -385,6 +363,17 @@ static void options_defaults(srv_options *o)
     memset(o, 0, sizeof *o);
     set_listen(o, SRV_DEFAULT_LISTEN, why, sizeof why);
     o->cfg.db_path = SRV_DEFAULT_DB;
+    /* Under systemd (StateDirectory=), the cache lives in the service's state
+     * directory whatever the working directory is; the first of a list is ours. */
+    const char *state = getenv("STATE_DIRECTORY");
+    if (state && state[0] == '/') {
+        size_t n = strcspn(state, ":");
+        if (n + sizeof "/" SRV_DEFAULT_DB <= sizeof o->default_db) {
+            snprintf(o->default_db, sizeof o->default_db, "%.*s/%s", (int)n, state,
+                     SRV_DEFAULT_DB);
+            o->cfg.db_path = o->default_db;
+        }
+    }
     long cores = sysconf(_SC_NPROCESSORS_ONLN);
     if (cores > (long)SRV_MAX_THREADS)
         cores = SRV_MAX_THREADS;
@@ -411,6 +400,8 @@ static int options_parse(srv_options *o, int argc, char **argv)
         const char *a = argv[i];
         const char *eq = strchr(a, '=');
         size_t len = eq ? (size_t)(eq - a) : strlen(a);
+        if (strcmp(a, "-h") == 0) /* as every subcommand of launchrank takes it */
+            a = "--help", len = strlen(a);
         const srv_option *opt = strncmp(a, "--", 2) == 0 ? option_find(a, len) : NULL;
         if (!opt) {
             fprintf(stderr, "launchrank serve: unknown option '%s'\n", a);
@@ -499,15 +490,28 @@ static int serve(const srv_options *o, const sigset_t *sigs)
         lr_api_free(s.api);
         return SRV_EXIT_START_FAILED;
     }
+    /* The URL as a client types it (the name given, or the address), then the
+     * address actually bound when a name was resolved, and the cache by its absolute
+     * path: an operator reading the log needs no working directory to find it. */
+    char url_host[sizeof cfg->listen.host + 2], bound[INET6_ADDRSTRLEN + 2];
+    srv_addr_text(&s.bound, bound, sizeof bound);
+    if (cfg->listen.is_name)
+        snprintf(url_host, sizeof url_host, "%s", cfg->listen.host);
+    else
+        snprintf(url_host, sizeof url_host, "%s", bound);
+    char *db_abs = cfg->db_path ? realpath(cfg->db_path, NULL) : NULL;
     const char *cache = lr_api_cache_status(s.api);
     if (strcmp(cache, "ok") == 0)
-        srv_log("launchrank: listening on http://%s:%u (cache: %s)", o->host, port,
-                cfg->db_path);
+        srv_log("launchrank: listening on http://%s:%u%s%s%s (cache: %s)", url_host, port,
+                cfg->listen.is_name ? " (" : "", cfg->listen.is_name ? bound : "",
+                cfg->listen.is_name ? ")" : "", db_abs ? db_abs : cfg->db_path);
     else {
-        srv_log("launchrank: listening on http://%s:%u (cache: disabled: %s)", o->host, port,
-                cache);
-        atomic_store(&s.cache_reported, 1); /* said once, here */
+        srv_log("launchrank: listening on http://%s:%u%s%s%s (cache: disabled: %s)", url_host,
+                port, cfg->listen.is_name ? " (" : "", cfg->listen.is_name ? bound : "",
+                cfg->listen.is_name ? ")" : "", cache);
     }
+    atomic_store(&s.cache_said, cache); /* note_cache logs changes from here on */
+    free(db_abs);
     if (lr_api_devices_warning(s.api))
         srv_log("launchrank: warning: %s", lr_api_devices_warning(s.api));
 

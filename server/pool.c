@@ -255,8 +255,9 @@ void srv_pool_stop(srv_server *s)
                      "again once the server is back");
         job_finish(p, req);
     }
-    /* Running jobs end within --time-limit, resume their connections and the
-     * threads return; each frees its worker on its way out. */
+    /* Running jobs end within --time-limit, or within moments when the drain
+     * cancelled them (lr_api_cancel), resume their connections and the threads
+     * return; each frees its worker on its way out. */
     for (unsigned i = 0; i < p->nthreads; i++)
         pthread_join(p->threads[i], NULL);
     free(p->threads);
@@ -272,4 +273,15 @@ void srv_pool_fini(srv_server *s)
     pthread_cond_destroy(&p->work);
     pthread_mutex_destroy(&p->mu);
     p->initialized = 0;
+}
+
+unsigned srv_pool_depth(srv_server *s)
+{
+    srv_pool *p = &s->pool;
+    if (!p->initialized)
+        return 0;
+    lock(p);
+    unsigned n = p->queued;
+    unlock(p);
+    return n;
 }

@@ -32,12 +32,21 @@ static srv_json from_api(char *text)
 }
 
 /* A cache that stops working (full disk, file removed) degrades speed, not answers:
- * the api goes on without it and /healthz says why; the log says it once. */
+ * the api goes on without it and /healthz says why; it recovers when the cause goes
+ * away (issue 10). The log says so once per change of the status (the api's status
+ * strings live as long as the api, so the last one said can be compared). */
 static void note_cache(srv_server *s)
 {
+    if (!s->cfg->db_path)
+        return;
     const char *status = lr_api_cache_status(s->api);
-    if (s->cfg->db_path && strcmp(status, "ok") != 0 && !atomic_exchange(&s->cache_reported, 1))
-        srv_log("launchrank: cache disabled from now on: %s", status);
+    const char *was = atomic_exchange(&s->cache_said, status);
+    if (status == was || (was && strcmp(status, was) == 0))
+        return;
+    if (strcmp(status, "ok") == 0)
+        srv_log("launchrank: cache working again");
+    else
+        srv_log("launchrank: cache not used for now: %s", status);
 }
 
 static srv_json handle_estimate(srv_server *s, const srv_request *req, lr_error *err)
@@ -94,6 +103,11 @@ static srv_json handle_stats(srv_server *s, const srv_request *req, lr_error *er
     return srv_stats_json(s, err);
 }
 
+static srv_json handle_metrics(srv_server *s, const srv_request *req, lr_error *err)
+{
+    return srv_metrics_text(s, err);
+}
+
 /* The web calculator (docs/web.md): a client of the routes above, served from the
  * files embedded at build time. */
 static srv_json handle_page(srv_server *s, const srv_request *req, lr_error *err)
@@ -121,6 +135,7 @@ static const srv_route routes[] = {
     {"GET", "/v1/devices/", 1, "GET /v1/devices/{name}", 0, handle_device},
     {"GET", "/healthz", 0, "GET /healthz", 0, handle_healthz},
     {"GET", "/v1/stats", 0, "GET /v1/stats", 0, handle_stats},
+    {"GET", "/metrics", 0, "GET /metrics", 0, handle_metrics},
     {"GET", "/", 0, "GET /", 0, handle_page},
     {"GET", "/web/", 1, "GET /web/{file}", 0, handle_asset},
 };

@@ -39,18 +39,32 @@
 /* --allow-origin may be given this often: a few web pages, not a registry of them. */
 #define SRV_MAX_ALLOW_ORIGINS 16
 
+/* Addresses --listen keeps of what its host resolves to (localhost: ::1 and
+ * 127.0.0.1); the daemon binds the first that works. */
+#define SRV_LISTEN_ADDRS 4
+
+/* --listen HOST:PORT, resolved (listen.c). */
+typedef struct srv_listen {
+    char host[256]; /* as given, without brackets: "localhost", "127.0.0.1", "::1" */
+    int is_name;    /* host is a name, not a numeric address */
+    unsigned port;  /* 0: the kernel picks a free one */
+    struct sockaddr_storage addrs[SRV_LISTEN_ADDRS];
+    socklen_t lens[SRV_LISTEN_ADDRS];
+    unsigned n_addrs;
+} srv_listen;
+
 typedef struct srv_config {
-    struct sockaddr_storage addr; /* --listen, already parsed */
-    const char *db_path;          /* --db; NULL with --no-cache */
-    unsigned threads;             /* --threads: compute threads running the model */
-    size_t max_body;              /* --max-body: largest request body buffered */
-    unsigned timeout_s;           /* --timeout: idle seconds before a connection is closed */
-    unsigned time_limit_s;        /* --time-limit: computing seconds per request; 0 = default */
-    const char *port_file;        /* --port-file, or NULL */
-    int quiet;                    /* --quiet: no access log, no per-connection messages */
-    unsigned receive_deadline_s;  /* --receive-deadline: seconds to send one request */
-    unsigned max_client_conns;    /* --max-client-connections: per client address */
-    long cache_max;               /* --cache-max: predictions kept; 0 = the default */
+    srv_listen listen;           /* --listen, already resolved */
+    const char *db_path;         /* --db; NULL with --no-cache */
+    unsigned threads;            /* --threads: compute threads running the model */
+    size_t max_body;             /* --max-body: largest request body buffered */
+    unsigned timeout_s;          /* --timeout: idle seconds before a connection is closed */
+    unsigned time_limit_s;       /* --time-limit: computing seconds per request; 0 = default */
+    const char *port_file;       /* --port-file, or NULL */
+    int quiet;                   /* --quiet: no access log, no per-connection messages */
+    unsigned receive_deadline_s; /* --receive-deadline: seconds to send one request */
+    unsigned max_client_conns;   /* --max-client-connections: per client address */
+    long cache_max;              /* --cache-max: predictions kept; 0 = the default */
     /* --allow-origin: web origins besides our own whose pages may call us (strings
      * of argv, "https://host[:port]") */
     const char *allow_origins[SRV_MAX_ALLOW_ORIGINS];
@@ -82,14 +96,25 @@ typedef struct srv_pool {
     int initialized;          /* mu and work exist */
 } srv_pool;
 
+/* HTTP statuses /metrics counts apart (metrics.c lists them; the last slot is any
+ * other) and the finite buckets of its latency histogram (upper bounds in
+ * metrics.c; one more slot counts the requests beyond the last). */
+#define SRV_STATUS_SLOTS 13
+#define SRV_LATENCY_BUCKETS 15
+
 /* Number of entries of the routing table (routes.c checks it at compile time). */
-#define SRV_ROUTE_COUNT 8
+#define SRV_ROUTE_COUNT 9
 
 typedef struct srv_stats {
     atomic_uint_least64_t requests_total;
     atomic_uint_least64_t by_route[SRV_ROUTE_COUNT];
     atomic_uint_least64_t unrouted; /* requests answered 404 or 405 */
     atomic_uint_least64_t errors[LR_CODE_COUNT];
+    /* For /metrics, counted when a request completes; index SRV_ROUTE_COUNT is the
+     * requests of no route (404, 405). */
+    atomic_uint_least64_t responses[SRV_ROUTE_COUNT + 1][SRV_STATUS_SLOTS];
+    atomic_uint_least64_t latency[SRV_ROUTE_COUNT + 1][SRV_LATENCY_BUCKETS + 1];
+    atomic_uint_least64_t latency_us[SRV_ROUTE_COUNT + 1]; /* sum, microseconds */
 } srv_stats;
 
 /* One open connection as conns.c tracks it for the receive deadline: MHD's
@@ -117,24 +142,30 @@ typedef struct srv_conns {
     int initialized; /* mu and wake exist */
 } srv_conns;
 
+/* Origins of the daemon itself: 3 host forms x with and without port 80. */
+#define SRV_SELF_ORIGINS 6
+
 typedef struct srv_server {
-    const srv_config *cfg;    /* borrowed from srv_main */
-    lr_api *api;              /* owned by srv_main */
-    struct MHD_Daemon *mhd;   /* NULL until srv_http_start succeeds */
-    srv_pool pool;            /* started and stopped by srv_http_start/stop */
-    pthread_key_t worker_key; /* this thread's lr_worker; destructor frees it */
+    const srv_config *cfg;         /* borrowed from srv_main */
+    lr_api *api;                   /* owned by srv_main */
+    struct MHD_Daemon *mhd;        /* NULL until srv_http_start succeeds */
+    int listen_fd;                 /* bound by srv_http_start (listen.c), MHD's while it runs */
+    struct sockaddr_storage bound; /* the address listen_fd is bound to, port included */
+    srv_pool pool;                 /* started and stopped by srv_http_start/stop */
+    pthread_key_t worker_key;      /* this thread's lr_worker; destructor frees it */
     int worker_key_created;
-    atomic_uint live_workers;   /* workers created and not yet freed */
-    atomic_uint inflight;       /* requests whose headers arrived, not yet completed */
-    atomic_bool stopping;       /* set once shutdown began: answers say Connection: close */
-    atomic_bool cache_reported; /* a cache failure has been logged (it is logged once) */
+    atomic_uint live_workers; /* workers created and not yet freed */
+    atomic_uint inflight;     /* requests whose headers arrived, not yet completed */
+    atomic_bool stopping;     /* set once shutdown began: answers say Connection: close */
+    _Atomic(const char *) cache_said; /* the cache status last logged (routes.c) */
     srv_stats stats;
     struct timespec started; /* CLOCK_MONOTONIC at start, for uptime_s */
     srv_conns conns;         /* started and stopped by srv_http_start/stop */
-    /* Our own web origin as a browser writes it in Origin ("http://127.0.0.1:8080",
-     * and without the port when it is 80), written once the port is bound, before
-     * origin_ready is set; until then no Origin is ours. */
-    char self_origin[2][INET6_ADDRSTRLEN + 16];
+    /* Our own web origins as a browser writes them in Origin (http.c,
+     * set_self_origin: "http://127.0.0.1:8080", "http://localhost:8080", and
+     * without the port when it is 80), written once the port is bound, before
+     * origin_ready is set; until then no Origin is ours. Unused entries are "". */
+    char self_origin[SRV_SELF_ORIGINS][sizeof(((srv_listen *)0)->host) + 16];
     atomic_bool origin_ready;
 } srv_server;
 
@@ -166,11 +197,14 @@ struct srv_request {
     const char *arg; /* {name} of /v1/devices/{name}, points into url */
     char *body;      /* accumulated POST body (malloc'd), NULL when empty */
     size_t body_len, body_cap;
-    int body_too_large;    /* more than max_body arrived: rest is discarded */
-    int body_no_memory;    /* growing the buffer failed: rest is discarded */
-    unsigned status;       /* status queued, 0 while none */
-    size_t bytes;          /* body bytes of the response queued */
-    struct timespec start; /* CLOCK_MONOTONIC when the headers had arrived */
+    int body_too_large;            /* more than max_body arrived: rest is discarded */
+    int body_no_memory;            /* growing the buffer failed: rest is discarded */
+    unsigned status;               /* status queued, 0 while none */
+    size_t bytes;                  /* body bytes of the response queued */
+    struct timespec start;         /* CLOCK_MONOTONIC when the headers had arrived */
+    time_t received;               /* the same moment in wall-clock time, for the access log */
+    char client[INET6_ADDRSTRLEN]; /* the client's address, "-" when unknown */
+    char version[12];              /* "HTTP/1.1", printable ASCII */
     /* The compute job (pool.c). submitted is the MHD thread's own; the rest is
      * guarded by the pool's mutex while the request is a job, except body (the
      * compute thread's while RUNNING) and answer/answer_err (written by the compute
@@ -255,8 +289,14 @@ enum MHD_Result srv_respond_error(srv_server *s, struct MHD_Connection *c, srv_r
 
 void srv_stats_count_request(srv_stats *st, int route);
 void srv_stats_count_error(srv_stats *st, lr_code code);
+/* Counts a completed request for /metrics: its route (-1: none), the status sent
+ * (0: none, the client left first) and its duration in seconds. */
+void srv_stats_count_response(srv_stats *st, int route, unsigned status, double seconds);
 /* The /v1/stats body. */
 srv_json srv_stats_json(srv_server *s, lr_error *err);
+/* The /metrics body: every counter in the Prometheus text exposition format 0.0.4
+ * (docs/operations.md lists the metrics). */
+srv_json srv_metrics_text(srv_server *s, lr_error *err);
 /* Seconds since the daemon started. */
 double srv_uptime_s(const srv_server *s);
 
@@ -276,6 +316,8 @@ typedef enum srv_submit {
  * suspends c. A compute thread runs the route, stores the answer in req and resumes
  * c; MHD then calls the access handler again, which sends it (srv_pool_answered). */
 srv_submit srv_pool_submit(srv_server *s, srv_request *req, struct MHD_Connection *c);
+/* Jobs waiting for a compute thread now (for /metrics). */
+unsigned srv_pool_depth(srv_server *s);
 /* Whether req's job has stored its answer (req->answer / req->answer_err). */
 int srv_pool_answered(srv_server *s, srv_request *req);
 /* From MHD's completion callback: frees req now, or leaves that to the compute
@@ -324,9 +366,24 @@ void srv_conn_next_request(srv_server *s, srv_conn *conn);
 /* Whether the deadline closed conn. */
 int srv_conn_was_cut(srv_server *s, srv_conn *conn);
 
+/* ---- listen.c: --listen and the listening socket ---------------------------------- */
+
+/* Parses HOST:PORT (127.0.0.1:8080, localhost:8080, [::1]:8080) and resolves HOST.
+ * Returns 0, or -1 with why (a sentence for the user) filled in. */
+int srv_listen_parse(const char *value, srv_listen *out, char *why, size_t why_size);
+/* Binds and listens on the first address of l that works. Returns the socket (the
+ * caller closes it) with *bound its address and real port, or -1 with err saying
+ * which address and port failed and why (a port in use is named as such). */
+int srv_listen_open(const srv_listen *l, struct sockaddr_storage *bound, lr_error *err);
+/* An address as URLs and logs write it: 127.0.0.1, [::1]. */
+void srv_addr_text(const struct sockaddr_storage *a, char *out, size_t size);
+
 /* ---- log.c: the daemon's log (stderr) ------------------------------------------ */
 
 void srv_log(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 void srv_logv(const char *fmt, va_list ap);
+/* The access log line of a completed request, in Common Log Format followed by the
+ * duration and, for a request that did not complete, why (docs/operations.md). */
+void srv_log_access(const srv_request *req, double ms, const char *why);
 
 #endif

@@ -5,10 +5,12 @@
  * requests check defaults, custom devices and the cache.
  */
 #include <cjson/cJSON.h>
+#include <pthread.h>
 #include <sqlite3.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -492,6 +494,95 @@ static void time_limit_stops_the_samplers(void)
     lr_api_free(api);
 }
 
+/* Issue 10, item 9: a daemon's second SIGTERM cancels the requests it runs
+ * (lr_api_cancel, through the estimator's deadline path) instead of waiting up to the
+ * time limit. Two slow requests run on their own threads under the default 30 s
+ * limit: a ranking whose time goes to isl (six floor divisions, seconds without a
+ * limit) and an estimate whose time goes to the samplers (the kernel of
+ * time_limit_stops_the_samplers). Cancelled after 0.3 s, both answer unavailable
+ * within a second, and so does every request after (a cancelled api stays so). */
+typedef struct cancel_job {
+    lr_api *api;
+    const char *body;
+    int rank;
+    lr_error err;
+    char *out;
+    double done_at; /* CLOCK_MONOTONIC seconds */
+} cancel_job;
+
+static double mono_s(void)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
+}
+
+static void *cancel_job_run(void *p)
+{
+    cancel_job *j = p;
+    lr_error_clear(&j->err);
+    lr_worker *w = lr_worker_new(j->api, &j->err); /* freed on this thread, as api.h asks */
+    if (w)
+        j->out = j->rank ? lr_api_rank(w, j->body, strlen(j->body), NULL, NULL, &j->err)
+                         : lr_api_estimate(w, j->body, strlen(j->body), &j->err);
+    j->done_at = mono_s();
+    lr_worker_free(w);
+    return NULL;
+}
+
+static void cancel_stops_running_requests(void)
+{
+    lr_error err;
+    lr_error_clear(&err);
+    lr_api_config cfg = {.threads = 1};
+    lr_api *api = lr_api_new(&cfg, &err);
+    char loads[512] = "", sampler_heavy[2048];
+    for (int k = 0; k < 8; k++)
+        snprintf(loads + strlen(loads), sizeof loads - strlen(loads),
+                 "%s[\"x/2+%d\",\"y\",\"z\"]", k ? "," : "", k);
+    snprintf(sampler_heavy, sizeof sampler_heavy,
+             "{\"device\":\"A100-SXM4-40GB\",\"domain\":[512,512,512],"
+             "\"kernel\":{\"fields\":[{\"name\":\"u\",\"dims\":[520,512,512],\"loads\":[%s]},"
+             "{\"name\":\"v\",\"dims\":[512,512,512],\"stores\":[[\"x\",\"y\",\"z\"]]}]},"
+             "\"launch\":{\"block\":[1024,1,1],\"folding\":[4,4,4]}}",
+             loads);
+    cancel_job jobs[2] = {
+        {.api = api,
+         .rank = 1,
+         .body = "{\"device\":\"A100-SXM4-80GB\",\"domain\":[1024,1024],"
+                 "\"kernel\":{\"fields\":[{\"name\":\"A\",\"dims\":[1026,1026],"
+                 "\"loads\":[[\"x/2+x/3+x/5+x/7+x/11+x/13\",\"y\"]]}]}}"},
+        {.api = api, .rank = 0, .body = sampler_heavy},
+    };
+    pthread_t t[2];
+    for (int i = 0; i < 2; i++)
+        CHECK_INT(pthread_create(&t[i], NULL, cancel_job_run, &jobs[i]), 0);
+    struct timespec nap = {0, 300 * 1000 * 1000};
+    nanosleep(&nap, NULL);
+    double cancelled_at = mono_s();
+    lr_api_cancel(api);
+    for (int i = 0; i < 2; i++) {
+        pthread_join(t[i], NULL);
+        double after = jobs[i].done_at - cancelled_at;
+        CHECK(jobs[i].out == NULL);
+        CHECK_STR(lr_code_name(jobs[i].err.code), "unavailable");
+        CHECK_CONTAINS(jobs[i].err.message, "shutting down");
+        CHECK(after < 1.0);
+        if (after >= 1.0)
+            fprintf(stderr, "%s answered %.2f s after the cancel\n", i ? "estimate" : "rank",
+                    after);
+        free(jobs[i].out);
+    }
+    /* and later requests too, however cheap, without computing */
+    cancel_job later = {
+        .api = api, .rank = 0, .body = "{" OK_REST ",\"launch\":{\"block\":[32,2]}}"};
+    cancel_job_run(&later);
+    CHECK(later.out == NULL);
+    CHECK_STR(lr_code_name(later.err.code), "unavailable");
+    free(later.out);
+    lr_api_free(api);
+}
+
 /* The estimator's per-thread caches (access maps, footprint counts, wave results) are
  * shared by equal kernels across requests; they must never change an answer: a worker
  * that has served other configurations of the kernel answers exactly like a fresh one. */
@@ -725,6 +816,66 @@ static void good_requests(void)
     rmdir(dir);
 }
 
+/* One cheap estimate on w: 0 when it answers (a cache never fails a request). */
+static int estimate_ok(lr_worker *w)
+{
+    const char *body = "{" OK_REST ",\"launch\":{\"block\":[32,2]}}";
+    lr_error err;
+    lr_error_clear(&err);
+    char *out = lr_api_estimate(w, body, strlen(body), &err);
+    int ok = out != NULL;
+    free(out);
+    return ok ? 0 : -1;
+}
+
+/* Issue 10, item 9: the cache's status latched its first failure for ever, and a
+ * deleted database file went unnoticed (the connections wrote on to the deleted
+ * file). Now lr_api_cache_status (GET /healthz) says at once that the file was
+ * deleted, the next request after a quarter second makes a new one and the status is
+ * "ok" again; a cache that cannot be opened (a directory in the file's place) is
+ * reported, and recovers once the cause is gone. */
+static void cache_health_recovers(void)
+{
+    char dir[] = "/tmp/lr-test-XXXXXX", db[64];
+    CHECK(mkdtemp(dir) != NULL);
+    snprintf(db, sizeof db, "%s/cache.sqlite", dir);
+    lr_error err;
+    lr_error_clear(&err);
+    lr_api_config cfg = {.threads = 1, .db_path = db};
+    lr_api *api = lr_api_new(&cfg, &err);
+    lr_worker *w = lr_worker_new(api, &err);
+    struct timespec look = {0, 300 * 1000 * 1000}; /* past the quarter second */
+    CHECK_INT(estimate_ok(w), 0);
+    CHECK_STR(lr_api_cache_status(api), "ok");
+
+    remove_db(db);
+    CHECK_CONTAINS(lr_api_cache_status(api), "was deleted");
+    nanosleep(&look, NULL);
+    CHECK_INT(estimate_ok(w), 0);
+    CHECK_STR(lr_api_cache_status(api), "ok");
+    CHECK_INT(access(db, F_OK), 0); /* a new database */
+    CHECK_INT(estimate_ok(w), 0);   /* ... that caches: the second answer is a hit */
+    lr_api_stats st;
+    lr_api_get_stats(api, &st);
+    CHECK_INT(st.cache_hits, 1);
+
+    remove_db(db);
+    CHECK_INT(mkdir(db, 0700), 0); /* nothing can open it as a database now */
+    nanosleep(&look, NULL);
+    CHECK_INT(estimate_ok(w), 0);
+    const char *status = lr_api_cache_status(api);
+    CHECK(strcmp(status, "ok") != 0 && !strstr(status, "was deleted"));
+    CHECK_INT(rmdir(db), 0);
+    nanosleep(&look, NULL);
+    CHECK_INT(estimate_ok(w), 0);
+    CHECK_STR(lr_api_cache_status(api), "ok");
+
+    lr_worker_free(w);
+    lr_api_free(api);
+    remove_db(db);
+    rmdir(dir);
+}
+
 int main(void)
 {
     lr_error err;
@@ -750,6 +901,8 @@ int main(void)
     isl_budget();
     time_limit();
     time_limit_stops_the_samplers();
+    cancel_stops_running_requests();
+    cache_health_recovers();
     caches_are_invisible();
     good_requests();
     char dir[] = "/tmp/lr-cache-XXXXXX";

@@ -6,7 +6,9 @@
  *   - {"bad": ...}                        -> invalid_request at kernel.fields[0].loads[3][1]
  *   - {"fail": "<code name>"}             -> that error code, at path "fake.path"
  *   - anything else                       -> {"ok":true,...} and one cache miss
- *   - {"sleep_ms": N, ...}                -> sleeps N ms first (then as above)
+ *   - {"sleep_ms": N, ...}                -> sleeps N ms first (then as above); a
+ *                                            cancelled api ends the sleep and answers
+ *                                            unavailable
  * lr_api_rank sleeps 200 ms unless sleep_ms says otherwise, so a test can signal
  * the daemon mid-request; sleep_ms lets a test hold a compute thread.
  * Workers remember their thread and abort if used or freed on another one: the
@@ -24,6 +26,7 @@
 
 struct lr_api {
     int has_db;
+    atomic_int cancelled; /* lr_api_cancel was called: sleeps end, answers are 503 */
     atomic_uint_least64_t hits, misses;
 };
 
@@ -98,12 +101,21 @@ static char *dup_text(const char *s, lr_error *err)
     return d;
 }
 
-/* At most 10 s, so that a typo cannot hang a test. */
-static void sleep_ms(double ms)
+/* At most 10 s, so that a typo cannot hang a test; in 10 ms steps that end at once
+ * when the api is cancelled, as the estimator's deadline checks do. */
+static void sleep_ms(lr_api *api, double ms)
 {
     long m = ms <= 0 ? 0 : ms >= 10000 ? 10000 : (long)ms;
-    struct timespec t = {m / 1000, (m % 1000) * 1000000L};
-    nanosleep(&t, NULL);
+    for (long slept = 0; slept < m && !atomic_load(&api->cancelled); slept += 10) {
+        long step = m - slept < 10 ? m - slept : 10;
+        struct timespec t = {0, step * 1000000L};
+        nanosleep(&t, NULL);
+    }
+}
+
+void lr_api_cancel(lr_api *api)
+{
+    atomic_store(&api->cancelled, 1);
 }
 
 /* The steering described at the top; returns the body for success or NULL. */
@@ -114,14 +126,19 @@ static char *answer(lr_worker *w, const char *body, size_t len, double default_s
     const char *end = NULL;
     cJSON *doc = cJSON_ParseWithLengthOpts(body, len, &end, 0);
     if (!doc) {
-        sleep_ms(default_sleep_ms);
+        sleep_ms(w->api, default_sleep_ms);
         lr_error_set(err, LR_INVALID_JSON, NULL, "the body is not JSON (byte %zu)",
                      end ? (size_t)(end - body) : (size_t)0);
         return NULL;
     }
     const cJSON *nap = cJSON_GetObjectItemCaseSensitive(doc, "sleep_ms");
-    sleep_ms(cJSON_IsNumber(nap) ? nap->valuedouble : default_sleep_ms);
+    sleep_ms(w->api, cJSON_IsNumber(nap) ? nap->valuedouble : default_sleep_ms);
     char *out = NULL;
+    if (atomic_load(&w->api->cancelled)) {
+        lr_error_set(err, LR_UNAVAILABLE, NULL, "fake api cancelled");
+        cJSON_Delete(doc);
+        return NULL;
+    }
     const cJSON *fail = cJSON_GetObjectItemCaseSensitive(doc, "fail");
     if (cJSON_GetObjectItemCaseSensitive(doc, "bad")) {
         lr_error_set(err, LR_INVALID_REQUEST, "kernel.fields[0].loads[3][1]",
@@ -171,4 +188,7 @@ void lr_api_get_stats(const lr_api *api, lr_api_stats *out)
 {
     out->cache_hits = atomic_load(&((lr_api *)api)->hits);
     out->cache_misses = atomic_load(&((lr_api *)api)->misses);
+    /* every answered estimate or rank counts as one configuration evaluated */
+    out->configurations_evaluated = out->cache_misses;
+    out->measurements = 0;
 }

@@ -1,0 +1,170 @@
+#!/usr/bin/env python3
+"""test_install.py: `meson install --destdir` into a temporary directory holds what an
+operator needs (issue 13, item 3), and each piece works:
+
+  - bin/launchrank and bin/launchrank-serve, which run (--version, --help);
+  - man pages for both that `man -l` renders without a warning, written from the
+    programs' --help: every option --help lists is in the page;
+  - the JSON Schemas of the API, every one valid JSON, all of schema/;
+  - the systemd unit: ExecStart names the installed daemon by its absolute path,
+    the database by an absolute path in the state directory, sandboxing options
+    are set; `systemd-analyze verify` accepts it (where systemd-analyze exists; the
+    test says so where it does not).
+
+    test_install.py MESON BUILD_DIR SOURCE_DIR
+"""
+import json
+import os
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+
+failures = []
+
+
+def check(cond, what):
+    if not cond:
+        failures.append(what)
+        print("FAIL:", what, file=sys.stderr)
+
+
+def run(args, **kw):
+    return subprocess.run(args, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                          timeout=120, check=False, **kw)
+
+
+def find(root, name):
+    """The one file called name under root (a path ending in name's components)."""
+    hits = [os.path.join(d, f) for d, _, files in os.walk(root) for f in files
+            if os.path.join(d, f).endswith(os.sep + name)]
+    check(len(hits) == 1, f"one installed {name}, found {hits}")
+    return hits[0] if hits else None
+
+
+def options_of(help_text):
+    """The long options a --help lists at the start of its lines."""
+    return sorted(set(re.findall(r"^\s+(--[a-z][a-z-]*)", help_text, re.M)))
+
+
+def check_man(page, exe_help, must_mention):
+    env = dict(os.environ, MANWIDTH="100", MANPAGER="cat", PAGER="cat", LC_ALL="C.UTF-8")
+    out = run(["man", "--warnings", "-l", page], env=env)
+    check(out.returncode == 0, f"man -l {page} exits 0 ({out.stderr.strip()})")
+    check(out.stderr.strip() == "", f"man -l {page} warns: {out.stderr.strip()}")
+    text = out.stdout
+    for heading in ("NAME", "SYNOPSIS", "DESCRIPTION"):
+        check(re.search(rf"^{heading}$", text, re.M), f"{page} has {heading}")
+    for opt in options_of(exe_help):
+        check(opt in text, f"{page} lists {opt}, which --help lists")
+    for word in must_mention:
+        check(word in text, f"{page} mentions {word}")
+    return text
+
+
+def main():
+    meson, build, source = sys.argv[1:4]
+    dest = tempfile.mkdtemp(prefix="lr_install.")
+    try:
+        out = run([meson, "install", "-C", build, "--no-rebuild", "--destdir", dest, "--quiet"])
+        check(out.returncode == 0, f"meson install succeeds: {out.stderr[-500:]}")
+        if out.returncode != 0:
+            return finish(dest)
+
+        lr, serve = find(dest, "bin/launchrank"), find(dest, "bin/launchrank-serve")
+        for exe in (lr, serve):
+            check(exe and os.access(exe, os.X_OK), f"{exe} is executable")
+        v = run([lr, "--version"])
+        check(v.returncode == 0 and v.stdout.startswith("launchrank "), "launchrank --version")
+        lr_help, serve_help = run([lr, "--help"]).stdout, run([serve, "--help"]).stdout
+        check("Commands:" in lr_help and "--listen" in serve_help, "both --help texts")
+
+        if shutil.which("man"):
+            commands = re.findall(r"^  ([a-z][a-z-]*)\s", lr_help.split("Commands:")[1]
+                                  .split("\n\n")[0], re.M)
+            check(len(commands) >= 8, f"the commands of launchrank --help: {commands}")
+            check_man(find(dest, "man1/launchrank.1"), lr_help,
+                      [f"launchrank {c}" for c in commands])
+            for c in ("rank", "estimate"):
+                sub = run([lr, c, "--help"]).stdout
+                page = run(["man", "-l", find(dest, "man1/launchrank.1")],
+                           env=dict(os.environ, MANWIDTH="100", MANPAGER="cat")).stdout
+                for opt in options_of(sub):
+                    check(opt in page, f"launchrank.1 lists {c}'s {opt}")
+            check_man(find(dest, "man1/launchrank-serve.1"), serve_help,
+                      ["launchrank-serve [OPTIONS]", "/metrics", "Common Log Format"])
+        else:
+            check(False, "man is installed (scripts/deps.sh installs man-db)")
+
+        schemas = sorted(f for f in os.listdir(os.path.join(source, "schema"))
+                         if f.endswith(".json"))
+        for name in schemas:
+            path = find(dest, f"share/launchrank/schema/{name}")
+            try:
+                with open(path, encoding="utf-8") as f:
+                    doc = json.load(f)
+                check("$schema" in doc or "$defs" in doc, f"{name} is a JSON Schema")
+            except (OSError, ValueError, TypeError) as e:
+                check(False, f"{name} is valid JSON: {e}")
+        check(len(schemas) >= 10, f"the schemas of schema/: {schemas}")
+
+        check_unit(dest, serve)
+        return finish(dest)
+    finally:
+        shutil.rmtree(dest, ignore_errors=True)
+
+
+def check_unit(dest, serve):
+    unit = find(dest, "lib/systemd/system/launchrank-serve.service")
+    if not unit:
+        return
+    text = open(unit, encoding="utf-8").read()
+    m = re.search(r"^ExecStart=(\S+) (.*)$", text, re.M)
+    check(m is not None, "the unit has ExecStart")
+    if not m:
+        return
+    exe, args = m.group(1), m.group(2)
+    check(os.path.isabs(exe) and serve.endswith(exe), f"ExecStart names {exe}, installed")
+    db = re.search(r"--db (\S+)", args)
+    check(db and db.group(1).startswith("/var/lib/launchrank/"),
+          f"the database is an absolute path in the state directory: {args}")
+    for line in ("StateDirectory=launchrank", "DynamicUser=yes", "NoNewPrivileges=yes",
+                 "ProtectSystem=strict", "ProtectHome=yes", "PrivateTmp=yes",
+                 "CapabilityBoundingSet=", "RestrictAddressFamilies=AF_INET AF_INET6 AF_UNIX",
+                 "SystemCallFilter=@system-service", "KillSignal=SIGTERM",
+                 "Documentation=man:launchrank-serve(1)", "WantedBy=multi-user.target"):
+        check(re.search(rf"^{re.escape(line)}$", text, re.M), f"the unit sets {line}")
+
+    analyze = shutil.which("systemd-analyze")
+    if not analyze:
+        print("systemd-analyze is not installed here: the unit's content was checked, "
+              "`systemd-analyze verify` was not run", file=sys.stderr)
+        return
+    # verify checks that ExecStart's program exists: a copy of the unit names the
+    # program in the temporary directory; MANPATH lets it find the man page.
+    work = tempfile.mkdtemp(prefix="lr_unit.")
+    try:
+        copy = os.path.join(work, "launchrank-serve.service")
+        with open(copy, "w", encoding="utf-8") as f:
+            f.write(text.replace(f"ExecStart={exe} ", f"ExecStart={serve} "))
+        man_dir = os.path.dirname(os.path.dirname(find(dest, "man1/launchrank-serve.1")))
+        out = run([analyze, "verify", copy], cwd=work, env=dict(os.environ, MANPATH=man_dir))
+        said = (out.stdout + out.stderr).strip()
+        if out.returncode != 0 and ("sysinit.target" in said or "System has not been booted"
+                                    in said):
+            print(f"systemd-analyze verify cannot run here ({said}): the unit's content "
+                  "was checked", file=sys.stderr)
+            return
+        check(out.returncode == 0 and said == "", f"systemd-analyze verify is silent: {said}")
+    finally:
+        shutil.rmtree(work, ignore_errors=True)
+
+
+def finish(dest):
+    print(f"test_install: {len(failures)} failure(s)", file=sys.stderr)
+    return 1 if failures else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
