@@ -16,11 +16,12 @@ import tempfile
 import time
 
 # The flags a closed machine needs (no sandbox as root, no GPU, no calls home: the
-# page's own requests are then the only ones, which the test checks).
+# page's own requests are then the only ones, which the test checks; shared memory
+# in /tmp, as a container's /dev/shm may be too small).
 FLAGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
          "--disable-background-networking", "--disable-component-update", "--disable-sync",
          "--disable-default-apps", "--disable-extensions", "--mute-audio",
-         "--hide-scrollbars", "--remote-debugging-pipe"]
+         "--hide-scrollbars", "--disable-dev-shm-usage", "--remote-debugging-pipe"]
 
 
 def find_chromium():
