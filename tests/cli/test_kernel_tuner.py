@@ -391,9 +391,11 @@ class Import(unittest.TestCase):
         m = re.search(r"objective (\d+\.\d+) -> (\d+\.\d+)", err)
         self.assertIsNotNone(m, err)
         before, after = float(m.group(1)), float(m.group(2))
-        self.assertAlmostEqual(before, 0.1409, delta=0.02)  # test_refit.c: 0.1409
+        # test_refit.c logs the same timings directly: 0.1409 -> 0.0807 (its
+        # tolerances: 2 % before, 10 % after); the import gives the same
+        self.assertTrue(close(before, 0.1409, 0.02), before)
         self.assertLessEqual(after, before)
-        self.assertLess(after, 0.11)  # test_refit.c: 0.0807 (its tolerance: 10 %)
+        self.assertTrue(close(after, 0.0807, 0.10), after)
         self.assertEqual(json.loads(out)["name"], DEVICE + " (refit)")
 
         # a second import of the same file adds nothing
