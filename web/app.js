@@ -407,7 +407,7 @@ function volumesChart(est) {
 /* Horizontal bars, one per limit in GLup/s; the limiter in full colour, the others
  * pale; a dashed line at the prediction. Bars beyond three times the prediction are
  * cut (marked with a break) so that the ones that matter stay readable. */
-function limitsChart(perf) {
+function limitsChart(perf, model) {
   const keys = Object.keys(LIMIT_NAMES).filter((k) => k in perf);
   const W = 640, left = 130, right = 110, row = 26;
   const max = 3 * Math.max(perf.predicted, 1e-9);
@@ -420,7 +420,11 @@ function limitsChart(perf) {
     svg.append(s("text", {x: left - 6, y: y + 15, "text-anchor": "end",
       class: limiter ? "limiter" : null}, LIMIT_NAMES[k]));
     if (v === null) {
-      svg.append(s("text", {x: left + 4, y: y + 15, class: "none", "data-limit": k}, "no limit"));
+      /* null: no limit at that level, or (latency, blocks, stores) one the
+       * reference method does not model. */
+      const v2only = model === "warpspeed" && ["latency", "blocks", "stores"].includes(k);
+      svg.append(s("text", {x: left + 4, y: y + 15, class: "none", "data-limit": k},
+        v2only ? "not in the warpspeed model" : "no limit"));
       return;
     }
     const w = Math.min(v, max) * scale;
@@ -482,7 +486,7 @@ function showEstimate(est, req) {
   $("reason").textContent = reasonSentence(est, req);
   showWarnings($("estimate-warnings"), est.warnings);
   $("volumes-chart").replaceChildren(...volumesChart(est));
-  $("limits-chart").replaceChildren(limitsChart(p));
+  $("limits-chart").replaceChildren(limitsChart(p, est.model));
   const l = est.launch;
   const rows = [["grid", triple(l.grid), "thread blocks"],
     ["blocks per SM", num(l.blocks_per_sm), "blocks"], ["wave", num(l.wave_blocks), "blocks"],
@@ -599,7 +603,9 @@ function barsChart(rank, info) {
   const max = Math.max(1e-9, ...res.map((r) => r.performance.predicted), ...measured);
   const bw = Math.max(1, Math.min(24, (W - left - 10) / Math.max(res.length, 1)));
   const y = (v) => H - bottom - (v / max) * (H - bottom - 10);
-  const svg = s("svg", {width: W, height: H + 14, role: "img", "aria-label": "ranking"});
+  /* Up to 4096 configurations: past ~700 the bars are 1 px and the chart widens. */
+  const svg = s("svg", {width: Math.max(W, left + res.length * bw + 10), height: H + 14,
+    role: "img", "aria-label": "ranking"});
   for (const t of [0, 0.25, 0.5, 0.75, 1]) {
     svg.append(s("line", {x1: left, x2: W, y1: y(t * max), y2: y(t * max), class: "grid"}));
     svg.append(s("text", {x: left - 4, y: y(t * max) + 4, "text-anchor": "end", class: "axis"},

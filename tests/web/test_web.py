@@ -166,7 +166,7 @@ def check_estimate(b, d, label):
     check(got == want, "%s: %d stacked segments, each a field's volume as the API gives it"
           % (label, len(want)))
     limits = {k: v for k, v in perf.items() if k not in ("predicted", "limiter")}
-    ok = all((page["limits"].get(k) == "no limit") if v is None else
+    ok = all((page["limits"].get(k) in ("no limit", "not in the warpspeed model")) if v is None else
              first_number(page["limits"].get(k, "")) == v for k, v in limits.items())
     check(ok and first_number(page["limits"]["predicted"]) == perf["predicted"],
           "%s: every limit in GLup/s as the API (null = 'no limit'), and the prediction line" % label)
@@ -313,6 +313,22 @@ def test_warnings(b, d):
           "the %d warnings of the answer are listed with their messages" % len(warnings))
     check(any("f-loads" in c for c in page["warned"]),
           "the loads they name are framed as warned (%s)" % page["warned"])
+
+
+def test_warpspeed(b, d):
+    """The reference method: chosen in the form, sent as model, its answer shown; the
+    limits it does not model are said to be so."""
+    act(b, "(() => { const p = document.getElementById('preset'); p.value = '3-D 7-point';"
+           " p.dispatchEvent(new Event('change')); })()", ESTIMATE_S, "the 7-point estimate")
+    b.js("document.getElementById('model').value = 'warpspeed'")
+    act(b, "document.getElementById('run-estimate').click()", ESTIMATE_S, "the warpspeed estimate")
+    _, req = page_request(b)
+    ans = check_estimate(b, d, "warpspeed")
+    if ans:
+        limits = read_estimate(b)["limits"]
+        check(req.get("model") == "warpspeed" and ans["model"] == "warpspeed" and
+              all(limits[k] == "not in the warpspeed model" for k in ("latency", "blocks", "stores")),
+              "model warpspeed: sent, answered, latency/blocks/stores shown as not modelled")
 
 
 def test_permalink(b, d, link):
@@ -484,6 +500,7 @@ def test_browser(launchrank, srcroot, shots, docs):
         test_permalink(b, d, link)
         test_stored_device(b, d)
         test_warnings(b, d)
+        test_warpspeed(b, d)
         test_rank(b, d, shots, docs)
         test_measure(b, d)
         urls = b.requested_urls()
