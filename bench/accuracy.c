@@ -432,6 +432,47 @@ static summary print_table(const char *title, figures *g, int with_lofo, figures
     return sm;
 }
 
+/* The precision of a ranking near its top (issue 11): for the configurations measured
+ * within 10 % of their family's best, the deviation of predicted/measured GLup/s from
+ * that family's median ratio near the top (a scale error common to a family does not
+ * change its order), pooled over families; its 90th percentile is how far apart two
+ * predictions must be before the model can tell which runs faster. Written into the
+ * devices' rank_precision (estimator/devices/NAME.json) and docs/accuracy.md. */
+static void print_rank_precision(void)
+{
+    size_t cap = 1, n = 0;
+    for (int i = 0; i < nfams; i++)
+        cap += (size_t)fams[i].nrows;
+    double *dev = calloc(cap, sizeof *dev), *q = calloc(cap, sizeof *q);
+    for (int i = 0; dev && q && i < nfams; i++) {
+        double best = best_measured(&fams[i]);
+        int m = 0;
+        for (int k = 0; k < fams[i].nrows; k++) {
+            const row *r = &fams[i].rows[k];
+            if (usable(r) && r->m.glups >= 0.9 * best)
+                q[m++] = r->pred / r->m.glups;
+        }
+        double med = cal_median(q, m);
+        for (int k = 0; k < m && med > 0; k++)
+            dev[n++] = fabs(q[k] / med - 1);
+    }
+    if (dev && n > 0) {
+        for (size_t i = 1; i < n; i++) /* insertion sort: a few hundred values */
+            for (size_t j = i; j > 0 && dev[j - 1] > dev[j]; j--) {
+                double t = dev[j];
+                dev[j] = dev[j - 1];
+                dev[j - 1] = t;
+            }
+        printf("rank precision (%s): 90th percentile of |predicted/measured / family median "
+               "- 1| over %zu configurations within 10 %% of their family's measured best: "
+               "%.2f %% (median %.2f %%)\n",
+               model, n, 100 * dev[(size_t)(0.9 * (double)(n - 1) + 0.5)],
+               100 * dev[(n - 1) / 2]);
+    }
+    free(dev);
+    free(q);
+}
+
 static void dump(const char *path)
 {
     FILE *f = fopen(path, "w");
@@ -564,6 +605,7 @@ int main(int argc, char **argv)
         sync_predictions();
     }
     summary sm = print_table(title, g, lofo, lg);
+    print_rank_precision();
     if (lofo && strcmp(model, "v2") == 0) {
         snprintf(title, sizeof title, "model v2, leave one family out (fitted without it)");
         print_table(title, lg, 0, NULL);

@@ -56,6 +56,8 @@ const char *est_device_check(const est_device *d, char *why, unsigned whysize)
             "store_sectors_per_ns", "must be in [0.001, 1e6) sectors per ns");
     REQUIRE(d->dram_overload_bytes_per_sm >= 1024 && d->dram_overload_bytes_per_sm < 1e12,
             "dram_overload_bytes_per_sm", "must be in [1024, 1e12) bytes");
+    REQUIRE(d->rank_precision >= 0 && d->rank_precision <= 0.5, "rank_precision",
+            "must be in [0, 0.5] (a fraction of the best prediction)");
     REQUIRE(d->fp64_lanes >= 0 && d->fp64_lanes <= 4096, "fp64_lanes", "must be 0..4096");
     REQUIRE(d->fp32_lanes >= 0 && d->fp32_lanes <= 4096, "fp32_lanes", "must be 0..4096");
     REQUIRE(d->max_threads_per_sm >= 32 && d->max_threads_per_sm <= 65536, "max_threads_per_sm",
@@ -104,4 +106,5 @@ void est_device_set_v2_defaults(est_device *d)
     d->store_requests_per_ns = v[8];
     d->store_sectors_per_ns = v[9];
     d->dram_overload_bytes_per_sm = v[10];
+    d->rank_precision = EST_RANK_PRECISION_DEFAULT;
 }

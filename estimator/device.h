@@ -61,7 +61,15 @@ typedef struct est_device {
     double store_requests_per_ns; /* L1->L2 write requests (lines) the GPU serves per ns */
     double store_sectors_per_ns;  /* written L2 sectors the GPU serves per ns */
     double dram_overload_bytes_per_sm; /* bytes in flight per SM halving DRAM efficiency */
+
+    /* Not a model input: the relative difference of two predictions below which the
+     * model cannot tell which configuration runs faster (a ranking's tie group), as
+     * bench/accuracy measures it on a corpus (docs/accuracy.md, "Rank precision"). */
+    double rank_precision;
 } est_device;
+
+/* rank_precision of the H100 corpus: the value of devices measured on no corpus. */
+#define EST_RANK_PRECISION_DEFAULT 0.0514
 
 /* The model-v2 parameters fitted on the H100 corpus (docs/model.md): block rate,
  * latency, fold overlap, granularity, sharpness, DRAM, L2 and L1 efficiency, store

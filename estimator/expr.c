@@ -553,12 +553,72 @@ static node *parse_atom(parser *p)
     return e;
 }
 
+/* The integer types a cast may name: code generators cast indices to them
+ * ("(int64_t) blockIdx.x * 256", pystencils 2). Every index fits in them, so a cast
+ * changes no value and the parser drops it. */
+static const char *const cast_types[] = {"int64_t",
+                                         "int32_t",
+                                         "int",
+                                         "long",
+                                         "long long",
+                                         "long int",
+                                         "ptrdiff_t",
+                                         "uint64_t",
+                                         "uint32_t",
+                                         "unsigned",
+                                         "unsigned int",
+                                         "unsigned long",
+                                         "unsigned long long",
+                                         "size_t",
+                                         "long long int",
+                                         NULL};
+
+/* The length of a cast "( type )" at p->pos (white space inside allowed, words
+ * separated by one or more blanks), or 0 when none starts there. */
+static size_t cast_len(const parser *p)
+{
+    size_t i = p->pos + 1;
+    char word[32];
+    size_t w = 0;
+    if (p->text[p->pos] != '(')
+        return 0;
+    while (i < p->len && isspace((unsigned char)p->text[i]))
+        i++;
+    while (i < p->len && p->text[i] != ')' && w < sizeof word - 1) {
+        if (isspace((unsigned char)p->text[i])) {
+            while (i < p->len && isspace((unsigned char)p->text[i]))
+                i++;
+            if (i < p->len && p->text[i] != ')')
+                word[w++] = ' ';
+            continue;
+        }
+        if (!is_name_char(p->text[i]))
+            return 0;
+        word[w++] = p->text[i++];
+    }
+    word[w] = '\0';
+    if (i >= p->len || p->text[i] != ')')
+        return 0;
+    for (int t = 0; cast_types[t]; t++)
+        if (strcmp(word, cast_types[t]) == 0)
+            return i + 1 - p->pos;
+    return 0;
+}
+
 static node *parse_unary(parser *p)
 {
     char c = peek(p);
-    size_t op_pos = p->pos;
+    size_t op_pos = p->pos, cast = cast_len(p);
     node *e;
 
+    if (cast) {
+        if (nest(p) < 0)
+            return NULL;
+        p->pos += cast;
+        e = parse_unary(p);
+        p->depth--;
+        return e;
+    }
     if (c != '-' && c != '+')
         return parse_atom(p);
     if (nest(p) < 0)

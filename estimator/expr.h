@@ -11,7 +11,9 @@
  * positive constant, as C computes them on non-negative values):
  *   expr   := term (('+' | '-') term)*
  *   term   := unary (('*' | '/' | '%') unary)*
- *   unary  := ('-' | '+') unary | atom
+ *   unary  := ('-' | '+') unary | '(' INTTYPE ')' unary | atom
+ * (INTTYPE: int64_t, int32_t, int, long, unsigned, size_t and the like; a cast changes
+ * no value: indices fit every one of them)
  *   atom   := INTEGER | VARIABLE | PARAMETER | '(' expr ')'
  * A product is allowed only when one side is launch-constant (literals, parameters,
  * blockDim.*, gridDim.*); the right side of '/' and '%' must be launch-constant and,

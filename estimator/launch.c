@@ -67,6 +67,23 @@ int est_launch_check(const est_kernel *k, const est_device *dev, const est_confi
                  f[1], f[2], EST_MAX_FOLDING);
         return -1;
     }
+    /* An access in thread variables is issued once per thread (the code generator
+     * already folded it, docs/api.md): under a folding of F points per thread, a store
+     * written so leaves F-1 of every F lattice points unwritten. The prediction per
+     * lattice update would be that of a kernel doing 1/F of the work (issue 11). */
+    long fp = (long)f[0] * f[1] * f[2];
+    for (int i = 0; fp > 1 && i < k->nfields; i++)
+        for (int a = 0; a < k->fields[i].nacc; a++) {
+            const est_access *acc = &k->fields[i].acc[a];
+            if (acc->is_store && !(acc->uses & EST_VARS_LATTICE)) {
+                snprintf(buf, bufsize,
+                         "folding %dx%dx%d needs stores in x, y, z: the stores of field '%s' "
+                         "are in thread variables (already folded), so %ld of every %ld "
+                         "lattice points would never be written",
+                         f[0], f[1], f[2], k->fields[i].name, fp - 1, fp);
+                return -1;
+            }
+        }
     int64_t grid[3];
     est_grid(cfg, grid);
     for (int d = 0; d < 3; d++) {

@@ -17,15 +17,16 @@ static int side_limit(int64_t extent, int min_side)
     return s > min_side ? s : min_side;
 }
 
-size_t est_search_default(int min_threads, int max_threads, int max_bz, const int64_t domain[3],
-                          const int (*foldings)[3], size_t nfold, est_launch *out, size_t cap)
+size_t est_search_default(int min_threads, int max_threads, int max_bz, int min_bx,
+                          const int64_t domain[3], const int (*foldings)[3], size_t nfold,
+                          est_launch *out, size_t cap)
 {
     size_t n = 0;
     int lim[3] = {side_limit(domain[0], 32), side_limit(domain[1], 1),
                   side_limit(domain[2], 1)};
     for (int bz = 1; bz <= max_bz && bz <= max_threads && bz <= lim[2]; bz *= 2)
         for (int by = 1; by * bz <= max_threads && by <= lim[1]; by *= 2)
-            for (int bx = 1; bx * by * bz <= max_threads && bx <= lim[0]; bx *= 2) {
+            for (int bx = min_bx; bx * by * bz <= max_threads && bx <= lim[0]; bx *= 2) {
                 if (bx * by * bz < min_threads)
                     continue;
                 for (size_t f = 0; f < nfold; f++, n++)

@@ -12,13 +12,15 @@
 typedef void (*est_progress_fn)(void *user, size_t done, size_t total);
 
 /* Blocks of the default search space: every block whose sides are powers of two with
- * min_threads <= bx*by*bz <= max_threads and bz <= max_bz, no side larger than the
+ * min_threads <= bx*by*bz <= max_threads, bz <= max_bz and bx >= min_bx (a power of
+ * two; 32 keeps bx a multiple of the warp), no side larger than the
  * smallest power of two that covers the domain's extent (bx at least 32), so a 2-D
  * domain gets bz = 1 and no block leaves a whole layer idle; combined with each of the
  * nfold foldings. Writes at most cap launches into out and returns how many there are
  * in all (call with cap 0 to size the array). */
-size_t est_search_default(int min_threads, int max_threads, int max_bz, const int64_t domain[3],
-                          const int (*foldings)[3], size_t nfold, est_launch *out, size_t cap);
+size_t est_search_default(int min_threads, int max_threads, int max_bz, int min_bx,
+                          const int64_t domain[3], const int (*foldings)[3], size_t nfold,
+                          est_launch *out, size_t cap);
 
 /* Estimates results[i] for every i with skip == NULL or !skip[i] (the caller may have
  * filled some from a cache), using up to nthreads threads, each with its own est_ctx.

@@ -10,6 +10,7 @@
  */
 #include "api.h"
 
+#include <math.h>
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdio.h>
@@ -21,7 +22,9 @@
 
 #include "cudagen.h"
 #include "devices.h"
+#include "decide.h"
 #include "lr_hash.h"
+#include "plausible.h"
 #include "rank.h"
 #include "request.h"
 #include "response.h"
@@ -352,20 +355,46 @@ static void cache_put(lr_worker *w, const lr_request *req, const est_launch *l, 
         cache_ok(w->api);
 }
 
-/* Appends "cached": flag to the text of a JSON object (stored texts stay free of it). */
-static char *with_cached(const char *object_text, int cached, lr_error *err)
+/* The warnings of launch l of req (plausible.h): those of the request, then those of
+ * the configuration, whose estimate object is est. A new array (caller owns) or NULL. */
+static cJSON *warnings_of(const lr_request *req, const est_launch *l, const cJSON *est)
 {
-    size_t n = strlen(object_text);
-    const char *tail = cached ? ",\"cached\":true}" : ",\"cached\":false}";
-    char *s = malloc(n + strlen(tail) + 1);
-    if (!s || n < 2 || object_text[n - 1] != '}') {
-        free(s);
-        lr_error_set(err, LR_INTERNAL, NULL, "a stored prediction is not a JSON object");
-        return NULL;
+    lr_plausible *p = lr_plausible_new(req);
+    cJSON *w = p ? lr_plausible_request_warnings(p) : NULL,
+          *c = p && w ? lr_plausible_warnings(p, l, est) : NULL;
+    while (c && c->child)
+        cJSON_AddItemToArray(w, cJSON_DetachItemViaPointer(c, c->child));
+    cJSON_Delete(c);
+    lr_plausible_free(p);
+    return w;
+}
+
+/* The estimate response: a prediction's text (stored texts hold neither) with
+ * "warnings" and "cached" added. */
+static char *estimate_answer(const lr_request *req, const char *text, int cached, lr_error *err)
+{
+    cJSON *o = cJSON_Parse(text), *w = o ? warnings_of(req, &req->launch, o) : NULL;
+    char *out = NULL;
+    if (w && cJSON_AddItemToObject(o, "warnings", w)) {
+        w = NULL;
+        if (cJSON_AddBoolToObject(o, "cached", cached))
+            out = cJSON_PrintUnformatted(o);
     }
-    memcpy(s, object_text, n - 1);
-    strcpy(s + n - 1, tail);
-    return s;
+    cJSON_Delete(w);
+    cJSON_Delete(o);
+    if (!out)
+        lr_error_set(err, LR_NO_MEMORY, NULL, "out of memory");
+    return out;
+}
+
+/* Generated code must not touch memory outside its fields: 0, or -1 with err. */
+static int bounds_error(const lr_request *req, lr_error *err)
+{
+    lr_plausible *p = lr_plausible_new(req);
+    int rc = p ? lr_plausible_bounds_error(p, err)
+               : lr_error_set(err, LR_NO_MEMORY, NULL, "out of memory");
+    lr_plausible_free(p);
+    return rc;
 }
 
 /* ---- measuring on the GPU ---- */
@@ -388,7 +417,7 @@ static cJSON *measure_one(lr_worker *w, const lr_request *req, const est_config 
 {
     cg_measure_opts o;
     cg_measurement m;
-    if (est_stop_raised(w->api->stop) && stopped(w->api, err))
+    if (bounds_error(req, err) || (est_stop_raised(w->api->stop) && stopped(w->api, err)))
         return NULL;
     measure_opts(req, &o);
     pthread_mutex_lock(&gpu_lock);
@@ -447,7 +476,9 @@ static cJSON *measure_one(lr_worker *w, const lr_request *req, const est_config 
 
 static int not_launchable(const est_result *r, lr_error *err)
 {
-    return lr_error_set(err, LR_NOT_LAUNCHABLE, "launch.block",
+    /* the folding rules' reasons start with "folding": point at it, not the block */
+    return lr_error_set(err, LR_NOT_LAUNCHABLE,
+                        strncmp(r->reason, "folding", 7) ? "launch.block" : "launch.folding",
                         "block %dx%dx%d cannot run on this device: %s",
                         r->config.launch.block[0], r->config.launch.block[1],
                         r->config.launch.block[2], r->reason);
@@ -509,7 +540,7 @@ char *lr_api_estimate(lr_worker *w, const char *body, size_t len, lr_error *err)
             cache_put(w, &req, &req.launch, key, text);
     }
     if (text)
-        out = with_cached(text, hit != NULL, err);
+        out = estimate_answer(&req, text, hit != NULL, err);
     free(text);
     lr_request_release(&req);
     return out;
@@ -547,7 +578,7 @@ char *lr_api_emit(lr_worker *w, const char *body, size_t len, lr_error *err)
         return NULL;
     est_config cfg = {.launch = req.launch};
     memcpy(cfg.domain, req.domain, sizeof cfg.domain);
-    char *src = cg_emit_source(req.kernel, &cfg, err);
+    char *src = bounds_error(&req, err) ? NULL : cg_emit_source(req.kernel, &cfg, err);
     lr_request_release(&req);
     return src;
 }
@@ -555,7 +586,8 @@ char *lr_api_emit(lr_worker *w, const char *body, size_t len, lr_error *err)
 /* One rank entry: its cached or computed estimate object, its configuration and the
  * sort keys. */
 typedef struct rank_entry {
-    cJSON *est; /* owned; NULL when not launchable */
+    cJSON *est;  /* owned; NULL when not launchable */
+    cJSON *warn; /* owned: its plausibility warnings (plausible.h) */
     est_launch launch;
     double predicted, dram, l2;
 } rank_entry;
@@ -657,6 +689,65 @@ static int threads_for(const lr_api *api)
 
 static pthread_mutex_t sort_lock = PTHREAD_MUTEX_INITIALIZER;
 
+/* The m ranked entries (ent[order[r]]) as the decision sees them, each entry's warnings
+ * set; *base_pos: the baseline's position, or -1. Caller frees; NULL when out of
+ * memory. */
+static lr_choice *rank_choices(const lr_request *req, rank_entry *ent, const size_t *order,
+                               size_t m, long *base_pos)
+{
+    lr_plausible *p = lr_plausible_new(req);
+    lr_choice *c = p ? calloc(m ? m : 1, sizeof *c) : NULL;
+    for (size_t r = 0; c && r < m; r++) {
+        rank_entry *e = &ent[order[r]];
+        e->warn = lr_plausible_warnings(p, &e->launch, e->est);
+        c[r].launch = e->launch;
+        c[r].rank = (int)r + 1;
+        lr_choice_from_estimate(&c[r], e->est, req);
+        c[r].warned = cJSON_GetArraySize(e->warn) > 0;
+        if (req->has_baseline && !memcmp(&e->launch, &req->baseline, sizeof e->launch))
+            *base_pos = (long)r;
+    }
+    lr_plausible_free(p);
+    return c;
+}
+
+/* Why the request's baseline cannot run (NULL when it can, or there is none). */
+static const char *baseline_reason(const lr_request *req, const est_result *res,
+                                   const unsigned char *skip, size_t n)
+{
+    for (size_t i = 0; req->has_baseline && i < n; i++)
+        if (!skip[i] && !res[i].launchable &&
+            !memcmp(&req->space[i], &req->baseline, sizeof req->baseline))
+            return res[i].reason;
+    return NULL;
+}
+
+/* The rank response's "warnings": those of the request, and how many ranked
+ * configurations have warnings of their own. */
+static cJSON *rank_warnings(const lr_request *req, const lr_choice *c, size_t m)
+{
+    lr_plausible *p = lr_plausible_new(req);
+    cJSON *w = p ? lr_plausible_request_warnings(p) : NULL;
+    size_t warned = 0;
+    for (size_t r = 0; r < m; r++)
+        warned += c[r].warned != 0;
+    if (w && warned) {
+        char msg[256];
+        snprintf(msg, sizeof msg,
+                 "%zu of the %zu ranked configurations have warnings (results[].warnings): "
+                 "their predictions do not describe the kernel, and the decision leaves "
+                 "them out (decision.note when that is all of them)",
+                 warned, m);
+        cJSON *o = cJSON_CreateObject();
+        cJSON_AddStringToObject(o, "code", "configurations_with_warnings");
+        cJSON_AddStringToObject(o, "message", msg);
+        cJSON_AddStringToObject(o, "path", "results");
+        cJSON_AddItemToArray(w, o);
+    }
+    lr_plausible_free(p);
+    return w;
+}
+
 char *lr_api_rank(lr_worker *w, const char *body, size_t len, lr_progress_fn progress,
                   void *progress_user, lr_error *err)
 {
@@ -671,6 +762,8 @@ char *lr_api_rank(lr_worker *w, const char *body, size_t len, lr_progress_fn pro
     char(*keys)[33] = calloc(n, sizeof *keys);
     char *out = NULL;
     cJSON *resp = NULL;
+    lr_choice *choices = NULL;
+    long base_pos = -1;
     if (!res || !ent || !skip || !order || !keys) {
         lr_error_set(err, LR_NO_MEMORY, NULL, "out of memory");
         goto done;
@@ -711,6 +804,11 @@ char *lr_api_rank(lr_worker *w, const char *body, size_t len, lr_progress_fn pro
     sort_base = ent;
     qsort(order, m, sizeof *order, cmp_entry);
     pthread_mutex_unlock(&sort_lock);
+    choices = rank_choices(&req, ent, order, m, &base_pos);
+    if (!choices) {
+        lr_error_set(err, LR_NO_MEMORY, NULL, "out of memory");
+        goto done;
+    }
 
     resp = cJSON_CreateObject();
     if (!resp) {
@@ -725,6 +823,10 @@ char *lr_api_rank(lr_worker *w, const char *body, size_t len, lr_progress_fn pro
     cJSON_AddNumberToObject(resp, "evaluated", (double)n);
     cJSON_AddNumberToObject(resp, "launchable", (double)m);
     cJSON_AddNumberToObject(resp, "cached_results", (double)hits);
+    cJSON_AddItemToObject(resp, "warnings", rank_warnings(&req, choices, m));
+    cJSON_AddItemToObject(resp, "decision",
+                          lr_decision_json(choices, m, req.device.rank_precision, base_pos,
+                                           &req, baseline_reason(&req, res, skip, n)));
     cJSON *results = cJSON_AddArrayToObject(resp, "results");
     size_t top = req.top > 0 && (size_t)req.top < m ? (size_t)req.top : m;
     for (size_t r = 0; r < top && results; r++) {
@@ -746,6 +848,10 @@ char *lr_api_rank(lr_worker *w, const char *body, size_t len, lr_progress_fn pro
         cJSON_AddItemToObject(item, "launch", launch);
         cJSON_AddItemToObject(item, "estimate", take(e, "estimate"));
         cJSON_AddItemToObject(item, "performance", take(e, "performance"));
+        cJSON_AddNumberToObject(item, "occupancy", round(choices[r].occupancy * 1e6) / 1e6);
+        cJSON_AddNumberToObject(item, "idle_threads", round(choices[r].idle * 1e6) / 1e6);
+        cJSON_AddItemToObject(item, "warnings", ent[order[r]].warn);
+        ent[order[r]].warn = NULL;
     }
     cJSON *nl = cJSON_AddArrayToObject(resp, "not_launchable");
     for (size_t i = 0; i < n && nl; i++) {
@@ -773,8 +879,11 @@ char *lr_api_rank(lr_worker *w, const char *body, size_t len, lr_progress_fn pro
         lr_error_set(err, LR_NO_MEMORY, NULL, "out of memory");
 done:
     cJSON_Delete(resp);
-    for (size_t i = 0; ent && i < n; i++)
+    for (size_t i = 0; ent && i < n; i++) {
         cJSON_Delete(ent[i].est);
+        cJSON_Delete(ent[i].warn);
+    }
+    free(choices);
     free(res);
     free(ent);
     free(skip);

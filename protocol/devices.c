@@ -65,6 +65,7 @@ static const dev_field fields[] = {
     V(store_requests_per_ns, 1e6, "L1->L2 write requests (lines) per ns, whole GPU (model v2)"),
     V(store_sectors_per_ns, 1e6, "written L2 sectors per ns, whole GPU (model v2)"),
     V(dram_overload_bytes_per_sm, 1e12, "bytes in flight per SM that halve DRAM efficiency (model v2)"),
+    V(rank_precision, 0.5, "fraction of the best prediction within which rankings tie (not a model input)"),
 };
 #undef F
 #undef V
@@ -149,6 +150,7 @@ static int read_figures(const cJSON *obj, const char *path, int full, est_device
                                           "store_requests_per_ns",
                                           "store_sectors_per_ns",
                                           "dram_overload_bytes_per_sm",
+                                          "rank_precision",
                                           NULL};
     if (jr_only_keys(obj, path, allowed, err))
         return -1;

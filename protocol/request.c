@@ -23,8 +23,9 @@ static const char *const kernel_keys[] = {
 static const char *const field_keys[] = {"name",  "element_bytes", "dims", "base_offset_bytes",
                                          "loads", "stores",        NULL};
 static const char *const launch_keys[] = {"block", "folding", NULL};
-static const char *const search_keys[] = {"blocks", "foldings", "min_threads", "max_threads",
-                                          "max_bz", "top",      NULL};
+static const char *const search_keys[] = {"blocks",      "foldings",         "min_threads",
+                                          "max_threads", "max_bz",           "top",
+                                          "baseline",    "warp_multiple_bx", NULL};
 static const char *const measure_keys[] = {"top", "repetitions", "warmup", "flush_l2", NULL};
 
 static int missing(const char *parent, const char *key, const char *what, lr_error *err)
@@ -337,10 +338,53 @@ static int parse_launch(const cJSON *v, const char *path, est_launch *l, lr_erro
     return 0;
 }
 
+/* The axis the default foldings fold by 2 besides 1 (docs/api.md "search"): the
+ * outermost one the domain extends along, where folding shares the loads of
+ * neighbouring layers. -1 (no folding 2) for a domain of one point, and when a store
+ * is written in thread variables, which cannot be folded (est_launch_check). */
+static int default_folding_axis(const lr_request *req)
+{
+    const est_kernel *k = req->kernel;
+    for (int f = 0; f < est_kernel_field_count(k); f++)
+        for (int a = 0; a < est_kernel_access_count(k, f); a++) {
+            uint32_t uses = 0;
+            for (int d = 0; d < est_kernel_field_ndims(k, f); d++)
+                uses |= est_expr_uses(est_kernel_access_index(k, f, a, d));
+            if (est_kernel_access_is_store(k, f, a) && !(uses & EST_VARS_LATTICE))
+                return -1;
+        }
+    for (int d = 2; d >= 0; d--)
+        if (req->domain[d] > 1)
+            return d;
+    return -1;
+}
+
+/* search.baseline: the code generator's current launch. It is ranked with the space
+ * (appended when the space lacks it), so the decision can compare it. */
+static int add_baseline(const cJSON *x, lr_request *req, lr_error *err)
+{
+    if (parse_launch(x, "search.baseline", &req->baseline, err))
+        return -1;
+    req->has_baseline = 1;
+    for (size_t i = 0; i < req->nspace; i++)
+        if (!memcmp(&req->space[i], &req->baseline, sizeof req->baseline))
+            return 0;
+    if (req->nspace + 1 > LR_MAX_CONFIGS)
+        return lr_error_set(err, LR_LIMIT_EXCEEDED, "search.baseline",
+                            "the search space and the baseline exceed %d configurations",
+                            LR_MAX_CONFIGS);
+    est_launch *s = realloc(req->space, (req->nspace + 1) * sizeof *s);
+    if (!s)
+        return lr_error_set(err, LR_NO_MEMORY, NULL, "out of memory");
+    req->space = s;
+    req->space[req->nspace++] = req->baseline;
+    return 0;
+}
+
 static int parse_search(const cJSON *v, lr_request *req, lr_error *err)
 {
     int64_t minT = 32, maxT = 1024, maxBz = 64, top = 0;
-    int nfold = 1, nblocks = 0;
+    int nfold = 1, nblocks = 0, warp = 1;
     int(*fold)[3] = NULL;
     est_launch *blocks = NULL;
     int rc = -1;
@@ -357,17 +401,32 @@ static int parse_search(const cJSON *v, lr_request *req, lr_error *err)
         return -1;
     if (v && (x = jr_get(v, "top")) && jr_int(x, "search.top", 0, LR_MAX_CONFIGS, &top, err))
         return -1;
+    if (v && (x = jr_get(v, "warp_multiple_bx"))) {
+        if (!cJSON_IsBool(x))
+            return lr_error_set(err, LR_INVALID_REQUEST, "search.warp_multiple_bx",
+                                "must be true (the default space's bx is a multiple of 32) "
+                                "or false");
+        warp = cJSON_IsTrue(x);
+    }
     if (minT > maxT)
         return lr_error_set(err, LR_INVALID_REQUEST, "search.min_threads",
                             "is larger than search.max_threads (%lld)", (long long)maxT);
     req->top = (int)top;
     const cJSON *fv = v ? jr_get(v, "foldings") : NULL;
+    /* explicit blocks are ranked as given: folded only when foldings say so */
+    int outer = v && jr_get(v, "blocks") ? -1 : default_folding_axis(req);
     if (fv && (nfold = jr_array(fv, "search.foldings", 1, 64, err)) < 0)
         return -1;
+    if (!fv && outer >= 0)
+        nfold = 2;
     fold = calloc((size_t)nfold, sizeof *fold);
     if (!fold)
         return lr_error_set(err, LR_NO_MEMORY, NULL, "out of memory");
     fold[0][0] = fold[0][1] = fold[0][2] = 1;
+    if (!fv && outer >= 0) {
+        fold[1][0] = fold[1][1] = fold[1][2] = 1;
+        fold[1][outer] = 2;
+    }
     for (int i = 0; fv && i < nfold; i++) {
         jpath p;
         int64_t f[3];
@@ -410,8 +469,9 @@ static int parse_search(const cJSON *v, lr_request *req, lr_error *err)
                 memcpy(l->folding, fold[f], sizeof l->folding);
             }
     } else {
-        req->nspace = est_search_default((int)minT, (int)maxT, (int)maxBz, req->domain,
-                                         (const int(*)[3])fold, (size_t)nfold, NULL, 0);
+        req->nspace =
+            est_search_default((int)minT, (int)maxT, (int)maxBz, warp ? 32 : 1, req->domain,
+                               (const int(*)[3])fold, (size_t)nfold, NULL, 0);
         if (req->nspace > LR_MAX_CONFIGS) {
             lr_error_set(err, LR_LIMIT_EXCEEDED, "search.foldings",
                          "the default block space times %d foldings exceeds %d configurations",
@@ -420,7 +480,7 @@ static int parse_search(const cJSON *v, lr_request *req, lr_error *err)
         }
         req->space = calloc(req->nspace ? req->nspace : 1, sizeof *req->space);
         if (req->space)
-            est_search_default((int)minT, (int)maxT, (int)maxBz, req->domain,
+            est_search_default((int)minT, (int)maxT, (int)maxBz, warp ? 32 : 1, req->domain,
                                (const int(*)[3])fold, (size_t)nfold, req->space, req->nspace);
     }
     if (!req->space) {
@@ -431,6 +491,8 @@ static int parse_search(const cJSON *v, lr_request *req, lr_error *err)
         lr_error_set(err, LR_INVALID_REQUEST, "search", "the search space is empty");
         goto out;
     }
+    if (v && (x = jr_get(v, "baseline")) && add_baseline(x, req, err))
+        goto out;
     rc = 0;
 out:
     free(fold);

@@ -12,8 +12,9 @@
 #include "estimator.h"
 #include "rank.h"
 
-/* Configurations one rank request may ask for: the default space has 231 blocks;
- * 4096 allows several foldings over it and bounds a request to seconds. */
+/* Configurations one rank request may ask for: the default space has at most 231
+ * blocks (56 with bx a multiple of 32); 4096 allows several foldings over it and
+ * bounds a request to seconds. */
 #define LR_MAX_CONFIGS 4096
 /* Accesses summed over all fields: bounds the isl maps of one request. */
 #define LR_MAX_TOTAL_ACCESSES 2048
@@ -39,6 +40,8 @@ typedef struct lr_request {
     est_launch *space; /* rank: owned array of nspace configurations */
     size_t nspace;
     int top; /* rank: results to return, 0 = all */
+    int has_baseline;   /* rank: search.baseline was given ... */
+    est_launch baseline; /* ... the code generator's current launch, also in space */
     lr_measure_opts measure;
     char *canonical; /* owned: kernel, domain, device figures, model version */
 } lr_request;

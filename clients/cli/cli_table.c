@@ -72,13 +72,36 @@ static const cJSON *own_or_launch(const cJSON *r, const char *key)
                                                 key);
 }
 
+/* Whether the configuration of r (a result) is the one of c (a decision entry). */
+static int same_rank(const cJSON *r, const cJSON *c)
+{
+    return c && number_or(r, "rank", -1) == number_or(c, "rank", -2);
+}
+
+/* The mark of a row: R the recommendation, = in the tie group, ! with warnings. */
+static const char *row_mark(const cJSON *r, const cJSON *decision)
+{
+    const cJSON *t;
+    if (cJSON_GetArraySize(cJSON_GetObjectItemCaseSensitive(r, "warnings")) > 0)
+        return "!";
+    if (same_rank(r, cJSON_GetObjectItemCaseSensitive(decision, "recommended")))
+        return "R";
+    cJSON_ArrayForEach(t, cJSON_GetObjectItemCaseSensitive(decision, "tie_group"))
+    {
+        if (same_rank(r, t))
+            return "=";
+    }
+    return "";
+}
+
 /* One ranked configuration. */
-static void print_rank_row(FILE *out, const cJSON *r)
+static void print_rank_row(FILE *out, const cJSON *r, const cJSON *decision)
 {
     const cJSON *est = cJSON_GetObjectItemCaseSensitive(r, "estimate");
     const cJSON *perf = cJSON_GetObjectItemCaseSensitive(r, "performance");
-    char block[48], fold[48], rank[24], pred[32], l2l[32], l2s[32], dl[32], ds[32], l1[32];
-    fprintf(out, "%4s  %-14s %-9s %9s  %-8s %8s %8s %9s %10s %9s\n",
+    char block[48], fold[48], rank[24], pred[32], l2l[32], l2s[32], dl[32], ds[32], l1[32],
+        occ[24], idle[24];
+    fprintf(out, "%4s  %-14s %-9s %9s  %-8s %8s %8s %9s %10s %9s %5s %5s %s\n",
             format_num(r, "rank", 0, 1, rank, sizeof rank),
             format_dims(own_or_launch(r, "block"), block, sizeof block),
             format_dims(own_or_launch(r, "folding"), fold, sizeof fold),
@@ -87,7 +110,97 @@ static void print_rank_row(FILE *out, const cJSON *r)
             format_num(est, "l2_store", 2, 1, l2s, sizeof l2s),
             format_num(est, "dram_load", 2, 1, dl, sizeof dl),
             format_num(est, "dram_store", 2, 1, ds, sizeof ds),
-            format_num(est, "l1_cycles", 3, 1, l1, sizeof l1));
+            format_num(est, "l1_cycles", 3, 1, l1, sizeof l1),
+            format_num(r, "occupancy", 0, 100, occ, sizeof occ),
+            format_num(r, "idle_threads", 1, 100, idle, sizeof idle), row_mark(r, decision));
+}
+
+/* "warning CODE at PATH: MESSAGE" for each entry of list. */
+static void print_warnings(FILE *out, const cJSON *list, const char *indent)
+{
+    const cJSON *w;
+    cJSON_ArrayForEach(w, list)
+    {
+        const char *path = format_str(w, "path");
+        fprintf(out, "%swarning %s%s%s: %s\n", indent, format_str(w, "code"),
+                strcmp(path, "-") && path[0] ? " at " : "", strcmp(path, "-") ? path : "",
+                format_str(w, "message"));
+    }
+}
+
+/* One run of ranks, "6" or "8-12", after a comma unless it is the first. */
+static void print_run(FILE *out, double start, double end, int *first)
+{
+    fprintf(out, "%s%.0f", *first ? "" : ", ", start);
+    if (end > start)
+        fprintf(out, "-%.0f", end);
+    *first = 0;
+}
+
+/* "1-4, 6, 8-12": the ranks of the tie group, runs joined. */
+static void print_tie_ranks(FILE *out, const cJSON *tie)
+{
+    const cJSON *t;
+    double start = -1, prev = -1;
+    int first = 1;
+    cJSON_ArrayForEach(t, tie)
+    {
+        double r = number_or(t, "rank", -1);
+        if (start >= 0 && r == prev + 1) {
+            prev = r;
+            continue;
+        }
+        if (start >= 0)
+            print_run(out, start, prev, &first);
+        start = prev = r;
+    }
+    if (start >= 0)
+        print_run(out, start, prev, &first);
+}
+
+/* The decision on top of the table: recommendation and why, tie group, best / median /
+ * worst, the baseline when the request named one, and the request's warnings. */
+static void print_decision(FILE *out, const cJSON *root)
+{
+    const cJSON *d = cJSON_GetObjectItemCaseSensitive(root, "decision");
+    const cJSON *rec = cJSON_GetObjectItemCaseSensitive(d, "recommended");
+    const cJSON *tie = cJSON_GetObjectItemCaseSensitive(d, "tie_group");
+    char block[48], fold[48], n1[32], n2[32], n3[32], p[32];
+    if (cJSON_IsArray(tie) && cJSON_GetArraySize(tie) > 0) {
+        if (cJSON_IsObject(rec)) {
+            fprintf(out, "recommended: block %s, folding %s (rank %s, %s GLup/s)\n",
+                    format_dims(cJSON_GetObjectItemCaseSensitive(rec, "block"), block,
+                                sizeof block),
+                    format_dims(cJSON_GetObjectItemCaseSensitive(rec, "folding"), fold,
+                                sizeof fold),
+                    format_num(rec, "rank", 0, 1, n1, sizeof n1),
+                    format_num(rec, "predicted", 2, 1, n2, sizeof n2));
+            fprintf(out, "  why: %s\n", format_str(rec, "reason"));
+        }
+        fprintf(out, "tie group (within %s %% of the best): %d configuration%s, ranks ",
+                format_num(d, "precision", 1, 100, p, sizeof p), cJSON_GetArraySize(tie),
+                cJSON_GetArraySize(tie) == 1 ? "" : "s");
+        print_tie_ranks(out, tie);
+        fprintf(out, "\n");
+        const char *k[] = {"best", "median", "worst"};
+        fprintf(out, "predicted GLup/s:");
+        for (int i = 0; i < 3; i++) {
+            const cJSON *x = cJSON_GetObjectItemCaseSensitive(d, k[i]);
+            fprintf(out, "%s %s %s (rank %s)", i ? "," : "", k[i],
+                    format_num(x, "predicted", 2, 1, n1, sizeof n1),
+                    format_num(x, "rank", 0, 1, n3, sizeof n3));
+        }
+        fprintf(out, "\n");
+    }
+    if (cJSON_IsString(cJSON_GetObjectItemCaseSensitive(d, "note")))
+        fprintf(out, "no recommendation: %s\n", format_str(d, "note"));
+    const cJSON *b = cJSON_GetObjectItemCaseSensitive(d, "baseline");
+    if (cJSON_IsObject(b))
+        fprintf(out, "baseline (rank %s, %s GLup/s): %s\n",
+                format_num(b, "rank", 0, 1, n1, sizeof n1),
+                format_num(b, "predicted", 2, 1, n2, sizeof n2), format_str(b, "reason"));
+    print_warnings(out, cJSON_GetObjectItemCaseSensitive(root, "warnings"), "");
+    fprintf(out, "\n");
 }
 
 /* The measured figures of the ranked configurations that were timed on the GPU. */
@@ -161,12 +274,25 @@ int cli_table_rank(FILE *out, const char *json)
         cJSON_Delete(root);
         return -1;
     }
+    const cJSON *decision = cJSON_GetObjectItemCaseSensitive(root, "decision");
+    print_decision(out, root);
     /* Two header lines, names then units, so every number says what it measures. */
-    fprintf(out, "%4s  %-14s %-9s %9s  %-8s %8s %8s %9s %10s %9s\n", "rank", "block", "folding",
-            "predicted", "limiter", "L2 load", "L2 store", "DRAM load", "DRAM store", "L1");
-    fprintf(out, "%4s  %-14s %-9s %9s  %-8s %8s %8s %9s %10s %9s\n", "", "", "", "GLup/s", "",
-            "B/Lup", "B/Lup", "B/Lup", "B/Lup", "cyc/Lup");
-    cJSON_ArrayForEach(r, results) print_rank_row(out, r);
+    fprintf(out, "%4s  %-14s %-9s %9s  %-8s %8s %8s %9s %10s %9s %5s %5s\n", "rank", "block",
+            "folding", "predicted", "limiter", "L2 load", "L2 store", "DRAM load", "DRAM store",
+            "L1", "occ", "idle");
+    fprintf(out, "%4s  %-14s %-9s %9s  %-8s %8s %8s %9s %10s %9s %5s %5s\n", "", "", "",
+            "GLup/s", "", "B/Lup", "B/Lup", "B/Lup", "B/Lup", "cyc/Lup", "%", "%");
+    cJSON_ArrayForEach(r, results) print_rank_row(out, r, decision);
+    fprintf(out, "(R: recommended, =: tied with the best, !: has warnings)\n");
+    cJSON_ArrayForEach(r, results)
+    {
+        const cJSON *w = cJSON_GetObjectItemCaseSensitive(r, "warnings");
+        char rank[24];
+        if (cJSON_GetArraySize(w) > 0) {
+            fprintf(out, "rank %s:\n", format_num(r, "rank", 0, 1, rank, sizeof rank));
+            print_warnings(out, w, "  ");
+        }
+    }
     if (cJSON_GetArraySize(results) == 0)
         fprintf(out, "(no launchable configuration)\n");
     print_measured(out, root, results);

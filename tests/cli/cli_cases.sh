@@ -363,20 +363,43 @@ case_rank() {
     expect_rc 0
     expect_in out '"results"'
     expect_in out '"rank":1'
+    # results[] holds top entries, one "launch" object each (the decision's tie group
+    # names more ranks, without launch objects)
     run rank --top 1 --threads 2 "$DATA/rank_2d_5point.json"
     expect_rc 0
-    expect_in out '"rank":1'
-    expect_not_in out '"rank":2'
+    expect_in out '"results":[{"rank":1,'
+    [ "$(grep -o '"launch":{' "$T/out" | wc -l)" -eq 1 ] || fail "expected 1 result"
     run_stdin "$DATA/rank_2d_5point.json" rank --top=2 -
     expect_rc 0
-    expect_in out '"rank":2'
-    expect_not_in out '"rank":3'
+    expect_in out '},{"rank":2,"block":'
+    [ "$(grep -o '"launch":{' "$T/out" | wc -l)" -eq 2 ] || fail "expected 2 results"
     # 128 registers per thread: blocks of 1024 threads do not fit on an SM.
     run rank --table "$DATA/rank_with_an_unlaunchable_block.json"
     expect_rc 0
     expect_in out "2 configurations cannot be launched"
     grep -q '^  1024x1x1  *1x1x1  *[a-z]' "$T/out" || fail "no reason for block 1024x1x1"
     expect_in out "6 configurations evaluated, 0 from cache"
+}
+
+# Issue 11: the README's rank example, with its baseline, prints the decision on top of
+# the table: the recommendation and why, the tie group, best/median/worst and the
+# baseline's advice; every row has occupancy and idle threads and a mark.
+case_readme_decision() {
+    sed -n '/^```json$/,/^```$/p' "$DATA/../../../README.md" | sed '1d;$d' >readme.json
+    grep -q '"baseline"' readme.json || fail "the README example has no baseline"
+    run rank --table readme.json
+    expect_rc 0
+    head -1 "$T/out" | grep -q '^recommended: block [0-9]*x[0-9]*x[0-9]*, folding ' ||
+        fail "the first line is not the recommendation"
+    sed -n 2p "$T/out" | grep -q '^  why: one of [0-9]* configurations predicted within 5\.1 % of the best' ||
+        fail "the second line does not say why"
+    expect_in out "tie group (within 5.1 % of the best): "
+    expect_in out "predicted GLup/s: best "
+    grep -q '^baseline (rank [0-9]*, [0-9.]* GLup/s): keep the baseline 32x4x1, folding 1x1x1' "$T/out" ||
+        fail "no baseline advice"
+    expect_in out "occ  idle"
+    grep -q '^ *1  .* R$\|^ *1  .* =$' "$T/out" || fail "rank 1 is neither recommended nor tied"
+    expect_in out "(R: recommended, =: tied with the best, !: has warnings)"
 }
 
 # The progress line goes to a terminal on stderr and is blanked at the end; stdout
@@ -390,7 +413,7 @@ case_progress() {
     cp "$T/tty" "$T/err"
     cp "$T/json" "$T/out"
     expect_rc 0
-    expect_in err "ranking: 51/51 configurations"
+    expect_in err "ranking: 21/21 configurations"
     expect_not_in out "ranking:"
     expect_in out '"rank":1'
     tail -c 200 "$T/tty" | tr '\r' '\n' | grep -q '^ \{20,\}$' || fail "the progress line is not blanked"
@@ -546,6 +569,7 @@ estimate) case_estimate ;;
 malformed) case_malformed ;;
 non_affine) case_non_affine ;;
 rank) case_rank ;;
+readme_decision) case_readme_decision ;;
 progress) case_progress ;;
 cache) case_cache ;;
 gpu_commands) case_gpu_commands ;;

@@ -557,6 +557,36 @@ static void test_copy_and_text(void)
     est_expr_free(NULL);
 }
 
+/* Issue 11, finding 4: pystencils 2 prints "(int64_t) blockIdx.x * ..."; integer casts
+ * are accepted anywhere a unary operand may stand and change no value; other casts
+ * and look-alikes are still errors. */
+static void test_casts(void)
+{
+    int64_t val[EST_VAR_COUNT];
+    default_vals(val);
+    const char *pairs[][2] = {
+        {"(int64_t) blockIdx.x * (int64_t) blockDim.x + (int64_t) threadIdx.x",
+         "blockIdx.x * blockDim.x + threadIdx.x"},
+        {"(int64_t)(blockIdx.y*blockDim.y + threadIdx.y + 1) * w", "(blockIdx.y*blockDim.y + threadIdx.y + 1) * w"},
+        {"( long long )x - (unsigned int) y + (size_t)(z)", "x - y + z"},
+        {"-(int32_t)x % 7", "-x % 7"},
+        {"(int)(int64_t)x * 3", "3*x"},
+    };
+    for (size_t i = 0; i < sizeof pairs / sizeof pairs[0]; i++) {
+        est_expr *a = parse(pairs[i][0]), *b = parse(pairs[i][1]);
+        if (a && b) {
+            CHECK_INT(est_expr_eval(a, val), est_expr_eval(b, val));
+            CHECK_INT(est_expr_uses(a), est_expr_uses(b));
+            CHECK_INT(est_expr_is_affine(a, 0), est_expr_is_affine(b, 0));
+        }
+        est_expr_free(a);
+        est_expr_free(b);
+    }
+    expect_error("(float) x", LR_INVALID_REQUEST, "unknown name 'float'", NULL, NULL);
+    expect_error("(int64_t)", LR_INVALID_REQUEST, NULL, NULL, NULL);
+    expect_error("(int64_t x)", LR_INVALID_REQUEST, NULL, NULL, NULL);
+}
+
 static void test_rejections(void)
 {
     /* Valid syntax outside the language. */
@@ -821,6 +851,7 @@ int main(void)
     test_to_aff_random();
     test_copy_and_text();
     test_rejections();
+    test_casts();
     test_limits();
     test_hostile();
     return check_report("test_expr");

@@ -339,8 +339,10 @@ def check_live(d, schemas, reqs):
                      json.dumps(rank).encode(), JSON_CT)
     if resp:
         check(len(resp["results"]) == 3, "rank top 3 returns 3 results")
-        # a 2-D domain: bz = 1, powers of two with 32 <= bx*by <= 1024 (docs/api.md, search)
-        check(resp["evaluated"] == 51, "the default search space of a 2-D domain has 51 blocks")
+        # a 2-D domain: bz = 1, powers of two with 32 <= bx*by <= 1024 and bx a multiple of
+        # 32 (docs/api.md, search), each with the foldings [1, 1, 1] and [1, 2, 1]
+        check(resp["evaluated"] == 42,
+              "the default search space of a 2-D domain has 21 blocks x 2 foldings")
         check(resp["cached_results"] >= 1, "rank reuses the estimate cached before")
         check([r["rank"] for r in resp["results"]] == [1, 2, 3], "ranks are 1, 2, 3")
     rank = rank_variant(reqs["su_k20_7pt.json"], 0)

@@ -1,0 +1,44 @@
+/*
+ * decide: a ranking turned into a decision (issue 11, docs/api.md "The decision").
+ *
+ * Predictions closer to the best than the device's rank_precision (measured by
+ * bench/accuracy, docs/accuracy.md "Rank precision") cannot be told apart by the model:
+ * they form the tie group. Among them the recommendation prefers, in this order, a
+ * warp-multiple bx, the fewest idle threads, the highest occupancy, then the better
+ * prediction. With a baseline (the code generator's current launch), the decision says
+ * how much better the recommendation is predicted to be, and to keep the baseline when
+ * the gain lies inside the precision. Configurations with plausibility warnings are
+ * left out of the decision; when every configuration has some, best, median, worst and
+ * the tie group are those of all of them and there is no recommendation ("note" says
+ * why).
+ */
+#ifndef LR_DECIDE_H
+#define LR_DECIDE_H
+
+#include <cjson/cJSON.h>
+#include <stddef.h>
+
+#include "request.h"
+
+/* One ranked configuration, as the decision sees it. */
+typedef struct lr_choice {
+    est_launch launch;
+    int rank;         /* 1 = best predicted */
+    double predicted; /* GLup/s */
+    double occupancy; /* resident threads per SM / the device's max_threads_per_sm */
+    double idle;      /* share of the launched threads that update no lattice point */
+    int warned;       /* the configuration has plausibility warnings */
+} lr_choice;
+
+/* Fills c's predicted, occupancy and idle from est (an estimate object as
+ * lr_estimate_json writes it) for req's device and domain. */
+void lr_choice_from_estimate(lr_choice *c, const cJSON *est, const lr_request *req);
+
+/* The "decision" object of a rank response (caller owns; NULL when out of memory) for
+ * the n launchable configurations c[0..n) in ranked order. baseline: the position in
+ * c of the request's baseline, -1 when it has none or it cannot run; then
+ * baseline_reason (NULL when the request has none) says why it cannot. */
+cJSON *lr_decision_json(const lr_choice *c, size_t n, double precision, long baseline,
+                        const lr_request *req, const char *baseline_reason);
+
+#endif

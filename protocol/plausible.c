@@ -1,0 +1,288 @@
+/*
+ * plausible: see plausible.h. The static part looks at accesses written in x, y, z
+ * only (their index ranges over the domain follow from the corners of the domain when
+ * they are affine); accesses in thread variables depend on the launch and are judged
+ * by the volumes the model predicts for each configuration.
+ */
+#include "plausible.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define MAX_OUTSIDE 8 /* accesses outside their field reported per request */
+
+typedef struct field_info {
+    const char *name; /* owned by the kernel */
+    int elem_bytes;
+    int has_store;
+    int load_injective;     /* a load in x, y, z reads a distinct element per lattice point */
+    char unfolded_load[64]; /* path of a load in thread variables only, "" if none */
+} field_info;
+
+typedef struct outside {
+    char path[64];
+    char message[320];
+} outside;
+
+struct lr_plausible {
+    int nfields;
+    field_info f[EST_MAX_FIELDS];
+    int noutside;
+    outside out[MAX_OUTSIDE];
+};
+
+/* An access whose indices use only x, y, z and are affine: its extremes over the
+ * domain lie at the domain's corners. */
+static int lattice_affine(const est_kernel *k, int f, int a, int nd)
+{
+    for (int d = 0; d < nd; d++) {
+        const est_expr *e = est_kernel_access_index(k, f, a, d);
+        if ((est_expr_uses(e) & ~EST_VARS_LATTICE) || !est_expr_is_affine(e, 0))
+            return 0;
+    }
+    return 1;
+}
+
+/* Index d of access a at lattice point p; -1 when it overflows int64. */
+static int index_at(const est_kernel *k, int f, int a, int d, const int64_t p[3], int64_t *out)
+{
+    int64_t val[EST_VAR_COUNT] = {0};
+    val[EST_VAR_X] = p[0];
+    val[EST_VAR_Y] = p[1];
+    val[EST_VAR_Z] = p[2];
+    return est_expr_eval_checked(est_kernel_access_index(k, f, a, d), val, out);
+}
+
+/* The smallest and largest index d of access a over the domain (corners). */
+static int index_range(const est_kernel *k, int f, int a, int d, const int64_t dom[3],
+                       int64_t *lo, int64_t *hi)
+{
+    for (int c = 0; c < 8; c++) {
+        int64_t p[3] = {c & 1 ? dom[0] - 1 : 0, c & 2 ? dom[1] - 1 : 0, c & 4 ? dom[2] - 1 : 0},
+                v;
+        if (index_at(k, f, a, d, p, &v))
+            return -1;
+        if (c == 0 || v < *lo)
+            *lo = v;
+        if (c == 0 || v > *hi)
+            *hi = v;
+    }
+    return 0;
+}
+
+/* Whether access a (lattice_affine) gives each lattice point of the domain its own
+ * element: with the address c0 + cx*x + cy*y + cz*z (in elements), sorted by |c|,
+ * each coefficient exceeds the span of the smaller ones (a mixed-radix number).
+ * Sufficient, not necessary: an access that fails reads as not injective. */
+static int injective(const est_kernel *k, int f, int a, int nd, const int64_t dom[3])
+{
+    int64_t dims[3], stride[3] = {1, 1, 1}, c[3], base = 0;
+    est_kernel_field_dims(k, f, dims);
+    stride[1] = dims[0];
+    stride[2] = dims[0] * dims[1];
+    for (int v = -1; v < 3; v++) {
+        int64_t p[3] = {0, 0, 0}, addr = 0, x;
+        if (v >= 0)
+            p[v] = 1;
+        for (int d = 0; d < nd; d++) {
+            if (index_at(k, f, a, d, p, &x))
+                return 0;
+            addr += x * stride[d];
+        }
+        if (v < 0)
+            base = addr;
+        else
+            c[v] = addr > base ? addr - base : base - addr;
+    }
+    int order[3] = {0, 1, 2};
+    for (int i = 1; i < 3; i++)
+        for (int j = i; j > 0 && c[order[j - 1]] > c[order[j]]; j--) {
+            int t = order[j];
+            order[j] = order[j - 1];
+            order[j - 1] = t;
+        }
+    double span = 0; /* largest address offset the smaller coefficients reach */
+    for (int i = 0; i < 3; i++) {
+        int v = order[i];
+        if (dom[v] <= 1)
+            continue;
+        if ((double)c[v] <= span)
+            return 0;
+        span += (double)c[v] * (double)(dom[v] - 1);
+    }
+    return 1;
+}
+
+static void access_path(char *buf, size_t n, int f, int is_store, int idx, int nd, int d)
+{
+    if (nd > 1 && d >= 0)
+        snprintf(buf, n, "kernel.fields[%d].%s[%d][%d]", f, is_store ? "stores" : "loads", idx,
+                 d);
+    else
+        snprintf(buf, n, "kernel.fields[%d].%s[%d]", f, is_store ? "stores" : "loads", idx);
+}
+
+/* Records the accesses of field f that leave it by more than the stencil's reach:
+ * the spread of the field's own accesses (x-1 .. x+1 may leave a field without halo
+ * by one, a field smaller than the domain may not). */
+static void check_outside(lr_plausible *p, const lr_request *req, int f)
+{
+    const est_kernel *k = req->kernel;
+    int n = est_kernel_access_count(k, f), nd = est_kernel_field_ndims(k, f);
+    int64_t dims[3];
+    est_kernel_field_dims(k, f, dims);
+    for (int d = 0; d < nd; d++) {
+        int64_t lo_min = 0, lo_max = 0, hi_min = 0, hi_max = 0;
+        int any = 0;
+        for (int a = 0; a < n; a++) {
+            int64_t lo, hi;
+            if (!lattice_affine(k, f, a, nd) || index_range(k, f, a, d, req->domain, &lo, &hi))
+                continue;
+            lo_min = any && lo_min < lo ? lo_min : lo;
+            lo_max = any && lo_max > lo ? lo_max : lo;
+            hi_min = any && hi_min < hi ? hi_min : hi;
+            hi_max = any && hi_max > hi ? hi_max : hi;
+            any = 1;
+        }
+        int64_t reach = hi_max - hi_min > lo_max - lo_min ? hi_max - hi_min : lo_max - lo_min;
+        for (int a = 0, nl = 0, ns = 0; a < n; a++) {
+            int st = est_kernel_access_is_store(k, f, a), idx = st ? ns++ : nl++;
+            int64_t lo, hi;
+            if (!lattice_affine(k, f, a, nd) || index_range(k, f, a, d, req->domain, &lo, &hi))
+                continue;
+            int64_t over = -lo > hi - (dims[d] - 1) ? -lo : hi - (dims[d] - 1);
+            if (over <= 0 || over <= reach || p->noutside >= MAX_OUTSIDE)
+                continue;
+            outside *o = &p->out[p->noutside++];
+            access_path(o->path, sizeof o->path, f, st, idx, nd, d);
+            snprintf(o->message, sizeof o->message,
+                     "'%s' runs from %lld to %lld over the domain, but field '%s' has %lld "
+                     "elements in dimension %d (its other accesses reach %lld further): the "
+                     "kernel would %s outside the field; make dims match the array",
+                     est_expr_text(est_kernel_access_index(k, f, a, d)), (long long)lo,
+                     (long long)hi, est_kernel_field_name(k, f), (long long)dims[d], d,
+                     (long long)reach, st ? "write" : "read");
+        }
+    }
+}
+
+lr_plausible *lr_plausible_new(const lr_request *req)
+{
+    lr_plausible *p = calloc(1, sizeof *p);
+    if (!p)
+        return NULL;
+    const est_kernel *k = req->kernel;
+    p->nfields = est_kernel_field_count(k);
+    for (int f = 0; f < p->nfields; f++) {
+        field_info *fi = &p->f[f];
+        fi->name = est_kernel_field_name(k, f);
+        fi->elem_bytes = est_kernel_field_elem_bytes(k, f);
+        int nd = est_kernel_field_ndims(k, f);
+        for (int a = 0, nl = 0, ns = 0, n = est_kernel_access_count(k, f); a < n; a++) {
+            int st = est_kernel_access_is_store(k, f, a), idx = st ? ns++ : nl++;
+            uint32_t uses = 0;
+            for (int d = 0; d < nd; d++)
+                uses |= est_expr_uses(est_kernel_access_index(k, f, a, d));
+            if (st) {
+                fi->has_store = 1;
+                continue;
+            }
+            if (!(uses & EST_VARS_LATTICE) && !fi->unfolded_load[0])
+                access_path(fi->unfolded_load, sizeof fi->unfolded_load, f, 0, idx, nd, -1);
+            if (!fi->load_injective && lattice_affine(k, f, a, nd) &&
+                injective(k, f, a, nd, req->domain))
+                fi->load_injective = 1;
+        }
+        check_outside(p, req, f);
+    }
+    return p;
+}
+
+void lr_plausible_free(lr_plausible *p)
+{
+    free(p);
+}
+
+static void add_warning(cJSON *arr, const char *code, const char *path, const char *fmt, ...)
+    __attribute__((format(printf, 4, 5)));
+static void add_warning(cJSON *arr, const char *code, const char *path, const char *fmt, ...)
+{
+    char msg[512];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(msg, sizeof msg, fmt, ap);
+    va_end(ap);
+    cJSON *w = cJSON_CreateObject();
+    if (!w)
+        return;
+    cJSON_AddStringToObject(w, "code", code);
+    cJSON_AddStringToObject(w, "message", msg);
+    cJSON_AddStringToObject(w, "path", path);
+    cJSON_AddItemToArray(arr, w);
+}
+
+cJSON *lr_plausible_request_warnings(const lr_plausible *p)
+{
+    cJSON *arr = cJSON_CreateArray();
+    for (int i = 0; arr && i < p->noutside; i++)
+        add_warning(arr, "access_outside_field", p->out[i].path, "%s", p->out[i].message);
+    return arr;
+}
+
+static double num(const cJSON *o, const char *key)
+{
+    const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, key);
+    return cJSON_IsNumber(v) ? v->valuedouble : 0;
+}
+
+cJSON *lr_plausible_warnings(const lr_plausible *p, const est_launch *l, const cJSON *est)
+{
+    cJSON *arr = cJSON_CreateArray();
+    if (!arr)
+        return NULL;
+    const cJSON *fields = cJSON_GetObjectItemCaseSensitive(est, "fields"),
+                *tot = cJSON_GetObjectItemCaseSensitive(est, "estimate");
+    int fold = l->folding[0] * l->folding[1] * l->folding[2];
+    double compulsory = 0;
+    for (int f = 0; f < p->nfields; f++) {
+        const field_info *fi = &p->f[f];
+        const cJSON *v = cJSON_GetObjectItemCaseSensitive(fields, fi->name);
+        char path[64];
+        compulsory += fi->elem_bytes * (fi->has_store + fi->load_injective);
+        if (fold > 1 && fi->unfolded_load[0])
+            add_warning(arr, "load_not_folded", fi->unfolded_load,
+                        "this load of field '%s' uses no x, y or z, so it is issued once per "
+                        "thread, not once for each of the %d lattice points a thread updates "
+                        "under folding %dx%dx%d; if the kernel loads it per point, write it "
+                        "in x, y, z",
+                        fi->name, fold, l->folding[0], l->folding[1], l->folding[2]);
+        double st = num(v, "dram_store");
+        if (fi->has_store && st < (1 - LR_PLAUSIBLE_SLACK) * fi->elem_bytes) {
+            snprintf(path, sizeof path, "kernel.fields[%d].stores", f);
+            add_warning(arr, "stores_do_not_cover_domain", path,
+                        "the stores of field '%s' write %.3g B per lattice update to DRAM, "
+                        "less than one %d-byte element: some lattice points are never "
+                        "written, or several threads write the same elements; check how "
+                        "the grid maps threads to lattice points",
+                        fi->name, st, fi->elem_bytes);
+        }
+    }
+    double dram = num(tot, "dram_load") + num(tot, "dram_store");
+    if (dram < (1 - LR_PLAUSIBLE_SLACK) * compulsory)
+        add_warning(arr, "below_compulsory_traffic", "",
+                    "the predicted DRAM traffic, %.3g B per lattice update, is below the %.3g "
+                    "B that updating every lattice point once must move (one element per "
+                    "stored field, and per field read at a distinct element per point): the "
+                    "prediction is not that of the kernel described",
+                    dram, compulsory);
+    return arr;
+}
+
+int lr_plausible_bounds_error(const lr_plausible *p, lr_error *err)
+{
+    if (p->noutside == 0)
+        return 0;
+    return lr_error_set(err, LR_NOT_LAUNCHABLE, p->out[0].path, "%s", p->out[0].message);
+}

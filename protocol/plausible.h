@@ -1,0 +1,45 @@
+/*
+ * plausible: checks that a prediction answers the kernel the request means (issue 11).
+ *
+ * A description can be valid and still describe something else than the kernel its
+ * author runs: stores that leave lattice points unwritten (a grid that does not map
+ * threads to lattice points as the indices assume), fields smaller than the domain,
+ * loads written in thread variables under a folding. The model then answers with
+ * plausible but impossible numbers. These checks turn that into warnings
+ * (`warnings` of estimate and rank responses, docs/api.md "Warnings"); the cases whose
+ * answer would be meaningless are errors elsewhere (est_launch_check refuses a folding
+ * of stores written in thread variables; lr_plausible_bounds_error refuses code
+ * generation for accesses outside their field).
+ */
+#ifndef LR_PLAUSIBLE_H
+#define LR_PLAUSIBLE_H
+
+#include <cjson/cJSON.h>
+
+#include "request.h"
+
+/* What the checks need of one request, computed once (static analysis of the
+ * accesses). Free with lr_plausible_free. NULL when out of memory. */
+typedef struct lr_plausible lr_plausible;
+lr_plausible *lr_plausible_new(const lr_request *req);
+void lr_plausible_free(lr_plausible *p);
+
+/* The warnings of one configuration: a new JSON array (caller owns; NULL when out of
+ * memory) of {"code", "message", "path"} for launch l, whose estimate object est is
+ * what lr_estimate_json writes (or a cached copy of it). */
+cJSON *lr_plausible_warnings(const lr_plausible *p, const est_launch *l, const cJSON *est);
+
+/* The warnings that do not depend on the configuration (accesses outside their field),
+ * as a new JSON array the caller owns. */
+cJSON *lr_plausible_request_warnings(const lr_plausible *p);
+
+/* 0, or -1 with err (LR_NOT_LAUNCHABLE, the path of the access) when an access leaves
+ * its field by more than the stencil's reach: generated code would read or write
+ * outside the allocation, so emit and measure refuse it. */
+int lr_plausible_bounds_error(const lr_plausible *p, lr_error *err);
+
+/* Share of a prediction below the compulsory traffic that is still accepted: the
+ * volumes are rounded to 6 digits and sampled, 1 % covers both. */
+#define LR_PLAUSIBLE_SLACK 0.01
+
+#endif
