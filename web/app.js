@@ -95,7 +95,7 @@ function el(ns, tag, attrs, children) {
   for (const [k, v] of Object.entries(attrs || {}))
     if (v !== undefined && v !== null) e.setAttribute(k, String(v));
   for (const c of children || [])
-    if (c !== null && c !== undefined) e.append(typeof c === "string" ? c : c);
+    if (c !== null && c !== undefined) e.append(c); /* a string becomes a text node */
   return e;
 }
 const h = (tag, attrs, ...children) => el(null, tag, attrs, children);
@@ -123,7 +123,6 @@ function parseNumber(text) {
 
 /* ---- the form <-> the request -------------------------------------------------------- */
 
-let devices = [];           /* GET /v1/devices: [{name, stored, ...}] */
 let customDevice = null;    /* a device object from a permalink, shown as "custom" */
 let accessLines = [];       /* per field: {loads: [line of access j], stores: [...]} */
 
@@ -250,10 +249,16 @@ async function post(path, req) {
   return {ok: r.ok, status: r.status, body: await r.json()};
 }
 
+/* The device list of the daemon (built-in and stored), with the figures that tell
+ * them apart. */
 async function loadDevices() {
   const r = await fetch("/v1/devices");
   const body = await r.json();
-  devices = body.devices || [];
+  if (!r.ok) {
+    showError(body, r.status);
+    return;
+  }
+  const devices = body.devices || [];
   $("version").textContent = "Model version " + body.model_version + ".";
   const sel = $("device");
   const keep = sel.value;
@@ -508,8 +513,6 @@ function colourSwatches(root) {
 
 /* ---- showing a ranking ---------------------------------------------------------------------- */
 
-let lastRank = null;
-
 /* The decision of the answer (docs/api.md, "The decision": `decision` with
  * `recommended`, `tie_group`, best / median / worst, `baseline`), when the daemon
  * gives one: the rank of the recommended configuration and the ranks of its tie
@@ -672,7 +675,6 @@ function heatmaps(rank, folding, info) {
 }
 
 function showRank(rank, req) {
-  lastRank = rank;
   const res = rank.results;
   const info = recommendationOf(rank);
   $("rank-summary").replaceChildren(
