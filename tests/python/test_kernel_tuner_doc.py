@@ -271,6 +271,8 @@ class PruneCases(unittest.TestCase):
                   default={"block_size_x": 48, "block_size_y": 1, "tile": 1})
         with self.assertRaises(ValueError):
             prune(r, tp, top=0)
+        with self.assertRaisesRegex(ValueError, "none of the 1 ranked configurations"):
+            prune(ranking_of([([256, 1, 1], [1, 1, 1], 99.0)]), tp, top=2, folding=(1, "tile"))
         self.assertEqual(BLOCK_NAMES, ("block_size_x", "block_size_y", "block_size_z"))
 
 

@@ -191,7 +191,8 @@ def prune(ranking: Ranking, tune_params: Mapping[str, Sequence[Any]], *, top: in
         block, folding: the mapping of tune_params to the launch (module docstring).
 
     Raises ValueError for a bad ``top``, mapping or default (a value not in the
-    space), KeyError for a name that is not a tune_param.
+    space) and when nothing is left to tune (no ranked configuration in the space and
+    no default), KeyError for a name that is not a tune_param.
     """
     if isinstance(top, bool) or not isinstance(top, int) or top < 1:
         raise ValueError("top must be a positive number of configurations, got %r" % (top,))
@@ -238,6 +239,10 @@ def prune(ranking: Ranking, tune_params: Mapping[str, Sequence[Any]], *, top: in
                          "predicted_glups": next((r.predicted for r in ranking.results
                                                   if (r.block, r.folding) == (b, f)), None),
                          "params": p})
+    if not kept:
+        raise ValueError("none of the %d ranked configurations is in the tune_params space "
+                         "and no default was given: rank a request whose \"search\" is "
+                         "search_space(tune_params)" % len(ranking.results))
     pruned = {name: ([v for v in values if any(k["params"][name] == v for k in kept)]
                      if name in mapped else list(values))
               for name, values in tune_params.items()}
