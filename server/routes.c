@@ -34,7 +34,8 @@ static srv_json from_api(char *text)
 /* A cache that stops working (full disk, file removed) degrades speed, not answers:
  * the api goes on without it and /healthz says why; it recovers when the cause goes
  * away (issue 10). The log says so once per change of the status (the api's status
- * strings live as long as the api, so the last one said can be compared). */
+ * strings live as long as the api, so the last one said can be compared); it looks
+ * around each computation and at each /healthz, a stat of the file each time. */
 static void note_cache(srv_server *s)
 {
     if (!s->cfg->db_path)
@@ -54,6 +55,7 @@ static srv_json handle_estimate(srv_server *s, const srv_request *req, lr_error 
     lr_worker *w = srv_worker_get(s, err);
     if (!w)
         return from_api(NULL);
+    note_cache(s); /* before too: the request may remake a deleted database file */
     srv_json out = from_api(lr_api_estimate(w, req->body ? req->body : "", req->body_len, err));
     note_cache(s);
     return out;
@@ -64,6 +66,7 @@ static srv_json handle_rank(srv_server *s, const srv_request *req, lr_error *err
     lr_worker *w = srv_worker_get(s, err);
     if (!w)
         return from_api(NULL);
+    note_cache(s);
     /* No progress callback: a response is sent whole, when the ranking is done. */
     srv_json out =
         from_api(lr_api_rank(w, req->body ? req->body : "", req->body_len, NULL, NULL, err));
@@ -87,6 +90,7 @@ static srv_json handle_device(srv_server *s, const srv_request *req, lr_error *e
 static srv_json handle_healthz(srv_server *s, const srv_request *req, lr_error *err)
 {
     srv_json out = {NULL, cJSON_free, NULL};
+    note_cache(s);
     cJSON *root = cJSON_CreateObject();
     if (cJSON_AddStringToObject(root, "status", "ok") &&
         cJSON_AddStringToObject(root, "cache", lr_api_cache_status(s->api)) &&
