@@ -760,18 +760,28 @@ static void colliding_cache_keys_are_misses(const char *dir)
     remove_db(db);
 }
 
+/* An api (one ranking thread) caching in db, a new file cache.sqlite in a new
+ * directory made from the template dir, and its worker *w; the caller frees both and
+ * removes the files. */
+static lr_api *api_on_new_db(char *dir, char *db, size_t db_size, lr_worker **w, lr_error *err)
+{
+    CHECK(mkdtemp(dir) != NULL);
+    snprintf(db, db_size, "%s/cache.sqlite", dir);
+    lr_error_clear(err);
+    lr_api_config cfg = {.threads = 1, .db_path = db};
+    lr_api *api = lr_api_new(&cfg, err);
+    *w = api ? lr_worker_new(api, err) : NULL;
+    return api;
+}
+
 /* Good requests: a custom device, and the cache answering the second time. */
 static void good_requests(void)
 {
     char dir[] = "/tmp/lr-test-XXXXXX", db[64];
-    CHECK(mkdtemp(dir) != NULL);
-    snprintf(db, sizeof db, "%s/cache.sqlite", dir);
     lr_error err;
-    lr_error_clear(&err);
-    lr_api_config cfg = {.threads = 1, .db_path = db};
-    lr_api *api = lr_api_new(&cfg, &err);
+    lr_worker *w;
+    lr_api *api = api_on_new_db(dir, db, sizeof db, &w, &err);
     CHECK_STR(lr_api_cache_status(api), "ok");
-    lr_worker *w = lr_worker_new(api, &err);
     const char *body = "{\"device\":{\"base\":\"A100-SXM4-40GB\",\"l2_bytes\":41943040},"
                        "\"domain\":[64,64]," KERNEL_OK ",\"launch\":{\"block\":[32,2]}}";
     char *a = lr_api_estimate(w, body, strlen(body), &err);
@@ -837,13 +847,9 @@ static int estimate_ok(lr_worker *w)
 static void cache_health_recovers(void)
 {
     char dir[] = "/tmp/lr-test-XXXXXX", db[64];
-    CHECK(mkdtemp(dir) != NULL);
-    snprintf(db, sizeof db, "%s/cache.sqlite", dir);
     lr_error err;
-    lr_error_clear(&err);
-    lr_api_config cfg = {.threads = 1, .db_path = db};
-    lr_api *api = lr_api_new(&cfg, &err);
-    lr_worker *w = lr_worker_new(api, &err);
+    lr_worker *w;
+    lr_api *api = api_on_new_db(dir, db, sizeof db, &w, &err);
     struct timespec look = {0, 300 * 1000 * 1000}; /* past the quarter second */
     CHECK_INT(estimate_ok(w), 0);
     CHECK_STR(lr_api_cache_status(api), "ok");
