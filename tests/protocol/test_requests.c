@@ -450,6 +450,22 @@ static double seconds_since(const struct timespec *t0)
     return (double)(t1.tv_sec - t0->tv_sec) + 1e-9 * (double)(t1.tv_nsec - t0->tv_nsec);
 }
 
+/* The request whose time goes to the samplers (see above) into body, with more members
+ * (",\"search\":...", or "") after its launch. */
+static void sampler_heavy_request(char *body, size_t size, const char *more)
+{
+    char loads[512] = "";
+    for (int k = 0; k < 8; k++)
+        snprintf(loads + strlen(loads), sizeof loads - strlen(loads),
+                 "%s[\"x/2+%d\",\"y\",\"z\"]", k ? "," : "", k);
+    snprintf(body, size,
+             "{\"device\":\"A100-SXM4-40GB\",\"domain\":[512,512,512],"
+             "\"kernel\":{\"fields\":[{\"name\":\"u\",\"dims\":[520,512,512],\"loads\":[%s]},"
+             "{\"name\":\"v\",\"dims\":[512,512,512],\"stores\":[[\"x\",\"y\",\"z\"]]}]},"
+             "\"launch\":{\"block\":[1024,1,1],\"folding\":[4,4,4]}%s}",
+             loads, more);
+}
+
 static void time_limit_stops_the_samplers(void)
 {
     const double limit = 0.5;
@@ -458,17 +474,10 @@ static void time_limit_stops_the_samplers(void)
     lr_api_config cfg = {.threads = 2, .time_limit_s = limit};
     lr_api *api = lr_api_new(&cfg, &err);
     lr_worker *w = lr_worker_new(api, &err);
-    char loads[512] = "", body[2048];
-    for (int k = 0; k < 8; k++)
-        snprintf(loads + strlen(loads), sizeof loads - strlen(loads),
-                 "%s[\"x/2+%d\",\"y\",\"z\"]", k ? "," : "", k);
-    snprintf(body, sizeof body,
-             "{\"device\":\"A100-SXM4-40GB\",\"domain\":[512,512,512],"
-             "\"kernel\":{\"fields\":[{\"name\":\"u\",\"dims\":[520,512,512],\"loads\":[%s]},"
-             "{\"name\":\"v\",\"dims\":[512,512,512],\"stores\":[[\"x\",\"y\",\"z\"]]}]},"
-             "\"launch\":{\"block\":[1024,1,1],\"folding\":[4,4,4]},"
-             "\"search\":{\"blocks\":[[1024,1,1],[512,2,1]],\"foldings\":[[4,4,4]]}}",
-             loads);
+    char body[2048];
+    sampler_heavy_request(
+        body, sizeof body,
+        ",\"search\":{\"blocks\":[[1024,1,1],[512,2,1]],\"foldings\":[[4,4,4]]}");
     for (int rank = 0; rank < 2; rank++) {
         struct timespec t0;
         clock_gettime(CLOCK_MONOTONIC, &t0);
@@ -536,16 +545,8 @@ static void cancel_stops_running_requests(void)
     lr_error_clear(&err);
     lr_api_config cfg = {.threads = 1};
     lr_api *api = lr_api_new(&cfg, &err);
-    char loads[512] = "", sampler_heavy[2048];
-    for (int k = 0; k < 8; k++)
-        snprintf(loads + strlen(loads), sizeof loads - strlen(loads),
-                 "%s[\"x/2+%d\",\"y\",\"z\"]", k ? "," : "", k);
-    snprintf(sampler_heavy, sizeof sampler_heavy,
-             "{\"device\":\"A100-SXM4-40GB\",\"domain\":[512,512,512],"
-             "\"kernel\":{\"fields\":[{\"name\":\"u\",\"dims\":[520,512,512],\"loads\":[%s]},"
-             "{\"name\":\"v\",\"dims\":[512,512,512],\"stores\":[[\"x\",\"y\",\"z\"]]}]},"
-             "\"launch\":{\"block\":[1024,1,1],\"folding\":[4,4,4]}}",
-             loads);
+    char sampler_heavy[2048];
+    sampler_heavy_request(sampler_heavy, sizeof sampler_heavy, "");
     cancel_job jobs[2] = {
         {.api = api,
          .rank = 1,
