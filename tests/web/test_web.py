@@ -474,6 +474,16 @@ def test_measure(b, d):
             "measured beside predicted: " + page["measure"])
 
 
+def test_localhost(b, d):
+    """Opened as http://localhost:PORT/ (a daemon on 127.0.0.1): the page's requests
+    carry that origin, which the daemon counts as its own on a loopback address."""
+    b.navigate("about:blank")
+    b.wait_for("location.href === 'about:blank'", 10, "about:blank")
+    b.navigate("http://localhost:%d/" % d.port)
+    wait_idle(b, 0, ESTIMATE_S, "the page's first estimate at localhost")
+    check_estimate(b, d, "opened at localhost")
+
+
 def test_browser(launchrank, srcroot, shots, docs):
     chromium = find_chromium()
     if not chromium:
@@ -507,6 +517,7 @@ def test_browser(launchrank, srcroot, shots, docs):
         foreign = [u for u in urls if not (u.startswith(d.base + "/") or u.startswith("data:"))]
         check(len(urls) > 10 and not foreign,
               "the page requested %d URLs, all of %s (others: %s)" % (len(urls), d.base, foreign[:3]))
+        test_localhost(b, d)
     return 0
 
 
