@@ -1,7 +1,7 @@
 /*
  * rank_bench: speed of the estimator through the real request path (lr_api, no cache).
  * Prints, with units: one estimate of the 3-D 25-point stencil (mean and min over
- * repetitions), and the full ranking of that stencil (640x512x512, A100-SXM4-40GB) over
+ * repetitions), one cold estimate for each folding 1, 2, 4, 8, 16 in z, and the full ranking of that stencil (640x512x512, A100-SXM4-40GB) over
  * the default block space with bx from 1 (warp_multiple_bx false) and foldings (1,1,1)
  * and (1,1,2): configurations, wall time,
  * configurations per second and time per configuration, for 1 thread and all cores.
@@ -113,6 +113,25 @@ int main(int argc, char **argv)
     printf(
         "single estimate, 3-D 25-point, A100: cold %.2f ms, warm mean %.2f ms (min %.2f ms)\n",
         1e3 * cold / reps, 1e3 * warm / (10.0 * reps), 1e3 * wmin);
+    /* cold single estimates against folding in z (issue 12: z-marching codes fold 4-16) */
+    printf("cold single estimate, 3-D 25-point, block 256x1x2, folding in z:");
+    for (int f = 1; f <= 16; f *= 2) {
+        char body[8192], tail[96];
+        double best = 1e9;
+        snprintf(tail, sizeof tail, "\"launch\":{\"block\":[256,1,2],\"folding\":[1,1,%d]}", f);
+        stencil25_request(body, sizeof body, "A100-SXM4-40GB", 512, tail);
+        for (int r = 0; r < reps; r++) {
+            lr_worker *w = lr_worker_new(api, &err);
+            double t0 = now();
+            char *out = w ? lr_api_estimate(w, body, strlen(body), &err) : NULL;
+            double t = now() - t0;
+            best = out && t < best ? t : best;
+            free(out);
+            lr_worker_free(w);
+        }
+        printf("  %d: %.1f ms", f, 1e3 * best);
+    }
+    printf(" (best of %d)\n", reps);
     lr_api_free(api);
     long cores = sysconf(_SC_NPROCESSORS_ONLN);
     if (bench_rank(1, reps))

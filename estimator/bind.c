@@ -191,13 +191,34 @@ static int may_reuse(const est_bound *b, int f, const est_inst *in)
            !in->is_store && in->affine;
 }
 
-static int in_register(const est_bound *b, const addr_set *set, int f, const est_inst *in)
+/* Whether step a comes no later than step b in every dimension: then a thread that
+ * executes step b (its lattice point lies in the domain) executes step a too. */
+static int step_not_later(const est_inst *a, const est_inst *b)
+{
+    return a->step[0] <= b->step[0] && a->step[1] <= b->step[1] && a->step[2] <= b->step[2];
+}
+
+/* Whether in's address is already held by a bound load of the same thread: then in is
+ * not issued. Accesses are bound one after another, each over all its steps, so the
+ * load bound first may belong to a later step than in; then in takes its place as the
+ * one load of that address (same address, the earlier step's guard: at the domain's
+ * edge the later step does not run, the earlier one does). Steps that differ in two
+ * dimensions in opposite directions keep the load bound first (docs/model.md, "Register
+ * reuse across folding steps"). */
+static int in_register(est_bound *b, const addr_set *set, int f, const est_inst *in)
 {
     if (!may_reuse(b, f, in) || !set->slot)
         return 0;
-    for (size_t i = addr_hash(in) & set->mask; set->slot[i]; i = (i + 1) & set->mask)
-        if (same_address(&b->inst[set->slot[i] - 1], in))
-            return 1;
+    for (size_t i = addr_hash(in) & set->mask; set->slot[i]; i = (i + 1) & set->mask) {
+        est_inst *had = &b->inst[set->slot[i] - 1];
+        if (!same_address(had, in))
+            continue;
+        if (!step_not_later(had, in) && step_not_later(in, had)) {
+            had->acc = in->acc;
+            memcpy(had->step, in->step, sizeof had->step);
+        }
+        return 1;
+    }
     return 0;
 }
 

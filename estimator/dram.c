@@ -7,6 +7,12 @@
  * the x, y, z neighbourhoods are boxes; applying the map and counting points with
  * isl_set_count_val gives the footprints without ever enumerating threads, so the
  * cost does not depend on the grid size.
+ *
+ * When every load (or store) of a field is written in x, y, z alone, the map starts
+ * from lattice points instead, one piece per access: the points a box of folded
+ * threads updates form a box again, so the same footprints are counted without a
+ * union over folding steps, and the cost no longer grows with the folding (docs/
+ * model.md §5, "Counting in lattice space").
  */
 #include <isl/aff.h>
 #include <isl/ctx.h>
@@ -109,10 +115,72 @@ static __isl_give isl_map *inst_map(isl_ctx *ctx, const est_bound *b, const est_
     return isl_map_intersect_domain(m, valid_threads(ctx, b, in));
 }
 
+/* Whether every load (is_store 0) or store of field f is written in x, y, z and in
+ * nothing else. Such an access is issued once per lattice point a thread updates, and
+ * guarded by that point lying in the domain (valid_threads): the accesses of a box of
+ * threads [lo, hi] with folding F then touch exactly the images of the lattice points
+ * [lo F, min(hi F + F - 1, n - 1)], a box. Loads model v2 keeps in registers change
+ * nothing: their addresses were loaded by an earlier step of the same thread, whose
+ * point is valid whenever theirs is. */
+static int lattice_only(const est_bound *b, int f, int is_store)
+{
+    const est_field *fd = &b->k->fields[f];
+    for (int a = 0; a < fd->nacc; a++) {
+        uint32_t u = fd->acc[a].uses;
+        if (fd->acc[a].is_store == is_store && (!(u & EST_VARS_LATTICE) || (u & ~EST_VARS_LATTICE)))
+            return 0;
+    }
+    return 1;
+}
+
+/* The map lattice point -> fetch unit of access a of field f (lattice_only), with the
+ * point guarded to lie in the domain. */
+static __isl_give isl_map *lattice_map(isl_ctx *ctx, const est_bound *b, int f,
+                                       const est_access *acc)
+{
+    const est_field *fd = &b->k->fields[f];
+    isl_space *dom = isl_space_set_alloc(ctx, 0, 3);
+    isl_local_space *ls = isl_local_space_from_space(isl_space_copy(dom));
+    isl_aff *var[EST_VAR_COUNT] = {0}; /* lattice_only: no other variable occurs */
+    for (int d = 0; d < 3; d++)
+        var[EST_VAR_X + d] = isl_aff_var_on_domain(isl_local_space_copy(ls), isl_dim_set, d);
+    /* the fetch-unit tuple outermost dimension first, as in inst_map */
+    isl_aff_list *list = isl_aff_list_alloc(ctx, 3);
+    for (int d = 2; d >= 0; d--) {
+        isl_aff *a = d < acc->n ? est_expr_to_aff(acc->idx[d], var)
+                                : isl_aff_zero_on_domain(isl_local_space_copy(ls));
+        if (d == 0)
+            a = isl_aff_floor(isl_aff_scale_down_ui(
+                isl_aff_scale_val(a, isl_val_int_from_si(ctx, fd->elem_bytes)),
+                (unsigned)b->dev->dram_fetch_bytes));
+        list = isl_aff_list_add(list, a);
+    }
+    for (int d = 0; d < 3; d++)
+        isl_aff_free(var[EST_VAR_X + d]);
+    isl_local_space_free(ls);
+    int64_t lo[3] = {0, 0, 0}, hi[3];
+    for (int d = 0; d < 3; d++)
+        hi[d] = b->cfg.domain[d] - 1;
+    isl_space *range = isl_space_set_tuple_name(isl_space_copy(dom), isl_dim_set, "F");
+    isl_space *space = isl_space_map_from_domain_and_range(dom, range);
+    isl_map *m = isl_map_from_multi_aff(isl_multi_aff_from_aff_list(space, list));
+    return isl_map_intersect_domain(m, box(ctx, lo, hi));
+}
+
 /* Access maps are cached per thread: within a ranking they depend only on the folding
  * and, when the kernel uses threadIdx/blockIdx/blockDim/gridDim, on the block. */
 static int map_key(const est_bound *b, int f, int is_store, int64_t key[12])
 {
+    if (lattice_only(b, f, is_store)) {
+        /* a lattice map: the same for every folding and block (folding 0 marks it) */
+        memset(key, 0, 12 * sizeof *key);
+        key[0] = (int64_t)b->k->uid;
+        key[1] = f * 2 + is_store;
+        key[2] = b->dev->dram_fetch_bytes;
+        for (int d = 0; d < 3; d++)
+            key[6 + d] = b->cfg.domain[d];
+        return 1;
+    }
     uint32_t uses = 0;
     for (int i = b->first[f]; i < b->first[f] + b->count[f]; i++)
         if (b->inst[i].is_store == is_store)
@@ -144,11 +212,20 @@ static __isl_give isl_map *access_map(est_ctx *ctx, const est_bound *b, int f, i
         if (ctx->maps[i].map && !memcmp(ctx->maps[i].key, key, sizeof key))
             return isl_map_copy(ctx->maps[i].map);
     isl_map *m = NULL;
-    for (int i = b->first[f]; i < b->first[f] + b->count[f]; i++) {
-        if (b->inst[i].is_store != is_store)
-            continue;
-        isl_map *one = inst_map(ctx->isl, b, &b->inst[i]);
-        m = m ? isl_map_union(m, one) : one;
+    if (key[3] == 0) { /* map_key: a lattice map, one piece per access */
+        for (int a = 0; a < fd->nacc; a++) {
+            if (fd->acc[a].is_store != is_store)
+                continue;
+            isl_map *one = lattice_map(ctx->isl, b, f, &fd->acc[a]);
+            m = m ? isl_map_union(m, one) : one;
+        }
+    } else {
+        for (int i = b->first[f]; i < b->first[f] + b->count[f]; i++) {
+            if (b->inst[i].is_store != is_store)
+                continue;
+            isl_map *one = inst_map(ctx->isl, b, &b->inst[i]);
+            m = m ? isl_map_union(m, one) : one;
+        }
     }
     m = isl_map_coalesce(m);
     if (!m) {
@@ -212,6 +289,18 @@ static double count_memo(est_ctx *ctx, const int64_t mapkey[12], const int64_t t
     return n;
 }
 
+/* The lattice points the threads of the inclusive box tbox update, clipped to the
+ * domain, into lbox (inclusive); returns lbox (lattice_only explains why a box). */
+static const int64_t *lattice_box(const est_bound *b, const int64_t tbox[6], int64_t lbox[6])
+{
+    for (int d = 0; d < 3; d++) {
+        int64_t f = b->cfg.launch.folding[d], last = tbox[3 + d] * f + f - 1;
+        lbox[d] = tbox[d] * f;
+        lbox[3 + d] = last < b->cfg.domain[d] - 1 ? last : b->cfg.domain[d] - 1;
+    }
+    return lbox;
+}
+
 /* Lattice points updated by the threads of blocks [lo, hi). */
 static double box_lups(const est_bound *b, const int64_t lo[3], const int64_t hi[3])
 {
@@ -248,8 +337,14 @@ static int field_wave(est_ctx *ctx, const est_bound *b, int f, int is_store,
         return 0;
     /* Different block shapes often give the same clipped thread boxes; then every
      * figure below is the same, and the whole result is reused. */
-    int64_t key[36];
-    map_key(b, f, is_store, key);
+    int64_t key[36], lbox[4][6];
+    const int64_t *lb[4];
+    if (map_key(b, f, is_store, key)) {
+        /* a lattice map: the boxes of lattice points the thread boxes update */
+        for (int k = 0; k < 4; k++)
+            lb[k] = boxes[k] ? lattice_box(b, boxes[k], lbox[k]) : NULL;
+        boxes = (const int64_t *const *)lb;
+    }
     for (int k = 0; k < 4; k++)
         for (int d = 0; d < 6; d++)
             key[12 + 6 * k + d] = boxes[k] ? boxes[k][d] : -1;
