@@ -50,6 +50,12 @@ void srv_stats_count_response(srv_stats *st, int route, unsigned status, double 
     bump(&st->latency_us[r], seconds > 0 ? (uint64_t)(seconds * 1e6 + 0.5) : 0);
 }
 
+void srv_stats_count_route_error(srv_stats *st, int route, lr_code code)
+{
+    int r = route >= 0 && route < SRV_ROUTE_COUNT ? route : SRV_ROUTE_COUNT;
+    bump(&st->route_errors[r][code > LR_OK && code < LR_CODE_COUNT ? code : LR_INTERNAL], 1);
+}
+
 /* The text being written: grows as needed; failed once it could not. */
 typedef struct text_buf {
     char *text;
@@ -161,6 +167,19 @@ static void put_errors(text_buf *b, const srv_stats *st)
             (unsigned long long)get(&st->errors[c]));
 }
 
+static void put_route_errors(text_buf *b, const srv_stats *st)
+{
+    head(b, "launchrank_route_errors_total", "counter",
+         "Error answers by route and error code; a series appears with its first error.");
+    for (int r = 0; r <= SRV_ROUTE_COUNT; r++)
+        for (int c = LR_OK + 1; c < LR_CODE_COUNT; c++) {
+            uint64_t n = get(&st->route_errors[r][c]);
+            if (n)
+                put(b, "launchrank_route_errors_total{route=\"%s\",code=\"%s\"} %llu\n",
+                    route_label(r), lr_code_name(c), (unsigned long long)n);
+        }
+}
+
 static void put_all(text_buf *b, srv_server *s)
 {
     lr_api_stats api;
@@ -168,6 +187,7 @@ static void put_all(text_buf *b, srv_server *s)
     put_requests(b, &s->stats);
     put_latency(b, &s->stats);
     put_errors(b, &s->stats);
+    put_route_errors(b, &s->stats);
     single(b, "launchrank_cache_hits_total", "counter",
            "Configurations answered from the prediction cache.", (double)api.cache_hits);
     single(b, "launchrank_cache_misses_total", "counter",

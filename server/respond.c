@@ -132,6 +132,7 @@ enum MHD_Result srv_respond_error(srv_server *s, struct MHD_Connection *c, srv_r
     if (status == 0)
         status = srv_status_of(code);
     srv_stats_count_error(&s->stats, code);
+    srv_stats_count_route_error(&s->stats, req->route, code);
     /* 5xx are our problem, not the client's: keep a trace of them. */
     if (status >= 500)
         srv_log("launchrank: %s %s: %s: %s", req->method, req->url, lr_code_name(code),

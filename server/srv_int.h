@@ -115,6 +115,7 @@ typedef struct srv_stats {
     atomic_uint_least64_t responses[SRV_ROUTE_COUNT + 1][SRV_STATUS_SLOTS];
     atomic_uint_least64_t latency[SRV_ROUTE_COUNT + 1][SRV_LATENCY_BUCKETS + 1];
     atomic_uint_least64_t latency_us[SRV_ROUTE_COUNT + 1]; /* sum, microseconds */
+    atomic_uint_least64_t route_errors[SRV_ROUTE_COUNT + 1][LR_CODE_COUNT];
 } srv_stats;
 
 /* One open connection as conns.c tracks it for the receive deadline: MHD's
@@ -292,6 +293,8 @@ void srv_stats_count_error(srv_stats *st, lr_code code);
 /* Counts a completed request for /metrics: its route (-1: none), the status sent
  * (0: none, the client left first) and its duration in seconds. */
 void srv_stats_count_response(srv_stats *st, int route, unsigned status, double seconds);
+/* Counts an error answer of route (-1: none) by its code, for /metrics. */
+void srv_stats_count_route_error(srv_stats *st, int route, lr_code code);
 /* The /v1/stats body. */
 srv_json srv_stats_json(srv_server *s, lr_error *err);
 /* The /metrics body: every counter in the Prometheus text exposition format 0.0.4
