@@ -91,7 +91,7 @@ void est_ctx_set_deadline(est_ctx *c, double deadline)
     pthread_cond_signal(&c->wake);
     pthread_mutex_unlock(&c->lock);
     if (deadline > 0)
-        isl_ctx_resume(c->isl); /* a previous abort must not fail the next estimate */
+        isl_ctx_resume(c->isl);      /* a previous abort must not fail the next estimate */
     if (est_stop_raised(c->watched)) /* raised meanwhile: the resume undid its abort */
         expire_now(c);
 }
