@@ -719,6 +719,24 @@ est_expr *est_expr_copy(const est_expr *e)
     return c;
 }
 
+static uint32_t rename_node(node *n, const est_var map[EST_VAR_COUNT])
+{
+    if (!n)
+        return 0;
+    if (n->kind == N_VAR) {
+        n->var = map[n->var];
+        n->uses = EST_VAR_BIT(n->var);
+    } else
+        n->uses = rename_node(n->l, map) | rename_node(n->r, map);
+    return n->uses;
+}
+
+void est_expr_rename(est_expr *e, const est_var map[EST_VAR_COUNT])
+{
+    if (e)
+        rename_node(e->root, map);
+}
+
 uint32_t est_expr_uses(const est_expr *e)
 {
     return e ? e->root->uses : 0;

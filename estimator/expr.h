@@ -88,6 +88,12 @@ est_expr *est_expr_parse(const char *text, const est_param *params, size_t npara
 
 void est_expr_free(est_expr *e);
 
+/* Renames every variable v of e to map[v] (the text stays as written): a kernel whose
+ * indexing scheme walks the lattice with other CUDA indices than the standard one
+ * (protocol/request.c, kernel.indexing) is estimated as the equivalent standard
+ * launch. */
+void est_expr_rename(est_expr *e, const est_var map[EST_VAR_COUNT]);
+
 /* Deep copy; NULL on allocation failure. */
 est_expr *est_expr_copy(const est_expr *e);
 

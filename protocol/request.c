@@ -18,8 +18,8 @@
 static const char *const top_keys[] = {"device", "kernel",  "domain", "launch",
                                        "search", "measure", "model",  NULL};
 static const char *const kernel_keys[] = {
-    "fields",       "flops",     "fp_instructions", "registers",
-    "shared_bytes", "precision", "parameters",      "restrict", NULL};
+    "fields",    "flops",      "fp_instructions", "registers", "shared_bytes",
+    "precision", "parameters", "restrict",        "indexing",  NULL};
 static const char *const field_keys[] = {"name",  "element_bytes", "dims", "base_offset_bytes",
                                          "loads", "stores",        NULL};
 static const char *const launch_keys[] = {"block", "folding", NULL};
@@ -95,8 +95,8 @@ static int parse_params(const cJSON *v, est_param *params, size_t *n, cJSON *can
 }
 
 static int parse_accesses(est_kernel *k, int f, int ndims, const cJSON *list, const char *path,
-                          int is_store, const est_param *params, size_t nparams, int *total,
-                          cJSON *canon, lr_error *err)
+                          int is_store, const est_param *params, size_t nparams,
+                          const est_var *rename, int *total, cJSON *canon, lr_error *err)
 {
     if (!list) {
         /* canonical: an absent list is an empty one */
@@ -142,6 +142,18 @@ static int parse_accesses(est_kernel *k, int f, int ndims, const cJSON *list, co
                     est_expr_free(idx[q]);
                 return -1;
             }
+            if (rename && (est_expr_uses(idx[d]) & (EST_VAR_BIT(EST_VAR_BLOCKIDX_Z) |
+                                                    EST_VAR_BIT(EST_VAR_GRIDDIM_Z)))) {
+                for (int q = 0; q <= d; q++)
+                    est_expr_free(idx[q]);
+                return lr_error_set(err, LR_INVALID_REQUEST, ep.s,
+                                    "'%s': blockIdx.z and gridDim.z count a fourth dimension "
+                                    "under kernel.indexing \"blockwise4d\"; a domain has "
+                                    "three",
+                                    text);
+            }
+            if (rename)
+                est_expr_rename(idx[d], rename);
             cJSON_AddItemToArray(cacc, canonical_expr(text));
         }
         if (est_kernel_add_access(k, f, is_store, idx, m, ap.s, err))
@@ -151,7 +163,8 @@ static int parse_accesses(est_kernel *k, int f, int ndims, const cJSON *list, co
 }
 
 static int parse_field(est_kernel *k, const cJSON *fv, int i, const est_param *params,
-                       size_t nparams, int *total, cJSON *cfields, lr_error *err)
+                       size_t nparams, const est_var *rename, int *total, cJSON *cfields,
+                       lr_error *err)
 {
     jpath fp, p;
     jp_index(&fp, "kernel.fields", i);
@@ -198,13 +211,13 @@ static int parse_field(est_kernel *k, const cJSON *fv, int i, const est_param *p
         cJSON_AddItemToArray(cd, cJSON_CreateNumber((double)dims[d]));
     cJSON_AddNumberToObject(cf, "element_bytes", (double)elem);
     jp_key(&p, fp.s, "loads");
-    if (parse_accesses(k, f, ndims, jr_get(fv, "loads"), p.s, 0, params, nparams, total, cf,
-                       err))
+    if (parse_accesses(k, f, ndims, jr_get(fv, "loads"), p.s, 0, params, nparams, rename, total,
+                       cf, err))
         return -1;
     cJSON_AddStringToObject(cf, "name", name);
     jp_key(&p, fp.s, "stores");
-    return parse_accesses(k, f, ndims, jr_get(fv, "stores"), p.s, 1, params, nparams, total, cf,
-                          err);
+    return parse_accesses(k, f, ndims, jr_get(fv, "stores"), p.s, 1, params, nparams, rename,
+                          total, cf, err);
 }
 
 /* "model": "v2" (default) or "warpspeed" (docs/model.md). */
@@ -226,6 +239,29 @@ static int parse_model(const cJSON *v, est_model *out, lr_error *err)
                         "must be \"v2\" (the default) or \"warpspeed\" (the reference "
                         "method without latency and register reuse), not \"%s\"",
                         s);
+}
+
+/* kernel.indexing: how the kernel's CUDA indices walk the lattice. "linear3d" (the
+ * default): x = blockIdx.x*blockDim.x + threadIdx.x, likewise y and z. "blockwise4d":
+ * x = threadIdx.x, y = blockIdx.x, z = blockIdx.y, one block of [nx, 1, 1] threads per
+ * (y, z) line. Part of the kernel's identity when not the default. */
+static int parse_indexing(const cJSON *v, lr_request *req, cJSON *ck, lr_error *err)
+{
+    const char *s;
+    if (!v)
+        return 0;
+    if (jr_str(v, "kernel.indexing", 16, &s, err))
+        return -1;
+    if (strcmp(s, "linear3d") && strcmp(s, "blockwise4d"))
+        return lr_error_set(err, LR_INVALID_REQUEST, "kernel.indexing",
+                            "must be \"linear3d\" (x = blockIdx.x*blockDim.x + threadIdx.x, "
+                            "the default) or \"blockwise4d\" (x = threadIdx.x, y = "
+                            "blockIdx.x, z = blockIdx.y), not \"%s\"",
+                            s);
+    req->blockwise4d = strcmp(s, "blockwise4d") == 0;
+    if (req->blockwise4d)
+        cJSON_AddStringToObject(ck, "indexing", "blockwise4d");
+    return 0;
 }
 
 static int parse_kernel(const cJSON *kv, est_model model, lr_request *req, cJSON *canon,
@@ -256,16 +292,26 @@ static int parse_kernel(const cJSON *kv, est_model model, lr_request *req, cJSON
         return missing("kernel", "fields", "the list of arrays the kernel reads and writes",
                        err);
     int nf = jr_array(fields, "kernel.fields", 1, EST_MAX_FIELDS, err);
-    if (nf < 0 || parse_params(jr_get(kv, "parameters"), params, &nparams, ck, err))
+    if (nf < 0 || parse_params(jr_get(kv, "parameters"), params, &nparams, ck, err) ||
+        parse_indexing(jr_get(kv, "indexing"), req, ck, err))
         return -1;
+    est_var rename[EST_VAR_COUNT];
+    for (int i = 0; i < EST_VAR_COUNT; i++)
+        rename[i] = (est_var)i;
+    /* Blockwise4D's blockIdx.x, .y walk y and z: the standard launch's blockIdx.y, .z
+     * with one block of [nx, 1, 1] threads per line (docs/api.md, kernel.indexing) */
+    rename[EST_VAR_BLOCKIDX_X] = EST_VAR_BLOCKIDX_Y;
+    rename[EST_VAR_BLOCKIDX_Y] = EST_VAR_BLOCKIDX_Z;
+    rename[EST_VAR_GRIDDIM_X] = EST_VAR_GRIDDIM_Y;
+    rename[EST_VAR_GRIDDIM_Y] = EST_VAR_GRIDDIM_Z;
     req->kernel = est_kernel_new();
     if (!req->kernel)
         return lr_error_set(err, LR_NO_MEMORY, NULL, "out of memory");
     cJSON *cfields = cJSON_AddArrayToObject(ck, "fields");
     int total = 0, max_elem = 0;
     for (int i = 0; i < nf; i++) {
-        if (parse_field(req->kernel, cJSON_GetArrayItem(fields, i), i, params, nparams, &total,
-                        cfields, err))
+        if (parse_field(req->kernel, cJSON_GetArrayItem(fields, i), i, params, nparams,
+                        req->blockwise4d ? rename : NULL, &total, cfields, err))
             return -1;
         int e = est_kernel_field_elem_bytes(req->kernel, i);
         max_elem = e > max_elem ? e : max_elem;
@@ -528,6 +574,49 @@ static int parse_measure(const cJSON *v, lr_measure_opts *m, lr_error *err)
     return 0;
 }
 
+/* Under kernel.indexing "blockwise4d" the launch is fixed: blocks of [nx, 1, 1] threads,
+ * one per (y, z) line, no folding. launch may say so (anything else is an error);
+ * search may only set top. */
+static int blockwise_launch(const cJSON *lv, const cJSON *sv, lr_request_kind kind,
+                            lr_request *req, lr_error *err)
+{
+    est_launch l = {{(int)req->domain[0], 1, 1}, {1, 1, 1}};
+    if (req->domain[0] > 1024)
+        return lr_error_set(err, LR_INVALID_REQUEST, "domain[0]",
+                            "kernel.indexing \"blockwise4d\" puts a whole x line of %lld "
+                            "points in one block; CUDA allows at most 1024 threads",
+                            (long long)req->domain[0]);
+    if (lv) {
+        if (parse_launch(lv, "launch", &req->launch, err))
+            return -1;
+        if (memcmp(&req->launch, &l, sizeof l))
+            return lr_error_set(err, LR_INVALID_REQUEST, "launch",
+                                "under kernel.indexing \"blockwise4d\" the block is [nx, 1, "
+                                "1] = [%d, 1, 1] and the folding [1, 1, 1] (one block per "
+                                "(y, z) line); leave launch out or give exactly that",
+                                l.block[0]);
+    }
+    req->launch = l;
+    const cJSON *x;
+    int64_t top = 0;
+    if (sv) {
+        static const char *const only_top[] = {"top", NULL};
+        if (jr_object(sv, "search", err) || jr_only_keys(sv, "search", only_top, err))
+            return -1;
+        if ((x = jr_get(sv, "top")) && jr_int(x, "search.top", 0, LR_MAX_CONFIGS, &top, err))
+            return -1;
+    }
+    req->top = (int)top;
+    if (kind == LR_REQ_RANK || sv) {
+        req->space = calloc(1, sizeof *req->space);
+        if (!req->space)
+            return lr_error_set(err, LR_NO_MEMORY, NULL, "out of memory");
+        req->space[0] = l;
+        req->nspace = 1;
+    }
+    return 0;
+}
+
 static int parse_body(const lr_devices *devs, const cJSON *root, lr_request_kind kind,
                       lr_request *req, cJSON *canon, lr_error *err)
 {
@@ -560,6 +649,13 @@ static int parse_body(const lr_devices *devs, const cJSON *root, lr_request_kind
     /* Both sections are checked whichever endpoint reads the request, so one request
      * can go to /v1/estimate and /v1/rank and a mistake in either is never silent. */
     const cJSON *lv = jr_get(root, "launch");
+    if (req->blockwise4d) {
+        if (blockwise_launch(lv, jr_get(root, "search"), kind, req, err) ||
+            parse_measure(jr_get(root, "measure"), &req->measure, err))
+            return -1;
+        cJSON_AddStringToObject(canon, "model_version", LR_MODEL_VERSION);
+        return 0;
+    }
     if (kind == LR_REQ_ESTIMATE && !lv)
         return missing("", "launch", "the configuration to estimate, {\"block\": [bx, by, bz]}",
                        err);

@@ -40,6 +40,7 @@ typedef struct lr_request {
     est_launch *space; /* rank: owned array of nspace configurations */
     size_t nspace;
     int top; /* rank: results to return, 0 = all */
+    int blockwise4d;    /* kernel.indexing "blockwise4d": the launch is fixed */
     int has_baseline;   /* rank: search.baseline was given ... */
     est_launch baseline; /* ... the code generator's current launch, also in space */
     lr_measure_opts measure;

@@ -5,7 +5,8 @@
  * the prediction would not describe the kernel, and rankings must end in a decision.
  *
  *   1. built-in variables plus folding: no impossible configuration is ranked
- *   2. pystencils' Blockwise4D without its grid: the stores do not cover the domain
+ *   2. pystencils' Blockwise4D without its grid: the stores do not cover the domain;
+ *      with kernel.indexing "blockwise4d" it is estimated exactly
  *   3. a field smaller than the domain: warned, and emit refuses
  *   4. integer casts (pystencils 2) are accepted and change nothing
  *   5. ties: tie group, recommendation, baseline "keep" inside the precision
@@ -168,6 +169,36 @@ static void blockwise4d(lr_worker *w)
     CHECK(has_warning(get(cJSON_GetArrayItem(get(r, "results"), 0), "warnings"),
                       "stores_do_not_cover_domain", NULL));
     cJSON_Delete(r);
+    /* item 2: stated with kernel.indexing, the same description is estimated exactly:
+     * the numbers of the kernel written in x, y, z with blocks of 256 x 1 x 1 */
+    e = call(w, lr_api_estimate, "blockwise4d_indexed.json", NULL, NULL, &err);
+    cJSON *x = call(w, lr_api_estimate, "jacobi_xyz_256x1x1.json", NULL, NULL, &err);
+    CHECK(e != NULL && x != NULL);
+    CHECK_INT(cJSON_GetArraySize(get(e, "warnings")), 0);
+    CHECK_NEAR(num(get(e, "performance"), "predicted"), num(get(x, "performance"), "predicted"),
+               0, 0);
+    CHECK_NEAR(num(get(e, "estimate"), "dram_store"), num(get(x, "estimate"), "dram_store"), 0,
+               0);
+    CHECK(num(get(e, "estimate"), "dram_load") + num(get(e, "estimate"), "dram_store") >=
+          0.99 * 16);
+    cJSON_Delete(e);
+    cJSON_Delete(x);
+    /* its launch is fixed: rank has one configuration; another block is an error */
+    r = call(w, rank_call, "blockwise4d_indexed.json", NULL, NULL, &err);
+    CHECK(r != NULL);
+    CHECK_INT(num(r, "evaluated"), 1);
+    CHECK(cJSON_IsObject(get(get(r, "decision"), "recommended")));
+    cJSON_Delete(r);
+    CHECK(call(w, lr_api_estimate, "blockwise4d_indexed.json", "\"kernel\"",
+               "\"launch\": {\"block\": [128, 2]}, \"kernel\"", &err) == NULL);
+    CHECK_STR(err.path, "launch");
+    CHECK(call(w, rank_call, "blockwise4d_indexed.json", "\"kernel\"",
+               "\"search\": {\"foldings\": [[1, 1, 2]]}, \"kernel\"", &err) == NULL);
+    CHECK_STR(err.path, "search.foldings");
+    /* a fourth counter has no lattice axis */
+    CHECK(call(w, lr_api_estimate, "blockwise4d_indexed.json", "(blockIdx.y + 1)*sxy\"",
+               "(blockIdx.z + 1)*sxy\"", &err) == NULL);
+    CHECK_STR(lr_code_name(err.code), "invalid_request");
 }
 
 /* Finding 3: a 100x100 field read over an 8190x8190 domain was accepted silently and
