@@ -164,6 +164,36 @@ function readParameters(text) {
   return params;
 }
 
+/* Kernel keys the form has inputs for; any other key of a request's kernel lives in
+ * the "more kernel options" box as JSON. */
+const KERNEL_FORM_KEYS = ["fields", "flops", "parameters"];
+
+/* An input the page itself cannot turn into a request (the JSON box): the only
+ * error that is not the API's, shown and marked the same way. */
+class FormError extends Error {
+  constructor(path, message) {
+    super(message);
+    this.path = path;
+  }
+}
+
+/* The "more kernel options" box: a JSON object merged into the kernel (registers,
+ * shared_bytes, precision, fp_instructions, restrict, indexing; docs/api.md). The API
+ * checks its keys and values. */
+function readKernelExtra() {
+  const text = $("kernel-extra").value.trim();
+  if (text === "") return {};
+  let extra;
+  try {
+    extra = JSON.parse(text);
+  } catch (e) {
+    throw new FormError("kernel", "the more kernel options are not JSON: " + e.message);
+  }
+  if (extra === null || typeof extra !== "object" || Array.isArray(extra))
+    throw new FormError("kernel", "the more kernel options must be a JSON object, such as {\"registers\": 64}");
+  return extra;
+}
+
 /* The request the form describes (docs/api.md, "The request"). */
 function readForm() {
   accessLines = [];
@@ -184,6 +214,7 @@ function readForm() {
   const kernel = {flops: parseNumber($("flops").value || "0"), fields};
   const params = readParameters($("parameters").value);
   if (Object.keys(params).length) kernel.parameters = params;
+  Object.assign(kernel, readKernelExtra());
   const req = {
     device: $("device").value === "(custom)" ? customDevice : $("device").value,
     domain: parseList($("domain").value),
@@ -215,6 +246,8 @@ function writeForm(req) {
   $("domain").value = (req.domain || []).join(" ");
   $("flops").value = String(k.flops === undefined ? 0 : k.flops);
   $("parameters").value = Object.entries(k.parameters || {}).map(([n, v]) => n + "=" + v).join(", ");
+  const extra = Object.fromEntries(Object.entries(k).filter(([key]) => !KERNEL_FORM_KEYS.includes(key)));
+  $("kernel-extra").value = Object.keys(extra).length ? JSON.stringify(extra) : "";
   $("fields").replaceChildren();
   (k.fields || []).forEach(addField);
   const launch = req.launch || {};
@@ -295,6 +328,7 @@ function targetOf(path) {
       base_offset_bytes: ".f-offset"}[m[2]];
     return {el: fieldNodes[+m[1]].querySelector(cls || ".f-name")};
   }
+  if (path.startsWith("kernel.fields")) return {el: $("fields")}; /* the list itself */
   if (path === "device" || path.startsWith("device.")) return {el: $("device")};
   for (const input of document.querySelectorAll("[data-path]"))
     if (path && path.startsWith(input.dataset.path)) return {el: input};
@@ -353,7 +387,7 @@ function markExpression(textarea, line, k, message) {
 function showError(body, status) {
   const e = (body && body.error) || {code: "error", message: "HTTP " + status, path: ""};
   $("error").replaceChildren(
-    h("strong", {}, e.code + " (HTTP " + status + ")"), " ",
+    h("strong", {}, e.code + (status ? " (HTTP " + status + ")" : "")), " ",
     h("span", {class: "msg"}, e.message),
     e.path ? h("span", {class: "path"}, " at " + e.path) : null);
   $("error").hidden = false;
@@ -740,7 +774,15 @@ function permalink(action, req) {
 
 async function run(action) {
   clearErrors();
-  const req = readForm();
+  let req;
+  try {
+    req = readForm();
+  } catch (e) {
+    if (!(e instanceof FormError)) throw e;
+    showError({error: {code: "invalid_form", message: e.message, path: e.path}}, 0);
+    document.body.dataset.done = String(Number(document.body.dataset.done || 0) + 1);
+    return;
+  }
   const link = permalink(action, req);
   history.replaceState(null, "", link);
   $("permalink").href = link;

@@ -331,6 +331,31 @@ def test_warpspeed(b, d):
               "model warpspeed: sent, answered, latency/blocks/stores shown as not modelled")
 
 
+def test_kernel_extra(b, d):
+    """More kernel options as JSON: registers reach the request and the answer; a box
+    that is not JSON is said so in place, and no request is sent."""
+    act(b, "(() => { const p = document.getElementById('preset'); p.value = '3-D 7-point';"
+           " p.dispatchEvent(new Event('change')); })()", ESTIMATE_S, "the 7-point estimate")
+    before = read_estimate(b)["launch"]["blocks per SM"]
+    b.js("document.getElementById('kernel-extra').value = '{\"registers\": 128}'")
+    act(b, "document.getElementById('run-estimate').click()", ESTIMATE_S, "the estimate with 128 registers")
+    _, req = page_request(b)
+    ans = check_estimate(b, d, "128 registers")
+    check(req["kernel"].get("registers") == 128 and ans is not None and
+          read_estimate(b)["launch"]["blocks per SM"] != before,
+          "registers 128 are sent and change the blocks per SM (%s -> %s)"
+          % (before, read_estimate(b)["launch"]["blocks per SM"]))
+    link = b.js("location.hash")
+    b.js("document.getElementById('kernel-extra').value = '{registers: 128'")
+    act(b, "document.getElementById('run-estimate').click()", ESTIMATE_S, "the form's own error")
+    page = b.js("""({box: document.getElementById('error').textContent,
+      bad: document.getElementById('kernel-extra').classList.contains('bad'),
+      hash: location.hash})""")
+    check("not JSON" in page["box"] and page["bad"] and page["hash"] == link,
+          "a box that is not JSON is marked and nothing is sent: " + page["box"][:80])
+    b.js("document.getElementById('kernel-extra').value = ''")
+
+
 def test_permalink(b, d, link):
     b.navigate("about:blank")
     b.wait_for("location.href === 'about:blank'", 10, "about:blank")
@@ -511,6 +536,7 @@ def test_browser(launchrank, srcroot, shots, docs):
         test_stored_device(b, d)
         test_warnings(b, d)
         test_warpspeed(b, d)
+        test_kernel_extra(b, d)
         test_rank(b, d, shots, docs)
         test_measure(b, d)
         urls = b.requested_urls()
