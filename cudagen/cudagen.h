@@ -103,10 +103,17 @@ typedef struct cg_measure_opts {
     int flush_l2;              /* overwrite a 128 MiB buffer before each run, default 1:
                                   the model assumes data comes from DRAM, not a warm L2 */
     const cg_backend *backend; /* NULL: the CUDA driver (tests pass a fake) */
+    double max_seconds;        /* GPU time one measurement may take, warm-up included,
+                                  default CG_MEASURE_MAX_SECONDS: refused as soon as the
+                                  runs so far say the rest would overrun it */
+    double deadline;           /* est_now() time after which no further run starts;
+                                  0: none (the daemon passes its time limit) */
 } cg_measure_opts;
 
 /* Runs per measurement: 1000 runs of a 100 ms kernel already take 100 s. */
 #define CG_MAX_REPETITIONS 1000
+/* Default of max_seconds: a thousand runs of a 10 ms kernel. */
+#define CG_MEASURE_MAX_SECONDS 10.0
 
 void cg_measure_opts_init(cg_measure_opts *opts);
 
@@ -139,7 +146,9 @@ typedef struct cg_measurement {
 /* Generates, compiles (cubin for the GPU's sm_XY) and times k under cfg on the GPU:
  * fields allocated by cg_field_layout and filled with (i % 97) * 0.01, opts->warmup
  * untimed runs, then opts->repetitions timed ones (opts NULL: defaults). 0 and *out,
- * or -1 with err: LR_UNAVAILABLE "no CUDA driver (libcuda.so.1 not found): measuring
+ * or -1 with err: LR_LIMIT_EXCEEDED (path "measure.repetitions") when the runs would
+ * take more than opts->max_seconds, LR_BUDGET_EXCEEDED past opts->deadline,
+ * LR_UNAVAILABLE "no CUDA driver (libcuda.so.1 not found): measuring
  * needs an NVIDIA GPU" or no GPU / no NVRTC, LR_NO_MEMORY when the fields do not fit,
  * LR_NOT_LAUNCHABLE when the launch is refused, LR_INTERNAL for other driver errors
  * and compile errors. Device memory is freed on every path. */

@@ -40,6 +40,29 @@ void cg_measure_opts_init(cg_measure_opts *opts)
     opts->warmup = 3;
     opts->repetitions = 10;
     opts->flush_l2 = 1;
+    opts->max_seconds = CG_MEASURE_MAX_SECONDS;
+}
+
+/* Whether run i of total may start: -1 with err when the runs so far (spent seconds,
+ * the last one took last seconds) say the rest would take longer than opts allows, or
+ * the deadline has passed. A kernel that runs for seconds would otherwise hold the GPU
+ * (and the daemon's one measuring lock) for warmup + repetitions times as long. */
+static int may_run(const cg_measure_opts *opts, int i, int total, double spent, double last,
+                   lr_error *err)
+{
+    if (opts->deadline > 0 && est_now() > opts->deadline)
+        return lr_error_set(err, LR_BUDGET_EXCEEDED, NULL,
+                            "measuring ran past the request's time limit after %d of %d runs; "
+                            "measure fewer configurations or ask for fewer repetitions",
+                            i, total);
+    double budget = opts->max_seconds > 0 ? opts->max_seconds : CG_MEASURE_MAX_SECONDS;
+    if (i > 0 && spent + last * (total - i) > budget)
+        return lr_error_set(err, LR_LIMIT_EXCEEDED, "measure.repetitions",
+                            "one run of this configuration takes %.1f ms: %d runs (warm-up "
+                            "included) would take %.1f s, more than the %.0f s one "
+                            "measurement may take; ask for fewer repetitions or warm-up runs",
+                            1e3 * last, total, spent + last * (total - i), budget);
+    return 0;
 }
 
 /* ---- layout ---- */
@@ -323,12 +346,20 @@ int cg_measure(const est_kernel *k, const est_config *cfg, const cg_measure_opts
         return -1;
     if (opts->flush_l2)
         rc = r.b->alloc(r.s, CG_L2_FLUSH_BYTES, &scratch, err);
+    double spent = 0, last = 0; /* seconds: the runs so far, the last one */
     for (int i = 0; i < opts->warmup + n && rc == 0; i++) {
-        if (opts->flush_l2)
+        rc = may_run(opts, i, opts->warmup + n, spent, last, err);
+        if (rc == 0 && opts->flush_l2)
             rc = r.b->fill(r.s, scratch, (unsigned char)i, CG_L2_FLUSH_BYTES, err);
+        double t0 = est_now();
         if (rc == 0)
             rc = r.b->launch(r.s, r.grid, r.block, r.args,
                              i < opts->warmup ? NULL : &ms[i - opts->warmup], err);
+        /* host time of the run (launch waits for it), or the GPU's own where longer */
+        last = est_now() - t0;
+        if (rc == 0 && i >= opts->warmup && 1e-3 * ms[i - opts->warmup] > last)
+            last = 1e-3 * ms[i - opts->warmup];
+        spent += last;
     }
     if (rc == 0) {
         double points = (double)cfg->domain[0] * cfg->domain[1] * cfg->domain[2];

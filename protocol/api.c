@@ -397,6 +397,12 @@ static int bounds_error(const lr_request *req, lr_error *err)
     return rc;
 }
 
+/* The wall-clock limit of one estimate, and of one measurement. */
+static double time_limit(const lr_api *api)
+{
+    return api->cfg.time_limit_s > 0 ? api->cfg.time_limit_s : LR_DEFAULT_TIME_LIMIT_S;
+}
+
 /* ---- measuring on the GPU ---- */
 
 /* Timings on one GPU mean nothing when they overlap: one measurement at a time. */
@@ -421,6 +427,8 @@ static cJSON *measure_one(lr_worker *w, const lr_request *req, const est_config 
         return NULL;
     measure_opts(req, &o);
     pthread_mutex_lock(&gpu_lock);
+    /* the same limit as an estimate's, from when this measurement has the GPU */
+    o.deadline = est_now() + time_limit(w->api);
     int rc = cg_measure(req->kernel, cfg, &o, &m, err);
     pthread_mutex_unlock(&gpu_lock);
     if (rc)
@@ -482,11 +490,6 @@ static int not_launchable(const est_result *r, lr_error *err)
                         "block %dx%dx%d cannot run on this device: %s",
                         r->config.launch.block[0], r->config.launch.block[1],
                         r->config.launch.block[2], r->reason);
-}
-
-static double time_limit(const lr_api *api)
-{
-    return api->cfg.time_limit_s > 0 ? api->cfg.time_limit_s : LR_DEFAULT_TIME_LIMIT_S;
 }
 
 /* Estimates one configuration of req as estimate-response text (no "cached"). */

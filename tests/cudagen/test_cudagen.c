@@ -462,6 +462,29 @@ static void test_fake_runner(void)
         CHECK_INT(the_fake.live, 0);
     }
 
+    /* a measurement that would overrun its time: the fake's runs take 4, 2, 9 ... ms;
+     * with 20 ms allowed, the first timed run (4 ms) says 10 runs need 40: refused
+     * before the second, with the path of the option to change (issue 10) */
+    memset(&the_fake, 0, sizeof the_fake);
+    o.max_seconds = 0.020;
+    lr_error_clear(&err);
+    CHECK_INT(cg_measure(k, &c, &o, &m, &err), -1);
+    CHECK_INT(err.code, LR_LIMIT_EXCEEDED);
+    CHECK_STR(err.path, "measure.repetitions");
+    CHECK_CONTAINS(err.message, "one run of this configuration takes 4.0 ms");
+    CHECK_INT(the_fake.launches, 1);
+    CHECK_INT(the_fake.live, 0);
+    o.max_seconds = CG_MEASURE_MAX_SECONDS;
+    /* past the deadline no run starts */
+    memset(&the_fake, 0, sizeof the_fake);
+    o.deadline = est_now() - 1;
+    lr_error_clear(&err);
+    CHECK_INT(cg_measure(k, &c, &o, &m, &err), -1);
+    CHECK_INT(err.code, LR_BUDGET_EXCEEDED);
+    CHECK_INT(the_fake.launches, 0);
+    CHECK_INT(the_fake.live, 0);
+    o.deadline = 0;
+
     /* bad options */
     o.repetitions = 0;
     lr_error_clear(&err);
