@@ -623,6 +623,22 @@ static void drain(srv_server *s, const sigset_t *hurry)
     }
 }
 
+/* Milliseconds shutdown gives libmicrohttpd to send the answers srv_pool_stop just
+ * handed back (503s of cancelled and queued jobs, a few hundred bytes each to clients
+ * on this host or network): without it MHD_stop_daemon may close their connections
+ * first, and a client cannot tell "shutting down" from a crash. A client that does
+ * not read holds shutdown no longer than this. */
+#define SRV_FLUSH_MAX_MS 1000
+
+/* Waits until every request in flight is answered, at most SRV_FLUSH_MAX_MS. */
+static void flush(srv_server *s)
+{
+    const struct timespec tick = {0, 10 * 1000 * 1000};
+    for (long waited_ms = 0; atomic_load(&s->inflight) > 0 && waited_ms < SRV_FLUSH_MAX_MS;
+         waited_ms += 10)
+        nanosleep(&tick, NULL);
+}
+
 void srv_http_stop(srv_server *s, const sigset_t *hurry)
 {
     if (s->mhd) {
@@ -633,9 +649,11 @@ void srv_http_stop(srv_server *s, const sigset_t *hurry)
         MHD_socket listen_fd = MHD_quiesce_daemon(s->mhd);
         drain(s, hurry);
         /* Before MHD stops: stopping it with a suspended connection breaks its API.
-         * Jobs still queued after the drain are answered 503, running ones finish;
-         * every compute thread frees its worker as it exits. */
+         * Jobs still queued after the drain are answered 503, running ones finish
+         * (at once when the drain cancelled them); every compute thread frees its
+         * worker as it exits. */
         srv_pool_stop(s);
+        flush(s);
         srv_conns_stop(s);
         MHD_stop_daemon(s->mhd);
         if (listen_fd != MHD_INVALID_SOCKET)
