@@ -134,6 +134,15 @@ static void builtins_with_folding(lr_worker *w)
         CHECK(strstr(cJSON_GetStringValue(get(x, "reason")), "needs stores in x, y, z"));
     }
     cJSON_Delete(r);
+    /* stores in x, y, z fold; a load in thread variables then gets a warning: it is
+     * issued once per thread, not once per lattice point */
+    r = call(w, lr_api_estimate, "builtins_folded.json",
+             "\"stores\": [\n     \"(threadIdx.x + blockIdx.x*blockDim.x + 1) + (threadIdx.y + "
+             "blockIdx.y*blockDim.y + 1)*sx + (threadIdx.z + blockIdx.z*blockDim.z + 1)*sxy\"",
+             "\"stores\": [\"(x + 1) + (y + 1)*sx + (z + 1)*sxy\"", &err);
+    CHECK(r != NULL);
+    CHECK(has_warning(get(r, "warnings"), "load_not_folded", "kernel.fields[0].loads[0]"));
+    cJSON_Delete(r);
     /* the estimate of the folded configuration is refused, pointing at the folding */
     CHECK(call(w, lr_api_estimate, "builtins_folded.json", NULL, NULL, &err) == NULL);
     CHECK_STR(lr_code_name(err.code), "not_launchable");
