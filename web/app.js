@@ -621,12 +621,19 @@ function describe(r) {
   return text;
 }
 
+/* Pointing at a configuration shows its numbers; clicking it puts it into the form's
+ * launch and estimates it, to see its volumes and limits. */
 function hoverable(node, r) {
   node.setAttribute("data-rank", r.rank);
-  node.append(s("title", {}, describe(r)));
+  node.append(s("title", {}, describe(r) + " (click: estimate it)"));
   node.addEventListener("mouseenter", () => {
     $("hover").textContent = describe(r);
     $("hover").dataset.rank = r.rank;
+  });
+  node.addEventListener("click", () => {
+    $("block").value = r.block.join(" ");
+    $("folding").value = r.folding.join(" ");
+    run("estimate");
   });
 }
 
@@ -758,7 +765,7 @@ function showRank(rank, req) {
   $("not-launchable").querySelector("summary").textContent = nl.length + " configurations cannot run";
   $("not-launchable").querySelector("ul").replaceChildren(...nl.map((n) =>
     h("li", {}, configName(n) + ": " + n.reason)));
-  $("hover").textContent = "Point at a configuration to see its numbers.";
+  $("hover").textContent = "Point at a configuration to see its numbers; click it to estimate it.";
   colourSwatches($("rank"));
   $("rank").hidden = false;
 }

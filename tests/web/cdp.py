@@ -151,6 +151,11 @@ class Browser:
     def mouse_move(self, x, y):
         self.call("Input.dispatchMouseEvent", type="mouseMoved", x=x, y=y)
 
+    def click(self, x, y):
+        """A left click at (x, y), viewport coordinates."""
+        for kind in ("mousePressed", "mouseReleased"):
+            self.call("Input.dispatchMouseEvent", type=kind, x=x, y=y, button="left", clickCount=1)
+
     def insert_text(self, text):
         """Types text at the focused element's cursor, as a keyboard would."""
         self.call("Input.insertText", text=text)

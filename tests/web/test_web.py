@@ -433,6 +433,18 @@ def test_rank(b, d, shots, docs):
     b.screenshot(os.path.join(shots, "rank-25pt.png"))
     if docs:
         b.screenshot(os.path.join(docs, "rank-25pt.png"), clip=rect_of(b, "#rank"))
+    # Clicking a bar estimates that configuration.
+    r = res[1]
+    x, y = center_of(b, '#bars-chart g.bar[data-rank="%d"] rect' % r["rank"])
+    before = b.js("Number(document.body.dataset.done || 0)")
+    b.click(x, y)
+    wait_idle(b, before, ESTIMATE_S, "the estimate of the clicked configuration")
+    action, req = page_request(b)
+    check(action == "estimate" and req["launch"] == {"block": r["block"], "folding": r["folding"]},
+          "clicking rank %d's bar estimates block %s, folding %s" % (r["rank"], r["block"], r["folding"]))
+    est = check_estimate(b, d, "clicked rank %d" % r["rank"])
+    check(est is not None and est["performance"]["predicted"] == r["performance"]["predicted"],
+          "its estimate predicts what the ranking did (%s GLup/s)" % r["performance"]["predicted"])
 
 
 def check_decision(b, ans, page, label):
