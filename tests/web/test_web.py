@@ -84,6 +84,13 @@ def test_static(launchrank, srcroot):
             with open(os.path.join(srcroot, "web", name), "rb") as f:
                 check(status == 200 and headers.get("content-type") == type_ and body == f.read(),
                       "GET /web/%s is web/%s byte for byte, as %s" % (name, name, type_))
+        # No address of another site in the page's files: the SVG namespace is a name,
+        # never fetched.
+        for name in ("index.html", "app.js", "style.css"):
+            with open(os.path.join(srcroot, "web", name)) as f:
+                urls = set(re.findall(r"(?:https?:)?//[A-Za-z0-9.-]+\.[A-Za-z]{2,}[^\s\"')]*", f.read()))
+            check(urls <= {"http://www.w3.org/2000/svg"},
+                  "web/%s names no other site (%s)" % (name, sorted(urls)))
         status, headers, body = d.request("HEAD", "/")
         check(status == 200 and body == b"", "HEAD / answers 200 without a body")
         for path in ("/web/missing.js", "/web/meson.build", "/web/", "/web/a/app.js",
