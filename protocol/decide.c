@@ -35,12 +35,17 @@ static int warp_multiple(const lr_choice *c)
     return c->launch.block[0] % 32 == 0;
 }
 
+/* Idle shares closer than this are the same: a block that sticks out of a 15000-wide
+ * domain by 8 threads or by 32 leaves 0.05 % or 0.2 % idle, which decides nothing that
+ * occupancy should not decide first. */
+#define IDLE_SAME 0.01
+
 /* Whether a is preferred to b within the tie group. */
 static int better(const lr_choice *a, const lr_choice *b)
 {
     if (warp_multiple(a) != warp_multiple(b))
         return warp_multiple(a);
-    if (fabs(a->idle - b->idle) > 1e-9)
+    if (fabs(a->idle - b->idle) > IDLE_SAME)
         return a->idle < b->idle;
     if (fabs(a->occupancy - b->occupancy) > 1e-9)
         return a->occupancy > b->occupancy;
@@ -95,7 +100,8 @@ static void reason(char *buf, size_t n, const lr_choice *rec, const lr_choice *b
         snprintf(buf, n,
                  "one of %d configurations predicted within %.1f %% of the best (%.4g "
                  "GLup/s), which the model cannot order (its precision on this device); "
-                 "chosen for %s, then the fewest idle threads (%.1f %%), then the highest "
+                 "chosen for %s, then the fewest idle threads (%.1f %%; within 1 %% is a "
+                 "tie), then the highest "
                  "occupancy (%.0f %%)",
                  ntied, 100 * precision, best->predicted,
                  warp_multiple(rec) ? "a warp-multiple bx"

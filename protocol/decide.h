@@ -4,9 +4,10 @@
  * Predictions closer to the best than the device's rank_precision (measured by
  * bench/accuracy, docs/accuracy.md "Rank precision") cannot be told apart by the model:
  * they form the tie group. Among them the recommendation prefers, in this order, a
- * warp-multiple bx, the fewest idle threads, the highest occupancy, then the better
- * prediction. With a baseline (the code generator's current launch), the decision says
- * how much better the recommendation is predicted to be, and to keep the baseline when
+ * warp-multiple bx, the fewest idle threads (shares within 1 % of the threads count as
+ * equal), the highest occupancy, then the better prediction. With a baseline (the code
+ * generator's current launch), the decision says how much better the recommendation
+ * is predicted to be, and to keep the baseline when
  * the gain lies inside the precision. Configurations with plausibility warnings are
  * left out of the decision; when every configuration has some, best, median, worst and
  * the tie group are those of all of them and there is no recommendation ("note" says
