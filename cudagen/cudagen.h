@@ -92,6 +92,15 @@ int cg_field_layout(const est_kernel *k, const est_config *cfg, cg_field_alloc o
 int cg_compile(const char *src, const char *arch, char **image, size_t *size, char **log,
                lr_error *err);
 
+/* Prints e as a CUDA C expression (cudagen/print.c): integers, + - *, and floor
+ * division and its remainder as calls lr_floordiv(a, c) and lr_floormod(a, c), which
+ * cg_emit_source defines with est_expr_eval's semantics (floor for negative a; a
+ * divisor <= 0 counts as 1). var_text[v] (NULL, or a NULL entry: the variable's own
+ * name) is put in for each variable and parenthesised unless it is a name, a number
+ * or one parenthesised group. Returns a malloc'd string the caller frees, or NULL on
+ * allocation failure. */
+char *cg_print_expr(const est_expr *e, const char *const var_text[EST_VAR_COUNT]);
+
 /* ---- running on the GPU ---- */
 
 typedef struct cg_backend cg_backend; /* cudagen_int.h; NULL means the CUDA driver */

@@ -221,7 +221,7 @@ static int print_element(emitter *e, char **out, int f, int a)
     est_kernel_field_dims(e->k, f, dims);
     fprintf(m, "f%d[", f);
     for (int d = 0; d < nd; d++) {
-        char *t = est_expr_print_c(est_kernel_access_index(e->k, f, a, d), e->var_text);
+        char *t = cg_print_expr(est_kernel_access_index(e->k, f, a, d), e->var_text);
         if (!t) {
             failed = 1;
             break;

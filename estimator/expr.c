@@ -1,6 +1,7 @@
 /*
- * expr: parser, evaluator, C printer and isl builder for the address-expression
- * language of docs/model.md §1 (interface and grammar in expr.h).
+ * expr: parser, evaluator and isl builder for the address-expression language of
+ * docs/model.md §1 (interface and grammar in expr.h); cudagen/print.c prints the
+ * tree as CUDA through the read-only view at the end of this file.
  *
  * The parser is a plain recursive descent over the bytes of the text (the tokens are
  * single characters, numbers and names, so no separate lexer pays for itself). It
@@ -52,14 +53,23 @@ static const char *const var_names[EST_VAR_COUNT] = {
     "blockDim.x",  "blockDim.y",  "blockDim.z",  "gridDim.x",  "gridDim.y",  "gridDim.z",
 };
 
-typedef enum node_kind { N_NUM, N_VAR, N_NEG, N_ADD, N_SUB, N_MUL, N_DIV, N_MOD } node_kind;
+/* The node kinds are the operators expr.h shows to printers, under short names. */
+typedef est_expr_op node_kind;
+#define N_NUM EST_OP_NUM
+#define N_VAR EST_OP_VAR
+#define N_NEG EST_OP_NEG
+#define N_ADD EST_OP_ADD
+#define N_SUB EST_OP_SUB
+#define N_MUL EST_OP_MUL
+#define N_DIV EST_OP_FLOORDIV
+#define N_MOD EST_OP_FLOORMOD
 
-typedef struct node {
+typedef struct est_expr_node {
     node_kind kind;
     int64_t num;        /* N_NUM */
     est_var var;        /* N_VAR */
     uint32_t uses;      /* EST_VAR_BIT()s of the variables in this subtree */
-    struct node *l, *r; /* operands; N_NEG uses l only */
+    struct est_expr_node *l, *r; /* operands; N_NEG uses l only */
 } node;
 
 struct est_expr {
@@ -780,120 +790,36 @@ int est_expr_is_affine(const est_expr *e, uint32_t const_mask)
     return e ? node_is_affine(e->root, const_mask | LAUNCH_VARS) : 0;
 }
 
-/* ---- C printer ---- */
+/* ---- the tree, for printers (expr.h) ---- */
 
-/* The C printer brackets every operand that is not atomic (a literal, a variable or a
- * call), except where precedence makes it safe to leave out: the left operand of '+'
- * or '-' may be any sum or product, the right one only a product, so that
- * "a - (b + c)" keeps its parentheses. C multiplies any two expressions, so launch
- * constants are printed as written, and floor division and its remainder become
- * calls of the generated source's lr_floordiv/lr_floormod (C's own '/' and '%'
- * truncate towards zero, which is wrong for x-1 at the domain edge). */
-
-/* True when the text needs no parentheses around it: a name, a non-negative number
- * or one parenthesised group. */
-static int text_is_atomic(const char *s)
+const est_expr_node *est_expr_root(const est_expr *e)
 {
-    int level = 0;
-    size_t i, n = strlen(s);
-    if (n > 0 &&
-        strspn(s, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_") == n)
-        return 1;
-    if (n < 2 || s[0] != '(' || s[n - 1] != ')')
-        return 0;
-    for (i = 0; i < n; i++) {
-        level += (s[i] == '(') - (s[i] == ')');
-        if (level == 0 && i < n - 1)
-            return 0; /* "(a) + (b)": the first group closes early */
-    }
-    return 1;
+    return e ? e->root : NULL;
 }
 
-/* Negative literals are bracketed, so that a unary minus before one never prints as
- * C's "--". */
-static void print_int(FILE *f, int64_t v)
+est_expr_op est_expr_node_op(const est_expr_node *n)
 {
-    fprintf(f, v < 0 ? "(%" PRId64 ")" : "%" PRId64, v);
+    return n->kind;
 }
 
-static void print_c_node(FILE *f, const node *n, const char *const var_text[EST_VAR_COUNT]);
-
-static const char *c_var_text(const node *n, const char *const var_text[EST_VAR_COUNT])
+int64_t est_expr_node_num(const est_expr_node *n)
 {
-    return var_text && var_text[n->var] ? var_text[n->var] : var_names[n->var];
+    return n->num;
 }
 
-/* Literals and variables (print_c_node brackets negative numbers and compound
- * variable text itself) and calls need no parentheses in C. */
-static int prints_atomic_c(const node *n)
+est_var est_expr_node_var(const est_expr_node *n)
 {
-    return n->kind == N_NUM || n->kind == N_VAR || n->kind == N_DIV || n->kind == N_MOD;
+    return n->var;
 }
 
-static void print_c_child(FILE *f, const node *n, const char *const var_text[EST_VAR_COUNT],
-                          int loose)
+const est_expr_node *est_expr_node_left(const est_expr_node *n)
 {
-    int wrap = !loose && !prints_atomic_c(n);
-    fprintf(f, "%s", wrap ? "(" : "");
-    print_c_node(f, n, var_text);
-    fprintf(f, "%s", wrap ? ")" : "");
+    return n->l;
 }
 
-static void print_c_node(FILE *f, const node *n, const char *const var_text[EST_VAR_COUNT])
+const est_expr_node *est_expr_node_right(const est_expr_node *n)
 {
-    switch (n->kind) {
-    case N_NUM:
-        print_int(f, n->num);
-        return;
-    case N_VAR: {
-        const char *t = c_var_text(n, var_text);
-        fprintf(f, text_is_atomic(t) ? "%s" : "(%s)", t);
-        return;
-    }
-    case N_NEG:
-        fprintf(f, "-");
-        print_c_child(f, n->l, var_text, 0);
-        return;
-    case N_ADD:
-    case N_SUB:
-        print_c_child(f, n->l, var_text, n->l->kind != N_NEG);
-        fprintf(f, n->kind == N_ADD ? " + " : " - ");
-        print_c_child(f, n->r, var_text, n->r->kind == N_MUL);
-        return;
-    case N_MUL:
-        print_c_child(f, n->l, var_text, 0);
-        fprintf(f, " * ");
-        print_c_child(f, n->r, var_text, 0);
-        return;
-    case N_DIV:
-    case N_MOD:
-        fprintf(f, n->kind == N_DIV ? "lr_floordiv(" : "lr_floormod(");
-        print_c_node(f, n->l, var_text);
-        fprintf(f, ", ");
-        print_c_node(f, n->r, var_text);
-        fprintf(f, ")");
-        return;
-    }
-}
-
-/* Prints into a memory stream: the printers stay plain fprintf calls and a failed
- * allocation shows up once, as the stream's error flag. */
-char *est_expr_print_c(const est_expr *e, const char *const var_text[EST_VAR_COUNT])
-{
-    char *s = NULL;
-    size_t len;
-    FILE *f;
-    int failed;
-
-    if (!e || !(f = open_memstream(&s, &len)))
-        return NULL;
-    print_c_node(f, e->root, var_text);
-    failed = ferror(f);
-    if (fclose(f) != 0 || failed) {
-        free(s);
-        return NULL;
-    }
-    return s;
+    return n->r;
 }
 
 /* ---- isl affine expressions ---- */

@@ -4,8 +4,8 @@
  * An expression is parsed once per kernel into an opaque tree, with the request's
  * named integer parameters already substituted. Per launch configuration the caller
  * evaluates it (L1/L2 sampling), asks whether it is affine (fast paths), builds it
- * as an isl affine expression over the thread indices (DRAM wave footprints) or
- * prints it as C (generated kernels).
+ * as an isl affine expression over the thread indices (DRAM wave footprints), and
+ * shows its tree to printers (cudagen prints it as CUDA).
  *
  * Grammar (integers are int64; '/' and '%' are floor division and its remainder by a
  * positive constant, as C computes them on non-negative values):
@@ -114,14 +114,29 @@ int est_expr_eval_checked(const est_expr *e, const int64_t val[EST_VAR_COUNT], i
  * variables of const_mask are known. */
 int est_expr_is_affine(const est_expr *e, uint32_t const_mask);
 
-/* Prints e as a C/CUDA expression: integers, + - *, and floor division and its
- * remainder as calls lr_floordiv(a, c) and lr_floormod(a, c), which the printed code
- * must define with est_expr_eval's semantics (floor for negative a; a divisor <= 0
- * counts as 1). var_text[v] (NULL, or a NULL entry: the variable's own name) is put
- * in for each variable and parenthesised unless it is a name, a number or one
- * parenthesised group. Returns a malloc'd string the caller frees, or NULL on
- * allocation failure. */
-char *est_expr_print_c(const est_expr *e, const char *const var_text[EST_VAR_COUNT]);
+/* A read-only view of a parsed expression's tree, for printers outside the estimator
+ * (cudagen/print.c prints it as CUDA): analysis stays here, printing stays with the
+ * code generator that defines the helpers the printed text calls. Nodes are borrowed
+ * from their expression and live as long as it. */
+typedef enum est_expr_op {
+    EST_OP_NUM,      /* an integer literal (est_expr_node_num) */
+    EST_OP_VAR,      /* a variable (est_expr_node_var) */
+    EST_OP_NEG,      /* -left */
+    EST_OP_ADD,      /* left + right */
+    EST_OP_SUB,      /* left - right */
+    EST_OP_MUL,      /* left * right */
+    EST_OP_FLOORDIV, /* floor(left / right), right a positive launch constant */
+    EST_OP_FLOORMOD  /* left - right * floor(left / right) */
+} est_expr_op;
+
+typedef struct est_expr_node est_expr_node;
+
+const est_expr_node *est_expr_root(const est_expr *e);
+est_expr_op est_expr_node_op(const est_expr_node *n);
+int64_t est_expr_node_num(const est_expr_node *n);
+est_var est_expr_node_var(const est_expr_node *n);
+const est_expr_node *est_expr_node_left(const est_expr_node *n);  /* NULL for leaves */
+const est_expr_node *est_expr_node_right(const est_expr_node *n); /* NULL unless binary */
 
 /* Builds e as an isl affine expression (floor and mod become isl divisions), with
  * var_aff[v] put in for each variable (all on the same domain space). Returns NULL

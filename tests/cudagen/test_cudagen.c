@@ -197,7 +197,7 @@ static void test_print_c(void)
         lr_error_clear(&err);
         e = est_expr_parse(cases[i].in, NULL, 0, "t", &err);
         CHECK(e != NULL);
-        s = est_expr_print_c(e, text);
+        s = cg_print_expr(e, text);
         CHECK_STR(s, cases[i].out);
         free(s);
         est_expr_free(e);
@@ -205,7 +205,7 @@ static void test_print_c(void)
     /* a NULL table prints the language's own names, bracketed when not atomic */
     {
         est_expr *e = est_expr_parse("threadIdx.y * 4", NULL, 0, "t", &err);
-        char *s = est_expr_print_c(e, NULL);
+        char *s = cg_print_expr(e, NULL);
         CHECK_STR(s, "(threadIdx.y) * 4");
         free(s);
         est_expr_free(e);
