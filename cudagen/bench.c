@@ -95,8 +95,8 @@ int cg_bench_alloc(cg_bench *bn, size_t bytes, uint64_t *dptr, lr_error *err)
             *dptr = bn->buf[i];
             return 0;
         }
-    return lr_error_set(err, LR_INTERNAL, NULL,
-                        "a benchmark holds more than %d GPU buffers", CG_BENCH_MAX_BUFS);
+    return lr_error_set(err, LR_INTERNAL, NULL, "a benchmark holds more than %d GPU buffers",
+                        CG_BENCH_MAX_BUFS);
 }
 
 void cg_bench_free(cg_bench *bn, uint64_t dptr)
