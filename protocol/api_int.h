@@ -1,0 +1,80 @@
+/*
+ * api_int.h: what the files of the api share (api.c: the api and its workers, the
+ * cache's health, stored devices; api_estimate.c: the cache lookups, estimate,
+ * measure and emit; api_rank.c: rank). Not included outside protocol/api*.c.
+ */
+#ifndef LR_API_INT_H
+#define LR_API_INT_H
+
+#include <pthread.h>
+#include <stdatomic.h>
+#include <sys/stat.h>
+
+#include <cjson/cJSON.h>
+
+#include "api.h"
+#include "request.h"
+#include "store.h"
+
+/* Distinct cache failures the api keeps as messages (each one until lr_api_free): a
+ * cache fails in few ways (disk full, file unreadable, locked), and a bound keeps a
+ * flapping disk from growing the list. */
+#define LR_CACHE_MESSAGES 16
+
+/* How often a computing thread looks whether its cache database file was deleted or
+ * replaced, in seconds: soon enough that a deleted cache is remade within a request
+ * or two, and a stat per quarter second costs nothing. */
+#define LR_CACHE_LOOK_S 0.25
+
+struct lr_api {
+    lr_api_config cfg;
+    char *db_path;    /* owned copy; NULL = no cache */
+    lr_devices *devs; /* owned: the built-ins, then the devices stored in db_path */
+    char devices_warning[LR_MESSAGE_MAX]; /* "" = every stored device was loaded */
+    /* The cache's health, which recovers (issue 10): the current failure, NULL while
+     * the cache works. It points into messages, whose strings are never changed or
+     * freed before lr_api_free, so lr_api_cache_status can hand one out while another
+     * thread records the next. */
+    _Atomic(const char *) cache_error;
+    pthread_mutex_t cache_mu;          /* guards messages and n_messages */
+    char *messages[LR_CACHE_MESSAGES]; /* owned: the distinct failures seen */
+    unsigned n_messages;
+    char *deleted; /* owned: what the status says while the database file is gone */
+    atomic_uint_fast64_t hits, misses;
+    atomic_uint_fast64_t evaluated, measured; /* configurations computed, timed */
+    est_stop *stop; /* owned; raised by lr_api_cancel, watched by every computation */
+};
+
+struct lr_worker {
+    lr_api *api;
+    est_ctx *ctx;     /* owned */
+    st_store *store;  /* owned; NULL without cache, or while it cannot be opened */
+    struct stat file; /* the database file store has open (st_dev, st_ino) */
+    double looked;    /* est_now() when store_keep last looked at the file */
+};
+
+/* Records a cache failure as the cache's status until an operation succeeds. */
+void api_cache_failed(lr_api *api, const lr_error *e);
+/* A cache operation succeeded: the cache is healthy again. */
+void api_cache_ok(lr_api *api);
+/* Before a computation: reopens w's store when its database file was deleted or
+ * replaced (at most every LR_CACHE_LOOK_S). */
+void api_store_keep(lr_worker *w);
+/* The error of a computation the api's stop ended: 503 unavailable. Returns -1. */
+int api_stopped(const lr_api *api, lr_error *err);
+
+/* The cached estimate object of configuration l of req (caller owns), or NULL when
+ * there is none that can be trusted (api_estimate.c). */
+cJSON *api_cache_get(lr_worker *w, const lr_request *req, const est_launch *l, const char *key);
+/* Stores the estimate text of configuration l of req under key; failures only mark
+ * the cache's health. */
+void api_cache_put(lr_worker *w, const lr_request *req, const est_launch *l, const char *key,
+                   const char *text);
+/* The wall-clock limit of one estimate, and of one measurement, in seconds. */
+double api_time_limit(const lr_api *api);
+/* Times one configuration; the measured object (caller owns) or NULL with err. The
+ * measurement is also appended to the store, where it is kept for calibration. */
+cJSON *api_measure_one(lr_worker *w, const lr_request *req, const est_config *cfg,
+                       double predicted, lr_error *err);
+
+#endif
