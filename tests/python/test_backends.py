@@ -579,7 +579,7 @@ class ReadmeExamplesTest(DaemonBackend):
         return out
 
     def test_the_readme_examples_run(self):
-        usage, options, errors_ = self.blocks()
+        usage, options, decision, errors_ = self.blocks()
         out = self.run_block(usage)
         self.assertRegex(out, r"GLup/s, limited by \w+")
         self.assertRegex(out, r"faster than 1024x1x1")
@@ -590,6 +590,17 @@ class ReadmeExamplesTest(DaemonBackend):
         self.assertIn("[0/2] baseline", out)
         self.assertIn("[2/2] done", out)
         self.assertRegex(out, r"(not measured: |measured )")
+        out = self.run_block(decision)
+        self.assertRegex(out, r"^\d+ of \d+ configurations tie within 5\.1 % of the best\n")
+        self.assertRegex(out, r"\nuse \(\d+, \d+, 1\) \(\d, \d, 1\) because one of \d+ "
+                              r"configurations predicted within 5\.1 %")
+        self.assertRegex(out, r"\nbaseline: (keep|switch) \(rank \d+, gain [0-9.]+ %\) "
+                              r"(keep the baseline 16x16x1|switch: )")
+        self.assertRegex(out, r"\n1 \(\d+, \d+, 1\) \(\d, \d, 1\) occupancy \d+ %, "
+                              r"idle threads [0-9.]+ % \[\]\n")
+        local = decision.replace("backend = Client()", "backend = Local()")
+        self.assertNotEqual(local, decision)
+        self.assertEqual(self.run_block(local), out)
         out = self.run_block(errors_)
         self.assertIn("422 unsupported_expression kernel.fields[0].loads[0][0]", out)
 

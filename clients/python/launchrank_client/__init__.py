@@ -30,9 +30,9 @@ from .errors import (LaunchrankConnectionError, LaunchrankError, LaunchrankNotFo
                      LaunchrankTimeoutError, LaunchrankUnavailableError,
                      LaunchrankUnsupportedError)
 from .local import Local
-from .results import (Baseline, Device, Estimate, Health, Launch, Measurement,
-                      MeasureSummary, NotLaunchable, Performance, RankedConfig, Ranking,
-                      Volumes)
+from .results import (Baseline, BaselineAdvice, Choice, Decision, Device, Estimate, Health,
+                      Launch, Measurement, MeasureSummary, NotLaunchable, Performance,
+                      PlausibilityWarning, RankedConfig, Ranking, Volumes)
 
 __all__ = [
     "__version__",
@@ -58,6 +58,10 @@ __all__ = [
     "Ranking",
     "RankedConfig",
     "Baseline",
+    "Decision",
+    "Choice",
+    "BaselineAdvice",
+    "PlausibilityWarning",
     "Launch",
     "Volumes",
     "Performance",

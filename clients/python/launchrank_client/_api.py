@@ -76,6 +76,17 @@ def _baseline_launch(baseline: BaselineSpec) -> Dict[str, List[int]]:
     return {"block": _triple(baseline), "folding": [1, 1, 1]}
 
 
+def _with_baseline(request: Dict[str, Any], launch: Optional[Dict[str, List[int]]]
+                   ) -> Dict[str, Any]:
+    """The request with ``search.baseline`` = launch (other search options kept; a
+    ``search.baseline`` already there is replaced); the caller's dict is not modified."""
+    if launch is None:
+        return request
+    out = dict(request)
+    out["search"] = dict(request.get("search") or {}, baseline=launch)
+    return out
+
+
 def _baseline_request(request: Dict[str, Any], launch: Dict[str, List[int]]) -> Dict[str, Any]:
     """The estimate request of the baseline: the rank request's kernel, device, domain and
     model with the baseline launch (search and measure are of no use to an estimate)."""
@@ -170,11 +181,15 @@ class _Backend:
                       "measure": {"top": K}. Without a usable GPU the ranking comes back
                       all the same, with ``measure.status`` "unavailable".
             baseline: the configuration you would use without launchrank, e.g.
-                      {"block": [128, 1, 1], "folding": [1, 1, 1]} or [128, 1, 1]. The
-                      API has no such field: the client estimates it with one more
-                      request and puts it in ``Ranking.baseline`` (predicted GLup/s,
-                      speedup of the best over it, its rank when it is among the
-                      results). It is predicted, not measured.
+                      {"block": [128, 1, 1], "folding": [1, 1, 1]} or [128, 1, 1]. It
+                      is sent as the request's "search.baseline" (replacing one
+                      already there): launchrank ranks it with the space and judges it
+                      against its recommendation in ``Ranking.decision.baseline``
+                      (rank, predicted, gain, advice "keep"/"switch", reason). The
+                      client also estimates it first, with one more request, and puts
+                      that in ``Ranking.baseline`` (its ``estimate``, speedup of the
+                      best over it, its rank when it is among the returned results).
+                      It is predicted, not measured.
             progress: ``progress(stage, done, total)``, called as each stage starts
                       ("baseline", then "rank") and with "done" at the end. Neither
                       the HTTP API nor the executable reports progress within a
@@ -185,6 +200,7 @@ class _Backend:
         """
         request = _with_measure(request, measure)
         launch = _baseline_launch(baseline) if baseline is not None else None
+        request = _with_baseline(request, launch)
         report = _Progress(progress, (["baseline"] if launch else []) + ["rank"])
         base_estimate = None
         if launch is not None:

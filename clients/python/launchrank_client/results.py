@@ -10,7 +10,11 @@ for keys this version of the client does not know yet). Serialise with
 
 Units: volumes (``Volumes``) are bytes per lattice update (B/Lup), ``l1_cycles`` L1
 cycles per lattice update per SM, performance (``Performance``) GLup/s with ``None``
-for "no limit from this level", measured times milliseconds.
+for "no limit from this level", measured times milliseconds; ``occupancy`` and
+``idle_threads`` are shares (0 to 1), ``gain`` a share (0.05 = 5 % faster).
+
+Fields that a daemon older than this client does not send (``warnings``,
+``decision``, ``occupancy``, ``idle_threads``) are empty or None.
 """
 
 from collections.abc import Mapping
@@ -25,6 +29,10 @@ __all__ = [
     "Measurement",
     "MeasureSummary",
     "NotLaunchable",
+    "PlausibilityWarning",
+    "Choice",
+    "BaselineAdvice",
+    "Decision",
     "Estimate",
     "RankedConfig",
     "Baseline",
@@ -44,6 +52,10 @@ def _triple(v: Any) -> Triple:
 
 def _num(v: Any) -> Optional[float]:
     return None if v is None else float(v)
+
+
+def _int(v: Any) -> Optional[int]:
+    return None if v is None else int(v)
 
 
 class _Raw(Mapping):
@@ -202,6 +214,153 @@ class NotLaunchable(_Raw):
 
 
 @dataclass(**_VIEW)
+class PlausibilityWarning(_Raw):
+    """One entry of ``warnings`` (docs/api.md, "Warnings"): the request is valid, but the
+    prediction may not describe the kernel its author runs. A plain record, not a
+    Python warning category: nothing is emitted through the ``warnings`` module.
+
+    Attributes:
+        code:    stable kind: "access_outside_field", "stores_do_not_cover_domain",
+                 "below_compulsory_traffic", "load_not_folded" or (a ranking's top
+                 level) "configurations_with_warnings".
+        message: a sentence with the numbers.
+        path:    JSON path of the input concerned (``kernel.fields[0].loads[0][0]``),
+                 "" for the whole kernel.
+    """
+
+    code: str
+    message: str
+    path: str
+    raw: Dict[str, Any] = _raw_field()
+
+    @classmethod
+    def from_json(cls, d: Dict[str, Any]) -> "PlausibilityWarning":
+        return cls(str(d.get("code") or ""), str(d.get("message") or ""),
+                   str(d.get("path") or ""), raw=d)
+
+
+def _warnings(v: Any) -> List[PlausibilityWarning]:
+    return [PlausibilityWarning.from_json(w) for w in v or [] if isinstance(w, dict)]
+
+
+@dataclass(**_VIEW)
+class Choice(_Raw):
+    """A configuration the decision names: ``best``, ``median``, ``worst``, a member of
+    ``tie_group`` or ``recommended``.
+
+    Attributes:
+        rank:         its place in the whole ranking (1 = best predicted), also beyond
+                      ``search.top``.
+        block, folding: the configuration.
+        predicted:    predicted GLup/s.
+        occupancy:    resident threads per SM over the device's maximum (0 to 1);
+                      None for best/median/worst, which do not carry it.
+        idle_threads: share of launched threads that update no lattice point; None as
+                      for occupancy.
+        reason:       ``recommended`` only: one line, why this configuration.
+    """
+
+    rank: int
+    block: Triple
+    folding: Triple
+    predicted: float
+    occupancy: Optional[float]
+    idle_threads: Optional[float]
+    reason: Optional[str]
+    raw: Dict[str, Any] = _raw_field()
+
+    @classmethod
+    def from_json(cls, d: Dict[str, Any]) -> "Choice":
+        return cls(int(d.get("rank") or 0), _triple(d.get("block")), _triple(d.get("folding")),
+                   float(d.get("predicted") or 0.0), _num(d.get("occupancy")),
+                   _num(d.get("idle_threads")), d.get("reason"), raw=d)
+
+
+def _choice(v: Any) -> Optional[Choice]:
+    return Choice.from_json(v) if isinstance(v, dict) else None
+
+
+@dataclass(**_VIEW)
+class BaselineAdvice(_Raw):
+    """``decision.baseline``: the request's ``search.baseline`` (the launch the code
+    generator uses today) against the recommendation, as launchrank judges it.
+
+    Attributes:
+        block, folding: the baseline.
+        rank:      its place in the whole ranking; None when it cannot run.
+        predicted: its predicted GLup/s; None when it cannot run.
+        gain:      the recommendation's prediction over the baseline's, minus 1 (0.05:
+                   5 % faster); None when it cannot run.
+        advice:    "keep" (the gain lies inside the device's precision and the baseline
+                   has no warnings) or "switch".
+        reason:    one line: the advice and the numbers behind it.
+    """
+
+    block: Triple
+    folding: Triple
+    rank: Optional[int]
+    predicted: Optional[float]
+    gain: Optional[float]
+    advice: str
+    reason: str
+    raw: Dict[str, Any] = _raw_field()
+
+    @property
+    def keep(self) -> bool:
+        """True when launchrank advises keeping the baseline."""
+        return self.advice == "keep"
+
+    @classmethod
+    def from_json(cls, d: Dict[str, Any]) -> "BaselineAdvice":
+        return cls(_triple(d.get("block")), _triple(d.get("folding")), _int(d.get("rank")),
+                   _num(d.get("predicted")), _num(d.get("gain")), str(d.get("advice") or ""),
+                   str(d.get("reason") or ""), raw=d)
+
+
+@dataclass(**_VIEW)
+class Decision(_Raw):
+    """A ranking's ``decision`` (docs/api.md, "The decision"): the configurations the
+    model cannot tell apart from the best, the one to use among them and why.
+    Configurations with warnings are left out (unless every one has some).
+
+    Attributes:
+        precision:   the device's rank precision: predictions within this share of
+                     the best are a tie.
+        considered:  how many configurations the decision looked at.
+        best, median, worst: of the considered ones (None when nothing can run).
+        tie_group:   every considered configuration within ``precision`` of the best,
+                     in rank order, with occupancy and idle threads.
+        recommended: the preferred member of the tie group, with its ``reason``; None
+                     when every configuration has warnings (``note`` says so).
+        baseline:    only when the request had ``search.baseline`` (``rank(...,
+                     baseline=...)`` sends it): a :class:`BaselineAdvice`.
+        note:        why there is no recommendation, when there is none.
+    """
+
+    precision: float
+    considered: int
+    best: Optional[Choice]
+    median: Optional[Choice]
+    worst: Optional[Choice]
+    tie_group: List[Choice]
+    recommended: Optional[Choice]
+    baseline: Optional[BaselineAdvice]
+    note: Optional[str]
+    raw: Dict[str, Any] = _raw_field()
+
+    @classmethod
+    def from_json(cls, d: Dict[str, Any]) -> "Decision":
+        b = d.get("baseline")
+        return cls(float(d.get("precision") or 0.0), int(d.get("considered") or 0),
+                   _choice(d.get("best")), _choice(d.get("median")), _choice(d.get("worst")),
+                   [Choice.from_json(x) for x in d.get("tie_group") or []
+                    if isinstance(x, dict)],
+                   _choice(d.get("recommended")),
+                   BaselineAdvice.from_json(b) if isinstance(b, dict) else None,
+                   d.get("note"), raw=d)
+
+
+@dataclass(**_VIEW)
 class Estimate(_Raw):
     """The prediction for one launch configuration (``estimate()``)."""
 
@@ -214,6 +373,8 @@ class Estimate(_Raw):
     fields: Dict[str, Volumes]
     cached: bool
     raw: Dict[str, Any] = _raw_field()
+    #: plausibility warnings of the request and this configuration (empty: none)
+    warnings: List[PlausibilityWarning] = field(default_factory=list)
 
     @property
     def predicted(self) -> float:
@@ -227,12 +388,16 @@ class Estimate(_Raw):
                    Volumes.from_json(d.get("estimate") or {}),
                    Performance.from_json(d.get("performance") or {}),
                    {k: Volumes.from_json(v) for k, v in (d.get("fields") or {}).items()},
-                   bool(d.get("cached")), raw=d)
+                   bool(d.get("cached")), raw=d, warnings=_warnings(d.get("warnings")))
 
 
 @dataclass(**_VIEW)
 class RankedConfig(_Raw):
-    """One entry of a ranking's ``results``, best first (rank 1)."""
+    """One entry of a ranking's ``results``, best first (rank 1). ``occupancy``:
+    resident threads per SM over the device's maximum; ``idle_threads``: share of the
+    launched threads that update no lattice point (both 0 to 1, None from a daemon
+    that does not send them); ``warnings``: this configuration's plausibility
+    warnings (the decision leaves configurations with warnings out)."""
 
     rank: int
     block: Triple
@@ -242,6 +407,9 @@ class RankedConfig(_Raw):
     performance: Performance
     measured: Optional[Measurement]
     raw: Dict[str, Any] = _raw_field()
+    occupancy: Optional[float] = None
+    idle_threads: Optional[float] = None
+    warnings: List[PlausibilityWarning] = field(default_factory=list)
 
     @property
     def predicted(self) -> float:
@@ -255,14 +423,18 @@ class RankedConfig(_Raw):
                    Launch.from_json(d.get("launch") or {}),
                    Volumes.from_json(d.get("estimate") or {}),
                    Performance.from_json(d.get("performance") or {}),
-                   Measurement.from_json(m) if isinstance(m, dict) else None, raw=d)
+                   Measurement.from_json(m) if isinstance(m, dict) else None, raw=d,
+                   occupancy=_num(d.get("occupancy")), idle_threads=_num(d.get("idle_threads")),
+                   warnings=_warnings(d.get("warnings")))
 
 
 @dataclass(frozen=True)
 class Baseline:
-    """The configuration a code generator would use without launchrank, predicted by an
-    extra estimate the client makes (the API has no baseline field), compared with the
-    ranking's best.
+    """The configuration a code generator would use without launchrank (``rank(...,
+    baseline=...)``), predicted by an extra estimate the client makes, compared with the
+    ranking's best. The same call sends it as the request's ``search.baseline``, so
+    launchrank also ranks it and judges it against its recommendation:
+    ``Ranking.decision.baseline`` (a :class:`BaselineAdvice`, with "keep" or "switch").
 
     Attributes:
         block, folding: the baseline configuration.
@@ -271,7 +443,8 @@ class Baseline:
         speedup:   best predicted GLup/s over the baseline's (> 1: the ranking found
                    something faster); None when the ranking returned no result.
         rank:      the baseline's rank among the returned results when it is one of
-                   them, else None (not in the search space, or below ``top``).
+                   them, else None (below ``top``); its rank in the whole ranking is
+                   ``decision.baseline.rank``.
     """
 
     block: Triple
@@ -285,7 +458,9 @@ class Baseline:
 @dataclass(**_VIEW)
 class Ranking(_Raw):
     """The answer of ``rank()``: launchable configurations best first, those that cannot
-    run with the reason, measurements when asked for, and the baseline when given."""
+    run with the reason, measurements when asked for, and the baseline when given;
+    ``decision`` (a :class:`Decision`: tie group, recommendation, baseline advice) and
+    ``warnings`` (about the request, and how many configurations have some)."""
 
     model_version: str
     device: str
@@ -299,22 +474,33 @@ class Ranking(_Raw):
     cached: bool
     raw: Dict[str, Any] = _raw_field()
     baseline: Optional[Baseline] = None
+    decision: Optional[Decision] = None
+    warnings: List[PlausibilityWarning] = field(default_factory=list)
 
     @property
     def best(self) -> Optional[RankedConfig]:
         """The best predicted configuration (None when nothing can run)."""
         return self.results[0] if self.results else None
 
+    @property
+    def recommended(self) -> Optional[Choice]:
+        """``decision.recommended``: the configuration to use, with its ``reason`` (None
+        when every configuration has warnings, or without a decision)."""
+        return self.decision.recommended if self.decision is not None else None
+
     @classmethod
     def from_json(cls, d: Dict[str, Any], baseline: Optional[Baseline] = None) -> "Ranking":
         m = d.get("measure")
+        dec = d.get("decision")
         return cls(str(d.get("model_version") or ""), str(d.get("device") or ""),
                    _triple(d.get("domain")), int(d.get("evaluated") or 0),
                    int(d.get("launchable") or 0), int(d.get("cached_results") or 0),
                    [RankedConfig.from_json(r) for r in d.get("results") or []],
                    [NotLaunchable.from_json(r) for r in d.get("not_launchable") or []],
                    MeasureSummary.from_json(m) if isinstance(m, dict) else None,
-                   bool(d.get("cached")), raw=d, baseline=baseline)
+                   bool(d.get("cached")), raw=d, baseline=baseline,
+                   decision=Decision.from_json(dec) if isinstance(dec, dict) else None,
+                   warnings=_warnings(d.get("warnings")))
 
 
 @dataclass(**_VIEW)
