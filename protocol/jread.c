@@ -355,3 +355,10 @@ int jr_unique_keys(const cJSON *v, const char *path, lr_error *err)
     }
     return 0;
 }
+
+int jr_missing(const char *parent, const char *key, const char *what, lr_error *err)
+{
+    jpath p;
+    jp_key(&p, parent, key);
+    return lr_error_set(err, LR_INVALID_REQUEST, p.s, "missing: %s", what);
+}

@@ -38,6 +38,10 @@ int jr_str(const cJSON *v, const char *path, size_t maxlen, const char **out, lr
 int jr_array(const cJSON *v, const char *path, int min, int max, lr_error *err);
 /* An object. */
 int jr_object(const cJSON *v, const char *path, lr_error *err);
+
+/* The error for a required member key of the object at path parent that is missing
+ * ("missing: what", path parent.key). Returns -1. */
+int jr_missing(const char *parent, const char *key, const char *what, lr_error *err);
 /* An array of 1..3 integers in [min, max]; trailing entries are filled with fill. */
 int jr_triple(const cJSON *v, const char *path, int64_t min, int64_t max, int64_t fill,
               int64_t out[3], int *n, lr_error *err);

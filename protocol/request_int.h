@@ -1,0 +1,21 @@
+/*
+ * request_int.h: what request.c and request_kernel.c share. Not included outside
+ * protocol/request*.c.
+ */
+#ifndef LR_REQUEST_INT_H
+#define LR_REQUEST_INT_H
+
+#include <cjson/cJSON.h>
+
+#include "request.h"
+
+/* "model": "v2" (default, also when v is NULL) or "warpspeed" into *out; 0, or -1
+ * with err naming "model". */
+int lr_request_parse_model(const cJSON *v, est_model *out, lr_error *err);
+
+/* The "kernel" object kv (NULL: missing) into req->kernel under model, its canonical
+ * form into canon; 0, or -1 with err naming the offending value's path. */
+int lr_request_parse_kernel(const cJSON *kv, est_model model, lr_request *req, cJSON *canon,
+                            lr_error *err);
+
+#endif

@@ -1,0 +1,348 @@
+/*
+ * request_kernel: the "kernel" part of a request (request.h): fields, their accesses
+ * (parsed once by estimator/expr), parameters, precision, model and indexing, read in
+ * one walk that also writes their canonical form, as request.c does for the rest.
+ */
+#include <ctype.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "api.h"
+#include "jread.h"
+#include "lr_hash.h"
+#include "request_int.h"
+
+static const char *const kernel_keys[] = {
+    "fields",    "flops",      "fp_instructions", "registers", "shared_bytes",
+    "precision", "parameters", "restrict",        "indexing",  NULL};
+static const char *const field_keys[] = {"name",  "element_bytes", "dims", "base_offset_bytes",
+                                         "loads", "stores",        NULL};
+
+/* The expression text without white space: the canonical form of an access. */
+static cJSON *canonical_expr(const char *text)
+{
+    size_t n = strlen(text);
+    char *c = malloc(n + 1), *o = c;
+    if (!c)
+        return NULL;
+    for (const char *p = text; *p; p++)
+        if (!isspace((unsigned char)*p))
+            *o++ = *p;
+    *o = '\0';
+    cJSON *s = cJSON_CreateString(c);
+    free(c);
+    return s;
+}
+
+static int parse_params(const cJSON *v, est_param *params, size_t *n, cJSON *canon,
+                        lr_error *err)
+{
+    *n = 0;
+    if (!v)
+        return 0;
+    if (jr_object(v, "kernel.parameters", err))
+        return -1;
+    const cJSON *c;
+    cJSON_ArrayForEach(c, v)
+    {
+        jpath p;
+        jp_key(&p, "kernel.parameters", c->string ? c->string : "?");
+        if (*n >= LR_MAX_PARAMETERS)
+            return lr_error_set(err, LR_LIMIT_EXCEEDED, "kernel.parameters",
+                                "at most %d parameters", LR_MAX_PARAMETERS);
+        const char *s = c->string ? c->string : "";
+        int ok = (isalpha((unsigned char)s[0]) || s[0] == '_') && strlen(s) < 64;
+        for (const char *q = s; *q && ok; q++)
+            ok = isalnum((unsigned char)*q) || *q == '_';
+        if (!ok)
+            return lr_error_set(err, LR_INVALID_REQUEST, p.s,
+                                "a parameter name is a C identifier of at most 63 characters");
+        int64_t val;
+        if (jr_int(c, p.s, -(1ll << 53), 1ll << 53, &val, err))
+            return -1;
+        params[*n].name = s;
+        params[*n].value = val;
+        (*n)++;
+    }
+    /* canonical: sorted by name */
+    for (size_t i = 1; i < *n; i++)
+        for (size_t j = i; j > 0 && strcmp(params[j - 1].name, params[j].name) > 0; j--) {
+            est_param t = params[j];
+            params[j] = params[j - 1];
+            params[j - 1] = t;
+        }
+    cJSON *o = cJSON_AddObjectToObject(canon, "parameters");
+    for (size_t i = 0; i < *n && o; i++)
+        cJSON_AddNumberToObject(o, params[i].name, (double)params[i].value);
+    return 0;
+}
+
+static int parse_accesses(est_kernel *k, int f, int ndims, const cJSON *list, const char *path,
+                          int is_store, const est_param *params, size_t nparams,
+                          const est_var *rename, int *total, cJSON *canon, lr_error *err)
+{
+    if (!list) {
+        /* canonical: an absent list is an empty one */
+        cJSON_AddArrayToObject(canon, is_store ? "stores" : "loads");
+        return 0;
+    }
+    int n = jr_array(list, path, 0, EST_MAX_ACCESSES, err);
+    if (n < 0)
+        return -1;
+    cJSON *carr = cJSON_AddArrayToObject(canon, is_store ? "stores" : "loads");
+    for (int a = 0; a < n; a++) {
+        const cJSON *acc = cJSON_GetArrayItem(list, a);
+        jpath ap;
+        jp_index(&ap, path, a);
+        if (++*total > LR_MAX_TOTAL_ACCESSES)
+            return lr_error_set(err, LR_LIMIT_EXCEEDED, ap.s,
+                                "a kernel may have at most %d accesses in all",
+                                LR_MAX_TOTAL_ACCESSES);
+        /* a 1-D access may be written as a bare string */
+        int m = cJSON_IsString(acc) ? 1 : jr_array(acc, ap.s, 1, 3, err);
+        if (m < 0)
+            return -1;
+        if (m != ndims)
+            return lr_error_set(
+                err, LR_INVALID_REQUEST, ap.s,
+                "the field has %d dimension%s (dims) but this access has %d index "
+                "expression%s",
+                ndims, ndims == 1 ? "" : "s", m, m == 1 ? "" : "s");
+        est_expr *idx[3] = {NULL, NULL, NULL};
+        cJSON *cacc = cJSON_CreateArray();
+        cJSON_AddItemToArray(carr, cacc);
+        for (int d = 0; d < m; d++) {
+            const cJSON *e = cJSON_IsString(acc) ? acc : cJSON_GetArrayItem(acc, d);
+            jpath ep;
+            if (cJSON_IsString(acc))
+                ep = ap;
+            else
+                jp_index(&ep, ap.s, d);
+            const char *text;
+            if (jr_str(e, ep.s, 4096, &text, err) ||
+                !(idx[d] = est_expr_parse(text, params, nparams, ep.s, err))) {
+                for (int q = 0; q < d; q++)
+                    est_expr_free(idx[q]);
+                return -1;
+            }
+            if (rename && (est_expr_uses(idx[d]) & (EST_VAR_BIT(EST_VAR_BLOCKIDX_Z) |
+                                                    EST_VAR_BIT(EST_VAR_GRIDDIM_Z)))) {
+                for (int q = 0; q <= d; q++)
+                    est_expr_free(idx[q]);
+                return lr_error_set(err, LR_INVALID_REQUEST, ep.s,
+                                    "'%s': blockIdx.z and gridDim.z count a fourth dimension "
+                                    "under kernel.indexing \"blockwise4d\"; a domain has "
+                                    "three",
+                                    text);
+            }
+            if (rename)
+                est_expr_rename(idx[d], rename);
+            cJSON_AddItemToArray(cacc, canonical_expr(text));
+        }
+        if (est_kernel_add_access(k, f, is_store, idx, m, ap.s, err))
+            return -1;
+    }
+    return 0;
+}
+
+static int parse_field(est_kernel *k, const cJSON *fv, int i, const est_param *params,
+                       size_t nparams, const est_var *rename, int *total, cJSON *cfields,
+                       lr_error *err)
+{
+    jpath fp, p;
+    jp_index(&fp, "kernel.fields", i);
+    if (jr_object(fv, fp.s, err) || jr_only_keys(fv, fp.s, field_keys, err))
+        return -1;
+    const char *name;
+    int64_t elem = 8, dims[3], off = 0;
+    int ndims;
+    jp_key(&p, fp.s, "name");
+    if (!jr_get(fv, "name"))
+        return jr_missing(fp.s, "name", "every field needs a name", err);
+    if (jr_str(jr_get(fv, "name"), p.s, EST_MAX_NAME - 1, &name, err))
+        return -1;
+    for (int j = 0; j < est_kernel_field_count(k); j++)
+        if (strcmp(est_kernel_field_name(k, j), name) == 0)
+            return lr_error_set(err, LR_INVALID_REQUEST, p.s, "field name '%s' is used twice",
+                                name);
+    jp_key(&p, fp.s, "element_bytes");
+    if (jr_get(fv, "element_bytes") &&
+        jr_int(jr_get(fv, "element_bytes"), p.s, 1, 16, &elem, err))
+        return -1;
+    if (elem & (elem - 1))
+        return lr_error_set(err, LR_INVALID_REQUEST, p.s, "must be 1, 2, 4, 8 or 16 bytes");
+    jp_key(&p, fp.s, "dims");
+    if (!jr_get(fv, "dims"))
+        return jr_missing(fp.s, "dims", "the array extents, innermost first, in elements", err);
+    if (jr_triple(jr_get(fv, "dims"), p.s, 1, 2147483647, 1, dims, &ndims, err))
+        return -1;
+    if ((double)dims[0] * dims[1] * dims[2] * elem > (double)(1ll << 50))
+        return lr_error_set(err, LR_INVALID_REQUEST, p.s,
+                            "the field would be larger than 1 PiB");
+    jp_key(&p, fp.s, "base_offset_bytes");
+    if (jr_get(fv, "base_offset_bytes") &&
+        jr_int(jr_get(fv, "base_offset_bytes"), p.s, 0, 1 << 20, &off, err))
+        return -1;
+    int f = est_kernel_add_field(k, name, (int)elem, ndims, dims, off, fp.s, err);
+    if (f < 0)
+        return -1;
+    cJSON *cf = cJSON_CreateObject();
+    cJSON_AddItemToArray(cfields, cf);
+    cJSON_AddNumberToObject(cf, "base_offset_bytes", (double)off);
+    cJSON *cd = cJSON_AddArrayToObject(cf, "dims");
+    for (int d = 0; d < ndims; d++)
+        cJSON_AddItemToArray(cd, cJSON_CreateNumber((double)dims[d]));
+    cJSON_AddNumberToObject(cf, "element_bytes", (double)elem);
+    jp_key(&p, fp.s, "loads");
+    if (parse_accesses(k, f, ndims, jr_get(fv, "loads"), p.s, 0, params, nparams, rename, total,
+                       cf, err))
+        return -1;
+    cJSON_AddStringToObject(cf, "name", name);
+    jp_key(&p, fp.s, "stores");
+    return parse_accesses(k, f, ndims, jr_get(fv, "stores"), p.s, 1, params, nparams, rename,
+                          total, cf, err);
+}
+
+/* "model": "v2" (default) or "warpspeed" (docs/model.md). */
+int lr_request_parse_model(const cJSON *v, est_model *out, lr_error *err)
+{
+    const char *s;
+    *out = EST_MODEL_V2;
+    if (!v)
+        return 0;
+    if (jr_str(v, "model", 16, &s, err))
+        return -1;
+    if (!strcmp(s, "v2"))
+        return 0;
+    if (!strcmp(s, "warpspeed")) {
+        *out = EST_MODEL_WARPSPEED;
+        return 0;
+    }
+    return lr_error_set(err, LR_INVALID_REQUEST, "model",
+                        "must be \"v2\" (the default) or \"warpspeed\" (the reference "
+                        "method without latency and register reuse), not \"%s\"",
+                        s);
+}
+
+/* kernel.indexing: how the kernel's CUDA indices walk the lattice. "linear3d" (the
+ * default): x = blockIdx.x*blockDim.x + threadIdx.x, likewise y and z. "blockwise4d":
+ * x = threadIdx.x, y = blockIdx.x, z = blockIdx.y, one block of [nx, 1, 1] threads per
+ * (y, z) line. Part of the kernel's identity when not the default. */
+static int parse_indexing(const cJSON *v, lr_request *req, cJSON *ck, lr_error *err)
+{
+    const char *s;
+    if (!v)
+        return 0;
+    if (jr_str(v, "kernel.indexing", 16, &s, err))
+        return -1;
+    if (strcmp(s, "linear3d") && strcmp(s, "blockwise4d"))
+        return lr_error_set(err, LR_INVALID_REQUEST, "kernel.indexing",
+                            "must be \"linear3d\" (x = blockIdx.x*blockDim.x + threadIdx.x, "
+                            "the default) or \"blockwise4d\" (x = threadIdx.x, y = "
+                            "blockIdx.x, z = blockIdx.y), not \"%s\"",
+                            s);
+    req->blockwise4d = strcmp(s, "blockwise4d") == 0;
+    if (req->blockwise4d)
+        cJSON_AddStringToObject(ck, "indexing", "blockwise4d");
+    return 0;
+}
+
+int lr_request_parse_kernel(const cJSON *kv, est_model model, lr_request *req, cJSON *canon,
+                            lr_error *err)
+{
+    if (!kv)
+        return jr_missing("", "kernel", "the kernel description (fields and their accesses)",
+                          err);
+    if (jr_object(kv, "kernel", err) || jr_only_keys(kv, "kernel", kernel_keys, err))
+        return -1;
+    cJSON *ck = cJSON_AddObjectToObject(canon, "kernel");
+    est_param params[LR_MAX_PARAMETERS];
+    size_t nparams;
+    double flops = 0, fpi = -1;
+    int64_t regs = 32, shared = 0;
+    const cJSON *v;
+    if ((v = jr_get(kv, "flops")) && jr_num(v, "kernel.flops", 0, 1e6, &flops, err))
+        return -1;
+    if ((v = jr_get(kv, "fp_instructions")) &&
+        jr_num(v, "kernel.fp_instructions", 0, 1e6, &fpi, err))
+        return -1;
+    if ((v = jr_get(kv, "registers")) && jr_int(v, "kernel.registers", 1, 255, &regs, err))
+        return -1;
+    if ((v = jr_get(kv, "shared_bytes")) &&
+        jr_int(v, "kernel.shared_bytes", 0, 1 << 20, &shared, err))
+        return -1;
+    cJSON *fields = (cJSON *)jr_get(kv, "fields");
+    if (!fields)
+        return jr_missing("kernel", "fields", "the list of arrays the kernel reads and writes",
+                          err);
+    int nf = jr_array(fields, "kernel.fields", 1, EST_MAX_FIELDS, err);
+    if (nf < 0 || parse_params(jr_get(kv, "parameters"), params, &nparams, ck, err) ||
+        parse_indexing(jr_get(kv, "indexing"), req, ck, err))
+        return -1;
+    est_var rename[EST_VAR_COUNT];
+    for (int i = 0; i < EST_VAR_COUNT; i++)
+        rename[i] = (est_var)i;
+    /* Blockwise4D's blockIdx.x, .y walk y and z: the standard launch's blockIdx.y, .z
+     * with one block of [nx, 1, 1] threads per line (docs/api.md, kernel.indexing) */
+    rename[EST_VAR_BLOCKIDX_X] = EST_VAR_BLOCKIDX_Y;
+    rename[EST_VAR_BLOCKIDX_Y] = EST_VAR_BLOCKIDX_Z;
+    rename[EST_VAR_GRIDDIM_X] = EST_VAR_GRIDDIM_Y;
+    rename[EST_VAR_GRIDDIM_Y] = EST_VAR_GRIDDIM_Z;
+    req->kernel = est_kernel_new();
+    if (!req->kernel)
+        return lr_error_set(err, LR_NO_MEMORY, NULL, "out of memory");
+    cJSON *cfields = cJSON_AddArrayToObject(ck, "fields");
+    int total = 0, max_elem = 0;
+    for (int i = 0; i < nf; i++) {
+        if (parse_field(req->kernel, cJSON_GetArrayItem(fields, i), i, params, nparams,
+                        req->blockwise4d ? rename : NULL, &total, cfields, err))
+            return -1;
+        int e = est_kernel_field_elem_bytes(req->kernel, i);
+        max_elem = e > max_elem ? e : max_elem;
+    }
+    if (total == 0)
+        return lr_error_set(err, LR_INVALID_REQUEST, "kernel.fields",
+                            "the kernel has no loads and no stores: nothing to estimate");
+    int fp64 = max_elem >= 8;
+    if ((v = jr_get(kv, "precision"))) {
+        const char *s;
+        if (jr_str(v, "kernel.precision", 8, &s, err))
+            return -1;
+        if (strcmp(s, "fp64") && strcmp(s, "fp32"))
+            return lr_error_set(err, LR_INVALID_REQUEST, "kernel.precision",
+                                "must be \"fp32\" or \"fp64\"");
+        fp64 = strcmp(s, "fp64") == 0;
+    }
+    est_kernel_set_compute(req->kernel, flops, fpi, fp64, (int)regs, shared);
+    int restrict_ = 1;
+    if ((v = jr_get(kv, "restrict"))) {
+        if (!cJSON_IsBool(v))
+            return lr_error_set(err, LR_INVALID_REQUEST, "kernel.restrict",
+                                "must be true (pointers are __restrict__, the default) or "
+                                "false");
+        restrict_ = cJSON_IsTrue(v);
+    }
+    est_kernel_set_model(req->kernel, model, restrict_);
+    /* model and restrict change the instructions the estimator samples, so they are
+     * part of the kernel's identity */
+    cJSON_AddStringToObject(ck, "model", model == EST_MODEL_WARPSPEED ? "warpspeed" : "v2");
+    cJSON_AddBoolToObject(ck, "restrict", restrict_);
+    /* equal canonical kernels share the estimator's per-thread caches across requests
+     * (64 bits of the 128-bit digest: a collision among a process's kernels is
+     * vanishingly unlikely) */
+    char *text = cJSON_PrintUnformatted(ck), hex[LR_HASH_HEX];
+    if (text) {
+        const char *parts[] = {text};
+        lr_hash_hex(parts, 1, hex);
+        hex[16] = '\0';
+        est_kernel_set_identity(req->kernel, strtoull(hex, NULL, 16));
+        cJSON_free(text);
+    }
+    cJSON_AddNumberToObject(ck, "flops", flops);
+    cJSON_AddNumberToObject(ck, "fp_instructions", est_kernel_fp_instructions(req->kernel));
+    cJSON_AddStringToObject(ck, "precision", fp64 ? "fp64" : "fp32");
+    cJSON_AddNumberToObject(ck, "registers", (double)regs);
+    cJSON_AddNumberToObject(ck, "shared_bytes", (double)shared);
+    return 0;
+}
