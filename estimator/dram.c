@@ -47,13 +47,15 @@ static int isl_failed(isl_ctx *ctx, lr_error *err)
                         msg ? msg : "unknown error");
 }
 
-/* The box lo[d] <= t_d <= hi[d] (inclusive) in the space of thread indices. */
+/* The box lo[d] <= t_d <= hi[d] (inclusive) in the space of thread indices (or of
+ * lattice points). The bounds go in as isl_vals: isl_set_*_bound_si takes an int, and
+ * est_estimate called directly may pass sides beyond 2^31 (issue 10). */
 static __isl_give isl_set *box(isl_ctx *ctx, const int64_t lo[3], const int64_t hi[3])
 {
     isl_set *s = isl_set_universe(isl_space_set_alloc(ctx, 0, 3));
     for (int d = 0; d < 3; d++) {
-        s = isl_set_lower_bound_si(s, isl_dim_set, d, lo[d]);
-        s = isl_set_upper_bound_si(s, isl_dim_set, d, hi[d]);
+        s = isl_set_lower_bound_val(s, isl_dim_set, d, isl_val_int_from_si(ctx, (long)lo[d]));
+        s = isl_set_upper_bound_val(s, isl_dim_set, d, isl_val_int_from_si(ctx, (long)hi[d]));
     }
     return s;
 }
