@@ -1,5 +1,7 @@
 /*
- * store.c: the SQLite prediction cache and measurement log (see store.h).
+ * store.c: the SQLite prediction cache (see store.h): opening and migrating the
+ * database, its prepared statements, predictions and statistics; records.c has the
+ * measurement log, the export and the stored devices.
  *
  * Opening does the checks that let the caller decide, once, whether it runs with a
  * cache: the file must be SQLite, ours (application_id), not from a newer build
@@ -153,7 +155,7 @@ static lr_code code_of(int rc)
 
 /* Copies the connection's last error into err; doing says what we were at
  * ("storing a prediction"). Returns -1. */
-static int st_fail(st_store *st, lr_error *err, const char *doing)
+int st_fail(st_store *st, lr_error *err, const char *doing)
 {
     if (!st->db)
         return lr_error_set(err, LR_NO_MEMORY, NULL, "cache database '%s': %s: out of memory",
@@ -162,7 +164,7 @@ static int st_fail(st_store *st, lr_error *err, const char *doing)
                         "cache database '%s': %s: %s", st->path, doing, sqlite3_errmsg(st->db));
 }
 
-static int run_sql(st_store *st, const char *sql, const char *doing, lr_error *err)
+int st_run_sql(st_store *st, const char *sql, const char *doing, lr_error *err)
 {
     if (sqlite3_exec(st->db, sql, NULL, NULL, NULL) != SQLITE_OK)
         return st_fail(st, err, doing);
@@ -184,19 +186,19 @@ static int query_int(st_store *st, const char *sql, int *out, lr_error *err)
 
 /* Ends one use of a prepared statement: the reset releases its read snapshot, the
  * clear drops the caller's buffers that were bound with SQLITE_STATIC. */
-static void stmt_done(sqlite3_stmt *s)
+void st_stmt_done(sqlite3_stmt *s)
 {
     sqlite3_reset(s);
     sqlite3_clear_bindings(s);
 }
 
 /* Steps a statement that returns no rows, then resets it. */
-static int step_done(st_store *st, sqlite3_stmt *s, const char *doing, lr_error *err)
+int st_step_done(st_store *st, sqlite3_stmt *s, const char *doing, lr_error *err)
 {
     int rc = sqlite3_step(s);
     if (rc != SQLITE_DONE)
         st_fail(st, err, doing);
-    stmt_done(s);
+    st_stmt_done(s);
     return rc == SQLITE_DONE ? 0 : -1;
 }
 
@@ -208,7 +210,7 @@ static int st_migrate(st_store *st, lr_error *err)
     int version = 0, app_id = 0, objects = 0;
     char sql[96];
 
-    if (run_sql(st, "BEGIN IMMEDIATE", "opening for writing", err))
+    if (st_run_sql(st, "BEGIN IMMEDIATE", "opening for writing", err))
         return -1;
     if (query_int(st, "PRAGMA user_version", &version, err) ||
         query_int(st, "PRAGMA application_id", &app_id, err) ||
@@ -229,15 +231,15 @@ static int st_migrate(st_store *st, lr_error *err)
         goto rollback;
     }
     for (int v = version; v < ST_SCHEMA_VERSION; v++)
-        if (run_sql(st, migrations[v], "migrating the schema", err))
+        if (st_run_sql(st, migrations[v], "migrating the schema", err))
             goto rollback;
     if (version < ST_SCHEMA_VERSION) {
         snprintf(sql, sizeof sql, "PRAGMA user_version = %d; PRAGMA application_id = %d",
                  ST_SCHEMA_VERSION, ST_APPLICATION_ID);
-        if (run_sql(st, sql, "migrating the schema", err))
+        if (st_run_sql(st, sql, "migrating the schema", err))
             goto rollback;
     }
-    if (run_sql(st, "COMMIT", "migrating the schema", err))
+    if (st_run_sql(st, "COMMIT", "migrating the schema", err))
         goto rollback;
     return 0;
 
@@ -285,13 +287,13 @@ static st_store *open_once(const char *path, lr_error *err, int *busy)
     /* Reading the schema is the cheap test that the header and first page are a
      * database ("file is not a database", "database disk image is malformed");
      * quick_check would read the whole file on every start. */
-    if (run_sql(st, "SELECT count(*) FROM sqlite_master", "opening", err))
+    if (st_run_sql(st, "SELECT count(*) FROM sqlite_master", "opening", err))
         goto error;
     /* WAL lets the other threads' connections read while one writes; NORMAL
      * sync is safe in WAL (a crash may lose the last commits, never corrupt),
      * and losing a few cached predictions costs only recomputation. */
-    if (run_sql(st, "PRAGMA journal_mode = WAL", "opening", err) ||
-        run_sql(st, "PRAGMA synchronous = NORMAL", "opening", err) || st_migrate(st, err) ||
+    if (st_run_sql(st, "PRAGMA journal_mode = WAL", "opening", err) ||
+        st_run_sql(st, "PRAGMA synchronous = NORMAL", "opening", err) || st_migrate(st, err) ||
         st_prepare_all(st, err))
         goto error;
     return st;
@@ -338,9 +340,6 @@ void st_close(st_store *st)
     free(st);
 }
 
-static int step_texts(st_store *st, st_stmt_id id, const char *const *text, int n,
-                      const char *doing, lr_error *err);
-
 int st_prediction_get(st_store *st, const char *key, const char *request, const char *config,
                       char **json_out, lr_error *err)
 {
@@ -376,18 +375,18 @@ int st_prediction_get(st_store *st, const char *key, const char *request, const 
         st_fail(st, err, "reading a prediction");
     }
 done:
-    stmt_done(s);
+    st_stmt_done(s);
     if (found == 1 && st->max_predictions > 0) {
         /* recency for the eviction; a failure here costs only the order */
         lr_error ignored;
         lr_error_clear(&ignored);
-        step_texts(st, ST_STMT_TOUCH, &key, 1, "marking a prediction used", &ignored);
+        st_step_texts(st, ST_STMT_TOUCH, &key, 1, "marking a prediction used", &ignored);
     }
     return found;
 }
 
 /* Everything stored as "json" is embedded verbatim in exports, so it has to parse. */
-static int check_json(st_store *st, const char *json, const char *what, lr_error *err)
+int st_check_json(st_store *st, const char *json, const char *what, lr_error *err)
 {
     const char *end = NULL;
     cJSON *doc = json ? cJSON_ParseWithOpts(json, &end, 1) : NULL;
@@ -401,17 +400,17 @@ static int check_json(st_store *st, const char *json, const char *what, lr_error
 }
 
 /* Binds the n texts to s's parameters 1..n and steps it to its end. */
-static int step_texts(st_store *st, st_stmt_id id, const char *const *text, int n,
-                      const char *doing, lr_error *err)
+int st_step_texts(st_store *st, st_stmt_id id, const char *const *text, int n,
+                  const char *doing, lr_error *err)
 {
     sqlite3_stmt *s = st->stmt[id];
     for (int i = 0; i < n; i++)
         if (sqlite3_bind_text(s, i + 1, text[i], -1, SQLITE_STATIC) != SQLITE_OK) {
             st_fail(st, err, doing);
-            stmt_done(s);
+            st_stmt_done(s);
             return -1;
         }
-    return step_done(st, s, doing, err);
+    return st_step_done(st, s, doing, err);
 }
 
 void st_set_max_predictions(st_store *st, int64_t max)
@@ -425,12 +424,12 @@ static int evict(st_store *st, lr_error *err)
 {
     sqlite3_stmt *s = st->stmt[ST_STMT_EVICT];
     if (sqlite3_bind_int64(s, 1, st->max_predictions) != SQLITE_OK) {
-        stmt_done(s);
+        st_stmt_done(s);
         return st_fail(st, err, "evicting old predictions");
     }
-    if (step_done(st, s, "evicting old predictions", err))
+    if (st_step_done(st, s, "evicting old predictions", err))
         return -1;
-    return step_texts(st, ST_STMT_EVICT_REQUESTS, NULL, 0, "evicting old predictions", err);
+    return st_step_texts(st, ST_STMT_EVICT_REQUESTS, NULL, 0, "evicting old predictions", err);
 }
 
 int st_prediction_put(st_store *st, const char *key, const char *request, const char *config,
@@ -439,16 +438,16 @@ int st_prediction_put(st_store *st, const char *key, const char *request, const 
     const char *doing = "storing a prediction";
     const char *row[] = {key, kind, json, request, config};
 
-    if (check_json(st, json, "prediction", err))
+    if (st_check_json(st, json, "prediction", err))
         return -1;
     /* one transaction: the request row must still be there when the prediction
      * names it (another connection may clear the cache in between) */
-    if (step_texts(st, ST_STMT_BEGIN, NULL, 0, doing, err))
+    if (st_step_texts(st, ST_STMT_BEGIN, NULL, 0, doing, err))
         return -1;
-    if (step_texts(st, ST_STMT_PUT_REQUEST, &request, 1, doing, err) ||
-        step_texts(st, ST_STMT_PUT, row, 5, doing, err) ||
-        step_texts(st, ST_STMT_COMMIT, NULL, 0, doing, err)) {
-        step_done(st, st->stmt[ST_STMT_ROLLBACK], "rolling back", err);
+    if (st_step_texts(st, ST_STMT_PUT_REQUEST, &request, 1, doing, err) ||
+        st_step_texts(st, ST_STMT_PUT, row, 5, doing, err) ||
+        st_step_texts(st, ST_STMT_COMMIT, NULL, 0, doing, err)) {
+        st_step_done(st, st->stmt[ST_STMT_ROLLBACK], "rolling back", err);
         return -1;
     }
     /* counting the rows costs a scan: check every EVICT_EVERY puts (the cache may
@@ -456,90 +455,6 @@ int st_prediction_put(st_store *st, const char *key, const char *request, const 
     if (st->max_predictions > 0 && st->puts++ % EVICT_EVERY == 0)
         return evict(st, err);
     return 0;
-}
-
-int st_measurement_add(st_store *st, const st_measurement *m, lr_error *err)
-{
-    sqlite3_stmt *s = st->stmt[ST_STMT_MEASUREMENT_ADD];
-    const double times[4] = {m->ms_min, m->ms_median, m->ms_max, m->glups};
-    int rc = SQLITE_OK;
-
-    /* SQLite would store NaN as NULL and infinity as a number JSON cannot hold. */
-    for (int i = 0; i < 4; i++)
-        if (!isfinite(times[i]))
-            return lr_error_set(err, LR_INTERNAL, NULL,
-                                "cache database '%s': refusing a measurement with a "
-                                "non-finite timing",
-                                st->path);
-    if (check_json(st, m->json, "measurement", err))
-        return -1;
-    rc = sqlite3_bind_text(s, 1, m->kernel_hash, -1, SQLITE_STATIC);
-    if (rc == SQLITE_OK)
-        rc = sqlite3_bind_text(s, 2, m->gpu_name, -1, SQLITE_STATIC);
-    if (rc == SQLITE_OK)
-        rc = sqlite3_bind_text(s, 3, m->driver_version, -1, SQLITE_STATIC);
-    for (int i = 0; i < 3 && rc == SQLITE_OK; i++) {
-        rc = sqlite3_bind_int(s, 4 + i, m->block[i]);
-        if (rc == SQLITE_OK)
-            rc = sqlite3_bind_int(s, 7 + i, m->folding[i]);
-    }
-    for (int i = 0; i < 4 && rc == SQLITE_OK; i++)
-        rc = sqlite3_bind_double(s, 10 + i, times[i]);
-    if (rc == SQLITE_OK)
-        rc = sqlite3_bind_text(s, 14, m->json, -1, SQLITE_STATIC);
-    if (rc == SQLITE_OK)
-        rc = m->request ? sqlite3_bind_text(s, 15, m->request, -1, SQLITE_STATIC)
-                        : sqlite3_bind_null(s, 15);
-    if (rc != SQLITE_OK) {
-        st_fail(st, err, "adding a measurement");
-        stmt_done(s);
-        return -1;
-    }
-    return step_done(st, s, "adding a measurement", err);
-}
-
-int st_measurement_each(st_store *st, st_measurement_fn fn, void *user, lr_error *err)
-{
-    sqlite3_stmt *s = st->stmt[ST_STMT_MEASUREMENT_LIST];
-    int rc, stop = 0;
-
-    while (!stop && (rc = sqlite3_step(s)) == SQLITE_ROW) {
-        st_measurement m;
-        const char *texts[4];
-        const int cols[4] = {0, 1, 2, 13};
-        memset(&m, 0, sizeof m);
-        for (int i = 0; i < 4; i++)
-            texts[i] = (const char *)sqlite3_column_text(s, cols[i]);
-        m.kernel_hash = texts[0];
-        m.gpu_name = texts[1];
-        m.driver_version = texts[2];
-        m.json = texts[3];
-        for (int d = 0; d < 3; d++) {
-            m.block[d] = sqlite3_column_int(s, 3 + d);
-            m.folding[d] = sqlite3_column_int(s, 6 + d);
-        }
-        m.ms_min = sqlite3_column_double(s, 9);
-        m.ms_median = sqlite3_column_double(s, 10);
-        m.ms_max = sqlite3_column_double(s, 11);
-        m.glups = sqlite3_column_double(s, 12);
-        /* NULL for rows measured before schema 4 */
-        m.request = (const char *)sqlite3_column_text(s, 14);
-        m.created = (const char *)sqlite3_column_text(s, 15);
-        if (!m.kernel_hash || !m.gpu_name || !m.driver_version || !m.json || !m.created) {
-            stmt_done(s);
-            return lr_error_set(err, LR_NO_MEMORY, NULL,
-                                "cache database '%s': out of memory reading measurements",
-                                st->path);
-        }
-        stop = fn(user, &m);
-    }
-    if (!stop && rc != SQLITE_DONE) {
-        st_fail(st, err, "reading measurements");
-        stmt_done(s);
-        return -1;
-    }
-    stmt_done(s);
-    return stop;
 }
 
 int st_get_stats(st_store *st, st_stats *out, lr_error *err)
@@ -555,170 +470,20 @@ int st_get_stats(st_store *st, st_stats *out, lr_error *err)
     } else {
         st_fail(st, err, "reading statistics");
     }
-    stmt_done(s);
+    st_stmt_done(s);
     return rc == SQLITE_ROW ? 0 : -1;
 }
 
 int st_clear_predictions(st_store *st, lr_error *err)
 {
     const char *doing = "clearing predictions";
-    if (step_texts(st, ST_STMT_BEGIN, NULL, 0, doing, err))
+    if (st_step_texts(st, ST_STMT_BEGIN, NULL, 0, doing, err))
         return -1;
-    if (step_texts(st, ST_STMT_CLEAR, NULL, 0, doing, err) ||
-        step_texts(st, ST_STMT_CLEAR_REQUESTS, NULL, 0, doing, err) ||
-        step_texts(st, ST_STMT_COMMIT, NULL, 0, doing, err)) {
-        step_done(st, st->stmt[ST_STMT_ROLLBACK], "rolling back", err);
+    if (st_step_texts(st, ST_STMT_CLEAR, NULL, 0, doing, err) ||
+        st_step_texts(st, ST_STMT_CLEAR_REQUESTS, NULL, 0, doing, err) ||
+        st_step_texts(st, ST_STMT_COMMIT, NULL, 0, doing, err)) {
+        st_step_done(st, st->stmt[ST_STMT_ROLLBACK], "rolling back", err);
         return -1;
     }
     return 0;
-}
-
-/* Adds stored JSON as the raw "value". JSON strings cannot hold raw line breaks,
- * so any in the text are whitespace between tokens: blanking them keeps the value
- * and keeps one record per line. */
-static cJSON *add_raw_value(cJSON *obj, const char *json)
-{
-    char *flat = NULL;
-    cJSON *item;
-
-    if (strpbrk(json, "\r\n")) {
-        if (!(flat = strdup(json)))
-            return NULL;
-        for (char *p = flat; (p = strpbrk(p, "\r\n")); p++)
-            *p = ' ';
-    }
-    item = cJSON_CreateRaw(flat ? flat : json);
-    free(flat);
-    if (item && !cJSON_AddItemToObject(obj, "value", item)) {
-        cJSON_Delete(item);
-        item = NULL;
-    }
-    return item;
-}
-
-/* Builds one export record from the current row: every column under its own name,
- * except "json", which becomes "value". NULL when out of memory. */
-static cJSON *row_to_json(sqlite3_stmt *s, const char *type)
-{
-    cJSON *obj = cJSON_CreateObject();
-    int ok = obj && cJSON_AddStringToObject(obj, "type", type);
-
-    for (int i = 0; ok && i < sqlite3_column_count(s); i++) {
-        /* The type first: column_text converts the value, after which the type
-         * is undefined. */
-        int type_of = sqlite3_column_type(s, i);
-        const char *name = sqlite3_column_name(s, i);
-        const char *text;
-        switch (type_of) {
-        case SQLITE_INTEGER:
-        case SQLITE_FLOAT:
-            ok = cJSON_AddNumberToObject(obj, name, sqlite3_column_double(s, i)) != NULL;
-            break;
-        case SQLITE_NULL:
-            ok = cJSON_AddNullToObject(obj, name) != NULL;
-            break;
-        default:
-            if (!(text = (const char *)sqlite3_column_text(s, i)))
-                ok = 0;
-            else if (strcmp(name, "json") == 0)
-                ok = add_raw_value(obj, text) != NULL;
-            else
-                ok = cJSON_AddStringToObject(obj, name, text) != NULL;
-        }
-    }
-    if (!ok) {
-        cJSON_Delete(obj);
-        return NULL;
-    }
-    return obj;
-}
-
-static int export_rows(st_store *st, sqlite3_stmt *s, const char *type, FILE *out,
-                       lr_error *err)
-{
-    int rc;
-
-    while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
-        cJSON *obj = row_to_json(s, type);
-        char *line = obj ? cJSON_PrintUnformatted(obj) : NULL;
-        cJSON_Delete(obj);
-        if (!line) {
-            stmt_done(s);
-            return lr_error_set(err, LR_NO_MEMORY, NULL,
-                                "cache database '%s': out of memory exporting", st->path);
-        }
-        fputs(line, out);
-        fputc('\n', out);
-        cJSON_free(line);
-    }
-    if (rc != SQLITE_DONE)
-        st_fail(st, err, "exporting");
-    stmt_done(s);
-    return rc == SQLITE_DONE ? 0 : -1;
-}
-
-int st_export(st_store *st, FILE *out, lr_error *err)
-{
-    /* One read transaction, so predictions and measurements come from the same
-     * snapshot; in WAL mode it does not hold up writers. */
-    if (run_sql(st, "BEGIN", "exporting", err))
-        return -1;
-    if (export_rows(st, st->stmt[ST_STMT_EXPORT_PREDICTIONS], "prediction", out, err) ||
-        export_rows(st, st->stmt[ST_STMT_EXPORT_MEASUREMENTS], "measurement", out, err) ||
-        export_rows(st, st->stmt[ST_STMT_EXPORT_DEVICES], "device", out, err)) {
-        sqlite3_exec(st->db, "ROLLBACK", NULL, NULL, NULL);
-        return -1;
-    }
-    if (run_sql(st, "COMMIT", "exporting", err))
-        return -1;
-    if (fflush(out) != 0 || ferror(out))
-        return lr_error_set(err, LR_UNAVAILABLE, NULL,
-                            "cache database '%s': writing the export failed", st->path);
-    return 0;
-}
-
-/* ---- devices that users add ---- */
-
-int st_device_put(st_store *st, const char *name, const char *json, int replace, lr_error *err)
-{
-    const char *doing = replace ? "replacing a device" : "adding a device";
-    const char *row[] = {name, json};
-
-    if (check_json(st, json, "device", err))
-        return -1;
-    if (step_texts(st, replace ? ST_STMT_DEVICE_REPLACE : ST_STMT_DEVICE_ADD, row, 2, doing,
-                   err))
-        return -1;
-    return sqlite3_changes(st->db) > 0 ? 0 : 1;
-}
-
-int st_device_remove(st_store *st, const char *name, lr_error *err)
-{
-    if (step_texts(st, ST_STMT_DEVICE_REMOVE, &name, 1, "removing a device", err))
-        return -1;
-    return sqlite3_changes(st->db) > 0 ? 0 : 1;
-}
-
-int st_device_each(st_store *st, st_device_fn fn, void *user, lr_error *err)
-{
-    sqlite3_stmt *s = st->stmt[ST_STMT_DEVICE_LIST];
-    int rc, stop = 0;
-
-    while (!stop && (rc = sqlite3_step(s)) == SQLITE_ROW) {
-        const char *name = (const char *)sqlite3_column_text(s, 0);
-        const char *json = (const char *)sqlite3_column_text(s, 1);
-        if (!name || !json) {
-            stmt_done(s);
-            return lr_error_set(err, LR_NO_MEMORY, NULL,
-                                "cache database '%s': out of memory reading devices", st->path);
-        }
-        stop = fn(user, name, json);
-    }
-    if (!stop && rc != SQLITE_DONE) {
-        st_fail(st, err, "reading devices");
-        stmt_done(s);
-        return -1;
-    }
-    stmt_done(s);
-    return stop;
 }

@@ -55,4 +55,21 @@ struct st_store {
     uint64_t puts;                     /* predictions stored through this connection */
 };
 
+/* Helpers store.c and records.c share. Each returns 0, or -1 with err. */
+
+/* Copies the connection's last error into err; doing says what we were at
+ * ("storing a prediction"). Returns -1. */
+int st_fail(st_store *st, lr_error *err, const char *doing);
+/* Runs sql (no rows, not prepared: used for transactions and on open). */
+int st_run_sql(st_store *st, const char *sql, const char *doing, lr_error *err);
+/* Ends one use of a prepared statement (reset, bindings cleared). */
+void st_stmt_done(sqlite3_stmt *s);
+/* Steps a statement that returns no rows, then resets it. */
+int st_step_done(st_store *st, sqlite3_stmt *s, const char *doing, lr_error *err);
+/* Refuses text that is not valid JSON (what is stored as "json" is exported verbatim). */
+int st_check_json(st_store *st, const char *json, const char *what, lr_error *err);
+/* Binds the n texts to statement id's parameters 1..n and steps it to its end. */
+int st_step_texts(st_store *st, st_stmt_id id, const char *const *text, int n,
+                  const char *doing, lr_error *err);
+
 #endif
