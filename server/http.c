@@ -1,6 +1,6 @@
 /*
  * http.c: the libmicrohttpd plumbing. Starts and stops the daemon, keeps one
- * srv_request per request (the body accumulated under --max-body), answers what can
+ * srv_request per request (request.c: the body accumulated under --max-body), answers what can
  * be answered from the headers alone (403 for a foreign web origin, 404, 405, 415,
  * 413 by Content-Length) before any body is read, and once the body is complete
  * answers the cheap routes at once and hands estimate and rank to the compute pool
@@ -39,9 +39,6 @@
  * 503, running ones are cancelled (they answer 503 within moments), and answers not
  * sent by the time libmicrohttpd stops are dropped. */
 #define SRV_DRAIN_MAX_S 30
-
-/* First allocation for a body whose size is not announced (chunked uploads). */
-#define SRV_BODY_FIRST_CAP ((size_t)16 * 1024)
 
 /* Characters of a header value a client chose (Content-Type, Origin) that an error
  * message shows: enough to recognise it, not a way to make our answers large. */
@@ -95,38 +92,6 @@ static double ms_since(const struct timespec *t0)
 }
 
 /* ---- requests --------------------------------------------------------------- */
-
-/* The client's address as the access log writes it (127.0.0.1, ::1), or "-". */
-static void client_address(struct MHD_Connection *c, char *out, size_t size)
-{
-    const union MHD_ConnectionInfo *info =
-        MHD_get_connection_info(c, MHD_CONNECTION_INFO_CLIENT_ADDRESS);
-    const struct sockaddr *a = info ? info->client_addr : NULL;
-    const void *ip =
-        !a                         ? NULL
-        : a->sa_family == AF_INET  ? (const void *)&((const struct sockaddr_in *)a)->sin_addr
-        : a->sa_family == AF_INET6 ? (const void *)&((const struct sockaddr_in6 *)a)->sin6_addr
-                                   : NULL;
-    if (!ip || !inet_ntop(a->sa_family, ip, out, (socklen_t)size))
-        snprintf(out, size, "-");
-}
-
-static srv_request *request_new(struct MHD_Connection *c, const char *method, const char *url,
-                                const char *version)
-{
-    size_t n = strlen(url);
-    srv_request *req = calloc(1, sizeof *req + n + 1);
-    if (!req)
-        return NULL;
-    req->route = -1;
-    lr_ascii_excerpt(method, sizeof req->method - 1, req->method, sizeof req->method);
-    lr_ascii_excerpt(version, sizeof req->version - 1, req->version, sizeof req->version);
-    memcpy(req->url, url, n + 1);
-    clock_gettime(CLOCK_MONOTONIC, &req->start);
-    req->received = time(NULL);
-    client_address(c, req->client, sizeof req->client);
-    return req;
-}
 
 /* application/json, with parameters (charset) or not. A body sent without a type is
  * refused too: a web page of any origin may POST text/plain or no type at all
@@ -278,39 +243,6 @@ static enum MHD_Result request_begin(srv_server *s, struct MHD_Connection *c, sr
     return MHD_YES;
 }
 
-/* Appends one chunk of body. Past max_body (a chunked upload announces no size)
- * the buffer is dropped and the rest discarded as it arrives: the answer is 413
- * whatever follows, and holding it would let a client make us buffer any amount. */
-static void request_append(srv_server *s, srv_request *req, const char *data, size_t n)
-{
-    size_t max = s->cfg->max_body;
-    if (req->body_too_large || req->body_no_memory || !srv_route_has_body(req->route))
-        return;
-    if (n > max - req->body_len) {
-        req->body_too_large = 1;
-        free(req->body);
-        req->body = NULL;
-        req->body_len = req->body_cap = 0;
-        return;
-    }
-    if (req->body_len + n > req->body_cap) {
-        size_t cap = req->body_cap ? req->body_cap : SRV_BODY_FIRST_CAP;
-        if (cap > max)
-            cap = max;
-        while (cap < req->body_len + n)
-            cap = cap > max / 2 ? max : cap * 2;
-        char *grown = realloc(req->body, cap);
-        if (!grown) {
-            req->body_no_memory = 1;
-            return;
-        }
-        req->body = grown;
-        req->body_cap = cap;
-    }
-    memcpy(req->body + req->body_len, data, n);
-    req->body_len += n;
-}
-
 /* Sends the answer a compute thread stored in req. */
 static enum MHD_Result request_answer(srv_server *s, struct MHD_Connection *c, srv_request *req)
 {
@@ -375,7 +307,7 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *c, const cha
     srv_server *s = cls;
     srv_request *req = *con_cls;
     if (!req) {
-        req = request_new(c, method, url, version);
+        req = srv_request_new(c, method, url, version);
         if (!req)
             return MHD_NO; /* MHD closes the connection */
         *con_cls = req;
@@ -389,8 +321,8 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *c, const cha
         return r;
     }
     if (*upload_data_size > 0) {
-        if (!req->status)
-            request_append(s, req, upload_data, *upload_data_size);
+        if (!req->status && srv_route_has_body(req->route))
+            srv_request_append(req, s->cfg->max_body, upload_data, *upload_data_size);
         *upload_data_size = 0;
         return MHD_YES;
     }
@@ -444,16 +376,6 @@ static void on_completed(void *cls, struct MHD_Connection *c, void **con_cls,
     *con_cls = NULL;
     atomic_fetch_sub(&s->inflight, 1);
     srv_pool_release(s, req); /* frees req, now or when its job is done */
-}
-
-void srv_request_free(srv_request *req)
-{
-    if (!req)
-        return;
-    if (req->answer.text)
-        req->answer.free_fn(req->answer.text);
-    free(req->body);
-    free(req);
 }
 
 /* ---- the daemon ------------------------------------------------------------- */

@@ -189,8 +189,8 @@ typedef struct srv_json {
     const char *type;
 } srv_json;
 
-/* One request (MHD's per-request context): created by http.c on the first call of
- * the access handler. When MHD reports the request completed, http.c logs it and
+/* One request (MHD's per-request context): created by http.c (srv_request_new of
+ * request.c) on the first call of the access handler. When MHD reports the request completed, http.c logs it and
  * hands it to srv_pool_release, which frees it at once unless a compute thread still
  * holds it (then that thread frees it when done; pool.c says when that happens). */
 struct srv_request {
@@ -237,6 +237,18 @@ unsigned srv_http_port(const srv_server *s);
  * stops the compute pool (every worker freed on its thread) and the daemon. Safe to
  * call when start failed. */
 void srv_http_stop(srv_server *s, const sigset_t *hurry);
+
+/* ---- request.c: one request's memory ------------------------------------------- */
+
+/* A request whose headers arrived on c: method, version and url copied (method and
+ * version as printable ASCII), its start time and client address noted, route -1.
+ * The caller owns it (srv_request_free); NULL when out of memory. */
+srv_request *srv_request_new(struct MHD_Connection *c, const char *method, const char *url,
+                             const char *version);
+/* Appends n bytes of body, keeping at most max bytes: beyond them the body is
+ * dropped and body_too_large set; body_no_memory is set when growing fails. Once
+ * either is set, later chunks are discarded. */
+void srv_request_append(srv_request *req, size_t max, const char *data, size_t n);
 /* Frees a request and what it owns (body, an answer not handed to MHD). */
 void srv_request_free(srv_request *req);
 
