@@ -446,7 +446,7 @@ int srv_http_start(srv_server *s, lr_error *err)
     const srv_config *cfg = s->cfg;
     if (srv_workers_init(s, err))
         return -1;
-    if (srv_pool_start(s, err)) {
+    if (srv_pool_start(s, srv_route_run, err)) {
         srv_workers_fini(s);
         return -1;
     }

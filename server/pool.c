@@ -72,12 +72,13 @@ static void job_finish(srv_pool *p, srv_request *req)
         srv_request_free(req);
 }
 
-/* Runs the route of req on this compute thread. The connection is suspended, so
- * nothing else touches req meanwhile (the fields the mutex guards excepted). */
+/* Runs the job of req (pool.run: its route's handler) on this compute thread. The
+ * connection is suspended, so nothing else touches req meanwhile (the fields the
+ * mutex guards excepted). */
 static void job_run(srv_server *s, srv_request *req)
 {
     lr_error_clear(&req->answer_err);
-    req->answer = srv_route_run(s, req, &req->answer_err);
+    req->answer = s->pool.run(s, req, &req->answer_err);
     free(req->body); /* not needed while the answer is sent */
     req->body = NULL;
 }
@@ -119,9 +120,10 @@ static void *compute_main(void *arg)
     return NULL;
 }
 
-int srv_pool_start(srv_server *s, lr_error *err)
+int srv_pool_start(srv_server *s, srv_job_fn run, lr_error *err)
 {
     srv_pool *p = &s->pool;
+    p->run = run;
     unsigned n = s->cfg->threads;
     if (pthread_mutex_init(&p->mu, NULL) != 0)
         return lr_error_set(err, LR_INTERNAL, NULL, "cannot create the compute pool's mutex");

@@ -4,11 +4,13 @@
  * It knows HTTP and nothing about kernels: requests are routed to the lr_api_*
  * calls of protocol/api.h, their lr_error codes mapped to HTTP statuses in one
  * table (respond.c). Infrastructure lives in small files with one concern each:
- * main.c (options, signals, lifecycle), http.c (libmicrohttpd plumbing, bodies,
- * access log), pool.c (the compute threads that run estimate and rank off the I/O
- * threads), routes.c (routing table, handlers), respond.c (status table, JSON
- * bodies), stats.c (counters for /v1/stats), worker.c (one lr_worker per compute
- * thread).
+ * main.c (options, signals, lifecycle), http.c (libmicrohttpd plumbing, access
+ * log), request.c (one request's memory and body), pool.c (the compute threads that
+ * run estimate and rank off the I/O threads), routes.c (the routing table, data
+ * only), handlers.c (what each route does), respond.c (status table, JSON bodies),
+ * stats.c (counters for /v1/stats), metrics.c (/metrics), worker.c (one lr_worker
+ * per compute thread). Calls between them point one way: routes.c and request.c
+ * call no other file of server/, and the pool runs the handler http.c gives it.
  */
 #ifndef SRV_SERVER_H
 #define SRV_SERVER_H

@@ -83,9 +83,18 @@ typedef struct srv_request srv_request;
  * remain for cheap requests such as GET /healthz while the queue is full. */
 #define SRV_QUEUE_MAX 256
 
+struct srv_server;
+struct srv_json;
+/* What a compute thread does with a job: srv_route_run (handlers.c), given to
+ * srv_pool_start so that the pool knows nothing of routes. */
+typedef struct srv_json (*srv_job_fn)(struct srv_server *s, const srv_request *req,
+                                      lr_error *err);
+
 /* The compute pool (pool.c): a bounded FIFO of requests whose connections are
- * suspended, and the threads that run them. Everything here is guarded by mu. */
+ * suspended, and the threads that run them. Everything here is guarded by mu, except
+ * run, written before the threads start. */
 typedef struct srv_pool {
+    srv_job_fn run; /* runs one job's route on a compute thread */
     pthread_mutex_t mu;
     pthread_cond_t work;      /* a job was queued, or stopping was set */
     srv_request *head, *tail; /* queued jobs, oldest first (linked by job_next) */
@@ -102,8 +111,20 @@ typedef struct srv_pool {
 #define SRV_STATUS_SLOTS 13
 #define SRV_LATENCY_BUCKETS 15
 
-/* Number of entries of the routing table (routes.c checks it at compile time). */
-#define SRV_ROUTE_COUNT 9
+/* The routes, as indices of the routing table (routes.c) and of the handlers
+ * (handlers.c); SRV_ROUTE_COUNT is how many there are. */
+typedef enum srv_route_id {
+    SRV_ROUTE_ESTIMATE, /* POST /v1/estimate */
+    SRV_ROUTE_RANK,     /* POST /v1/rank */
+    SRV_ROUTE_DEVICES,  /* GET /v1/devices */
+    SRV_ROUTE_DEVICE,   /* GET /v1/devices/{name} */
+    SRV_ROUTE_HEALTHZ,  /* GET /healthz */
+    SRV_ROUTE_STATS,    /* GET /v1/stats */
+    SRV_ROUTE_METRICS,  /* GET /metrics */
+    SRV_ROUTE_PAGE,     /* GET / */
+    SRV_ROUTE_ASSET,    /* GET /web/{file} */
+    SRV_ROUTE_COUNT
+} srv_route_id;
 
 typedef struct srv_stats {
     atomic_uint_least64_t requests_total;
@@ -190,9 +211,10 @@ typedef struct srv_json {
 } srv_json;
 
 /* One request (MHD's per-request context): created by http.c (srv_request_new of
- * request.c) on the first call of the access handler. When MHD reports the request completed, http.c logs it and
- * hands it to srv_pool_release, which frees it at once unless a compute thread still
- * holds it (then that thread frees it when done; pool.c says when that happens). */
+ * request.c) on the first call of the access handler. When MHD reports the request
+ * completed, http.c logs it and hands it to srv_pool_release, which frees it at once
+ * unless a compute thread still holds it (then that thread frees it when done;
+ * pool.c says when that happens). */
 struct srv_request {
     int route;       /* index in the routing table, -1 for 404/405 */
     const char *arg; /* {name} of /v1/devices/{name}, points into url */
@@ -252,7 +274,7 @@ void srv_request_append(srv_request *req, size_t max, const char *data, size_t n
 /* Frees a request and what it owns (body, an answer not handed to MHD). */
 void srv_request_free(srv_request *req);
 
-/* ---- routes.c: the routing table ---------------------------------------------- */
+/* ---- routes.c: the routing table (data only) ------------------------------------ */
 
 /* Looks method and url up. Returns the route index (*arg set to the {name} of the
  * routes that have one), or -1: then *status is 404, or 405 with allow (a buffer of
@@ -263,10 +285,13 @@ int srv_route_find(const char *method, const char *url, const char **arg, char *
 int srv_route_has_body(int route);
 /* Whether the route runs the model (estimate, rank): it runs on the compute pool. */
 int srv_route_computes(int route);
-/* "POST /v1/estimate": the route's name in /v1/stats. */
+/* "POST /v1/estimate": the route's name in /v1/stats and /metrics. */
 const char *srv_route_label(int route);
-/* Runs the route's handler. Returns the JSON body, or one with text NULL and err
- * set. */
+
+/* ---- handlers.c: what each route does ------------------------------------------- */
+
+/* Runs the handler of req's route. Returns the JSON body, or one with text NULL and
+ * err set. */
 srv_json srv_route_run(srv_server *s, const srv_request *req, lr_error *err);
 
 /* ---- assets.c: the web calculator's files (web/, embedded at build time) -------- */
@@ -317,9 +342,9 @@ double srv_uptime_s(const srv_server *s);
 
 /* ---- pool.c: the compute pool ---------------------------------------------------- */
 
-/* Starts cfg->threads compute threads. Returns 0, or -1 with err set (none left
- * running). */
-int srv_pool_start(srv_server *s, lr_error *err);
+/* Starts cfg->threads compute threads, which run each job with run. Returns 0, or
+ * -1 with err set (none left running). */
+int srv_pool_start(srv_server *s, srv_job_fn run, lr_error *err);
 
 typedef enum srv_submit {
     SRV_SUBMIT_OK,       /* queued; the connection is suspended */

@@ -1,0 +1,141 @@
+/*
+ * handlers.c: what each route does. Each handler turns one request into one
+ * lr_api_* call (or, for /healthz, /v1/stats and /metrics, into what the daemon
+ * itself knows) and returns a JSON body or an lr_error; statuses are decided
+ * elsewhere (respond.c), the route was found and bodies, content types and sizes
+ * were checked before (routes.c, http.c). GET / and GET /web/{file} serve the web
+ * calculator's embedded files (assets.c). estimate and rank run on a compute thread
+ * (pool.c, which http.c gives srv_route_run), which owns the lr_worker they use; the
+ * other handlers run on libmicrohttpd's threads and need no worker.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include <cjson/cJSON.h>
+
+#include "srv_int.h"
+
+typedef srv_json (*srv_handler)(srv_server *s, const srv_request *req, lr_error *err);
+
+static srv_json from_api(char *text)
+{
+    return (srv_json){text, free, NULL}; /* lr_api_* bodies are malloc'd */
+}
+
+/* A cache that stops working (full disk, file removed) degrades speed, not answers:
+ * the api goes on without it and /healthz says why; it recovers when the cause goes
+ * away (issue 10). The log says so once per change of the status (the api's status
+ * strings live as long as the api, so the last one said can be compared); it looks
+ * around each computation and at each /healthz, a stat of the file each time. */
+static void note_cache(srv_server *s)
+{
+    if (!s->cfg->db_path)
+        return;
+    const char *status = lr_api_cache_status(s->api);
+    const char *was = atomic_exchange(&s->cache_said, status);
+    if (status == was || (was && strcmp(status, was) == 0))
+        return;
+    if (strcmp(status, "ok") == 0)
+        srv_log("launchrank: cache working again");
+    else
+        srv_log("launchrank: cache not used for now: %s", status);
+}
+
+static srv_json handle_estimate(srv_server *s, const srv_request *req, lr_error *err)
+{
+    lr_worker *w = srv_worker_get(s, err);
+    if (!w)
+        return from_api(NULL);
+    note_cache(s); /* before too: the request may remake a deleted database file */
+    srv_json out = from_api(lr_api_estimate(w, req->body ? req->body : "", req->body_len, err));
+    note_cache(s);
+    return out;
+}
+
+static srv_json handle_rank(srv_server *s, const srv_request *req, lr_error *err)
+{
+    lr_worker *w = srv_worker_get(s, err);
+    if (!w)
+        return from_api(NULL);
+    note_cache(s);
+    /* No progress callback: a response is sent whole, when the ranking is done. */
+    srv_json out =
+        from_api(lr_api_rank(w, req->body ? req->body : "", req->body_len, NULL, NULL, err));
+    note_cache(s);
+    return out;
+}
+
+static srv_json handle_devices(srv_server *s, const srv_request *req, lr_error *err)
+{
+    return from_api(lr_api_devices(s->api, err));
+}
+
+static srv_json handle_device(srv_server *s, const srv_request *req, lr_error *err)
+{
+    return from_api(lr_api_device(s->api, req->arg, err));
+}
+
+/* {"status":"ok","cache":"ok"|"<why not>","model_version":...}. The daemon answers,
+ * so it is up; a cache that cannot be used degrades speed, not answers, so it is
+ * reported but still "ok". */
+static srv_json handle_healthz(srv_server *s, const srv_request *req, lr_error *err)
+{
+    srv_json out = {NULL, cJSON_free, NULL};
+    note_cache(s);
+    cJSON *root = cJSON_CreateObject();
+    if (cJSON_AddStringToObject(root, "status", "ok") &&
+        cJSON_AddStringToObject(root, "cache", lr_api_cache_status(s->api)) &&
+        cJSON_AddStringToObject(root, "model_version", LR_MODEL_VERSION))
+        out.text = cJSON_PrintUnformatted(root);
+    cJSON_Delete(root);
+    if (!out.text)
+        lr_error_set(err, LR_NO_MEMORY, NULL, "out of memory while building the health report");
+    return out;
+}
+
+static srv_json handle_stats(srv_server *s, const srv_request *req, lr_error *err)
+{
+    return srv_stats_json(s, err);
+}
+
+static srv_json handle_metrics(srv_server *s, const srv_request *req, lr_error *err)
+{
+    return srv_metrics_text(s, err);
+}
+
+/* The web calculator (docs/web.md): a client of the routes above, served from the
+ * files embedded at build time. */
+static srv_json handle_page(srv_server *s, const srv_request *req, lr_error *err)
+{
+    srv_json out = srv_asset_find("index.html");
+    if (!out.text)
+        lr_error_set(err, LR_INTERNAL, NULL, "the web page was not built into this daemon");
+    return out;
+}
+
+static srv_json handle_asset(srv_server *s, const srv_request *req, lr_error *err)
+{
+    srv_json out = srv_asset_find(req->arg);
+    if (!out.text)
+        lr_error_set(err, LR_NOT_FOUND, NULL, "no file '%.64s' in the web page; GET / loads it",
+                     req->arg);
+    return out;
+}
+
+/* The handler of each route of the routing table (routes.c). */
+static const srv_handler handlers[SRV_ROUTE_COUNT] = {
+    [SRV_ROUTE_ESTIMATE] = handle_estimate, [SRV_ROUTE_RANK] = handle_rank,
+    [SRV_ROUTE_DEVICES] = handle_devices,   [SRV_ROUTE_DEVICE] = handle_device,
+    [SRV_ROUTE_HEALTHZ] = handle_healthz,   [SRV_ROUTE_STATS] = handle_stats,
+    [SRV_ROUTE_METRICS] = handle_metrics,   [SRV_ROUTE_PAGE] = handle_page,
+    [SRV_ROUTE_ASSET] = handle_asset,
+};
+
+srv_json srv_route_run(srv_server *s, const srv_request *req, lr_error *err)
+{
+    srv_json out = handlers[req->route](s, req, err);
+    if (!out.text && !lr_error_is_set(err))
+        lr_error_set(err, LR_INTERNAL, NULL, "%s returned neither a body nor an error",
+                     srv_route_label(req->route));
+    return out;
+}
