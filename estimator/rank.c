@@ -49,8 +49,9 @@ typedef struct rank_job {
     const unsigned char *skip;
     unsigned long max_ops;
     double deadline;
-    est_stop *stop; /* watched by every worker's context; NULL = none */
-    est_memo *memo; /* shared by the workers: a footprint is counted once */
+    est_stop *stop;          /* watched by every worker's context; NULL = none */
+    unsigned char *finished; /* OUT: finished[i] = 1 once results[i] is estimated */
+    est_memo *memo;          /* shared by the workers: a footprint is counted once */
     est_progress_fn progress;
     void *user;
     pthread_mutex_t lock; /* guards next, done, err and progress calls */
@@ -77,33 +78,40 @@ static void *rank_worker(void *arg)
             break;
         if (job->skip && job->skip[i])
             continue;
+        if (job->deadline > 0 && est_now() > job->deadline)
+            break; /* time is up: the rest stay unfinished, and that is no error */
         lr_error e;
         lr_error_clear(&e);
         est_config cfg = job->results[i].config;
         int rc = !ctx ? lr_error_set(&e, LR_NO_MEMORY, NULL, "out of memory")
                  : est_stop_raised(job->stop)
                      ? lr_error_set(&e, LR_UNAVAILABLE, NULL, "the ranking was stopped")
-                 : job->deadline > 0 && est_now() > job->deadline
-                     ? lr_error_set(&e, LR_BUDGET_EXCEEDED, NULL,
-                                    "the ranking of %zu configurations ran past its time "
-                                    "limit; rank fewer or raise the limit",
-                                    job->n)
                      : est_estimate(ctx, job->k, job->dev, &cfg, &job->results[i], &e);
+        /* the deadline interrupted this one (the watchdog raised expired, and no stop
+         * did): it stays unfinished, like those after it */
+        int cut = rc && e.code == LR_BUDGET_EXCEEDED && est_ctx_expired(ctx) &&
+                  !est_stop_raised(job->stop);
         pthread_mutex_lock(&job->lock);
-        if (rc && !lr_error_is_set(&job->err))
+        if (rc && !cut && !lr_error_is_set(&job->err))
             job->err = e;
-        job->done++;
-        if (job->progress)
-            job->progress(job->user, job->done, job->n);
+        if (!rc) {
+            job->finished[i] = 1;
+            job->done++;
+            if (job->progress)
+                job->progress(job->user, job->done, job->n);
+        }
         pthread_mutex_unlock(&job->lock);
+        if (cut)
+            break;
     }
     est_ctx_free(ctx);
     return NULL;
 }
 
 int est_rank(const est_kernel *k, const est_device *dev, est_result *results, size_t n,
-             const unsigned char *skip, int nthreads, unsigned long max_ops, double deadline,
-             est_stop *stop, est_progress_fn progress, void *user, lr_error *err)
+             const unsigned char *skip, unsigned char *finished, int nthreads,
+             unsigned long max_ops, double deadline, est_stop *stop, est_progress_fn progress,
+             void *user, lr_error *err)
 {
     rank_job job = {.k = k,
                     .dev = dev,
@@ -113,6 +121,7 @@ int est_rank(const est_kernel *k, const est_device *dev, est_result *results, si
                     .max_ops = max_ops,
                     .deadline = deadline,
                     .stop = stop,
+                    .finished = finished,
                     .progress = progress,
                     .user = user};
     lr_error_clear(&job.err);

@@ -23,12 +23,17 @@ size_t est_search_default(int min_threads, int max_threads, int max_bz, int min_
                           est_launch *out, size_t cap);
 
 /* Estimates results[i] for every i with skip == NULL or !skip[i] (the caller may have
- * filled some from a cache), using up to nthreads threads, each with its own est_ctx.
+ * filled some from a cache), using up to nthreads threads, each with its own est_ctx,
+ * and sets finished[i] (n flags, zeroed by the caller) for each one it estimated.
  * deadline (est_now() seconds, 0 = none) bounds the wall-clock time of the whole
- * ranking: LR_BUDGET_EXCEEDED past it. Raising stop (NULL: none) ends it sooner, the
- * same way (LR_UNAVAILABLE). The first error stops the ranking: -1 with err set. */
+ * ranking: past it no configuration is started, those it interrupts are left
+ * unfinished (results[i] then holds nothing to read), and the call still returns 0:
+ * the caller ranks what finished (protocol/api_rank.c). Raising stop (NULL: none)
+ * ends it sooner with LR_UNAVAILABLE. Any other error of a configuration stops the
+ * ranking: -1 with err set. */
 int est_rank(const est_kernel *k, const est_device *dev, est_result *results, size_t n,
-             const unsigned char *skip, int nthreads, unsigned long max_ops, double deadline,
-             est_stop *stop, est_progress_fn progress, void *user, lr_error *err);
+             const unsigned char *skip, unsigned char *finished, int nthreads,
+             unsigned long max_ops, double deadline, est_stop *stop, est_progress_fn progress,
+             void *user, lr_error *err);
 
 #endif

@@ -155,10 +155,10 @@ static lr_choice *rank_choices(const lr_request *req, rank_entry *ent, const siz
 
 /* Why the request's baseline cannot run (NULL when it can, or there is none). */
 static const char *baseline_reason(const lr_request *req, const est_result *res,
-                                   const unsigned char *skip, size_t n)
+                                   const unsigned char *fin, size_t n)
 {
     for (size_t i = 0; req->has_baseline && i < n; i++)
-        if (!skip[i] && !res[i].launchable &&
+        if (fin[i] && !res[i].launchable &&
             !memcmp(&req->space[i], &req->baseline, sizeof req->baseline))
             return res[i].reason;
     return NULL;
@@ -190,6 +190,68 @@ static cJSON *rank_warnings(const lr_request *req, const lr_choice *c, size_t m)
     return w;
 }
 
+/* The index of the request's baseline in its space when the time limit left it
+ * unestimated (neither cached nor finished), else -1. */
+static long baseline_unfinished(const lr_request *req, const unsigned char *skip,
+                                const unsigned char *fin, size_t n)
+{
+    for (size_t i = 0; req->has_baseline && i < n; i++)
+        if (!skip[i] && !fin[i] &&
+            !memcmp(&req->space[i], &req->baseline, sizeof req->baseline))
+            return (long)i;
+    return -1;
+}
+
+/* A ranking the time limit cut short (docs/api.md, "A ranking past its time limit"):
+ * adds the response's "incomplete" object, and a sentence in the decision (and in its
+ * baseline's reason when the baseline was not reached) saying what they cover; done
+ * configurations = cached + estimated. The response owns what is added. Returns 0, or
+ * -1 when out of memory (the response is then not to be sent: it would be half built). */
+static int mark_incomplete(cJSON *resp, const lr_request *req, size_t done, size_t n,
+                           double limit_s, int baseline_missed)
+{
+    char msg[400];
+    cJSON *o = cJSON_CreateObject();
+    snprintf(msg, sizeof msg,
+             "the ranking ran past its time limit of %g s: %zu of the %zu configurations "
+             "were evaluated (cached or estimated) and are ranked here, the other %zu "
+             "were not; rank fewer or raise the limit to rank them all",
+             limit_s, done, n, n - done);
+    int ok = o && cJSON_AddStringToObject(o, "reason", "time_limit") &&
+             cJSON_AddNumberToObject(o, "evaluated", (double)done) &&
+             cJSON_AddNumberToObject(o, "of", (double)n) &&
+             cJSON_AddNumberToObject(o, "time_limit", limit_s) &&
+             cJSON_AddStringToObject(o, "message", msg);
+    if (!ok || !cJSON_AddItemToObject(resp, "incomplete", o)) {
+        cJSON_Delete(o);
+        return -1;
+    }
+    cJSON *d = cJSON_GetObjectItemCaseSensitive(resp, "decision");
+    snprintf(msg, sizeof msg,
+             "computed over the %zu of %zu configurations evaluated before the time limit "
+             "(incomplete): one of the other %zu may be better",
+             done, n, n - done);
+    if (!d || !cJSON_AddStringToObject(d, "incomplete", msg))
+        return -1;
+    cJSON *b = cJSON_GetObjectItemCaseSensitive(d, "baseline");
+    if (!b || !baseline_missed)
+        return 0;
+    char bs[40], fs[40];
+    const int *bl = req->baseline.block, *fl = req->baseline.folding;
+    snprintf(bs, sizeof bs, "%dx%dx%d", bl[0], bl[1], bl[2]);
+    snprintf(fs, sizeof fs, "%dx%dx%d", fl[0], fl[1], fl[2]);
+    snprintf(msg, sizeof msg,
+             "the baseline %s, folding %s was not evaluated before the time limit, so it "
+             "cannot be compared; rank it alone or raise the limit",
+             bs, fs);
+    cJSON *r = cJSON_CreateString(msg);
+    if (!r || !cJSON_ReplaceItemInObjectCaseSensitive(b, "reason", r)) {
+        cJSON_Delete(r);
+        return -1;
+    }
+    return 0;
+}
+
 char *lr_api_rank(lr_worker *w, const char *body, size_t len, lr_progress_fn progress,
                   void *progress_user, lr_error *err)
 {
@@ -200,13 +262,14 @@ char *lr_api_rank(lr_worker *w, const char *body, size_t len, lr_progress_fn pro
     est_result *res = calloc(n, sizeof *res);
     rank_entry *ent = calloc(n, sizeof *ent);
     unsigned char *skip = calloc(n, 1);
+    unsigned char *fin = calloc(n ? n : 1, 1); /* estimated here (est_rank) */
     size_t *order = calloc(n, sizeof *order);
     char(*keys)[33] = calloc(n, sizeof *keys);
     char *out = NULL;
     cJSON *resp = NULL;
     lr_choice *choices = NULL;
     long base_pos = -1;
-    if (!res || !ent || !skip || !order || !keys) {
+    if (!res || !ent || !skip || !fin || !order || !keys) {
         lr_error_set(err, LR_NO_MEMORY, NULL, "out of memory");
         goto done;
     }
@@ -220,16 +283,27 @@ char *lr_api_rank(lr_worker *w, const char *body, size_t len, lr_progress_fn pro
             hits++;
         }
     }
-    if (est_rank(req.kernel, &req.device, res, n, skip, threads_for(w->api),
-                 (unsigned long)w->api->cfg.isl_max_operations,
-                 est_now() + api_time_limit(w->api), w->api->stop, (est_progress_fn)progress,
-                 progress_user, err)) {
+    double limit_s = api_time_limit(w->api);
+    if (est_rank(req.kernel, &req.device, res, n, skip, fin, threads_for(w->api),
+                 (unsigned long)w->api->cfg.isl_max_operations, est_now() + limit_s,
+                 w->api->stop, (est_progress_fn)progress, progress_user, err)) {
         api_stopped(w->api, err);
         goto done;
     }
-    atomic_fetch_add(&w->api->evaluated, n - hits);
+    size_t computed = 0;
+    for (size_t i = 0; i < n; i++)
+        computed += fin[i];
+    if (hits + computed == 0 && n > 0) { /* nothing to rank: the limit is the answer */
+        lr_error_set(err, LR_BUDGET_EXCEEDED, NULL,
+                     "the ranking of %zu configurations ran past its time limit; rank fewer "
+                     "or raise the limit",
+                     n);
+        api_stopped(w->api, err);
+        goto done;
+    }
+    atomic_fetch_add(&w->api->evaluated, computed);
     for (size_t i = 0; i < n; i++) {
-        if (skip[i] || !res[i].launchable)
+        if (!fin[i] || !res[i].launchable)
             continue;
         ent[i].est = lr_estimate_json(&res[i], req.kernel, &req.device);
         char *t = ent[i].est ? cJSON_PrintUnformatted(ent[i].est) : NULL;
@@ -269,7 +343,12 @@ char *lr_api_rank(lr_worker *w, const char *body, size_t len, lr_progress_fn pro
     cJSON_AddItemToObject(resp, "warnings", rank_warnings(&req, choices, m));
     cJSON_AddItemToObject(resp, "decision",
                           lr_decision_json(choices, m, req.device.rank_precision, base_pos,
-                                           &req, baseline_reason(&req, res, skip, n)));
+                                           &req, baseline_reason(&req, res, fin, n)));
+    if (hits + computed < n && mark_incomplete(resp, &req, hits + computed, n, limit_s,
+                                               baseline_unfinished(&req, skip, fin, n) >= 0)) {
+        lr_error_set(err, LR_NO_MEMORY, NULL, "out of memory");
+        goto done;
+    }
     cJSON *results = cJSON_AddArrayToObject(resp, "results");
     size_t top = req.top > 0 && (size_t)req.top < m ? (size_t)req.top : m;
     for (size_t r = 0; r < top && results; r++) {
@@ -298,7 +377,7 @@ char *lr_api_rank(lr_worker *w, const char *body, size_t len, lr_progress_fn pro
     }
     cJSON *nl = cJSON_AddArrayToObject(resp, "not_launchable");
     for (size_t i = 0; i < n && nl; i++) {
-        if (skip[i] || res[i].launchable)
+        if (!fin[i] || res[i].launchable)
             continue;
         cJSON *item = cJSON_CreateObject();
         int64_t b[3] = {req.space[i].block[0], req.space[i].block[1], req.space[i].block[2]};
@@ -330,6 +409,7 @@ done:
     free(res);
     free(ent);
     free(skip);
+    free(fin);
     free(order);
     free(keys);
     lr_request_release(&req);

@@ -40,9 +40,13 @@
 /* Creates the api and this thread's worker. With --db, a cache that cannot be used
  * is a warning, not a failure: the prediction is the same without it. Returns 0, or
  * the exit status of an error already printed. */
-static int open_api(const char *cmd, const cli_opts *o, lr_api **api, lr_worker **w)
+static int open_api(const char *cmd, const cli_opts *o, double time_limit_s, lr_api **api,
+                    lr_worker **w)
 {
-    lr_api_config cfg = {.db_path = o->db, .threads = o->threads, .isl_max_operations = 0};
+    lr_api_config cfg = {.db_path = o->db,
+                         .threads = o->threads,
+                         .isl_max_operations = 0,
+                         .time_limit_s = time_limit_s};
     lr_error err;
     lr_error_clear(&err);
     *w = NULL;
@@ -106,7 +110,7 @@ static int cmd_estimate(int argc, char **argv)
     int rc = cli_parse_args(argc, argv, CLI_OPT_DB | CLI_OPT_PRETTY, 1, 1, &o);
     if (rc || (rc = cli_read_request(argv[0], o.pos[0], &body, &len)))
         return rc;
-    if ((rc = open_api(argv[0], &o, &api, &w))) {
+    if ((rc = open_api(argv[0], &o, 0, &api, &w))) {
         free(body);
         return rc;
     }
@@ -152,6 +156,12 @@ static const char rank_help[] =
     "  --db PATH    cache predictions in the SQLite file PATH (created if missing),\n"
     "               and know the devices stored there (launchrank devices add);\n"
     "               default: no cache, every run computes afresh\n"
+    "  --time-limit SECONDS  wall-clock seconds the whole ranking may compute\n"
+    "               (decimals allowed, e.g. 0.5; default 30, as the daemon's\n"
+    "               --time-limit). Past it no configuration is started: the answer\n"
+    "               ranks those finished (cached or estimated) and says so in\n"
+    "               \"incomplete\" {evaluated, of} and decision.incomplete; when none\n"
+    "               finished it is a budget_exceeded error (exit 2)\n"
     "  --pretty     indent the JSON for reading\n"
     "  -h, --help   show this help\n"
     "\n"
@@ -194,6 +204,48 @@ static void clear_progress(cli_progress *p)
         fprintf(stderr, "\r%*s\r", p->width > 0 ? p->width : 0, "");
 }
 
+/* The largest --time-limit, in seconds: a day; a ranking is bounded by 4096
+ * configurations, and a longer limit is a typo, not a plan. */
+#define CLI_MAX_TIME_LIMIT_S 86400.0
+
+/* Takes --time-limit SECONDS (or --time-limit=SECONDS) out of argv, as cli_take_format
+ * does --format, into *seconds (0 when not given: the api's default). Returns 0, or
+ * the exit status of a usage error already printed. */
+static int take_time_limit(const char *cmd, int *argc, char **argv, double *seconds)
+{
+    *seconds = 0;
+    for (int i = 1; i < *argc; i++) {
+        const char *a = argv[i], *v;
+        int taken;
+        if (!strcmp(a, "--"))
+            break;
+        if (!strncmp(a, "--time-limit=", 13)) {
+            v = a + 13;
+            taken = 1;
+        } else if (!strcmp(a, "--time-limit")) {
+            if (i + 1 >= *argc)
+                return cli_usage_error(cmd, "--time-limit needs a number of seconds");
+            v = argv[i + 1];
+            taken = 2;
+        } else {
+            continue;
+        }
+        char *end;
+        errno = 0;
+        double s = strtod(v, &end);
+        if (end == v || *end || errno || !(s > 0) || s > CLI_MAX_TIME_LIMIT_S)
+            return cli_usage_error(cmd,
+                                   "--time-limit takes seconds, more than 0 and at most %g "
+                                   "(e.g. 30 or 0.5), not '%s'",
+                                   CLI_MAX_TIME_LIMIT_S, v);
+        *seconds = s;
+        memmove(argv + i, argv + i + taken, sizeof *argv * (size_t)(*argc - i - taken + 1));
+        *argc -= taken;
+        i--;
+    }
+    return 0;
+}
+
 static int cmd_rank(int argc, char **argv)
 {
     cli_opts o;
@@ -204,9 +256,12 @@ static int cmd_rank(int argc, char **argv)
     lr_error err;
     cli_progress progress = {.lock = PTHREAD_MUTEX_INITIALIZER, .percent = -1};
     const char *format;
+    double time_limit_s;
     if (cli_wants_help(argc, argv))
         return fputs(rank_help, stdout), CLI_EXIT_OK;
     int rc = cli_take_format(argv[0], &argc, argv, &format);
+    if (!rc)
+        rc = take_time_limit(argv[0], &argc, argv, &time_limit_s);
     if (rc)
         return rc;
     rc = cli_parse_args(argc, argv,
@@ -235,7 +290,7 @@ static int cmd_rank(int argc, char **argv)
             len = strlen(edited);
         }
     }
-    if ((rc = open_api(argv[0], &o, &api, &w))) {
+    if ((rc = open_api(argv[0], &o, time_limit_s, &api, &w))) {
         cJSON_free(edited);
         free(body);
         return rc;

@@ -381,6 +381,49 @@ case_rank() {
     expect_in out "6 configurations evaluated, 0 from cache"
 }
 
+# Issue 12, item 4: rank --time-limit SECONDS bounds the whole ranking. --help explains
+# it with its unit; a value that is not a positive number of seconds is a usage error;
+# a limit far below the ranking's time (111 configurations, seconds of work) answers
+# exit 0 with what was evaluated, marked incomplete; one far above changes nothing.
+case_time_limit() {
+    jacobi="$DATA/../../protocol/data/jacobi_baseline.json"
+    run rank --help
+    expect_rc 0
+    expect_in out "--time-limit SECONDS"
+    expect_in out "wall-clock seconds the whole ranking"
+    for bad in 0 -1 abc 1e9 nan ""; do
+        run rank --time-limit "$bad" "$jacobi"
+        expect_rc 2
+        expect_in err "--time-limit takes seconds"
+        expect_empty out
+    done
+    run rank --time-limit
+    expect_rc 2
+    expect_in err "--time-limit needs a number of seconds"
+    # the shortest of these limits that evaluates anything (a loaded machine may need
+    # more than the first); nothing evaluated is budget_exceeded, exit 2
+    for limit in 0.1 0.2 0.4 0.8; do
+        run rank --threads 1 --time-limit=$limit "$jacobi"
+        [ "$rc" -eq 0 ] && break
+        expect_rc 2
+        expect_in err '"code":"budget_exceeded"'
+    done
+    expect_rc 0
+    expect_in out '"incomplete":{"reason":"time_limit","evaluated":'
+    expect_in out ',"of":111,"time_limit":'"$limit"',"message":'
+    expect_in out 'configurations evaluated before the time limit (incomplete)'
+    n=$(sed 's/.*"incomplete":{"reason":"time_limit","evaluated":\([0-9]*\),.*/\1/' "$T/out")
+    [ "$n" -ge 1 ] && [ "$n" -lt 111 ] || fail "evaluated $n, expected 1 to 110"
+    [ "$(grep -o '"launch":{' "$T/out" | wc -l)" -eq "$n" ] || fail "expected $n results"
+    run rank --time-limit 600 --top 3 "$DATA/rank_2d_5point.json"
+    expect_rc 0
+    cp "$T/out" limited.json
+    run rank --top 3 "$DATA/rank_2d_5point.json"
+    expect_rc 0
+    cmp -s limited.json "$T/out" || fail "a limit not reached changed the answer"
+    expect_not_in out '"incomplete"'
+}
+
 # Issue 11: the README's rank example, with its baseline, prints the decision on top of
 # the table: the recommendation and why, the tie group, best/median/worst and the
 # baseline's advice; every row has occupancy and idle threads and a mark.
@@ -569,6 +612,7 @@ estimate) case_estimate ;;
 malformed) case_malformed ;;
 non_affine) case_non_affine ;;
 rank) case_rank ;;
+time_limit) case_time_limit ;;
 readme_decision) case_readme_decision ;;
 progress) case_progress ;;
 cache) case_cache ;;
