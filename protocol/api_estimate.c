@@ -89,6 +89,8 @@ static cJSON *warnings_of(const lr_request *req, const est_launch *l, const cJSO
         cJSON_AddItemToArray(w, cJSON_DetachItemViaPointer(c, c->child));
     cJSON_Delete(c);
     lr_plausible_free(p);
+    if (!c) /* out of memory: no answer, not one without its configuration's warnings */
+        cJSON_Delete(w), w = NULL;
     return w;
 }
 

@@ -6,6 +6,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "jbuild.h"
+
 static double num(const cJSON *o, const char *key)
 {
     const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, key);
@@ -52,11 +54,10 @@ static int better(const lr_choice *a, const lr_choice *b)
     return a->rank < b->rank;
 }
 
-static void add_int3(cJSON *o, const char *key, const int *v)
+static void add_int3(jb *b, cJSON *o, const char *key, const int *v)
 {
-    cJSON *a = cJSON_AddArrayToObject(o, key);
-    for (int d = 0; d < 3 && a; d++)
-        cJSON_AddItemToArray(a, cJSON_CreateNumber(v[d]));
+    int64_t w[3] = {v[0], v[1], v[2]};
+    jb_ints(b, o, key, w, 3);
 }
 
 static double round6(double v)
@@ -64,19 +65,18 @@ static double round6(double v)
     return round(v * 1e6) / 1e6;
 }
 
-/* {"rank", "block", "folding", "predicted"[, "occupancy", "idle_threads"]} */
-static cJSON *choice_json(const lr_choice *c, int full)
+/* {"rank", "block", "folding", "predicted"[, "occupancy", "idle_threads"]} as member
+ * key of parent (an element when key is NULL); returns the object. */
+static cJSON *add_choice(jb *b, cJSON *parent, const char *key, const lr_choice *c, int full)
 {
-    cJSON *o = cJSON_CreateObject();
-    if (!o)
-        return NULL;
-    cJSON_AddNumberToObject(o, "rank", c->rank);
-    add_int3(o, "block", c->launch.block);
-    add_int3(o, "folding", c->launch.folding);
-    cJSON_AddNumberToObject(o, "predicted", c->predicted);
+    cJSON *o = jb_obj(b, parent, key);
+    jb_num(b, o, "rank", c->rank);
+    add_int3(b, o, "block", c->launch.block);
+    add_int3(b, o, "folding", c->launch.folding);
+    jb_num(b, o, "predicted", c->predicted);
     if (full) {
-        cJSON_AddNumberToObject(o, "occupancy", round6(c->occupancy));
-        cJSON_AddNumberToObject(o, "idle_threads", round6(c->idle));
+        jb_num(b, o, "occupancy", round6(c->occupancy));
+        jb_num(b, o, "idle_threads", round6(c->idle));
     }
     return o;
 }
@@ -110,34 +110,33 @@ static void reason(char *buf, size_t n, const lr_choice *rec, const lr_choice *b
                  100 * rec->idle, 100 * rec->occupancy);
 }
 
-static cJSON *baseline_json(const lr_choice *c, long baseline, const lr_choice *rec, int tied,
-                            double precision, const lr_request *req, const char *why_not)
+static void add_baseline(jb *j, cJSON *parent, const lr_choice *c, long baseline,
+                         const lr_choice *rec, int tied, double precision,
+                         const lr_request *req, const char *why_not)
 {
-    cJSON *o = cJSON_CreateObject();
-    if (!o)
-        return NULL;
+    cJSON *o = jb_obj(j, parent, "baseline");
     char msg[400], b[40], f[40];
-    add_int3(o, "block", req->baseline.block);
-    add_int3(o, "folding", req->baseline.folding);
+    add_int3(j, o, "block", req->baseline.block);
+    add_int3(j, o, "folding", req->baseline.folding);
     dims(req->baseline.block, b, sizeof b);
     dims(req->baseline.folding, f, sizeof f);
     if (baseline < 0) {
-        cJSON_AddNullToObject(o, "rank");
-        cJSON_AddNullToObject(o, "predicted");
-        cJSON_AddNullToObject(o, "gain");
-        cJSON_AddStringToObject(o, "advice", "switch");
+        jb_null(j, o, "rank");
+        jb_null(j, o, "predicted");
+        jb_null(j, o, "gain");
+        jb_str(j, o, "advice", "switch");
         snprintf(msg, sizeof msg, "the baseline %s, folding %s cannot run: %s", b, f,
                  why_not ? why_not : "not launchable");
-        cJSON_AddStringToObject(o, "reason", msg);
-        return o;
+        jb_str(j, o, "reason", msg);
+        return;
     }
     const lr_choice *base = &c[baseline];
     double gain = base->predicted > 0 ? rec->predicted / base->predicted - 1 : 0;
     int keep = !base->warned && (tied || gain <= precision);
-    cJSON_AddNumberToObject(o, "rank", base->rank);
-    cJSON_AddNumberToObject(o, "predicted", base->predicted);
-    cJSON_AddNumberToObject(o, "gain", round6(gain));
-    cJSON_AddStringToObject(o, "advice", keep ? "keep" : "switch");
+    jb_num(j, o, "rank", base->rank);
+    jb_num(j, o, "predicted", base->predicted);
+    jb_num(j, o, "gain", round6(gain));
+    jb_str(j, o, "advice", keep ? "keep" : "switch");
     if (base->warned)
         snprintf(msg, sizeof msg,
                  "the baseline %s, folding %s has plausibility warnings (see its result); "
@@ -153,42 +152,38 @@ static cJSON *baseline_json(const lr_choice *c, long baseline, const lr_choice *
                  "switch: the recommendation is predicted %.1f %% faster than the baseline "
                  "%s, folding %s, beyond the model's %.1f %% precision on this device",
                  100 * gain, b, f, 100 * precision);
-    cJSON_AddStringToObject(o, "reason", msg);
-    return o;
+    jb_str(j, o, "reason", msg);
 }
 
 cJSON *lr_decision_json(const lr_choice *c, size_t n, double precision, long baseline,
                         const lr_request *req, const char *baseline_reason)
 {
-    cJSON *o = cJSON_CreateObject();
-    if (!o)
-        return NULL;
     /* the decision looks at the configurations without warnings, if there are any */
     size_t *pos = calloc(n ? n : 1, sizeof *pos), m = 0;
-    if (!pos) {
-        cJSON_Delete(o);
+    if (!pos)
         return NULL;
-    }
+    jb b = {0};
+    cJSON *o = jb_new_obj(&b);
     for (size_t i = 0; i < n; i++)
         if (!c[i].warned)
             pos[m++] = i;
     int with_warned = m == 0;
     for (size_t i = 0; with_warned && i < n; i++)
         pos[m++] = i;
-    cJSON_AddNumberToObject(o, "precision", precision);
-    cJSON_AddNumberToObject(o, "considered", (double)m);
+    jb_num(&b, o, "precision", precision);
+    jb_num(&b, o, "considered", (double)m);
     if (m == 0) {
-        cJSON_AddNullToObject(o, "best");
-        cJSON_AddNullToObject(o, "median");
-        cJSON_AddNullToObject(o, "worst");
-        cJSON_AddArrayToObject(o, "tie_group");
-        cJSON_AddNullToObject(o, "recommended");
+        jb_null(&b, o, "best");
+        jb_null(&b, o, "median");
+        jb_null(&b, o, "worst");
+        jb_arr(&b, o, "tie_group");
+        jb_null(&b, o, "recommended");
     } else {
         const lr_choice *best = &c[pos[0]];
-        cJSON_AddItemToObject(o, "best", choice_json(best, 0));
-        cJSON_AddItemToObject(o, "median", choice_json(&c[pos[(m - 1) / 2]], 0));
-        cJSON_AddItemToObject(o, "worst", choice_json(&c[pos[m - 1]], 0));
-        cJSON *tie = cJSON_AddArrayToObject(o, "tie_group");
+        add_choice(&b, o, "best", best, 0);
+        add_choice(&b, o, "median", &c[pos[(m - 1) / 2]], 0);
+        add_choice(&b, o, "worst", &c[pos[m - 1]], 0);
+        cJSON *tie = jb_arr(&b, o, "tie_group");
         const lr_choice *rec = best;
         int ntied = 0, base_tied = 0;
         for (size_t i = 0; i < m; i++) {
@@ -197,30 +192,26 @@ cJSON *lr_decision_json(const lr_choice *c, size_t n, double precision, long bas
                 break;
             ntied++;
             base_tied |= (long)pos[i] == baseline;
-            cJSON_AddItemToArray(tie, choice_json(x, 1));
+            add_choice(&b, tie, NULL, x, 1);
             if (better(x, rec))
                 rec = x;
         }
         /* no recommendation out of predictions that do not describe the kernel */
-        cJSON *r = with_warned ? NULL : choice_json(rec, 1);
-        char why[512];
-        reason(why, sizeof why, rec, best, ntied, precision);
-        if (r)
-            cJSON_AddStringToObject(r, "reason", why);
-        if (r)
-            cJSON_AddItemToObject(o, "recommended", r);
-        else
-            cJSON_AddNullToObject(o, "recommended");
+        if (with_warned) {
+            jb_null(&b, o, "recommended");
+        } else {
+            char why[512];
+            reason(why, sizeof why, rec, best, ntied, precision);
+            jb_str(&b, add_choice(&b, o, "recommended", rec, 1), "reason", why);
+        }
         if (req->has_baseline && !with_warned)
-            cJSON_AddItemToObject(
-                o, "baseline",
-                baseline_json(c, baseline, rec, base_tied, precision, req, baseline_reason));
+            add_baseline(&b, o, c, baseline, rec, base_tied, precision, req, baseline_reason);
     }
     if (with_warned && n > 0)
-        cJSON_AddStringToObject(o, "note",
-                                "every configuration has plausibility warnings, so there is no "
-                                "recommendation: the predictions do not describe the kernel "
-                                "the request means; fix what the warnings name first");
+        jb_str(&b, o, "note",
+               "every configuration has plausibility warnings, so there is no "
+               "recommendation: the predictions do not describe the kernel "
+               "the request means; fix what the warnings name first");
     free(pos);
-    return o;
+    return jb_finish(&b, o);
 }

@@ -12,6 +12,7 @@
 #include <strings.h>
 
 #include "embedded.h"
+#include "jbuild.h"
 #include "jread.h"
 
 typedef enum { T_INT, T_I64, T_DBL } ftype;
@@ -405,32 +406,30 @@ int lr_device_from_json(const lr_devices *d, const cJSON *v, const char *path, e
 
 cJSON *lr_device_to_json(const lr_devices *ds, const est_device *dev, int with_sources)
 {
-    cJSON *o = cJSON_CreateObject();
-    if (!o)
-        return NULL;
+    /* part of every canonical request: a figure missing would change the cache key */
+    jb b = {0};
+    cJSON *o = jb_new_obj(&b);
     int k = with_sources && ds ? lr_devices_index(ds, dev->name) : -1;
-    cJSON_AddStringToObject(o, "name", dev->name);
+    jb_str(&b, o, "name", dev->name);
     if (with_sources)
-        cJSON_AddBoolToObject(o, "stored", k >= 0 && lr_devices_is_stored(ds, k));
-    cJSON_AddStringToObject(o, "l1_model", dev->l1_model == EST_L1_KEPLER ? "kepler" : "nv");
+        jb_bool(&b, o, "stored", k >= 0 && lr_devices_is_stored(ds, k));
+    jb_str(&b, o, "l1_model", dev->l1_model == EST_L1_KEPLER ? "kepler" : "nv");
     for (size_t i = 0; i < NFIELDS; i++)
-        cJSON_AddNumberToObject(o, fields[i].name, get_field(dev, &fields[i]));
-    cJSON *fits = cJSON_AddObjectToObject(o, "fits");
-    for (int i = 0; i < 5 && fits; i++) {
-        cJSON *f = cJSON_AddObjectToObject(fits, fit_names[i]);
+        jb_num(&b, o, fields[i].name, get_field(dev, &fields[i]));
+    cJSON *fits = jb_obj(&b, o, "fits");
+    for (int i = 0; i < 5; i++) {
+        cJSON *f = jb_obj(&b, fits, fit_names[i]);
         est_fit *ft = fit_of((est_device *)dev, i);
-        if (!f)
-            break;
-        cJSON_AddNumberToObject(f, "a", ft->a);
-        cJSON_AddNumberToObject(f, "b", ft->b);
-        cJSON_AddNumberToObject(f, "c", ft->c);
+        jb_num(&b, f, "a", ft->a);
+        jb_num(&b, f, "b", ft->b);
+        jb_num(&b, f, "c", ft->c);
     }
     if (with_sources) {
-        cJSON *units = cJSON_AddObjectToObject(o, "units");
-        for (size_t i = 0; i < NFIELDS && units; i++)
-            cJSON_AddStringToObject(units, fields[i].name, fields[i].unit);
+        cJSON *units = jb_obj(&b, o, "units");
+        for (size_t i = 0; i < NFIELDS; i++)
+            jb_str(&b, units, fields[i].name, fields[i].unit);
         if (k >= 0 && ds->sources[k])
-            cJSON_AddItemToObject(o, "sources", cJSON_Duplicate(ds->sources[k], 1));
+            jb_item(&b, o, "sources", cJSON_Duplicate(ds->sources[k], 1));
     }
-    return o;
+    return jb_finish(&b, o);
 }

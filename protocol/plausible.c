@@ -11,6 +11,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "jbuild.h"
+
 #define MAX_OUTSIDE 8 /* accesses outside their field reported per request */
 
 typedef struct field_info {
@@ -205,30 +207,29 @@ void lr_plausible_free(lr_plausible *p)
     free(p);
 }
 
-static void add_warning(cJSON *arr, const char *code, const char *path, const char *fmt, ...)
-    __attribute__((format(printf, 4, 5)));
-static void add_warning(cJSON *arr, const char *code, const char *path, const char *fmt, ...)
+static void add_warning(jb *b, cJSON *arr, const char *code, const char *path, const char *fmt,
+                        ...) __attribute__((format(printf, 5, 6)));
+static void add_warning(jb *b, cJSON *arr, const char *code, const char *path, const char *fmt,
+                        ...)
 {
     char msg[512];
     va_list ap;
     va_start(ap, fmt);
     vsnprintf(msg, sizeof msg, fmt, ap);
     va_end(ap);
-    cJSON *w = cJSON_CreateObject();
-    if (!w)
-        return;
-    cJSON_AddStringToObject(w, "code", code);
-    cJSON_AddStringToObject(w, "message", msg);
-    cJSON_AddStringToObject(w, "path", path);
-    cJSON_AddItemToArray(arr, w);
+    cJSON *w = jb_obj(b, arr, NULL);
+    jb_str(b, w, "code", code);
+    jb_str(b, w, "message", msg);
+    jb_str(b, w, "path", path);
 }
 
 cJSON *lr_plausible_request_warnings(const lr_plausible *p)
 {
-    cJSON *arr = cJSON_CreateArray();
-    for (int i = 0; arr && i < p->noutside; i++)
-        add_warning(arr, "access_outside_field", p->out[i].path, "%s", p->out[i].message);
-    return arr;
+    jb b = {0};
+    cJSON *arr = jb_new_arr(&b);
+    for (int i = 0; i < p->noutside; i++)
+        add_warning(&b, arr, "access_outside_field", p->out[i].path, "%s", p->out[i].message);
+    return jb_finish(&b, arr);
 }
 
 static double num(const cJSON *o, const char *key)
@@ -239,9 +240,8 @@ static double num(const cJSON *o, const char *key)
 
 cJSON *lr_plausible_warnings(const lr_plausible *p, const est_launch *l, const cJSON *est)
 {
-    cJSON *arr = cJSON_CreateArray();
-    if (!arr)
-        return NULL;
+    jb b = {0};
+    cJSON *arr = jb_new_arr(&b);
     const cJSON *fields = cJSON_GetObjectItemCaseSensitive(est, "fields"),
                 *tot = cJSON_GetObjectItemCaseSensitive(est, "estimate");
     int fold = l->folding[0] * l->folding[1] * l->folding[2];
@@ -252,7 +252,7 @@ cJSON *lr_plausible_warnings(const lr_plausible *p, const est_launch *l, const c
         char path[64];
         compulsory += fi->elem_bytes * (fi->has_store + fi->load_injective);
         if (fold > 1 && fi->unfolded_load[0])
-            add_warning(arr, "load_not_folded", fi->unfolded_load,
+            add_warning(&b, arr, "load_not_folded", fi->unfolded_load,
                         "this load of field '%s' uses no x, y or z, so it is issued once per "
                         "thread, not once for each of the %d lattice points a thread updates "
                         "under folding %dx%dx%d; if the kernel loads it per point, write it "
@@ -261,7 +261,7 @@ cJSON *lr_plausible_warnings(const lr_plausible *p, const est_launch *l, const c
         double st = num(v, "dram_store");
         if (fi->has_store && st < (1 - LR_PLAUSIBLE_SLACK) * fi->elem_bytes) {
             snprintf(path, sizeof path, "kernel.fields[%d].stores", f);
-            add_warning(arr, "stores_do_not_cover_domain", path,
+            add_warning(&b, arr, "stores_do_not_cover_domain", path,
                         "the stores of field '%s' write %.3g B per lattice update to DRAM, "
                         "less than one %d-byte element: some lattice points are never "
                         "written, or several threads write the same elements; check how "
@@ -271,13 +271,13 @@ cJSON *lr_plausible_warnings(const lr_plausible *p, const est_launch *l, const c
     }
     double dram = num(tot, "dram_load") + num(tot, "dram_store");
     if (dram < (1 - LR_PLAUSIBLE_SLACK) * compulsory)
-        add_warning(arr, "below_compulsory_traffic", "",
+        add_warning(&b, arr, "below_compulsory_traffic", "",
                     "the predicted DRAM traffic, %.3g B per lattice update, is below the %.3g "
                     "B that updating every lattice point once must move (one element per "
                     "stored field, and per field read at a distinct element per point): the "
                     "prediction is not that of the kernel described",
                     dram, compulsory);
-    return arr;
+    return jb_finish(&b, arr);
 }
 
 int lr_plausible_bounds_error(const lr_plausible *p, lr_error *err)

@@ -25,12 +25,12 @@ lr_plausible *lr_plausible_new(const lr_request *req);
 void lr_plausible_free(lr_plausible *p);
 
 /* The warnings of one configuration: a new JSON array (caller owns; NULL when out of
- * memory) of {"code", "message", "path"} for launch l, whose estimate object est is
+ * memory, never an array missing a warning or a member) of {"code", "message", "path"} for launch l, whose estimate object est is
  * what lr_estimate_json writes (or a cached copy of it). */
 cJSON *lr_plausible_warnings(const lr_plausible *p, const est_launch *l, const cJSON *est);
 
 /* The warnings that do not depend on the configuration (accesses outside their field),
- * as a new JSON array the caller owns. */
+ * as a new JSON array the caller owns (NULL when out of memory). */
 cJSON *lr_plausible_request_warnings(const lr_plausible *p);
 
 /* 0, or -1 with err (LR_NOT_LAUNCHABLE, the path of the access) when an access leaves

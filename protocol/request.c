@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "api.h"
+#include "jbuild.h"
 #include "jread.h"
 #include "lr_hash.h"
 #include "request_int.h"
@@ -279,8 +280,10 @@ static int blockwise_launch(const cJSON *lv, const cJSON *sv, lr_request_kind ki
     return 0;
 }
 
+/* Reads root into req and writes its canonical form into canon through b (a failed add
+ * leaves b->failed set for lr_request_parse to report). */
 static int parse_body(const lr_devices *devs, const cJSON *root, lr_request_kind kind,
-                      lr_request *req, cJSON *canon, lr_error *err)
+                      lr_request *req, jb *b, cJSON *canon, lr_error *err)
 {
     if (jr_object(root, "", err) || jr_only_keys(root, "", top_keys, err))
         return -1;
@@ -290,7 +293,7 @@ static int parse_body(const lr_devices *devs, const cJSON *root, lr_request_kind
     if (lr_device_from_json(devs, dv, "device", &req->device, err))
         return -1;
     /* the cache key holds every device figure; the name too, since responses carry it */
-    cJSON_AddItemToObject(canon, "device", lr_device_to_json(NULL, &req->device, 0));
+    jb_item(b, canon, "device", lr_device_to_json(NULL, &req->device, 0));
     const cJSON *domv = jr_get(root, "domain");
     if (!domv)
         return jr_missing("", "domain", "the lattice points updated, [nx, ny, nz]", err);
@@ -301,12 +304,10 @@ static int parse_body(const lr_devices *devs, const cJSON *root, lr_request_kind
                             "%lld x %lld x %lld lattice points exceed the limit of 2^42",
                             (long long)req->domain[0], (long long)req->domain[1],
                             (long long)req->domain[2]);
-    cJSON *cd = cJSON_AddArrayToObject(canon, "domain");
-    for (int d = 0; d < 3; d++)
-        cJSON_AddItemToArray(cd, cJSON_CreateNumber((double)req->domain[d]));
+    jb_ints(b, canon, "domain", req->domain, 3);
     est_model model;
     if (lr_request_parse_model(jr_get(root, "model"), &model, err) ||
-        lr_request_parse_kernel(jr_get(root, "kernel"), model, req, canon, err))
+        lr_request_parse_kernel(jr_get(root, "kernel"), model, req, b, canon, err))
         return -1;
     /* Both sections are checked whichever endpoint reads the request, so one request
      * can go to /v1/estimate and /v1/rank and a mistake in either is never silent. */
@@ -315,7 +316,7 @@ static int parse_body(const lr_devices *devs, const cJSON *root, lr_request_kind
         if (blockwise_launch(lv, jr_get(root, "search"), kind, req, err) ||
             parse_measure(jr_get(root, "measure"), &req->measure, err))
             return -1;
-        cJSON_AddStringToObject(canon, "model_version", LR_MODEL_VERSION);
+        jb_str(b, canon, "model_version", LR_MODEL_VERSION);
         return 0;
     }
     if (kind == LR_REQ_ESTIMATE && !lv)
@@ -328,7 +329,7 @@ static int parse_body(const lr_devices *devs, const cJSON *root, lr_request_kind
         return -1;
     if (parse_measure(jr_get(root, "measure"), &req->measure, err))
         return -1;
-    cJSON_AddStringToObject(canon, "model_version", LR_MODEL_VERSION);
+    jb_str(b, canon, "model_version", LR_MODEL_VERSION);
     return 0;
 }
 
@@ -378,9 +379,12 @@ int lr_request_parse(const lr_devices *devs, const char *body, size_t len, lr_re
     cJSON *root = lr_request_parse_json(body, len, err);
     if (!root)
         return -1;
-    cJSON *canon = cJSON_CreateObject();
-    int rc = canon ? parse_body(devs, root, kind, req, canon, err)
-                   : lr_error_set(err, LR_NO_MEMORY, NULL, "out of memory");
+    jb b = {0};
+    cJSON *canon = jb_new_obj(&b);
+    int rc = canon ? parse_body(devs, root, kind, req, &b, canon, err) : 0;
+    /* a canonical text missing a member would key the cache with a different request */
+    if (!rc && b.failed)
+        rc = lr_error_set(err, LR_NO_MEMORY, NULL, "out of memory");
     if (!rc) {
         req->canonical = cJSON_PrintUnformatted(canon);
         if (!req->canonical)
@@ -418,8 +422,12 @@ cJSON *lr_request_from_canonical(const char *canonical, lr_error *err)
         return NULL;
     }
     cJSON *model = cJSON_DetachItemFromObjectCaseSensitive(k, "model");
-    if (model)
-        cJSON_AddItemToObject(o, "model", model);
+    if (model && !cJSON_AddItemToObject(o, "model", model)) {
+        cJSON_Delete(model);
+        cJSON_Delete(o);
+        lr_error_set(err, LR_NO_MEMORY, NULL, "out of memory");
+        return NULL;
+    }
     cJSON_DeleteItemFromObjectCaseSensitive(o, "model_version");
     return o;
 }

@@ -7,6 +7,7 @@
 
 #include <cjson/cJSON.h>
 
+#include "jbuild.h"
 #include "request.h"
 
 /* "model": "v2" (default, also when v is NULL) or "warpspeed" into *out; 0, or -1
@@ -14,8 +15,10 @@
 int lr_request_parse_model(const cJSON *v, est_model *out, lr_error *err);
 
 /* The "kernel" object kv (NULL: missing) into req->kernel under model, its canonical
- * form into canon; 0, or -1 with err naming the offending value's path. */
-int lr_request_parse_kernel(const cJSON *kv, est_model model, lr_request *req, cJSON *canon,
-                            lr_error *err);
+ * form into canon through b (jbuild.h: an allocation that fails sets b->failed, which
+ * the caller turns into LR_NO_MEMORY); 0, or -1 with err naming the offending value's
+ * path. */
+int lr_request_parse_kernel(const cJSON *kv, est_model model, lr_request *req, jb *b,
+                            cJSON *canon, lr_error *err);
 
 #endif

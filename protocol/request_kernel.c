@@ -35,7 +35,7 @@ static cJSON *canonical_expr(const char *text)
     return s;
 }
 
-static int parse_params(const cJSON *v, est_param *params, size_t *n, cJSON *canon,
+static int parse_params(const cJSON *v, est_param *params, size_t *n, jb *b, cJSON *canon,
                         lr_error *err)
 {
     *n = 0;
@@ -72,25 +72,25 @@ static int parse_params(const cJSON *v, est_param *params, size_t *n, cJSON *can
             params[j] = params[j - 1];
             params[j - 1] = t;
         }
-    cJSON *o = cJSON_AddObjectToObject(canon, "parameters");
-    for (size_t i = 0; i < *n && o; i++)
-        cJSON_AddNumberToObject(o, params[i].name, (double)params[i].value);
+    cJSON *o = jb_obj(b, canon, "parameters");
+    for (size_t i = 0; i < *n; i++)
+        jb_num(b, o, params[i].name, (double)params[i].value);
     return 0;
 }
 
 static int parse_accesses(est_kernel *k, int f, int ndims, const cJSON *list, const char *path,
                           int is_store, const est_param *params, size_t nparams,
-                          const est_var *rename, int *total, cJSON *canon, lr_error *err)
+                          const est_var *rename, int *total, jb *b, cJSON *canon, lr_error *err)
 {
     if (!list) {
         /* canonical: an absent list is an empty one */
-        cJSON_AddArrayToObject(canon, is_store ? "stores" : "loads");
+        jb_arr(b, canon, is_store ? "stores" : "loads");
         return 0;
     }
     int n = jr_array(list, path, 0, EST_MAX_ACCESSES, err);
     if (n < 0)
         return -1;
-    cJSON *carr = cJSON_AddArrayToObject(canon, is_store ? "stores" : "loads");
+    cJSON *carr = jb_arr(b, canon, is_store ? "stores" : "loads");
     for (int a = 0; a < n; a++) {
         const cJSON *acc = cJSON_GetArrayItem(list, a);
         jpath ap;
@@ -110,8 +110,7 @@ static int parse_accesses(est_kernel *k, int f, int ndims, const cJSON *list, co
                 "expression%s",
                 ndims, ndims == 1 ? "" : "s", m, m == 1 ? "" : "s");
         est_expr *idx[3] = {NULL, NULL, NULL};
-        cJSON *cacc = cJSON_CreateArray();
-        cJSON_AddItemToArray(carr, cacc);
+        cJSON *cacc = jb_arr(b, carr, NULL);
         for (int d = 0; d < m; d++) {
             const cJSON *e = cJSON_IsString(acc) ? acc : cJSON_GetArrayItem(acc, d);
             jpath ep;
@@ -138,7 +137,7 @@ static int parse_accesses(est_kernel *k, int f, int ndims, const cJSON *list, co
             }
             if (rename)
                 est_expr_rename(idx[d], rename);
-            cJSON_AddItemToArray(cacc, canonical_expr(text));
+            jb_item(b, cacc, NULL, canonical_expr(text));
         }
         if (est_kernel_add_access(k, f, is_store, idx, m, ap.s, err))
             return -1;
@@ -147,7 +146,7 @@ static int parse_accesses(est_kernel *k, int f, int ndims, const cJSON *list, co
 }
 
 static int parse_field(est_kernel *k, const cJSON *fv, int i, const est_param *params,
-                       size_t nparams, const est_var *rename, int *total, cJSON *cfields,
+                       size_t nparams, const est_var *rename, int *total, jb *b, cJSON *cfields,
                        lr_error *err)
 {
     jpath fp, p;
@@ -187,21 +186,18 @@ static int parse_field(est_kernel *k, const cJSON *fv, int i, const est_param *p
     int f = est_kernel_add_field(k, name, (int)elem, ndims, dims, off, fp.s, err);
     if (f < 0)
         return -1;
-    cJSON *cf = cJSON_CreateObject();
-    cJSON_AddItemToArray(cfields, cf);
-    cJSON_AddNumberToObject(cf, "base_offset_bytes", (double)off);
-    cJSON *cd = cJSON_AddArrayToObject(cf, "dims");
-    for (int d = 0; d < ndims; d++)
-        cJSON_AddItemToArray(cd, cJSON_CreateNumber((double)dims[d]));
-    cJSON_AddNumberToObject(cf, "element_bytes", (double)elem);
+    cJSON *cf = jb_obj(b, cfields, NULL);
+    jb_num(b, cf, "base_offset_bytes", (double)off);
+    jb_ints(b, cf, "dims", dims, ndims);
+    jb_num(b, cf, "element_bytes", (double)elem);
     jp_key(&p, fp.s, "loads");
     if (parse_accesses(k, f, ndims, jr_get(fv, "loads"), p.s, 0, params, nparams, rename, total,
-                       cf, err))
+                       b, cf, err))
         return -1;
-    cJSON_AddStringToObject(cf, "name", name);
+    jb_str(b, cf, "name", name);
     jp_key(&p, fp.s, "stores");
     return parse_accesses(k, f, ndims, jr_get(fv, "stores"), p.s, 1, params, nparams, rename,
-                          total, cf, err);
+                          total, b, cf, err);
 }
 
 /* "model": "v2" (default) or "warpspeed" (docs/model.md). */
@@ -229,7 +225,7 @@ int lr_request_parse_model(const cJSON *v, est_model *out, lr_error *err)
  * default): x = blockIdx.x*blockDim.x + threadIdx.x, likewise y and z. "blockwise4d":
  * x = threadIdx.x, y = blockIdx.x, z = blockIdx.y, one block of [nx, 1, 1] threads per
  * (y, z) line. Part of the kernel's identity when not the default. */
-static int parse_indexing(const cJSON *v, lr_request *req, cJSON *ck, lr_error *err)
+static int parse_indexing(const cJSON *v, lr_request *req, jb *b, cJSON *ck, lr_error *err)
 {
     const char *s;
     if (!v)
@@ -244,19 +240,19 @@ static int parse_indexing(const cJSON *v, lr_request *req, cJSON *ck, lr_error *
                             s);
     req->blockwise4d = strcmp(s, "blockwise4d") == 0;
     if (req->blockwise4d)
-        cJSON_AddStringToObject(ck, "indexing", "blockwise4d");
+        jb_str(b, ck, "indexing", "blockwise4d");
     return 0;
 }
 
-int lr_request_parse_kernel(const cJSON *kv, est_model model, lr_request *req, cJSON *canon,
-                            lr_error *err)
+int lr_request_parse_kernel(const cJSON *kv, est_model model, lr_request *req, jb *b,
+                            cJSON *canon, lr_error *err)
 {
     if (!kv)
         return jr_missing("", "kernel", "the kernel description (fields and their accesses)",
                           err);
     if (jr_object(kv, "kernel", err) || jr_only_keys(kv, "kernel", kernel_keys, err))
         return -1;
-    cJSON *ck = cJSON_AddObjectToObject(canon, "kernel");
+    cJSON *ck = jb_obj(b, canon, "kernel");
     est_param params[LR_MAX_PARAMETERS];
     size_t nparams;
     double flops = 0, fpi = -1;
@@ -277,8 +273,8 @@ int lr_request_parse_kernel(const cJSON *kv, est_model model, lr_request *req, c
         return jr_missing("kernel", "fields", "the list of arrays the kernel reads and writes",
                           err);
     int nf = jr_array(fields, "kernel.fields", 1, EST_MAX_FIELDS, err);
-    if (nf < 0 || parse_params(jr_get(kv, "parameters"), params, &nparams, ck, err) ||
-        parse_indexing(jr_get(kv, "indexing"), req, ck, err))
+    if (nf < 0 || parse_params(jr_get(kv, "parameters"), params, &nparams, b, ck, err) ||
+        parse_indexing(jr_get(kv, "indexing"), req, b, ck, err))
         return -1;
     est_var rename[EST_VAR_COUNT];
     for (int i = 0; i < EST_VAR_COUNT; i++)
@@ -292,11 +288,11 @@ int lr_request_parse_kernel(const cJSON *kv, est_model model, lr_request *req, c
     req->kernel = est_kernel_new();
     if (!req->kernel)
         return lr_error_set(err, LR_NO_MEMORY, NULL, "out of memory");
-    cJSON *cfields = cJSON_AddArrayToObject(ck, "fields");
+    cJSON *cfields = jb_arr(b, ck, "fields");
     int total = 0, max_elem = 0;
     for (int i = 0; i < nf; i++) {
         if (parse_field(req->kernel, cJSON_GetArrayItem(fields, i), i, params, nparams,
-                        req->blockwise4d ? rename : NULL, &total, cfields, err))
+                        req->blockwise4d ? rename : NULL, &total, b, cfields, err))
             return -1;
         int e = est_kernel_field_elem_bytes(req->kernel, i);
         max_elem = e > max_elem ? e : max_elem;
@@ -326,12 +322,13 @@ int lr_request_parse_kernel(const cJSON *kv, est_model model, lr_request *req, c
     est_kernel_set_model(req->kernel, model, restrict_);
     /* model and restrict change the instructions the estimator samples, so they are
      * part of the kernel's identity */
-    cJSON_AddStringToObject(ck, "model", model == EST_MODEL_WARPSPEED ? "warpspeed" : "v2");
-    cJSON_AddBoolToObject(ck, "restrict", restrict_);
+    jb_str(b, ck, "model", model == EST_MODEL_WARPSPEED ? "warpspeed" : "v2");
+    jb_bool(b, ck, "restrict", restrict_);
     /* equal canonical kernels share the estimator's per-thread caches across requests
      * (64 bits of the 128-bit digest: a collision among a process's kernels is
      * vanishingly unlikely) */
-    char *text = cJSON_PrintUnformatted(ck), hex[LR_HASH_HEX];
+    char *text = b->failed ? NULL : cJSON_PrintUnformatted(ck), hex[LR_HASH_HEX];
+    b->failed |= !text; /* without its identity the kernel would share another's caches */
     if (text) {
         const char *parts[] = {text};
         lr_hash_hex(parts, 1, hex);
@@ -339,10 +336,10 @@ int lr_request_parse_kernel(const cJSON *kv, est_model model, lr_request *req, c
         est_kernel_set_identity(req->kernel, strtoull(hex, NULL, 16));
         cJSON_free(text);
     }
-    cJSON_AddNumberToObject(ck, "flops", flops);
-    cJSON_AddNumberToObject(ck, "fp_instructions", est_kernel_fp_instructions(req->kernel));
-    cJSON_AddStringToObject(ck, "precision", fp64 ? "fp64" : "fp32");
-    cJSON_AddNumberToObject(ck, "registers", (double)regs);
-    cJSON_AddNumberToObject(ck, "shared_bytes", (double)shared);
+    jb_num(b, ck, "flops", flops);
+    jb_num(b, ck, "fp_instructions", est_kernel_fp_instructions(req->kernel));
+    jb_str(b, ck, "precision", fp64 ? "fp64" : "fp32");
+    jb_num(b, ck, "registers", (double)regs);
+    jb_num(b, ck, "shared_bytes", (double)shared);
     return 0;
 }

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "api.h"
+#include "jbuild.h"
 
 /* Six significant digits: more than any model input is known to, and the JSON stays
  * readable. */
@@ -19,132 +20,125 @@ static double round6(double v)
     return strtod(buf, NULL);
 }
 
-static void add_num(cJSON *o, const char *key, double v)
+static void add_num(jb *b, cJSON *o, const char *key, double v)
 {
-    cJSON_AddNumberToObject(o, key, round6(v));
+    jb_num(b, o, key, round6(v));
 }
 
 /* A limit or a level that does not apply is null, not 0. */
-static void add_num_or_null(cJSON *o, const char *key, double v, int present)
+static void add_num_or_null(jb *b, cJSON *o, const char *key, double v, int present)
 {
     if (present)
-        add_num(o, key, v);
+        add_num(b, o, key, v);
     else
-        cJSON_AddNullToObject(o, key);
+        jb_null(b, o, key);
 }
 
-static void add_ints(cJSON *o, const char *key, const int64_t *v, int n)
-{
-    cJSON *a = cJSON_AddArrayToObject(o, key);
-    for (int i = 0; i < n && a; i++)
-        cJSON_AddItemToArray(a, cJSON_CreateNumber((double)v[i]));
-}
-
-static void add_int3(cJSON *o, const char *key, const int *v)
+static void add_int3(jb *b, cJSON *o, const char *key, const int *v)
 {
     int64_t w[3] = {v[0], v[1], v[2]};
-    add_ints(o, key, w, 3);
+    jb_ints(b, o, key, w, 3);
 }
 
-static cJSON *volumes_json(const est_volumes *v, int kepler)
+static void add_volumes(jb *b, cJSON *parent, const char *key, const est_volumes *v, int kepler)
 {
-    cJSON *o = cJSON_CreateObject();
-    if (!o)
-        return NULL;
-    add_num_or_null(o, "l1_cycles", v->l1_cycles, !kepler);
-    add_num_or_null(o, "smx_load", v->smx_load, kepler);
-    add_num(o, "l1_load", v->l1_load);
-    add_num(o, "l2_load_compulsory", v->l2_load_compulsory);
-    add_num(o, "l2_load", v->l2_load);
-    add_num(o, "l2_store", v->l2_store);
-    add_num(o, "dram_load_compulsory", v->dram_load_compulsory);
-    add_num(o, "dram_load_warm", v->dram_load_warm);
-    add_num(o, "dram_load", v->dram_load);
-    add_num(o, "dram_store", v->dram_store);
-    return o;
+    cJSON *o = jb_obj(b, parent, key);
+    add_num_or_null(b, o, "l1_cycles", v->l1_cycles, !kepler);
+    add_num_or_null(b, o, "smx_load", v->smx_load, kepler);
+    add_num(b, o, "l1_load", v->l1_load);
+    add_num(b, o, "l2_load_compulsory", v->l2_load_compulsory);
+    add_num(b, o, "l2_load", v->l2_load);
+    add_num(b, o, "l2_store", v->l2_store);
+    add_num(b, o, "dram_load_compulsory", v->dram_load_compulsory);
+    add_num(b, o, "dram_load_warm", v->dram_load_warm);
+    add_num(b, o, "dram_load", v->dram_load);
+    add_num(b, o, "dram_store", v->dram_store);
+}
+
+static void add_units(jb *b, cJSON *u)
+{
+    jb_str(b, u, "l1_cycles", "L1 cycles per lattice update, per SM");
+    jb_str(b, u, "volumes",
+           "bytes per lattice update (B/Lup): smx_load, l1_load, l2_*, dram_*");
+    jb_str(b, u, "performance", "GLup/s (10^9 lattice updates per second); null = no limit");
+    jb_str(b, u, "launch", "grid and wave in thread blocks, blocks_per_sm in blocks");
+    jb_str(b, u, "details",
+           "oversubscriptions are dimensionless; overlaps in B/Lup; "
+           "updates_per_block in lattice updates, active_threads_per_sm "
+           "in threads, bytes_in_flight_per_sm in bytes, "
+           "store_requests_per_update in L2 write requests per lattice "
+           "update");
 }
 
 cJSON *lr_units_json(void)
 {
-    cJSON *u = cJSON_CreateObject();
-    if (!u)
-        return NULL;
-    cJSON_AddStringToObject(u, "l1_cycles", "L1 cycles per lattice update, per SM");
-    cJSON_AddStringToObject(
-        u, "volumes", "bytes per lattice update (B/Lup): smx_load, l1_load, l2_*, dram_*");
-    cJSON_AddStringToObject(u, "performance",
-                            "GLup/s (10^9 lattice updates per second); null = no limit");
-    cJSON_AddStringToObject(u, "launch",
-                            "grid and wave in thread blocks, blocks_per_sm in blocks");
-    cJSON_AddStringToObject(u, "details",
-                            "oversubscriptions are dimensionless; overlaps in B/Lup; "
-                            "updates_per_block in lattice updates, active_threads_per_sm "
-                            "in threads, bytes_in_flight_per_sm in bytes, "
-                            "store_requests_per_update in L2 write requests per lattice "
-                            "update");
-    return u;
+    jb b = {0};
+    cJSON *u = jb_new_obj(&b);
+    add_units(&b, u);
+    return jb_finish(&b, u);
+}
+
+static void add_launch(jb *b, cJSON *l, const est_result *r)
+{
+    add_int3(b, l, "block", r->config.launch.block);
+    add_int3(b, l, "folding", r->config.launch.folding);
+    jb_ints(b, l, "grid", r->grid, 3);
+    jb_num(b, l, "threads_per_block",
+           r->config.launch.block[0] * r->config.launch.block[1] * r->config.launch.block[2]);
+    jb_num(b, l, "blocks_per_sm", r->blocks_per_sm);
+    jb_num(b, l, "wave_blocks", (double)r->wave_blocks);
+    jb_ints(b, l, "wave_grid", r->wave_grid, 3);
+    jb_bool(b, l, "launchable", r->launchable);
+}
+
+static void add_performance(jb *b, cJSON *p, const est_result *r, int v2)
+{
+    add_num_or_null(b, p, "flops", r->perf_flops, r->perf_flops > 0);
+    add_num_or_null(b, p, "l1", r->perf_l1, r->perf_l1 > 0);
+    add_num_or_null(b, p, "l2", r->perf_l2, r->perf_l2 > 0);
+    add_num_or_null(b, p, "dram", r->perf_dram, r->perf_dram > 0);
+    add_num_or_null(b, p, "latency", r->perf_latency, v2 && r->perf_latency > 0);
+    add_num_or_null(b, p, "blocks", r->perf_blocks, v2 && r->perf_blocks > 0);
+    add_num_or_null(b, p, "stores", r->perf_stores, v2 && r->perf_stores > 0);
+    add_num(b, p, "predicted", r->predicted);
+    jb_str(b, p, "limiter", est_limiter_name(r->limiter));
+}
+
+static void add_details(jb *b, cJSON *d, const est_result *r, int v2)
+{
+    add_num(b, d, "l1_coverage", r->l1_coverage);
+    add_num(b, d, "l2_oversubscription", r->l2_oversubscription);
+    add_num(b, d, "wave_overlap_y", r->wave_overlap_y);
+    add_num(b, d, "wave_overlap_z", r->wave_overlap_z);
+    add_num(b, d, "wave_oversubscription_y", r->wave_oversub_y);
+    add_num(b, d, "wave_oversubscription_z", r->wave_oversub_z);
+    jb_num(b, d, "lattice_updates", (double)r->lattice_updates);
+    if (v2) {
+        add_num(b, d, "updates_per_block", r->updates_per_block);
+        add_num(b, d, "active_threads_per_sm", r->active_threads_per_sm);
+        add_num(b, d, "bytes_in_flight_per_sm", r->bytes_in_flight_per_sm);
+        add_num(b, d, "store_requests_per_update", r->total.l2_store_requests);
+    }
 }
 
 cJSON *lr_estimate_json(const est_result *r, const est_kernel *k, const est_device *dev)
 {
-    int kepler = dev->l1_model == EST_L1_KEPLER;
-    cJSON *o = cJSON_CreateObject();
-    if (!o)
-        return NULL;
-    cJSON_AddStringToObject(o, "model_version", LR_MODEL_VERSION);
-    cJSON_AddStringToObject(o, "model",
-                            est_kernel_model(k) == EST_MODEL_V2 ? "v2" : "warpspeed");
-    cJSON_AddStringToObject(o, "device", dev->name);
-    add_ints(o, "domain", r->config.domain, 3);
-    cJSON *l = cJSON_AddObjectToObject(o, "launch");
-    if (l) {
-        add_int3(l, "block", r->config.launch.block);
-        add_int3(l, "folding", r->config.launch.folding);
-        add_ints(l, "grid", r->grid, 3);
-        cJSON_AddNumberToObject(l, "threads_per_block",
-                                r->config.launch.block[0] * r->config.launch.block[1] *
-                                    r->config.launch.block[2]);
-        cJSON_AddNumberToObject(l, "blocks_per_sm", r->blocks_per_sm);
-        cJSON_AddNumberToObject(l, "wave_blocks", (double)r->wave_blocks);
-        add_ints(l, "wave_grid", r->wave_grid, 3);
-        cJSON_AddBoolToObject(l, "launchable", r->launchable);
-    }
-    cJSON_AddItemToObject(o, "estimate", volumes_json(&r->total, kepler));
-    cJSON *p = cJSON_AddObjectToObject(o, "performance");
-    if (p) {
-        add_num_or_null(p, "flops", r->perf_flops, r->perf_flops > 0);
-        add_num_or_null(p, "l1", r->perf_l1, r->perf_l1 > 0);
-        add_num_or_null(p, "l2", r->perf_l2, r->perf_l2 > 0);
-        add_num_or_null(p, "dram", r->perf_dram, r->perf_dram > 0);
-        int v2 = est_kernel_model(k) == EST_MODEL_V2;
-        add_num_or_null(p, "latency", r->perf_latency, v2 && r->perf_latency > 0);
-        add_num_or_null(p, "blocks", r->perf_blocks, v2 && r->perf_blocks > 0);
-        add_num_or_null(p, "stores", r->perf_stores, v2 && r->perf_stores > 0);
-        add_num(p, "predicted", r->predicted);
-        cJSON_AddStringToObject(p, "limiter", est_limiter_name(r->limiter));
-    }
-    cJSON *f = cJSON_AddObjectToObject(o, "fields");
-    for (int i = 0; f && i < r->nfields; i++)
-        cJSON_AddItemToObject(f, est_kernel_field_name(k, i),
-                              volumes_json(&r->field[i], kepler));
-    cJSON *d = cJSON_AddObjectToObject(o, "details");
-    if (d) {
-        add_num(d, "l1_coverage", r->l1_coverage);
-        add_num(d, "l2_oversubscription", r->l2_oversubscription);
-        add_num(d, "wave_overlap_y", r->wave_overlap_y);
-        add_num(d, "wave_overlap_z", r->wave_overlap_z);
-        add_num(d, "wave_oversubscription_y", r->wave_oversub_y);
-        add_num(d, "wave_oversubscription_z", r->wave_oversub_z);
-        cJSON_AddNumberToObject(d, "lattice_updates", (double)r->lattice_updates);
-        if (est_kernel_model(k) == EST_MODEL_V2) {
-            add_num(d, "updates_per_block", r->updates_per_block);
-            add_num(d, "active_threads_per_sm", r->active_threads_per_sm);
-            add_num(d, "bytes_in_flight_per_sm", r->bytes_in_flight_per_sm);
-            add_num(d, "store_requests_per_update", r->total.l2_store_requests);
-        }
-    }
-    cJSON_AddItemToObject(o, "units", lr_units_json());
-    return o;
+    int kepler = dev->l1_model == EST_L1_KEPLER, v2 = est_kernel_model(k) == EST_MODEL_V2;
+    jb b = {0};
+    cJSON *o = jb_new_obj(&b);
+    jb_str(&b, o, "model_version", LR_MODEL_VERSION);
+    jb_str(&b, o, "model", v2 ? "v2" : "warpspeed");
+    jb_str(&b, o, "device", dev->name);
+    jb_ints(&b, o, "domain", r->config.domain, 3);
+    add_launch(&b, jb_obj(&b, o, "launch"), r);
+    add_volumes(&b, o, "estimate", &r->total, kepler);
+    add_performance(&b, jb_obj(&b, o, "performance"), r, v2);
+    cJSON *f = jb_obj(&b, o, "fields");
+    for (int i = 0; i < r->nfields; i++)
+        add_volumes(&b, f, est_kernel_field_name(k, i), &r->field[i], kepler);
+    add_details(&b, jb_obj(&b, o, "details"), r, v2);
+    add_units(&b, jb_obj(&b, o, "units"));
+    return jb_finish(&b, o);
 }
 
 static int is_limiter_name(const char *s)

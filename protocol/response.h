@@ -11,7 +11,8 @@
 
 /* The body of an estimate response for a launchable result (without "cached"):
  * launch, estimate, performance, fields, details, units, device, domain,
- * model_version. NULL on allocation failure; the caller owns the result. */
+ * model_version. NULL when any allocation failed (never an object missing a member:
+ * jbuild.h); the caller owns the result. */
 cJSON *lr_estimate_json(const est_result *r, const est_kernel *k, const est_device *dev);
 
 /* Whether o (a prediction read back from the cache) is what lr_estimate_json writes
@@ -23,7 +24,8 @@ cJSON *lr_estimate_json(const est_result *r, const est_kernel *k, const est_devi
 int lr_estimate_json_valid(const cJSON *o, const est_kernel *k, const est_device *dev,
                            const est_config *cfg);
 
-/* The units object shared by estimate and rank responses. */
+/* The units object shared by estimate and rank responses (caller owns; NULL when out
+ * of memory, never a partial object). */
 cJSON *lr_units_json(void);
 
 #endif
