@@ -14,7 +14,7 @@
 /* Addresses must stay far from int64 overflow in the samplers' arithmetic. */
 #define ADDRESS_LIMIT 1e17
 
-static void fill_vars(const est_bound *b, const est_inst *in, const int64_t c[EST_NCOORD],
+static void fill_vars(const est_binding *b, const est_inst *in, const int64_t c[EST_NCOORD],
                       int64_t val[EST_VAR_COUNT])
 {
     const int *blk = b->cfg.launch.block, *fold = b->cfg.launch.folding;
@@ -29,7 +29,7 @@ static void fill_vars(const est_bound *b, const est_inst *in, const int64_t c[ES
     }
 }
 
-static int64_t linear_address(const est_bound *b, const est_inst *in,
+static int64_t linear_address(const est_binding *b, const est_inst *in,
                               const int64_t val[EST_VAR_COUNT])
 {
     const est_field *f = &b->k->fields[in->field];
@@ -43,7 +43,7 @@ static int64_t linear_address(const est_bound *b, const est_inst *in,
 
 /* The byte address in double precision with every index evaluated without wrapping;
  * -1 when an index overflows int64 (the caller reports it). */
-static int checked_address(const est_bound *b, const est_inst *in,
+static int checked_address(const est_binding *b, const est_inst *in,
                            const int64_t val[EST_VAR_COUNT], double *out)
 {
     const est_field *f = &b->k->fields[in->field];
@@ -57,7 +57,7 @@ static int checked_address(const est_bound *b, const est_inst *in,
     return 0;
 }
 
-int64_t est_inst_address(const est_bound *b, const est_inst *in, const int64_t c[EST_NCOORD],
+int64_t est_inst_address(const est_binding *b, const est_inst *in, const int64_t c[EST_NCOORD],
                          int *valid)
 {
     const int *fold = b->cfg.launch.folding;
@@ -80,7 +80,7 @@ int64_t est_inst_address(const est_bound *b, const est_inst *in, const int64_t c
     return linear_address(b, in, val);
 }
 
-int64_t est_thread_lups(const est_bound *b, const int64_t c[EST_NCOORD])
+int64_t est_thread_lups(const est_binding *b, const int64_t c[EST_NCOORD])
 {
     int64_t n = 1;
     for (int d = 0; d < 3; d++) {
@@ -98,7 +98,7 @@ int64_t est_thread_lups(const est_bound *b, const int64_t c[EST_NCOORD])
  * bounds every address the samplers compute. Then fills in->c0/coef, which for an
  * affine address are exact: its value at the origin and the differences at the unit
  * vectors. */
-static int linearize(est_bound *b, est_inst *in, int field, lr_error *err)
+static int linearize(est_binding *b, est_inst *in, int field, lr_error *err)
 {
     const char *fname = b->k->fields[field].name;
     int64_t c[EST_NCOORD] = {0}, val[EST_VAR_COUNT];
@@ -139,7 +139,7 @@ static int linearize(est_bound *b, est_inst *in, int field, lr_error *err)
     return 0;
 }
 
-static int push_inst(est_bound *b, int *cap, const est_inst *in, lr_error *err)
+static int push_inst(est_binding *b, int *cap, const est_inst *in, lr_error *err)
 {
     if (b->ninst == *cap) {
         int ncap = *cap ? 2 * *cap : 64;
@@ -184,7 +184,7 @@ static int same_address(const est_inst *a, const est_inst *b)
  * compared as affine functions of the launch coordinates (equal for every thread);
  * other loads are never merged. set holds every reusable load bound so far; the
  * field is part of the address compared. */
-static int may_reuse(const est_bound *b, int f, const est_inst *in)
+static int may_reuse(const est_binding *b, int f, const est_inst *in)
 {
     const est_kernel *k = b->k;
     return k->model == EST_MODEL_V2 && k->restrict_ && k->fields[f].nstores == 0 &&
@@ -205,7 +205,7 @@ static int step_not_later(const est_inst *a, const est_inst *b)
  * edge the later step does not run, the earlier one does). Steps that differ in two
  * dimensions in opposite directions keep the load bound first (docs/model.md, "Register
  * reuse across folding steps"). */
-static int in_register(est_bound *b, const addr_set *set, int f, const est_inst *in)
+static int in_register(est_binding *b, const addr_set *set, int f, const est_inst *in)
 {
     if (!may_reuse(b, f, in) || !set->slot)
         return 0;
@@ -223,7 +223,7 @@ static int in_register(est_bound *b, const addr_set *set, int f, const est_inst 
 }
 
 /* Adds instruction idx (just pushed, not in the set) to set. */
-static void remember(const est_bound *b, addr_set *set, int f, int idx)
+static void remember(const est_binding *b, addr_set *set, int f, int idx)
 {
     const est_inst *in = &b->inst[idx];
     if (!may_reuse(b, f, in) || !set->slot)
@@ -254,7 +254,7 @@ static int addr_set_init(addr_set *set, const est_kernel *k, const int *fold)
 
 /* Groups each field's affine instructions by their coefficient vectors; a
  * non-affine instruction is a group of its own. */
-static int make_groups(est_bound *b)
+static int make_groups(est_binding *b)
 {
     b->groups = calloc((size_t)(b->ninst ? b->ninst : 1), sizeof *b->groups);
     b->member = calloc((size_t)(b->ninst ? b->ninst : 1), sizeof *b->member);
@@ -297,7 +297,7 @@ static int make_groups(est_bound *b)
     return 0;
 }
 
-int est_bind(est_bound *b, const est_kernel *k, const est_device *dev, const est_config *cfg,
+int est_bind(est_binding *b, const est_kernel *k, const est_device *dev, const est_config *cfg,
              lr_error *err)
 {
     memset(b, 0, sizeof *b);
@@ -344,7 +344,7 @@ int est_bind(est_bound *b, const est_kernel *k, const est_device *dev, const est
                                 (!(reused = in_register(b, &set, f, &in)) &&
                                  push_inst(b, &cap, &in, err))) {
                                 free(set.slot);
-                                est_bound_release(b);
+                                est_binding_release(b);
                                 return -1;
                             }
                             if (!reused)
@@ -356,13 +356,13 @@ int est_bind(est_bound *b, const est_kernel *k, const est_device *dev, const est
     }
     free(set.slot);
     if (make_groups(b)) {
-        est_bound_release(b);
+        est_binding_release(b);
         return lr_error_set(err, LR_NO_MEMORY, NULL, "out of memory");
     }
     return 0;
 }
 
-void est_bound_release(est_bound *b)
+void est_binding_release(est_binding *b)
 {
     free(b->inst);
     free(b->groups);

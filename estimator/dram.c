@@ -62,7 +62,7 @@ static __isl_give isl_set *box(isl_ctx *ctx, const int64_t lo[3], const int64_t 
 
 /* Threads that execute instruction in: those whose lattice point (or, for an access
  * in thread variables, whose first lattice point) lies in the domain. */
-static __isl_give isl_set *valid_threads(isl_ctx *ctx, const est_bound *b, const est_inst *in)
+static __isl_give isl_set *valid_threads(isl_ctx *ctx, const est_binding *b, const est_inst *in)
 {
     int64_t lo[3], hi[3];
     for (int d = 0; d < 3; d++) {
@@ -74,7 +74,7 @@ static __isl_give isl_set *valid_threads(isl_ctx *ctx, const est_bound *b, const
 }
 
 /* The map thread index -> fetch unit of one instruction. */
-static __isl_give isl_map *inst_map(isl_ctx *ctx, const est_bound *b, const est_inst *in)
+static __isl_give isl_map *inst_map(isl_ctx *ctx, const est_binding *b, const est_inst *in)
 {
     const est_field *fd = &b->k->fields[in->field];
     const int *bd = b->cfg.launch.block, *fold = b->cfg.launch.folding;
@@ -124,7 +124,7 @@ static __isl_give isl_map *inst_map(isl_ctx *ctx, const est_bound *b, const est_
  * [lo F, min(hi F + F - 1, n - 1)], a box. Loads model v2 keeps in registers change
  * nothing: their addresses were loaded by an earlier step of the same thread, whose
  * point is valid whenever theirs is. */
-static int lattice_only(const est_bound *b, int f, int is_store)
+static int lattice_only(const est_binding *b, int f, int is_store)
 {
     const est_field *fd = &b->k->fields[f];
     for (int a = 0; a < fd->nacc; a++) {
@@ -137,7 +137,7 @@ static int lattice_only(const est_bound *b, int f, int is_store)
 
 /* The map lattice point -> fetch unit of access a of field f (lattice_only), with the
  * point guarded to lie in the domain. */
-static __isl_give isl_map *lattice_map(isl_ctx *ctx, const est_bound *b, int f,
+static __isl_give isl_map *lattice_map(isl_ctx *ctx, const est_binding *b, int f,
                                        const est_access *acc)
 {
     const est_field *fd = &b->k->fields[f];
@@ -171,7 +171,7 @@ static __isl_give isl_map *lattice_map(isl_ctx *ctx, const est_bound *b, int f,
 
 /* Access maps are cached per thread: within a ranking they depend only on the folding
  * and, when the kernel uses threadIdx/blockIdx/blockDim/gridDim, on the block. */
-static int map_key(const est_bound *b, int f, int is_store, int64_t key[12])
+static int map_key(const est_binding *b, int f, int is_store, int64_t key[12])
 {
     if (lattice_only(b, f, is_store)) {
         /* a lattice map: the same for every folding and block (folding 0 marks it) */
@@ -202,7 +202,7 @@ static int map_key(const est_bound *b, int f, int is_store, int64_t key[12])
 
 /* The access map of the loads (is_store 0) or stores of field f, or NULL when the
  * field has none of that kind (not an error: *err stays clear). */
-static __isl_give isl_map *access_map(est_ctx *ctx, const est_bound *b, int f, int is_store,
+static __isl_give isl_map *access_map(est_ctx *ctx, const est_binding *b, int f, int is_store,
                                       lr_error *err)
 {
     const est_field *fd = &b->k->fields[f];
@@ -244,7 +244,7 @@ static __isl_give isl_map *access_map(est_ctx *ctx, const est_bound *b, int f, i
 /* The threads of blocks [lo, hi) in each dimension that can execute anything (those
  * whose first lattice point lies in the domain), as an inclusive box in tbox[6];
  * 0 when empty. Clipping makes equal footprints have equal boxes (see count_memo). */
-static int thread_box(const est_bound *b, const int64_t lo[3], const int64_t hi[3],
+static int thread_box(const est_binding *b, const int64_t lo[3], const int64_t hi[3],
                       int64_t tbox[6])
 {
     const int *bd = b->cfg.launch.block, *fold = b->cfg.launch.folding;
@@ -293,7 +293,7 @@ static double count_memo(est_ctx *ctx, const int64_t mapkey[12], const int64_t t
 
 /* The lattice points the threads of the inclusive box tbox update, clipped to the
  * domain, into lbox (inclusive); returns lbox (lattice_only explains why a box). */
-static const int64_t *lattice_box(const est_bound *b, const int64_t tbox[6], int64_t lbox[6])
+static const int64_t *lattice_box(const est_binding *b, const int64_t tbox[6], int64_t lbox[6])
 {
     for (int d = 0; d < 3; d++) {
         int64_t f = b->cfg.launch.folding[d], last = tbox[3 + d] * f + f - 1;
@@ -304,7 +304,7 @@ static const int64_t *lattice_box(const est_bound *b, const int64_t tbox[6], int
 }
 
 /* Lattice points updated by the threads of blocks [lo, hi). */
-static double box_lups(const est_bound *b, const int64_t lo[3], const int64_t hi[3])
+static double box_lups(const est_binding *b, const int64_t lo[3], const int64_t hi[3])
 {
     double n = 1;
     for (int d = 0; d < 3; d++) {
@@ -331,7 +331,7 @@ static __isl_give isl_set *image(isl_ctx *ctx, const int64_t *tbox, __isl_keep i
 /* |A(cur)|, the x, y, z overlaps (each after removing the previous neighbourhood's
  * footprint), |A(y)| and |A(z)| of one field's loads or stores, in fetch units.
  * Empty neighbourhoods (NULL sets) cost nothing. */
-static int field_wave(est_ctx *ctx, const est_bound *b, int f, int is_store,
+static int field_wave(est_ctx *ctx, const est_binding *b, int f, int is_store,
                       const int64_t *const boxes[4], double vol[6], lr_error *err)
 {
     const est_field *fd = &b->k->fields[f];
@@ -385,7 +385,7 @@ static int field_wave(est_ctx *ctx, const est_bound *b, int f, int is_store,
     return 0;
 }
 
-int est_wave_run(est_ctx *ctx, const est_bound *b, int64_t W, est_wave *out, lr_error *err)
+int est_wave_run(est_ctx *ctx, const est_binding *b, int64_t W, est_wave *out, lr_error *err)
 {
     memset(out, 0, sizeof *out);
     isl_ctx *ic = ctx->isl;

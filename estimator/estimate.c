@@ -42,7 +42,7 @@ static double max3(double a, double b, double c)
 }
 
 /* docs/model.md §3 and §4: L1 cycles and L2 volumes per field, per lattice update. */
-static void l1_l2_volumes(const est_bound *b, const est_sample *s, est_result *r)
+static void l1_l2_volumes(const est_binding *b, const est_sample *s, est_result *r)
 {
     const est_device *dev = b->dev;
     double block_l1_alloc = 0, block_l2_load = 0;
@@ -83,7 +83,7 @@ static void l1_l2_volumes(const est_bound *b, const est_sample *s, est_result *r
 }
 
 /* docs/model.md §5: DRAM volumes per field from the wave footprints. */
-static void dram_volumes(const est_bound *b, const est_wave *w, int64_t wave_lups,
+static void dram_volumes(const est_binding *b, const est_wave *w, int64_t wave_lups,
                          est_result *r)
 {
     const est_device *dev = b->dev;
@@ -235,7 +235,7 @@ int est_estimate(est_ctx *ctx, const est_kernel *k, const est_device *dev,
     r->wave_grid[2] = W / g[0] / g[1] < 1 ? 1 : W / g[0] / g[1];
     r->wave_grid[2] = r->wave_grid[2] < g[2] ? r->wave_grid[2] : g[2];
 
-    est_bound b;
+    est_binding b;
     if (est_bind(&b, k, dev, cfg, err))
         return -1;
     est_sample *s = malloc(sizeof *s);
@@ -254,6 +254,6 @@ int est_estimate(est_ctx *ctx, const est_kernel *k, const est_device *dev,
     }
     free(s);
     free(w);
-    est_bound_release(&b);
+    est_binding_release(&b);
     return rc;
 }

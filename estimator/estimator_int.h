@@ -105,11 +105,11 @@ typedef struct est_inst {
 typedef struct est_group {
     int field;
     int affine;
-    int first, n; /* members are member[first .. first+n) of est_bound */
+    int first, n; /* members are member[first .. first+n) of est_binding */
 } est_group;
 
 /* A kernel bound to one configuration: everything the samplers need. */
-typedef struct est_bound {
+typedef struct est_binding {
     const est_kernel *k;
     const est_device *dev;
     est_config cfg;
@@ -122,19 +122,19 @@ typedef struct est_bound {
     int ngroups;
     int *member;                         /* owned; instruction indices ordered by group */
     char field_path[EST_MAX_FIELDS][24]; /* "kernel.fields[i]", for error paths */
-} est_bound;
+} est_binding;
 
 
 /* bind.c */
-int est_bind(est_bound *b, const est_kernel *k, const est_device *dev, const est_config *cfg,
+int est_bind(est_binding *b, const est_kernel *k, const est_device *dev, const est_config *cfg,
              lr_error *err);
-void est_bound_release(est_bound *b);
+void est_binding_release(est_binding *b);
 /* Byte address of instruction in for the thread at coord; valid is set to whether
  * that thread executes the instruction (its lattice point lies in the domain). */
-int64_t est_inst_address(const est_bound *b, const est_inst *in,
+int64_t est_inst_address(const est_binding *b, const est_inst *in,
                          const int64_t coord[EST_NCOORD], int *valid);
 /* Lattice points the thread at coord updates (0..folding product). */
-int64_t est_thread_lups(const est_bound *b, const int64_t coord[EST_NCOORD]);
+int64_t est_thread_lups(const est_binding *b, const int64_t coord[EST_NCOORD]);
 
 /* sample.c: L1 cycles and L2 volumes from concrete addresses. */
 typedef struct est_field_sample {
@@ -159,7 +159,7 @@ typedef struct est_sample {
     double mid_block_lups; /* lattice updates of the middle block (overlap) */
 } est_sample;
 
-int est_sample_run(est_ctx *ctx, const est_bound *b, est_sample *out, lr_error *err);
+int est_sample_run(est_ctx *ctx, const est_binding *b, est_sample *out, lr_error *err);
 
 /* dram.c: wave footprints with isl. Volumes in bytes. */
 typedef struct est_field_wave {
@@ -174,7 +174,7 @@ typedef struct est_wave {
     int64_t dims[3]; /* wave extent in blocks used for the thread sets */
 } est_wave;
 
-int est_wave_run(est_ctx *ctx, const est_bound *b, int64_t wave_blocks, est_wave *out,
+int est_wave_run(est_ctx *ctx, const est_binding *b, int64_t wave_blocks, est_wave *out,
                  lr_error *err);
 
 /* The memo the ctx uses: a ranking's shared one, or its own (created on demand). */

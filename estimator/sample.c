@@ -58,7 +58,7 @@ typedef struct base_fp {
 
 typedef struct sampler {
     est_ctx *ctx; /* for its deadline flag */
-    const est_bound *b;
+    const est_binding *b;
     base_fp base[EST_MAX_FIELDS][2];
     int64_t granule; /* all counts depend on addresses modulo this */
     uint32_t gen;
@@ -166,7 +166,7 @@ static memo_slot *memo_find(sampler *s, uint64_t key)
     return NULL;
 }
 
-static void coord_of(const est_bound *b, const int64_t blk[3], int lin, int64_t c[EST_NCOORD])
+static void coord_of(const est_binding *b, const int64_t blk[3], int lin, int64_t c[EST_NCOORD])
 {
     const int *bd = b->cfg.launch.block;
     c[EST_T_X] = lin % bd[0];
@@ -202,7 +202,7 @@ static void sum_counts(warp_counts *t, const warp_counts *w)
 /* Lattice updates of the lanes of warp w of block blk; *all_full is set when every
  * lane exists and updates its full folding (then every instruction runs on all 32
  * lanes). A warp's lanes span a box of threads, so the box corners decide fullness. */
-static double warp_lups(const est_bound *b, const int64_t blk[3], int w, int lanes,
+static double warp_lups(const est_binding *b, const int64_t blk[3], int w, int lanes,
                         int64_t coords[32][EST_NCOORD], int *all_full)
 {
     const int *fold = b->cfg.launch.folding;
@@ -234,7 +234,7 @@ static double warp_lups(const est_bound *b, const int64_t blk[3], int w, int lan
 static int inst_counts(sampler *s, int i, int lanes, int64_t coords[32][EST_NCOORD],
                        warp_counts *wc)
 {
-    const est_bound *b = s->b;
+    const est_binding *b = s->b;
     const est_inst *in = &b->inst[i];
     int64_t addr[32];
     int n = 0, valid;
@@ -261,7 +261,7 @@ static int inst_counts(sampler *s, int i, int lanes, int64_t coords[32][EST_NCOO
  * flag is read per group). */
 static int sample_warp(sampler *s, const int64_t blk[3], int w, est_sample *out)
 {
-    const est_bound *b = s->b;
+    const est_binding *b = s->b;
     int lanes = b->threads - 32 * w < 32 ? b->threads - 32 * w : 32;
     int64_t coords[32][EST_NCOORD];
     int all_full, have_coords;
@@ -305,7 +305,7 @@ static int sample_warp(sampler *s, const int64_t blk[3], int w, est_sample *out)
 
 static int warp_pass(sampler *s, est_sample *out, lr_error *err)
 {
-    const est_bound *b = s->b;
+    const est_binding *b = s->b;
     const int *bd = b->cfg.launch.block;
     int64_t lim[3], nblk[3];
     for (int d = 0; d < 3; d++) {
@@ -334,7 +334,7 @@ static int warp_pass(sampler *s, est_sample *out, lr_error *err)
 
 /* Lattice updates of block blk: the threads' lattice points form a box, so the count
  * is the product over dimensions of the box's extent inside the domain. */
-static double block_lups(const est_bound *b, const int64_t blk[3])
+static double block_lups(const est_binding *b, const int64_t blk[3])
 {
     double n = 1;
     for (int d = 0; d < 3; d++) {
@@ -346,7 +346,7 @@ static double block_lups(const est_bound *b, const int64_t blk[3])
     return n;
 }
 
-static int block_full(const est_bound *b, const int64_t blk[3])
+static int block_full(const est_binding *b, const int64_t blk[3])
 {
     for (int d = 0; d < 3; d++) {
         int64_t span = (int64_t)b->cfg.launch.block[d] * b->cfg.launch.folding[d];
@@ -358,7 +358,7 @@ static int block_full(const est_bound *b, const int64_t blk[3])
 
 /* Whether instructions [first, first+n) of one kind shift together when the block
  * moves: all affine with the same blockIdx coefficients. */
-static int translates(const est_bound *b, int first, int n, int is_store)
+static int translates(const est_binding *b, int first, int n, int is_store)
 {
     const est_inst *ref = NULL;
     for (int i = first; i < first + n; i++) {
@@ -375,7 +375,7 @@ static int translates(const est_bound *b, int first, int n, int is_store)
     return 1;
 }
 
-static int64_t block_shift(const est_bound *b, int first, int n, int is_store,
+static int64_t block_shift(const est_binding *b, int first, int n, int is_store,
                            const int64_t blk[3])
 {
     for (int i = first; i < first + n; i++) {
@@ -412,7 +412,7 @@ static int reserve(sampler *s, int f, size_t need, lr_error *err)
 static int64_t collect_units(sampler *s, int f, int is_store, const int64_t blk[3],
                              int64_t granule, lr_error *err)
 {
-    const est_bound *b = s->b;
+    const est_binding *b = s->b;
     if (reserve(s, f, (size_t)b->threads * (size_t)b->count[f], err))
         return -1;
     size_t n = 0;
@@ -446,7 +446,7 @@ static int64_t collect_units(sampler *s, int f, int is_store, const int64_t blk[
 static int64_t block_units(sampler *s, int f, int is_store, const int64_t blk[3],
                            int64_t granule, lr_error *err)
 {
-    const est_bound *b = s->b;
+    const est_binding *b = s->b;
     if (!block_full(b, blk) || !translates(b, b->first[f], b->count[f], is_store))
         return collect_units(s, f, is_store, blk, granule, err);
     base_fp *base = &s->base[f][is_store];
@@ -487,7 +487,7 @@ typedef struct block_memo {
 
 static block_memo *memo_block(sampler *s, int f, int st, const int64_t blk[3])
 {
-    const est_bound *b = s->b;
+    const est_binding *b = s->b;
     int64_t shift = block_shift(b, b->first[f], b->count[f], st, blk);
     shift -= est_floordiv(shift, s->granule) * s->granule;
     uint64_t key = (uint64_t)f * 2 + (uint64_t)st;
@@ -515,7 +515,7 @@ static block_memo *memo_block(sampler *s, int f, int st, const int64_t blk[3])
 
 static int block_pass(sampler *s, est_sample *out, lr_error *err)
 {
-    const est_bound *b = s->b;
+    const est_binding *b = s->b;
     const est_device *dev = b->dev;
     int64_t nblk[3];
     for (int d = 0; d < 3; d++)
@@ -590,7 +590,7 @@ static int64_t intersection_size(const int64_t *a, int64_t na, const int64_t *bb
  * the same SM (linear ids id - k*SMs), averaged over those blocks. */
 static int overlap_pass(sampler *s, est_sample *out, lr_error *err)
 {
-    const est_bound *b = s->b;
+    const est_binding *b = s->b;
     const int64_t *g = b->grid;
     int64_t mid[3] = {g[0] / 2, g[1] / 2, g[2] / 2};
     int64_t id = mid[0] + g[0] * (mid[1] + g[1] * mid[2]);
@@ -707,7 +707,7 @@ static void sort_i64(int64_t *a, size_t n)
         u[i] ^= 1ull << 63;
 }
 
-int est_sample_run(est_ctx *ctx, const est_bound *b, est_sample *out, lr_error *err)
+int est_sample_run(est_ctx *ctx, const est_binding *b, est_sample *out, lr_error *err)
 {
     memset(out, 0, sizeof *out);
     if (!ctx->warp_memo)
