@@ -228,8 +228,8 @@ static int mark_incomplete(cJSON *resp, const lr_request *req, size_t done, size
     }
     cJSON *d = cJSON_GetObjectItemCaseSensitive(resp, "decision");
     snprintf(msg, sizeof msg,
-             "computed over the %zu of %zu configurations evaluated before the time limit "
-             "(incomplete): one of the other %zu may be better",
+             "computed over the %zu of %zu configurations evaluated before the time limit: "
+             "one of the other %zu may be better",
              done, n, n - done);
     if (!d || !cJSON_AddStringToObject(d, "incomplete", msg))
         return -1;

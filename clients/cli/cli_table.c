@@ -194,6 +194,9 @@ static void print_decision(FILE *out, const cJSON *root)
     }
     if (cJSON_IsString(cJSON_GetObjectItemCaseSensitive(d, "note")))
         fprintf(out, "no recommendation: %s\n", format_str(d, "note"));
+    /* a ranking past its time limit: the decision covers what was evaluated */
+    if (cJSON_IsString(cJSON_GetObjectItemCaseSensitive(d, "incomplete")))
+        fprintf(out, "incomplete: %s\n", format_str(d, "incomplete"));
     const cJSON *b = cJSON_GetObjectItemCaseSensitive(d, "baseline");
     if (cJSON_IsObject(b))
         fprintf(out, "baseline (rank %s, %s GLup/s): %s\n",
@@ -297,8 +300,16 @@ int cli_table_rank(FILE *out, const char *json)
         fprintf(out, "(no launchable configuration)\n");
     print_measured(out, root, results);
     print_not_launchable(out, cJSON_GetObjectItemCaseSensitive(root, "not_launchable"));
-    fprintf(out, "\n%.0f configurations evaluated, %.0f from cache\n",
-            number_or(root, "evaluated", 0), number_or(root, "cached_results", 0));
+    const cJSON *inc = cJSON_GetObjectItemCaseSensitive(root, "incomplete");
+    if (cJSON_IsObject(inc))
+        fprintf(out,
+                "\n%.0f of %.0f configurations evaluated before the time limit (%g s), "
+                "%.0f from cache\n",
+                number_or(inc, "evaluated", 0), number_or(inc, "of", 0),
+                number_or(inc, "time_limit", 0), number_or(root, "cached_results", 0));
+    else
+        fprintf(out, "\n%.0f configurations evaluated, %.0f from cache\n",
+                number_or(root, "evaluated", 0), number_or(root, "cached_results", 0));
     cJSON_Delete(root);
     return 0;
 }

@@ -411,10 +411,18 @@ case_time_limit() {
     expect_rc 0
     expect_in out '"incomplete":{"reason":"time_limit","evaluated":'
     expect_in out ',"of":111,"time_limit":'"$limit"',"message":'
-    expect_in out 'configurations evaluated before the time limit (incomplete)'
+    expect_in out 'configurations evaluated before the time limit: one of the other '
     n=$(sed 's/.*"incomplete":{"reason":"time_limit","evaluated":\([0-9]*\),.*/\1/' "$T/out")
     [ "$n" -ge 1 ] && [ "$n" -lt 111 ] || fail "evaluated $n, expected 1 to 110"
     [ "$(grep -o '"launch":{' "$T/out" | wc -l)" -eq "$n" ] || fail "expected $n results"
+    # the table says so too, on top (the decision) and at the bottom (the counts)
+    for limit in 0.1 0.2 0.4 0.8; do
+        run rank --table --threads 1 --time-limit $limit "$jacobi"
+        [ "$rc" -eq 0 ] && break
+    done
+    expect_rc 0
+    expect_in out "incomplete: computed over the "
+    expect_in out " of 111 configurations evaluated before the time limit ($limit s), 0 from cache"
     run rank --time-limit 600 --top 3 "$DATA/rank_2d_5point.json"
     expect_rc 0
     cp "$T/out" limited.json
