@@ -7,6 +7,9 @@
  *   1. the canonical request (lr_request_parse: device, domain, kernel, model version)
  *   2. a whole estimate answer (lr_api_estimate: parse, canonical, estimate JSON,
  *      warnings, print)
+ *   2b. the same from an empty cache each time: whatever a run stores is the row a run
+ *      without failure stores (before jbuild, 218 of these runs cached a row with
+ *      members missing)
  *   3. the parts of a rank answer protocol/ builds outside api_rank.c: the estimate
  *      JSON of each configuration, its warnings, the request's warnings, the decision
  *
@@ -21,6 +24,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "api.h"
 #include "check.h"
@@ -29,6 +33,7 @@
 #include "plausible.h"
 #include "request.h"
 #include "response.h"
+#include "store.h"
 
 /* ---- the failing allocator (a test program's own state) ---- */
 
@@ -148,6 +153,41 @@ static char *estimate(void *user, lr_error *err)
     return lr_api_estimate(user, body, strlen(body), err);
 }
 
+/* ---- 2b. the same with a cache: a failed estimate stores nothing half-built ---- */
+
+typedef struct cached {
+    lr_worker *w;
+    st_store *st; /* a second connection to the worker's database */
+    lr_request req;
+    char key[33], config[LR_CONFIG_TEXT];
+    char *row;  /* the row a run without failure stores */
+    long wrong; /* runs after which the row was another text */
+} cached;
+
+static char *stored_row(cached *c)
+{
+    char *json = NULL;
+    lr_error e;
+    return st_prediction_get(c->st, c->key, c->req.canonical, c->config, &json, &e) == 1 ? json
+                                                                                         : NULL;
+}
+
+/* From an empty cache: the answer, and whatever the run stored must be the row. */
+static char *estimate_cached(void *user, lr_error *err)
+{
+    cached *c = user;
+    lr_error e;
+    st_clear_predictions(c->st, &e);
+    char *out = lr_api_estimate(c->w, body, strlen(body), err), *row = stored_row(c);
+    if (row && c->row && strcmp(row, c->row) != 0)
+        c->wrong++;
+    if (!c->row)
+        c->row = row;
+    else
+        free(row);
+    return out;
+}
+
 /* ---- 3. the rank answer's parts ---- */
 
 typedef struct ranked {
@@ -218,6 +258,29 @@ int main(void)
     const lr_devices *devs = lr_api_device_list(api);
     long points = sweep("canonical request", canonical, (void *)devs, first);
     points += sweep("estimate answer", estimate, w, first);
+
+    char db[] = "/tmp/lr_test_oom_XXXXXX";
+    int fd = mkstemp(db);
+    CHECK(fd >= 0);
+    close(fd);
+    lr_api_config dcfg = {.db_path = db, .threads = 1};
+    lr_api *dapi = lr_api_new(&dcfg, &err);
+    cached c = {.w = dapi ? lr_worker_new(dapi, &err) : NULL, .st = st_open(db, &err)};
+    CHECK(c.w && c.st);
+    CHECK_INT(lr_request_parse(devs, body, strlen(body), LR_REQ_ESTIMATE, &c.req, &err), 0);
+    lr_request_key(&c.req, &c.req.launch, c.key);
+    lr_request_config_text(&c.req.launch, c.config);
+    if (c.w && c.st) {
+        sweep("estimate answer, cached", estimate_cached, &c, first);
+        CHECK(c.row && strstr(c.row, "\"fields\":{\"src\""));
+        CHECK_INT(c.wrong, 0);
+    }
+    free(c.row);
+    lr_request_release(&c.req);
+    st_close(c.st);
+    lr_worker_free(c.w);
+    lr_api_free(dapi);
+    unlink(db);
 
     /* the rank answer's parts, on the results of a real ranking of the space */
     ranked rk;
