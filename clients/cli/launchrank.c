@@ -246,6 +246,19 @@ static int take_time_limit(const char *cmd, int *argc, char **argv, double *seco
     return 0;
 }
 
+/* T4 results have no place for "incomplete": a ranking past its time limit says on
+ * stderr that they hold only the configurations evaluated. */
+static void warn_incomplete(const char *cmd, const char *resp)
+{
+    cJSON *r = cJSON_Parse(resp);
+    const cJSON *inc = cJSON_GetObjectItemCaseSensitive(r, "incomplete");
+    const cJSON *msg = cJSON_GetObjectItemCaseSensitive(inc, "message");
+    if (cJSON_IsString(msg))
+        fprintf(stderr, "launchrank %s: warning: %s; the T4 results hold only those\n", cmd,
+                msg->valuestring);
+    cJSON_Delete(r);
+}
+
 static int cmd_rank(int argc, char **argv)
 {
     cli_opts o;
@@ -301,9 +314,10 @@ static int cmd_rank(int argc, char **argv)
     clear_progress(&progress);
     if (!resp)
         rc = cli_report(&err);
-    else if (t4)
+    else if (t4) {
+        warn_incomplete(argv[0], resp);
         rc = cli_t4_print(resp);
-    else if (!o.table)
+    } else if (!o.table)
         rc = cli_print_json(argv[0], resp, o.pretty);
     else if (cli_table_rank(stdout, resp) != 0) {
         fprintf(stderr, "launchrank rank: the response has no results to tabulate\n");

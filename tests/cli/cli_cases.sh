@@ -423,6 +423,14 @@ case_time_limit() {
     expect_rc 0
     expect_in out "incomplete: computed over the "
     expect_in out " of 111 configurations evaluated before the time limit ($limit s), 0 from cache"
+    # T4 has no place for it: a warning on stderr
+    for limit in 0.1 0.2 0.4 0.8; do
+        run rank --format t4 --threads 1 --time-limit $limit "$jacobi"
+        [ "$rc" -eq 0 ] && break
+    done
+    expect_rc 0
+    expect_in err "warning: the ranking ran past its time limit of $limit s: "
+    expect_in err "; the T4 results hold only those"
     run rank --time-limit 600 --top 3 "$DATA/rank_2d_5point.json"
     expect_rc 0
     cp "$T/out" limited.json
