@@ -328,11 +328,24 @@ static __isl_give isl_set *image(isl_ctx *ctx, const int64_t *tbox, __isl_keep i
     return isl_set_coalesce(isl_set_apply(box(ctx, lo, hi), isl_map_copy(m)));
 }
 
+/* What field_wave counts for one field's loads or stores, in fetch units: the
+ * indices of its vol[WAVE_FIGURES] (an array, as the memo keeps it). boxes[4] of
+ * field_wave are the current wave and its x, y and z neighbourhoods, in this order. */
+enum wave_figure {
+    WAVE_CUR,       /* |A(cur)|: the current wave's footprint */
+    WAVE_OVERLAP_X, /* shared by A(cur) and A(x) */
+    WAVE_OVERLAP_Y, /* shared by A(cur) without A(x), and A(y) */
+    WAVE_OVERLAP_Z, /* shared by A(cur) without A(x) and A(y), and A(z) */
+    WAVE_OLD_Y,     /* |A(y)|: the block row below the wave */
+    WAVE_OLD_Z,     /* |A(z)|: the z layer below the wave */
+    WAVE_FIGURES
+};
+
 /* |A(cur)|, the x, y, z overlaps (each after removing the previous neighbourhood's
- * footprint), |A(y)| and |A(z)| of one field's loads or stores, in fetch units.
- * Empty neighbourhoods (NULL sets) cost nothing. */
+ * footprint), |A(y)| and |A(z)| of one field's loads or stores, in fetch units,
+ * indexed by enum wave_figure. Empty neighbourhoods (NULL sets) cost nothing. */
 static int field_wave(est_ctx *ctx, const est_binding *b, int f, int is_store,
-                      const int64_t *const boxes[4], double vol[6], lr_error *err)
+                      const int64_t *const boxes[4], double vol[WAVE_FIGURES], lr_error *err)
 {
     const est_field *fd = &b->k->fields[f];
     if (!(is_store ? fd->nstores : fd->nloads))
@@ -351,7 +364,7 @@ static int field_wave(est_ctx *ctx, const est_binding *b, int f, int is_store,
         for (int d = 0; d < 6; d++)
             key[12 + 6 * k + d] = boxes[k] ? boxes[k][d] : -1;
     est_memo *memo = est_ctx_memo(ctx);
-    if (memo && est_memo_get(memo, key, 36, vol, 6))
+    if (memo && est_memo_get(memo, key, 36, vol, WAVE_FIGURES))
         return 0;
     isl_map *m = access_map(ctx, b, f, is_store, err);
     if (!m)
@@ -360,28 +373,31 @@ static int field_wave(est_ctx *ctx, const est_binding *b, int f, int is_store,
     isl_set *cur = image(ctx->isl, boxes[0], m), *ax = image(ctx->isl, boxes[1], m);
     isl_set *ay = image(ctx->isl, boxes[2], m), *az = image(ctx->isl, boxes[3], m);
     isl_map_free(m);
-    vol[0] = count_memo(ctx, mk, boxes[0], cur);
+    vol[WAVE_CUR] = count_memo(ctx, mk, boxes[0], cur);
     if (ax) {
-        vol[1] = count_take(isl_set_intersect(isl_set_copy(cur), isl_set_copy(ax)));
+        vol[WAVE_OVERLAP_X] =
+            count_take(isl_set_intersect(isl_set_copy(cur), isl_set_copy(ax)));
         cur = isl_set_subtract(cur, ax);
     }
     if (ay) {
-        vol[2] = count_take(isl_set_intersect(isl_set_copy(cur), isl_set_copy(ay)));
+        vol[WAVE_OVERLAP_Y] =
+            count_take(isl_set_intersect(isl_set_copy(cur), isl_set_copy(ay)));
         cur = isl_set_subtract(cur, isl_set_copy(ay));
-        vol[4] = count_memo(ctx, mk, boxes[2], ay);
+        vol[WAVE_OLD_Y] = count_memo(ctx, mk, boxes[2], ay);
         isl_set_free(ay);
     }
     if (az) {
-        vol[3] = count_take(isl_set_intersect(isl_set_copy(cur), isl_set_copy(az)));
-        vol[5] = count_memo(ctx, mk, boxes[3], az);
+        vol[WAVE_OVERLAP_Z] =
+            count_take(isl_set_intersect(isl_set_copy(cur), isl_set_copy(az)));
+        vol[WAVE_OLD_Z] = count_memo(ctx, mk, boxes[3], az);
         isl_set_free(az);
     }
     isl_set_free(cur);
-    for (int i = 0; i < 6; i++)
+    for (int i = 0; i < WAVE_FIGURES; i++)
         if (vol[i] < 0)
             return isl_failed(ctx->isl, err);
     if (memo)
-        est_memo_put(memo, key, 36, vol, 6);
+        est_memo_put(memo, key, 36, vol, WAVE_FIGURES);
     return 0;
 }
 
@@ -427,19 +443,19 @@ int est_wave_run(est_ctx *ctx, const est_binding *b, int64_t W, est_wave *out, l
     int rc = boxes[0] ? 0 : lr_error_set(err, LR_INTERNAL, NULL, "the current wave is empty");
     double fetch = b->dev->dram_fetch_bytes;
     for (int f = 0; f < b->k->nfields && !rc; f++) {
-        double lv[6] = {0}, sv[6] = {0};
+        double lv[WAVE_FIGURES] = {0}, sv[WAVE_FIGURES] = {0};
         if (field_wave(ctx, b, f, 0, boxes, lv, err) ||
             field_wave(ctx, b, f, 1, boxes, sv, err)) {
             rc = -1;
             break;
         }
         est_field_wave *fw = &out->f[f];
-        fw->vnew_load = lv[0] * fetch;
-        fw->ov_y = (lv[1] + lv[2]) * fetch;
-        fw->ov_z = lv[3] * fetch;
-        fw->old_y = (lv[4] + sv[4]) * fetch;
-        fw->old_z = (lv[5] + sv[5]) * fetch;
-        fw->vnew_store = sv[0] * fetch;
+        fw->vnew_load = lv[WAVE_CUR] * fetch;
+        fw->ov_y = (lv[WAVE_OVERLAP_X] + lv[WAVE_OVERLAP_Y]) * fetch;
+        fw->ov_z = lv[WAVE_OVERLAP_Z] * fetch;
+        fw->old_y = (lv[WAVE_OLD_Y] + sv[WAVE_OLD_Y]) * fetch;
+        fw->old_z = (lv[WAVE_OLD_Z] + sv[WAVE_OLD_Z]) * fetch;
+        fw->vnew_store = sv[WAVE_CUR] * fetch;
     }
     return rc;
 }
