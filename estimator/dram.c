@@ -243,7 +243,7 @@ static __isl_give isl_map *access_map(est_ctx *ctx, const est_binding *b, int f,
 
 /* The threads of blocks [lo, hi) in each dimension that can execute anything (those
  * whose first lattice point lies in the domain), as an inclusive box in tbox[6];
- * 0 when empty. Clipping makes equal footprints have equal boxes (see count_memo). */
+ * 0 when empty. Clipping makes equal footprints have equal boxes (see count_footprint). */
 static int thread_box(const est_binding *b, const int64_t lo[3], const int64_t hi[3],
                       int64_t tbox[6])
 {
@@ -275,8 +275,8 @@ static double count_take(__isl_take isl_set *set)
 /* Footprint sizes |A(S)| per thread, keyed by the access map and the clipped thread
  * box: within a ranking, the z layer below the wave is the same box for every block
  * shape with the same z blocking, and counting it is the most expensive step. */
-static double count_memo(est_ctx *ctx, const int64_t mapkey[12], const int64_t tbox[6],
-                         __isl_keep isl_set *image)
+static double count_footprint(est_ctx *ctx, const int64_t mapkey[12], const int64_t tbox[6],
+                              __isl_keep isl_set *footprint)
 {
     int64_t key[18];
     double n;
@@ -285,7 +285,7 @@ static double count_memo(est_ctx *ctx, const int64_t mapkey[12], const int64_t t
     est_memo *memo = est_ctx_memo(ctx);
     if (memo && est_memo_get(memo, key, 18, &n, 1))
         return n;
-    n = count_take(isl_set_copy(image));
+    n = count_take(isl_set_copy(footprint));
     if (n >= 0 && memo)
         est_memo_put(memo, key, 18, &n, 1);
     return n;
@@ -319,8 +319,10 @@ static double box_lups(const est_binding *b, const int64_t lo[3], const int64_t 
     return n;
 }
 
-/* Footprint figures of one field's loads or stores. */
-static __isl_give isl_set *image(isl_ctx *ctx, const int64_t *tbox, __isl_keep isl_map *m)
+/* The footprint A(S) of the threads of the inclusive box tbox: the addresses (or
+ * lattice points, for a lattice map) they access through m; NULL for no box. */
+static __isl_give isl_set *box_footprint(isl_ctx *ctx, const int64_t *tbox,
+                                         __isl_keep isl_map *m)
 {
     if (!tbox)
         return NULL;
@@ -370,10 +372,12 @@ static int field_wave(est_ctx *ctx, const est_binding *b, int f, int is_store,
     if (!m)
         return lr_error_is_set(err) ? -1 : 0;
     const int64_t *mk = key;
-    isl_set *cur = image(ctx->isl, boxes[0], m), *ax = image(ctx->isl, boxes[1], m);
-    isl_set *ay = image(ctx->isl, boxes[2], m), *az = image(ctx->isl, boxes[3], m);
+    isl_set *cur = box_footprint(ctx->isl, boxes[0], m),
+            *ax = box_footprint(ctx->isl, boxes[1], m);
+    isl_set *ay = box_footprint(ctx->isl, boxes[2], m),
+            *az = box_footprint(ctx->isl, boxes[3], m);
     isl_map_free(m);
-    vol[WAVE_CUR] = count_memo(ctx, mk, boxes[0], cur);
+    vol[WAVE_CUR] = count_footprint(ctx, mk, boxes[0], cur);
     if (ax) {
         vol[WAVE_OVERLAP_X] =
             count_take(isl_set_intersect(isl_set_copy(cur), isl_set_copy(ax)));
@@ -383,13 +387,13 @@ static int field_wave(est_ctx *ctx, const est_binding *b, int f, int is_store,
         vol[WAVE_OVERLAP_Y] =
             count_take(isl_set_intersect(isl_set_copy(cur), isl_set_copy(ay)));
         cur = isl_set_subtract(cur, isl_set_copy(ay));
-        vol[WAVE_OLD_Y] = count_memo(ctx, mk, boxes[2], ay);
+        vol[WAVE_OLD_Y] = count_footprint(ctx, mk, boxes[2], ay);
         isl_set_free(ay);
     }
     if (az) {
         vol[WAVE_OVERLAP_Z] =
             count_take(isl_set_intersect(isl_set_copy(cur), isl_set_copy(az)));
-        vol[WAVE_OLD_Z] = count_memo(ctx, mk, boxes[3], az);
+        vol[WAVE_OLD_Z] = count_footprint(ctx, mk, boxes[3], az);
         isl_set_free(az);
     }
     isl_set_free(cur);

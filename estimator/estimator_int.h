@@ -79,8 +79,8 @@ struct est_ctx {
     unsigned next_map;
     est_memo *own_memo;              /* owned; NULL until first used */
     est_memo *memo;                  /* own_memo, or a ranking's shared one (not owned) */
-    struct est_memo_slot *warp_memo; /* owned; see sample.c */
-    uint32_t memo_gen;
+    struct est_warp_slot *warp_memo; /* owned; see sample.c */
+    uint32_t warp_memo_gen;
 };
 
 /* Thread coordinates of the 6 launch variables an instruction's address depends on. */

@@ -40,13 +40,13 @@ typedef struct warp_counts {
  * 50 instructions x 32 warps x 16 shifts is a realistic worst case; 2^16 slots keep
  * the table sparse. Slots carry the generation of the estimate that wrote them, so
  * the table (kept in the thread's est_ctx) never needs clearing. */
-#define MEMO_SLOTS (1 << 16)
-struct est_memo_slot {
+#define WARP_MEMO_SLOTS (1 << 16)
+struct est_warp_slot {
     uint64_t key;
     uint32_t gen;
     warp_counts v;
 };
-typedef struct est_memo_slot memo_slot;
+typedef struct est_warp_slot warp_slot;
 
 /* The sorted unique byte addresses of one full block, from which every other full
  * block's footprint follows (block_units). */
@@ -62,8 +62,8 @@ typedef struct sampler {
     base_fp base[EST_MAX_FIELDS][2];
     int64_t granule; /* all counts depend on addresses modulo this */
     uint32_t gen;
-    memo_slot *memo;
-    struct block_memo *bmemo;
+    warp_slot *warp_memo;
+    struct block_slot *block_memo;
     int64_t *buf; /* block address buffer */
     size_t bufcap;
 } sampler;
@@ -150,11 +150,11 @@ static warp_counts warp_metrics(const est_device *dev, int elem, const int64_t *
     return w;
 }
 
-static memo_slot *memo_find(sampler *s, uint64_t key)
+static warp_slot *warp_memo_find(sampler *s, uint64_t key)
 {
     uint64_t h = key * 0x9E3779B97F4A7C15ull;
     for (int probe = 0; probe < 64; probe++) {
-        memo_slot *sl = &s->memo[(h >> 40) % MEMO_SLOTS];
+        warp_slot *sl = &s->warp_memo[(h >> 40) % WARP_MEMO_SLOTS];
         if (sl->gen != s->gen) {
             sl->gen = s->gen;
             sl->key = 0;
@@ -269,7 +269,7 @@ static int sample_warp(sampler *s, const int64_t blk[3], int w, est_sample *out)
     have_coords = !all_full;
     for (int g = 0; g < b->ngroups; g++) {
         const est_group *G = &b->groups[g];
-        memo_slot *sl = NULL;
+        warp_slot *sl = NULL;
         uint64_t key = 0;
         if (est_ctx_expired(s->ctx))
             return -1;
@@ -279,7 +279,7 @@ static int sample_warp(sampler *s, const int64_t blk[3], int w, est_sample *out)
             int64_t shift = a0 - est_floordiv(a0, s->granule) * s->granule;
             key =
                 (((uint64_t)g * 64 + (uint64_t)w) * (uint64_t)s->granule + (uint64_t)shift) + 1;
-            sl = memo_find(s, key);
+            sl = warp_memo_find(s, key);
             if (sl && sl->key == key) {
                 add_counts(&out->f[G->field], &sl->v);
                 continue;
@@ -477,15 +477,15 @@ static int64_t block_units(sampler *s, int f, int is_store, const int64_t blk[3]
  * The signature is the block index along each dimension in which the block is cut by
  * the domain boundary (-1 where it is whole): blocks with equal signatures have the
  * same set of active threads, so equal shifts give equal counts. */
-typedef struct block_memo {
+typedef struct block_slot {
     uint64_t key;  /* 0 = empty */
     uint64_t want; /* the key this slot is reserved for */
     int64_t sectors, lines;
-} block_memo;
+} block_slot;
 
 #define BLOCK_MEMO_SLOTS 4096
 
-static block_memo *memo_block(sampler *s, int f, int st, const int64_t blk[3])
+static block_slot *block_memo_find(sampler *s, int f, int st, const int64_t blk[3])
 {
     const est_binding *b = s->b;
     int64_t shift = block_shift(b, b->first[f], b->count[f], st, blk);
@@ -499,7 +499,7 @@ static block_memo *memo_block(sampler *s, int f, int st, const int64_t blk[3])
     key = (key * 0x100000001B3ull + (uint64_t)shift) | 1; /* never 0 */
     uint64_t h = key * 0x9E3779B97F4A7C15ull;
     for (int probe = 0; probe < 32; probe++) {
-        block_memo *m = &s->bmemo[(h >> 40) % BLOCK_MEMO_SLOTS];
+        block_slot *m = &s->block_memo[(h >> 40) % BLOCK_MEMO_SLOTS];
         if (m->key == key)
             return m;
         if (m->key == 0 && m->want == 0) {
@@ -537,9 +537,9 @@ static int block_pass(sampler *s, est_sample *out, lr_error *err)
                         int has = st ? b->k->fields[f].nstores : b->k->fields[f].nloads;
                         if (!has)
                             continue;
-                        block_memo *m = NULL, fresh;
+                        block_slot *m = NULL, fresh;
                         if (translates(b, b->first[f], b->count[f], st))
-                            m = memo_block(s, f, st, blk);
+                            m = block_memo_find(s, f, st, blk);
                         if (!m || m->key == 0) {
                             int64_t lines = block_units(s, f, st, blk, dev->l1_line_bytes, err);
                             int64_t sectors =
@@ -549,7 +549,7 @@ static int block_pass(sampler *s, est_sample *out, lr_error *err)
                                 break;
                             }
                             fresh =
-                                (block_memo){m ? m->want : 0, m ? m->want : 0, sectors, lines};
+                                (block_slot){m ? m->want : 0, m ? m->want : 0, sectors, lines};
                             if (m)
                                 *m = fresh;
                             else
@@ -711,19 +711,22 @@ int est_sample_run(est_ctx *ctx, const est_binding *b, est_sample *out, lr_error
 {
     memset(out, 0, sizeof *out);
     if (!ctx->warp_memo)
-        ctx->warp_memo = calloc(MEMO_SLOTS, sizeof *ctx->warp_memo);
+        ctx->warp_memo = calloc(WARP_MEMO_SLOTS, sizeof *ctx->warp_memo);
     if (!ctx->warp_memo)
         return lr_error_set(err, LR_NO_MEMORY, NULL, "out of memory");
-    sampler s = {
-        .ctx = ctx, .b = b, .granule = 128, .gen = ++ctx->memo_gen, .memo = ctx->warp_memo};
+    sampler s = {.ctx = ctx,
+                 .b = b,
+                 .granule = 128,
+                 .gen = ++ctx->warp_memo_gen,
+                 .warp_memo = ctx->warp_memo};
     int g[] = {b->dev->l1_line_bytes, b->dev->l1_sector_bytes, b->dev->l2_sector_bytes,
                b->dev->l1_bank_bytes_per_cycle};
     for (int i = 0; i < 4; i++)
         if (g[i] > s.granule)
             s.granule = g[i];
-    s.bmemo = calloc(BLOCK_MEMO_SLOTS, sizeof *s.bmemo);
+    s.block_memo = calloc(BLOCK_MEMO_SLOTS, sizeof *s.block_memo);
     int rc = 0;
-    if (!s.bmemo)
+    if (!s.block_memo)
         rc = lr_error_set(err, LR_NO_MEMORY, NULL, "out of memory");
     if (!rc && est_ctx_expired(ctx)) /* binding may have taken the rest of the time */
         rc = past_deadline(err);
@@ -733,7 +736,7 @@ int est_sample_run(est_ctx *ctx, const est_binding *b, est_sample *out, lr_error
         rc = block_pass(&s, out, err);
     if (!rc)
         rc = overlap_pass(&s, out, err);
-    free(s.bmemo);
+    free(s.block_memo);
     for (int f = 0; f < EST_MAX_FIELDS; f++)
         for (int k = 0; k < 2; k++)
             free(s.base[f][k].addr);
