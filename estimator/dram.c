@@ -73,13 +73,40 @@ static __isl_give isl_set *valid_threads(isl_ctx *ctx, const est_binding *b, con
     return box(ctx, lo, hi);
 }
 
+/* The map from the 3-D space of ls (thread indices or lattice points) to the fetch
+ * units access acc of field fd touches, var[v] put in for each variable it uses, its
+ * domain intersected with valid (taken). */
+static __isl_give isl_map *fetch_map(isl_ctx *ctx, const est_binding *b, const est_field *fd,
+                                     const est_access *acc, isl_aff *const var[EST_VAR_COUNT],
+                                     __isl_keep isl_local_space *ls, __isl_take isl_set *valid)
+{
+    /* The fetch-unit tuple is written outermost dimension first, F[i2, i1, i0]:
+     * isl counts the last dimension of a set as whole ranges and pays per combination
+     * of the others, and i0 (x) has by far the most values. */
+    isl_aff_list *list = isl_aff_list_alloc(ctx, 3);
+    for (int d = 2; d >= 0; d--) {
+        isl_aff *a = d < acc->n ? est_expr_to_aff(acc->idx[d], var)
+                                : isl_aff_zero_on_domain(isl_local_space_copy(ls));
+        /* docs/model.md §5: x is counted in fetch units of the DRAM granularity */
+        if (d == 0)
+            a = isl_aff_floor(isl_aff_scale_down_ui(
+                isl_aff_scale_val(a, isl_val_int_from_si(ctx, fd->elem_bytes)),
+                (unsigned)b->dev->dram_fetch_bytes));
+        list = isl_aff_list_add(list, a);
+    }
+    isl_space *dom = isl_local_space_get_space(ls);
+    isl_space *range = isl_space_set_tuple_name(isl_space_copy(dom), isl_dim_set, "F");
+    isl_space *space = isl_space_map_from_domain_and_range(dom, range);
+    isl_map *m = isl_map_from_multi_aff(isl_multi_aff_from_aff_list(space, list));
+    return isl_map_intersect_domain(m, valid);
+}
+
 /* The map thread index -> fetch unit of one instruction. */
 static __isl_give isl_map *inst_map(isl_ctx *ctx, const est_binding *b, const est_inst *in)
 {
     const est_field *fd = &b->k->fields[in->field];
     const int *bd = b->cfg.launch.block, *fold = b->cfg.launch.folding;
-    isl_space *dom = isl_space_set_alloc(ctx, 0, 3);
-    isl_local_space *ls = isl_local_space_from_space(isl_space_copy(dom));
+    isl_local_space *ls = isl_local_space_from_space(isl_space_set_alloc(ctx, 0, 3));
     isl_aff *var[EST_VAR_COUNT];
     for (int d = 0; d < 3; d++) {
         isl_aff *t = isl_aff_var_on_domain(isl_local_space_copy(ls), isl_dim_set, d);
@@ -94,27 +121,11 @@ static __isl_give isl_map *inst_map(isl_ctx *ctx, const est_binding *b, const es
         var[EST_VAR_GRIDDIM_X + d] = isl_aff_val_on_domain(
             isl_local_space_copy(ls), isl_val_int_from_si(ctx, b->grid[d]));
     }
-    /* The fetch-unit tuple is written outermost dimension first, F[i2, i1, i0]:
-     * isl counts the last dimension of a set as whole ranges and pays per combination
-     * of the others, and i0 (x) has by far the most values. */
-    isl_aff_list *list = isl_aff_list_alloc(ctx, 3);
-    for (int d = 2; d >= 0; d--) {
-        isl_aff *a = d < in->acc->n ? est_expr_to_aff(in->acc->idx[d], var)
-                                    : isl_aff_zero_on_domain(isl_local_space_copy(ls));
-        /* docs/model.md §5: x is counted in fetch units of the DRAM granularity */
-        if (d == 0)
-            a = isl_aff_floor(isl_aff_scale_down_ui(
-                isl_aff_scale_val(a, isl_val_int_from_si(ctx, fd->elem_bytes)),
-                (unsigned)b->dev->dram_fetch_bytes));
-        list = isl_aff_list_add(list, a);
-    }
+    isl_map *m = fetch_map(ctx, b, fd, in->acc, var, ls, valid_threads(ctx, b, in));
     for (int v = 0; v < EST_VAR_COUNT; v++)
         isl_aff_free(var[v]);
     isl_local_space_free(ls);
-    isl_space *range = isl_space_set_tuple_name(isl_space_copy(dom), isl_dim_set, "F");
-    isl_space *space = isl_space_map_from_domain_and_range(dom, range);
-    isl_map *m = isl_map_from_multi_aff(isl_multi_aff_from_aff_list(space, list));
-    return isl_map_intersect_domain(m, valid_threads(ctx, b, in));
+    return m;
 }
 
 /* Whether every load (is_store 0) or store of field f is written in x, y, z and in
@@ -129,7 +140,8 @@ static int lattice_only(const est_binding *b, int f, int is_store)
     const est_field *fd = &b->k->fields[f];
     for (int a = 0; a < fd->nacc; a++) {
         uint32_t u = fd->acc[a].uses;
-        if (fd->acc[a].is_store == is_store && (!(u & EST_VARS_LATTICE) || (u & ~EST_VARS_LATTICE)))
+        if (fd->acc[a].is_store == is_store &&
+            (!(u & EST_VARS_LATTICE) || (u & ~EST_VARS_LATTICE)))
             return 0;
     }
     return 1;
@@ -140,33 +152,18 @@ static int lattice_only(const est_binding *b, int f, int is_store)
 static __isl_give isl_map *lattice_map(isl_ctx *ctx, const est_binding *b, int f,
                                        const est_access *acc)
 {
-    const est_field *fd = &b->k->fields[f];
-    isl_space *dom = isl_space_set_alloc(ctx, 0, 3);
-    isl_local_space *ls = isl_local_space_from_space(isl_space_copy(dom));
+    isl_local_space *ls = isl_local_space_from_space(isl_space_set_alloc(ctx, 0, 3));
     isl_aff *var[EST_VAR_COUNT] = {0}; /* lattice_only: no other variable occurs */
-    for (int d = 0; d < 3; d++)
+    int64_t lo[3] = {0, 0, 0}, hi[3];
+    for (int d = 0; d < 3; d++) {
         var[EST_VAR_X + d] = isl_aff_var_on_domain(isl_local_space_copy(ls), isl_dim_set, d);
-    /* the fetch-unit tuple outermost dimension first, as in inst_map */
-    isl_aff_list *list = isl_aff_list_alloc(ctx, 3);
-    for (int d = 2; d >= 0; d--) {
-        isl_aff *a = d < acc->n ? est_expr_to_aff(acc->idx[d], var)
-                                : isl_aff_zero_on_domain(isl_local_space_copy(ls));
-        if (d == 0)
-            a = isl_aff_floor(isl_aff_scale_down_ui(
-                isl_aff_scale_val(a, isl_val_int_from_si(ctx, fd->elem_bytes)),
-                (unsigned)b->dev->dram_fetch_bytes));
-        list = isl_aff_list_add(list, a);
+        hi[d] = b->cfg.domain[d] - 1;
     }
+    isl_map *m = fetch_map(ctx, b, &b->k->fields[f], acc, var, ls, box(ctx, lo, hi));
     for (int d = 0; d < 3; d++)
         isl_aff_free(var[EST_VAR_X + d]);
     isl_local_space_free(ls);
-    int64_t lo[3] = {0, 0, 0}, hi[3];
-    for (int d = 0; d < 3; d++)
-        hi[d] = b->cfg.domain[d] - 1;
-    isl_space *range = isl_space_set_tuple_name(isl_space_copy(dom), isl_dim_set, "F");
-    isl_space *space = isl_space_map_from_domain_and_range(dom, range);
-    isl_map *m = isl_map_from_multi_aff(isl_multi_aff_from_aff_list(space, list));
-    return isl_map_intersect_domain(m, box(ctx, lo, hi));
+    return m;
 }
 
 /* Access maps are cached per thread: within a ranking they depend only on the folding
