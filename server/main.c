@@ -8,6 +8,7 @@
 #include <errno.h>
 #include <limits.h>
 #include <signal.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -17,6 +18,7 @@
 #include <arpa/inet.h>
 #include <netinet/in.h>
 
+#include "lr_opt.h"
 #include "server.h"
 #include "srv_int.h"
 
@@ -58,52 +60,33 @@ _Static_assert(LR_MAX_BODY_BYTES == 1048576, "update SRV_DEFAULT_MAX_BODY_TEXT")
 
 enum { SRV_EXIT_OK = 0, SRV_EXIT_START_FAILED = 1, SRV_EXIT_BAD_OPTIONS = 2 };
 
-/* What parsing produces: the configuration and what only srv_main needs. */
+/* What parsing produces: the configuration and what only srv_main needs. The
+ * numbers are parsed into the long longs below (lr_opt's integer kind) and copied
+ * into cfg once parsing is done. */
 typedef struct srv_options {
     srv_config cfg;
     const char *listen; /* --listen as given, for messages */
     int no_cache;
-    int help;
+    long long threads, max_body, timeout_s, time_limit_s, cache_max, receive_deadline_s,
+        max_client_conns;
     char default_db[PATH_MAX]; /* $STATE_DIRECTORY/launchrank.sqlite, when set */
 } srv_options;
 
-typedef struct srv_option {
-    const char *name; /* "--listen" */
-    const char *arg;  /* the value's name in --help; NULL for a flag */
-    const char *def;  /* the default as --help shows it; NULL when none */
-    const char *help;
-    /* Stores value (NULL for a flag); returns 0, or -1 with why filled in. */
-    int (*set)(srv_options *o, const char *value, char *why, size_t why_size);
-} srv_option;
-
 /* ---- option setters ----------------------------------------------------------- */
 
-/* A whole decimal number in [min, max]; 0 or -1. */
-static int parse_count(const char *s, unsigned long long min, unsigned long long max,
-                       unsigned long long *out)
-{
-    char *end;
-    if (*s < '0' || *s > '9')
-        return -1;
-    errno = 0;
-    unsigned long long v = strtoull(s, &end, 10);
-    if (errno || *end || v < min || v > max)
-        return -1;
-    *out = v;
-    return 0;
-}
-
 /* HOST:PORT: 127.0.0.1:8080, localhost:8080, [::1]:8080 (listen.c resolves it). */
-static int set_listen(srv_options *o, const char *value, char *why, size_t why_size)
+static int set_listen(void *target, const char *value, char *why, size_t why_size)
 {
+    srv_options *o = target;
     if (srv_listen_parse(value, &o->cfg.listen, why, why_size))
         return -1;
     o->listen = value;
     return 0;
 }
 
-static int set_db(srv_options *o, const char *value, char *why, size_t why_size)
+static int set_db(void *target, const char *value, char *why, size_t why_size)
 {
+    srv_options *o = target;
     if (!*value) {
         snprintf(why, why_size, "the path is empty (use --no-cache to run without a cache)");
         return -1;
@@ -112,89 +95,11 @@ static int set_db(srv_options *o, const char *value, char *why, size_t why_size)
     return 0;
 }
 
-static int set_no_cache(srv_options *o, const char *value, char *why, size_t why_size)
-{
-    o->no_cache = 1;
-    return 0;
-}
-
-static int set_threads(srv_options *o, const char *value, char *why, size_t why_size)
-{
-    unsigned long long n;
-    if (parse_count(value, 1, SRV_MAX_THREADS, &n)) {
-        snprintf(why, why_size, "'%s' is not a number of threads from 1 to %u", value,
-                 SRV_MAX_THREADS);
-        return -1;
-    }
-    o->cfg.threads = (unsigned)n;
-    return 0;
-}
-
-static int set_max_body(srv_options *o, const char *value, char *why, size_t why_size)
-{
-    unsigned long long n;
-    if (parse_count(value, 1, SRV_MAX_BODY_CEILING, &n)) {
-        snprintf(why, why_size, "'%s' is not a number of bytes from 1 to %zu", value,
-                 SRV_MAX_BODY_CEILING);
-        return -1;
-    }
-    o->cfg.max_body = (size_t)n;
-    return 0;
-}
-
-/* A number of seconds from 1 to 3600 (an hour is beyond any sensible timeout). */
-static int parse_seconds(const char *value, unsigned *out, char *why, size_t why_size)
-{
-    unsigned long long n;
-    if (parse_count(value, 1, 3600, &n)) {
-        snprintf(why, why_size, "'%s' is not a number of seconds from 1 to 3600", value);
-        return -1;
-    }
-    *out = (unsigned)n;
-    return 0;
-}
-
-static int set_timeout(srv_options *o, const char *value, char *why, size_t why_size)
-{
-    return parse_seconds(value, &o->cfg.timeout_s, why, why_size);
-}
-
-static int set_time_limit(srv_options *o, const char *value, char *why, size_t why_size)
-{
-    return parse_seconds(value, &o->cfg.time_limit_s, why, why_size);
-}
-
 /* Most predictions the cache keeps (a billion rows would be terabytes). */
-#define SRV_MAX_CACHE_ENTRIES 1000000000ull
-
-static int set_cache_max(srv_options *o, const char *value, char *why, size_t why_size)
-{
-    unsigned long long n;
-    if (parse_count(value, 1, SRV_MAX_CACHE_ENTRIES, &n)) {
-        snprintf(why, why_size, "'%s' is not a number of predictions from 1 to %llu", value,
-                 SRV_MAX_CACHE_ENTRIES);
-        return -1;
-    }
-    o->cfg.cache_max = (long)n;
-    return 0;
-}
-
-static int set_receive_deadline(srv_options *o, const char *value, char *why, size_t why_size)
-{
-    return parse_seconds(value, &o->cfg.receive_deadline_s, why, why_size);
-}
-
-static int set_max_client_conns(srv_options *o, const char *value, char *why, size_t why_size)
-{
-    unsigned long long n;
-    if (parse_count(value, 1, SRV_MAX_CONNECTIONS, &n)) {
-        snprintf(why, why_size, "'%s' is not a number of connections from 1 to %u", value,
-                 SRV_MAX_CONNECTIONS);
-        return -1;
-    }
-    o->cfg.max_client_conns = (unsigned)n;
-    return 0;
-}
+#define SRV_MAX_CACHE_ENTRIES 1000000000ll
+/* Longest --timeout, --time-limit and --receive-deadline: an hour is beyond any
+ * sensible wait for one request. */
+#define SRV_MAX_SECONDS 3600
 
 /* Whether value is a web origin as browsers write it in Origin: http:// or https://,
  * a host and maybe :PORT, in printable ASCII, with nothing after (no path, no
@@ -213,9 +118,9 @@ static int is_origin(const char *value)
     return 1;
 }
 
-static int set_allow_origin(srv_options *o, const char *value, char *why, size_t why_size)
+static int set_allow_origin(void *target, const char *value, char *why, size_t why_size)
 {
-    srv_config *cfg = &o->cfg;
+    srv_config *cfg = &((srv_options *)target)->cfg;
     if (cfg->n_allow_origins >= SRV_MAX_ALLOW_ORIGINS) {
         snprintf(why, why_size, "at most %d origins may be allowed", SRV_MAX_ALLOW_ORIGINS);
         return -1;
@@ -231,129 +136,184 @@ static int set_allow_origin(srv_options *o, const char *value, char *why, size_t
     return 0;
 }
 
-static int set_port_file(srv_options *o, const char *value, char *why, size_t why_size)
-{
-    o->cfg.port_file = value;
-    return 0;
-}
+/* ---- the option table ------------------------------------------------------------ */
 
-static int set_quiet(srv_options *o, const char *value, char *why, size_t why_size)
-{
-    o->cfg.quiet = 1;
-    return 0;
-}
+#define SRV_OFF(field) offsetof(srv_options, field)
 
-static int set_help(srv_options *o, const char *value, char *why, size_t why_size)
-{
-    o->help = 1;
-    return 0;
-}
+static const lr_opt opt_listen = {
+    .name = "--listen",
+    .arg = "HOST:PORT",
+    .def = SRV_DEFAULT_LISTEN,
+    .help = "address or host name and port to listen on: 127.0.0.1:8080, localhost:8080, "
+            "[::1]:8080 (IPv6 in brackets), 0.0.0.0:8080 (every IPv4 interface); a name is "
+            "resolved once, the first of its addresses that can be bound is used; port 0 "
+            "picks a free port",
+    .kind = LR_OPT_CALL,
+    .set = set_listen};
+static const lr_opt opt_db = {
+    .name = "--db",
+    .arg = "PATH",
+    .def = SRV_DEFAULT_DB " in $STATE_DIRECTORY (systemd's StateDirectory=), else in the "
+                          "working directory",
+    .help = "SQLite file caching predictions (created if missing); the log names it by its "
+            "absolute path",
+    .kind = LR_OPT_CALL,
+    .set = set_db};
+static const lr_opt opt_no_cache = {.name = "--no-cache",
+                                    .help = "run without the prediction cache",
+                                    .kind = LR_OPT_FLAG,
+                                    .offset = SRV_OFF(no_cache)};
+static const lr_opt opt_threads = {
+    .name = "--threads",
+    .arg = "N",
+    .unit = "threads",
+    .def = "the number of online cores",
+    .help = "threads computing estimates and rankings, each with its own model state; two "
+            "more threads handle connections, so /healthz and the GET endpoints answer while "
+            "all N compute",
+    .kind = LR_OPT_INT,
+    .min = 1,
+    .max = SRV_MAX_THREADS,
+    .offset = SRV_OFF(threads)};
+static const lr_opt opt_max_body = {
+    .name = "--max-body",
+    .arg = "BYTES",
+    .unit = "bytes",
+    .def = SRV_DEFAULT_MAX_BODY_TEXT,
+    .help = "largest request body accepted, at most the default; larger ones get 413",
+    .kind = LR_OPT_INT,
+    .min = 1,
+    .max = SRV_MAX_BODY_CEILING,
+    .offset = SRV_OFF(max_body)};
+static const lr_opt opt_timeout = {
+    .name = "--timeout",
+    .arg = "SECONDS",
+    .unit = "seconds",
+    .def = SRV_STR(SRV_DEFAULT_TIMEOUT_S),
+    .help = "idle seconds before a connection is closed (stalled clients)",
+    .kind = LR_OPT_INT,
+    .min = 1,
+    .max = SRV_MAX_SECONDS,
+    .offset = SRV_OFF(timeout_s)};
+static const lr_opt opt_cache_max = {
+    .name = "--cache-max",
+    .arg = "N",
+    .unit = "predictions",
+    .def = SRV_STR(LR_DEFAULT_CACHE_MAX_N),
+    .help = "predictions the cache keeps; past that, the least recently used are evicted "
+            "(measurements and devices never are)",
+    .kind = LR_OPT_INT,
+    .min = 1,
+    .max = SRV_MAX_CACHE_ENTRIES,
+    .offset = SRV_OFF(cache_max)};
+static const lr_opt opt_time_limit = {
+    .name = "--time-limit",
+    .arg = "SECONDS",
+    .unit = "seconds",
+    .def = "30",
+    .help = "computing time one request may take; longer ones get 422 budget_exceeded",
+    .kind = LR_OPT_INT,
+    .min = 1,
+    .max = SRV_MAX_SECONDS,
+    .offset = SRV_OFF(time_limit_s)};
+static const lr_opt opt_receive_deadline = {
+    .name = "--receive-deadline",
+    .arg = "SECONDS",
+    .unit = "seconds",
+    .def = SRV_STR(SRV_DEFAULT_RECEIVE_DEADLINE_S),
+    .help = "time a client may take to send one request, headers and body, however "
+            "steadily it trickles; then the connection is closed",
+    .kind = LR_OPT_INT,
+    .min = 1,
+    .max = SRV_MAX_SECONDS,
+    .offset = SRV_OFF(receive_deadline_s)};
+static const lr_opt opt_max_client_conns = {
+    .name = "--max-client-connections",
+    .arg = "N",
+    .unit = "connections",
+    .def = SRV_STR(SRV_DEFAULT_MAX_CLIENT_CONNS),
+    .help = "connections one client address may hold open at once (512 in all); more are "
+            "closed at once",
+    .kind = LR_OPT_INT,
+    .min = 1,
+    .max = SRV_MAX_CONNECTIONS,
+    .offset = SRV_OFF(max_client_conns)};
+static const lr_opt opt_allow_origin = {
+    .name = "--allow-origin",
+    .arg = "ORIGIN",
+    .help = "let web pages of ORIGIN (https://host[:port]) call the daemon (repeatable); "
+            "requests from pages of other origins than http://ADDR:PORT get 403",
+    .kind = LR_OPT_CALL,
+    .set = set_allow_origin};
+static const lr_opt opt_port_file = {
+    .name = "--port-file",
+    .arg = "PATH",
+    .help = "once listening, write the bound port there; removed at exit",
+    .kind = LR_OPT_TEXT,
+    .offset = SRV_OFF(cfg.port_file)};
+static const lr_opt opt_quiet = {
+    .name = "--quiet",
+    .help = "no access log and no message about single connections (clients hanging up). "
+            "The access log is one line per request on stderr in Common Log Format, then "
+            "the duration:\n127.0.0.1 - - [22/Nov/2026:21:40:05 +0000] \"POST /v1/rank "
+            "HTTP/1.1\" 200 5120 12.5ms",
+    .kind = LR_OPT_FLAG,
+    .offset = SRV_OFF(cfg.quiet)};
 
 /* Every option of the daemon, in the order --help lists them. */
-static const srv_option options[] = {
-    {"--listen", "HOST:PORT", SRV_DEFAULT_LISTEN,
-     "address or host name and port to listen on: 127.0.0.1:8080,\n"
-     "                       localhost:8080, [::1]:8080 (IPv6 in brackets),\n"
-     "                       0.0.0.0:8080 (every IPv4 interface); a name is\n"
-     "                       resolved once, the first of its addresses that can be\n"
-     "                       bound is used; port 0 picks a free port",
-     set_listen},
-    {"--db", "PATH",
-     SRV_DEFAULT_DB " in $STATE_DIRECTORY (systemd's\n"
-                    "                       StateDirectory=), else in the working directory",
-     "SQLite file caching predictions (created if missing);\n"
-     "                       the log names it by its absolute path",
-     set_db},
-    {"--no-cache", NULL, NULL, "run without the prediction cache", set_no_cache},
-    {"--threads", "N", "the number of online cores",
-     "threads computing estimates and rankings, each with its\n"
-     "                       own model state; two more threads handle connections,\n"
-     "                       so /healthz and the GET endpoints answer while all N\n"
-     "                       compute",
-     set_threads},
-    {"--max-body", "BYTES", SRV_DEFAULT_MAX_BODY_TEXT,
-     "largest request body accepted, at most the default; larger ones get 413", set_max_body},
-    {"--timeout", "SECONDS", SRV_STR(SRV_DEFAULT_TIMEOUT_S),
-     "idle seconds before a connection is closed (stalled clients)", set_timeout},
-    {"--cache-max", "N", SRV_STR(LR_DEFAULT_CACHE_MAX_N),
-     "predictions the cache keeps; past that, the least recently\n"
-     "                       used are evicted (measurements and devices never are)",
-     set_cache_max},
-    {"--time-limit", "SECONDS", "30",
-     "computing time one request may take; longer ones get 422 budget_exceeded",
-     set_time_limit},
-    {"--receive-deadline", "SECONDS", SRV_STR(SRV_DEFAULT_RECEIVE_DEADLINE_S),
-     "time a client may take to send one request, headers and\n"
-     "                       body, however steadily it trickles; then the\n"
-     "                       connection is closed",
-     set_receive_deadline},
-    {"--max-client-connections", "N", SRV_STR(SRV_DEFAULT_MAX_CLIENT_CONNS),
-     "connections one client address may hold open at once\n"
-     "                       (512 in all); more are closed at once",
-     set_max_client_conns},
-    {"--allow-origin", "ORIGIN", NULL,
-     "let web pages of ORIGIN (https://host[:port]) call the\n"
-     "                       daemon (repeatable); requests from pages of other\n"
-     "                       origins than http://ADDR:PORT get 403",
-     set_allow_origin},
-    {"--port-file", "PATH", NULL, "once listening, write the bound port there; removed at exit",
-     set_port_file},
-    {"--quiet", NULL, NULL,
-     "no access log and no message about single connections\n"
-     "                       (clients hanging up). The access log is one line per\n"
-     "                       request on stderr in Common Log Format, then the\n"
-     "                       duration: 127.0.0.1 - - [22/Nov/2026:21:40:05 +0000]\n"
-     "                       \"POST /v1/rank HTTP/1.1\" 200 5120 12.5ms",
-     set_quiet},
-    {"--help", NULL, NULL, "show this help and exit (also -h)", set_help},
-};
-#define OPTION_COUNT (sizeof options / sizeof options[0])
+static const lr_opt *const options[] = {&opt_listen,
+                                        &opt_db,
+                                        &opt_no_cache,
+                                        &opt_threads,
+                                        &opt_max_body,
+                                        &opt_timeout,
+                                        &opt_cache_max,
+                                        &opt_time_limit,
+                                        &opt_receive_deadline,
+                                        &opt_max_client_conns,
+                                        &opt_allow_origin,
+                                        &opt_port_file,
+                                        &opt_quiet,
+                                        NULL};
 
-static void print_help(FILE *f)
-{
-    fprintf(f, "usage: launchrank serve [OPTIONS]\n\n"
-               "Runs the launchrank HTTP daemon: code generators POST GPU kernel\n"
-               "descriptions as JSON and get performance predictions back. SIGINT or\n"
-               "SIGTERM stops it gracefully: requests in flight are answered first\n"
-               "(a second signal cancels them: they get 503).\n\nOptions:\n");
-    for (size_t i = 0; i < OPTION_COUNT; i++) {
-        char left[40];
-        snprintf(left, sizeof left, "%s%s%s", options[i].name, options[i].arg ? " " : "",
-                 options[i].arg ? options[i].arg : "");
-        if (strlen(left) > 20) /* a long name: its help starts on the next line */
-            fprintf(f, "  %s\n  %-20s %s\n", left, "", options[i].help);
-        else
-            fprintf(f, "  %-20s %s\n", left, options[i].help);
-        if (options[i].def)
-            fprintf(f, "  %-20s (default: %s)\n", "", options[i].def);
-    }
-    fprintf(
-        f, "\nEndpoints (bodies are JSON; see docs/api.md):\n"
-           "  POST /v1/estimate        predict the performance of one kernel launch\n"
-           "  POST /v1/rank            rank launch configurations of a kernel\n"
-           "  GET  /v1/devices         the devices the model knows\n"
-           "  GET  /v1/devices/{name}  one device's parameters\n"
-           "  GET  /healthz            liveness, cache status, model version\n"
-           "  GET  /v1/stats           request, error and cache counters, uptime\n"
-           "  GET  /metrics            the same and more in Prometheus text format\n"
-           "\nErrors are {\"error\":{\"code\",\"message\",\"path\"},\"model_version\"} with a\n"
-           "status per code: 400 invalid_json and invalid_request, 403 a request\n"
-           "from a web page of another origin, 404 not_found, 405\n"
-           "method_not_allowed, 413 limit_exceeded, 415 a body not sent as\n"
-           "application/json, 422 unsupported_expression, not_launchable and\n"
-           "budget_exceeded, 500 internal, 503 unavailable and out_of_memory.\n"
-           "Estimates and rankings wait for a compute thread in a queue of\n"
-           "" SRV_STR(SRV_QUEUE_MAX) " requests; when it is full they get 503 unavailable\n"
-                                     "(the server is busy: retry later).\n"
-                                     "\nExample:\n"
-                                     "  launchrank serve --listen 127.0.0.1:8080 &\n"
-                                     "  curl -s -H 'Content-Type: application/json' --data "
-                                     "@kernel.json \\\n"
-                                     "       http://127.0.0.1:8080/v1/estimate\n"
-                                     "\nExit status: 0 after a graceful shutdown, 1 when the "
-                                     "daemon cannot start,\n"
-                                     "2 on bad options.\n");
-}
+static const lr_opt_cmd serve_cmd = {
+    .name = "serve",
+    .usage = "usage: launchrank serve [OPTIONS]\n"
+             "\n"
+             "Runs the launchrank HTTP daemon: code generators POST GPU kernel\n"
+             "descriptions as JSON and get performance predictions back. SIGINT or\n"
+             "SIGTERM stops it gracefully: requests in flight are answered first\n"
+             "(a second signal cancels them: they get 503).\n"
+             "\n",
+    .opts = options,
+    .epilogue =
+        "\nEndpoints (bodies are JSON; see docs/api.md):\n"
+        "  POST /v1/estimate        predict the performance of one kernel launch\n"
+        "  POST /v1/rank            rank launch configurations of a kernel\n"
+        "  GET  /v1/devices         the devices the model knows\n"
+        "  GET  /v1/devices/{name}  one device's parameters\n"
+        "  GET  /healthz            liveness, cache status, model version\n"
+        "  GET  /v1/stats           request, error and cache counters, uptime\n"
+        "  GET  /metrics            the same and more in Prometheus text format\n"
+        "\nErrors are {\"error\":{\"code\",\"message\",\"path\"},\"model_version\"} with a\n"
+        "status per code: 400 invalid_json and invalid_request, 403 a request\n"
+        "from a web page of another origin, 404 not_found, 405\n"
+        "method_not_allowed, 413 limit_exceeded, 415 a body not sent as\n"
+        "application/json, 422 unsupported_expression, not_launchable and\n"
+        "budget_exceeded, 500 internal, 503 unavailable and out_of_memory.\n"
+        "Estimates and rankings wait for a compute thread in a queue of\n"
+        "" SRV_STR(SRV_QUEUE_MAX) " requests; when it is full they get 503 unavailable\n"
+                                  "(the server is busy: retry later).\n"
+                                  "\nExample:\n"
+                                  "  launchrank serve --listen 127.0.0.1:8080 &\n"
+                                  "  curl -s -H 'Content-Type: application/json' --data "
+                                  "@kernel.json \\\n"
+                                  "       http://127.0.0.1:8080/v1/estimate\n"
+                                  "\nExit status: 0 after a graceful shutdown, 1 when the "
+                                  "daemon cannot start,\n"
+                                  "2 on bad options.\n",
+    .min_pos = 0,
+    .max_pos = 0};
 
 /* ---- parsing -------------------------------------------------------------------- */
 
@@ -377,62 +337,33 @@ static void options_defaults(srv_options *o)
     long cores = sysconf(_SC_NPROCESSORS_ONLN);
     if (cores > (long)SRV_MAX_THREADS)
         cores = SRV_MAX_THREADS;
-    o->cfg.threads = cores < 1 ? 1u : (unsigned)cores;
-    o->cfg.max_body = LR_MAX_BODY_BYTES;
-    o->cfg.timeout_s = SRV_DEFAULT_TIMEOUT_S;
-    o->cfg.receive_deadline_s = SRV_DEFAULT_RECEIVE_DEADLINE_S;
-    o->cfg.max_client_conns = SRV_DEFAULT_MAX_CLIENT_CONNS;
+    o->threads = cores < 1 ? 1 : cores;
+    o->max_body = LR_MAX_BODY_BYTES;
+    o->timeout_s = SRV_DEFAULT_TIMEOUT_S;
+    o->receive_deadline_s = SRV_DEFAULT_RECEIVE_DEADLINE_S;
+    o->max_client_conns = SRV_DEFAULT_MAX_CLIENT_CONNS;
 }
 
-static const srv_option *option_find(const char *name, size_t len)
-{
-    for (size_t i = 0; i < OPTION_COUNT; i++)
-        if (strlen(options[i].name) == len && strncmp(options[i].name, name, len) == 0)
-            return &options[i];
-    return NULL;
-}
-
-/* Accepts "--name value" and "--name=value". Returns 0, or -1 after telling the
- * user what is wrong. */
+/* Parses argv by the table. Returns LR_OPT_OK, LR_OPT_HELP (help printed) or
+ * LR_OPT_BAD (mistake printed). */
 static int options_parse(srv_options *o, int argc, char **argv)
 {
-    for (int i = 1; i < argc; i++) {
-        const char *a = argv[i];
-        const char *eq = strchr(a, '=');
-        size_t len = eq ? (size_t)(eq - a) : strlen(a);
-        if (strcmp(a, "-h") == 0) /* as every subcommand of launchrank takes it */
-            a = "--help", len = strlen(a);
-        const srv_option *opt = strncmp(a, "--", 2) == 0 ? option_find(a, len) : NULL;
-        if (!opt) {
-            fprintf(stderr, "launchrank serve: unknown option '%s'\n", a);
-            goto bad;
-        }
-        const char *value = NULL;
-        if (opt->arg && eq) {
-            value = eq + 1;
-        } else if (opt->arg) {
-            if (i + 1 >= argc) {
-                fprintf(stderr, "launchrank serve: %s needs a value (%s)\n", opt->name,
-                        opt->arg);
-                goto bad;
-            }
-            value = argv[++i];
-        } else if (eq) {
-            fprintf(stderr, "launchrank serve: %s takes no value\n", opt->name);
-            goto bad;
-        }
-        char why[200];
-        if (opt->set(o, value, why, sizeof why)) {
-            fprintf(stderr, "launchrank serve: %s: %s\n", opt->name, why);
-            goto bad;
-        }
-    }
+    const char *pos[1];
+    int npos;
+    int rc = lr_opt_run(&serve_cmd, argc, argv, o, pos, &npos);
+    if (rc != LR_OPT_OK)
+        return rc;
+    /* the table's ranges hold every value within its field's type */
+    o->cfg.threads = (unsigned)o->threads;
+    o->cfg.max_body = (size_t)o->max_body;
+    o->cfg.timeout_s = (unsigned)o->timeout_s;
+    o->cfg.time_limit_s = (unsigned)o->time_limit_s;
+    o->cfg.cache_max = (long)o->cache_max;
+    o->cfg.receive_deadline_s = (unsigned)o->receive_deadline_s;
+    o->cfg.max_client_conns = (unsigned)o->max_client_conns;
     if (o->no_cache)
         o->cfg.db_path = NULL;
-    return 0;
-bad:
-    fprintf(stderr, "Try 'launchrank serve --help'.\n");
-    return -1;
+    return LR_OPT_OK;
 }
 
 /* ---- running ---------------------------------------------------------------------- */
@@ -531,12 +462,9 @@ int srv_main(int argc, char **argv)
 {
     srv_options o;
     options_defaults(&o);
-    if (options_parse(&o, argc, argv))
-        return SRV_EXIT_BAD_OPTIONS;
-    if (o.help) {
-        print_help(stdout);
-        return SRV_EXIT_OK;
-    }
+    int parsed = options_parse(&o, argc, argv);
+    if (parsed != LR_OPT_OK)
+        return parsed == LR_OPT_HELP ? SRV_EXIT_OK : SRV_EXIT_BAD_OPTIONS;
 
     sigset_t sigs, old_mask;
     sigemptyset(&sigs);

@@ -1,8 +1,8 @@
 /*
  * cli: what the subcommands of the launchrank binary share (private to clients/cli).
  *
- * One option parser for every subcommand (cli_util.c), the mapping of lr_error
- * codes to exit statuses and the printing of error bodies (cli_util.c), and the
+ * The options of every subcommand (cli_opts, parsed by common/lr_opt.h), the mapping of
+ * lr_error codes to exit statuses and the printing of error bodies (cli_util.c), and the
  * subcommands that live in their own file (cli_cache.c). launchrank.c holds the
  * subcommand table and main.
  */
@@ -12,44 +12,45 @@
 #include <stddef.h>
 
 #include "lr_error.h"
+#include "lr_opt.h"
 
 /* Exit statuses, as every --help documents them. */
 enum { CLI_EXIT_OK = 0, CLI_EXIT_FAILED = 1, CLI_EXIT_BAD_INPUT = 2 };
 
 #define CLI_DEFAULT_DB "launchrank.sqlite" /* cache subcommands; the daemon's default too */
 
-/* Which options a subcommand accepts (a bit set), so one parser serves them all. */
-enum {
-    CLI_OPT_DB = 1 << 0,          /* --db PATH */
-    CLI_OPT_PRETTY = 1 << 1,      /* --pretty */
-    CLI_OPT_TABLE = 1 << 2,       /* --table */
-    CLI_OPT_THREADS = 1 << 3,     /* --threads N */
-    CLI_OPT_TOP = 1 << 4,         /* --top K */
-    CLI_OPT_MEASURE_TOP = 1 << 5, /* --measure-top K */
-    CLI_OPT_REPLACE = 1 << 6,     /* --replace */
-};
-
+/* The options of every subcommand, parsed by lr_opt (common/lr_opt.h) from each
+ * subcommand's own table into this one struct: a subcommand's rows name the fields
+ * it uses, the others stay as cli_parse_args leaves them. */
 typedef struct cli_opts {
-    const char *db;     /* --db PATH; NULL when not given */
-    int pretty, table;  /* --pretty, --table */
-    int replace;        /* --replace */
-    int threads;        /* --threads N; 0 = every core */
-    long top;           /* --top K (0 = all); -1 when not given */
-    long measure_top;   /* --measure-top K; -1 when not given */
-    const char *pos[2]; /* positional arguments, in order (borrowed from argv) */
+    const char *db;        /* --db PATH; NULL when not given */
+    int pretty, table;     /* --pretty, --table */
+    int replace;           /* devices add --replace */
+    long long threads;     /* --threads N; 0 = every core */
+    long long top;         /* --top K (0 = all); -1 when not given */
+    long long measure_top; /* --measure-top K; -1 when not given */
+    const char *format;    /* rank --format json|table|t4; NULL when not given */
+    double time_limit_s;   /* rank --time-limit SECONDS; 0 = the api's default */
+    /* calibrate (and fit's --out, --name) */
+    const char *out, *raw, *from_raw, *name, *base;
+    int quick;     /* --quick */
+    long long gpu; /* --gpu N, the CUDA device ordinal */
+    /* import-kt */
+    const char *request, *block, *folding; /* --request FILE, --block MAP, --folding MAP */
+    const char *pos[2]; /* arguments that are not options, in order (borrowed from argv) */
     int npos;
 } cli_opts;
 
-/* Parses argv[1..] of a subcommand (argv[0] is its name) into *o: the options in
- * accepts, in any order, as `--opt VALUE` or `--opt=VALUE`, and min_pos to max_pos
- * (at most 2) positional arguments; "-" is one (standard input), "--" ends the
- * options. Returns 0, or the exit status of a usage error already printed. */
-int cli_parse_args(int argc, char **argv, unsigned accepts, int min_pos, int max_pos,
-                   cli_opts *o);
+/* Rows more than one subcommand shares word for word (cli_util.c). */
+extern const lr_opt cli_opt_pretty;   /* --pretty */
+extern const lr_opt cli_opt_db_cache; /* --db PATH of estimate and rank */
 
-/* Non-zero when argv[1..] asks for help (-h, --help before any "--"). Checked
- * before parsing, so help wins over any other mistake on the same line. */
-int cli_wants_help(int argc, char **argv);
+/* Parses argv[1..] of a subcommand (argv[0] is its name) by cmd's table into *o
+ * (zeroed first; top and measure_top -1), at most 2 arguments. Returns 0 to go on;
+ * or non-zero when the command is done, with *rc its exit status: 0 after printing
+ * the help (-h, --help), 2 after printing a usage error (also for --pretty with
+ * --table). */
+int cli_parse_args(const lr_opt_cmd *cmd, int argc, char **argv, cli_opts *o, int *rc);
 
 /* Prints "launchrank CMD: <message>" and a hint to run CMD --help on stderr;
  * returns CLI_EXIT_BAD_INPUT. */

@@ -7,6 +7,7 @@
 #include "cli.h"
 
 #include <errno.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <string.h>
 #include <unistd.h>
@@ -15,26 +16,38 @@
 
 #include "store.h"
 
-static const char cache_help[] =
-    "Usage: launchrank cache stats|clear|export [OPTIONS]\n"
-    "\n"
-    "Inspects the SQLite prediction cache that `launchrank serve` and --db fill.\n"
-    "  stats    print JSON: predictions and measurements stored, file size in bytes,\n"
-    "           schema version\n"
-    "  clear    delete every cached prediction (measurements are data and are kept);\n"
-    "           prints JSON with how many predictions were removed\n"
-    "  export   write every prediction and measurement as JSON lines to stdout\n"
-    "\n"
-    "Options:\n"
-    "  --db PATH    the cache database (default: " CLI_DEFAULT_DB ", as for serve);\n"
-    "               it must exist: these commands never create one\n"
-    "  --pretty     indent the JSON of stats and clear\n"
-    "  -h, --help   show this help\n"
-    "\n"
-    "Example:\n"
-    "  launchrank cache stats --db /var/lib/launchrank/cache.sqlite\n"
-    "\n"
-    "Exit status: 0 success; 2 bad usage; 1 the database is missing or unusable.\n";
+static const lr_opt cache_db = {.name = "--db",
+                                .arg = "PATH",
+                                .def = CLI_DEFAULT_DB ", as for serve",
+                                .help = "the cache database; it must exist: these commands "
+                                        "never create one",
+                                .kind = LR_OPT_TEXT,
+                                .offset = offsetof(cli_opts, db)};
+static const lr_opt cache_pretty = {.name = "--pretty",
+                                    .help = "indent the JSON of stats and clear",
+                                    .kind = LR_OPT_FLAG,
+                                    .offset = offsetof(cli_opts, pretty)};
+static const lr_opt *const cache_opts[] = {&cache_db, &cache_pretty, NULL};
+
+static const lr_opt_cmd cache_cmd = {
+    .name = "cache",
+    .usage = "Usage: launchrank cache stats|clear|export [OPTIONS]\n"
+             "\n"
+             "Inspects the SQLite prediction cache that `launchrank serve` and --db fill.\n"
+             "  stats    print JSON: predictions and measurements stored, file size in bytes,\n"
+             "           schema version\n"
+             "  clear    delete every cached prediction (measurements are data and are kept);\n"
+             "           prints JSON with how many predictions were removed\n"
+             "  export   write every prediction and measurement as JSON lines to stdout\n"
+             "\n",
+    .opts = cache_opts,
+    .epilogue = "\n"
+                "Example:\n"
+                "  launchrank cache stats --db /var/lib/launchrank/cache.sqlite\n"
+                "\n"
+                "Exit status: 0 success; 2 bad usage; 1 the database is missing or unusable.\n",
+    .min_pos = 1,
+    .max_pos = 1};
 
 /* Prints the counts of a store (and, for clear, how many predictions went) as JSON. */
 static int print_cache_stats(const char *path, const st_stats *s, long long removed, int pretty)
@@ -64,10 +77,8 @@ int cli_cmd_cache(int argc, char **argv)
     cli_opts o;
     lr_error err;
     st_stats before, after;
-    if (cli_wants_help(argc, argv))
-        return fputs(cache_help, stdout), CLI_EXIT_OK;
-    int rc = cli_parse_args(argc, argv, CLI_OPT_DB | CLI_OPT_PRETTY, 1, 1, &o);
-    if (rc)
+    int rc;
+    if (cli_parse_args(&cache_cmd, argc, argv, &o, &rc))
         return rc;
     const char *action = o.pos[0], *path = o.db ? o.db : CLI_DEFAULT_DB;
     if (strcmp(action, "stats") && strcmp(action, "clear") && strcmp(action, "export"))

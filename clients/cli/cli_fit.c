@@ -3,6 +3,7 @@
  * log of the store (calibrate/refit.h, docs/calibration.md).
  */
 #include <errno.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -13,66 +14,69 @@
 #include "refit.h"
 #include "store.h"
 
-static const char fit_help[] =
-    "Usage: launchrank fit [--db PATH] [--out FILE] [--name NAME] DEVICE\n"
-    "\n"
-    "Refits the eleven model-v2 parameters of DEVICE (docs/model.md, \"Fitted\n"
-    "parameters\") to the GPU timings in the measurement log of the database: every\n"
-    "`launchrank measure --db PATH` and `launchrank rank --measure-top K --db PATH` run\n"
-    "(and the daemon's measured rankings) add to it. It uses the measurements whose\n"
-    "request named DEVICE (a built-in or a device stored with `launchrank devices add`,\n"
-    "by name, any case), estimates each measured launch on DEVICE, groups them by\n"
-    "kernel and runs the fit of `launchrank calibrate`. How well DEVICE and the refitted\n"
-    "device predict those measurements (per kernel: runs, top-1 %, Spearman rho,\n"
-    "median error) goes to standard error; the new description (DEVICE's figures with\n"
-    "the refitted parameters and a \"sources\" entry) to standard output. Nothing is\n"
-    "stored: `launchrank devices add` it when it is better. Measurements taken before\n"
-    "launchrank kept their request cannot be refitted from and are skipped (counted).\n"
-    "\n"
-    "It refuses (exit 2) fewer than 20 usable measurements, fewer than 2 kernels, or\n"
-    "timings that vary by less than 10 % within every kernel.\n"
-    "\n"
-    "Options:\n"
-    "  --db PATH    the database with the measurement log (default: " CLI_DEFAULT_DB ");\n"
-    "               it must exist\n"
-    "  --out FILE   write the description to FILE instead of standard output\n"
-    "  --name NAME  the new device's name (default: \"DEVICE (refit)\"; never a\n"
-    "               built-in's name)\n"
-    "  -h, --help   show this help\n"
-    "\n"
-    "Example:\n"
-    "  launchrank rank --db lab.sqlite --measure-top 5 stencil.json   # repeat for kernels\n"
-    "  launchrank fit --db lab.sqlite --name H100-lab --out h100-lab.json H100-SXM5-80GB\n"
-    "  launchrank devices add --db lab.sqlite h100-lab.json\n"
-    "\n"
-    "Exit status: 0 success; 2 bad usage, an unknown device or too few or too uniform\n"
-    "measurements; 1 a database that cannot be read or other failures.\n";
+static const lr_opt fit_db = {.name = "--db",
+                              .arg = "PATH",
+                              .def = CLI_DEFAULT_DB,
+                              .help = "the database with the measurement log; it must exist",
+                              .kind = LR_OPT_TEXT,
+                              .offset = offsetof(cli_opts, db)};
+static const lr_opt fit_out = {.name = "--out",
+                               .arg = "FILE",
+                               .help = "write the description to FILE instead of standard "
+                                       "output",
+                               .kind = LR_OPT_TEXT,
+                               .offset = offsetof(cli_opts, out)};
+static const lr_opt fit_name = {.name = "--name",
+                                .arg = "NAME",
+                                .def = "\"DEVICE (refit)\"",
+                                .help = "the new device's name (never a built-in's name)",
+                                .kind = LR_OPT_TEXT,
+                                .offset = offsetof(cli_opts, name)};
+static const lr_opt *const fit_opts[] = {&fit_db, &fit_out, &fit_name, NULL};
+
+static const lr_opt_cmd fit_cmd = {
+    .name = "fit",
+    .usage =
+        "Usage: launchrank fit [--db PATH] [--out FILE] [--name NAME] DEVICE\n"
+        "\n"
+        "Refits the eleven model-v2 parameters of DEVICE (docs/model.md, \"Fitted\n"
+        "parameters\") to the GPU timings in the measurement log of the database: every\n"
+        "`launchrank measure --db PATH` and `launchrank rank --measure-top K --db PATH` run\n"
+        "(and the daemon's measured rankings) add to it. It uses the measurements whose\n"
+        "request named DEVICE (a built-in or a device stored with `launchrank devices add`,\n"
+        "by name, any case), estimates each measured launch on DEVICE, groups them by\n"
+        "kernel and runs the fit of `launchrank calibrate`. How well DEVICE and the refitted\n"
+        "device predict those measurements (per kernel: runs, top-1 %, Spearman rho,\n"
+        "median error) goes to standard error; the new description (DEVICE's figures with\n"
+        "the refitted parameters and a \"sources\" entry) to standard output. Nothing is\n"
+        "stored: `launchrank devices add` it when it is better. Measurements taken before\n"
+        "launchrank kept their request cannot be refitted from and are skipped (counted).\n"
+        "\n"
+        "It refuses (exit 2) fewer than 20 usable measurements, fewer than 2 kernels, or\n"
+        "timings that vary by less than 10 % within every kernel.\n"
+        "\n",
+    .opts = fit_opts,
+    .epilogue =
+        "\n"
+        "Example:\n"
+        "  launchrank rank --db lab.sqlite --measure-top 5 stencil.json   # repeat for "
+        "kernels\n"
+        "  launchrank fit --db lab.sqlite --name H100-lab --out h100-lab.json H100-SXM5-80GB\n"
+        "  launchrank devices add --db lab.sqlite h100-lab.json\n"
+        "\n"
+        "Exit status: 0 success; 2 bad usage, an unknown device or too few or too uniform\n"
+        "measurements; 1 a database that cannot be read or other failures.\n",
+    .min_pos = 1,
+    .max_pos = 1,
+    .missing = "which device? (launchrank devices lists them)"};
 
 int cli_cmd_fit(int argc, char **argv)
 {
-    if (cli_wants_help(argc, argv))
-        return fputs(fit_help, stdout), CLI_EXIT_OK;
-    const char *db = CLI_DEFAULT_DB, *out = NULL, *name = NULL, *device = NULL;
-    for (int i = 1; i < argc; i++) {
-        const char *a = argv[i];
-        const char **slot = !strcmp(a, "--db")     ? &db
-                            : !strcmp(a, "--out")  ? &out
-                            : !strcmp(a, "--name") ? &name
-                                                   : NULL;
-        if (slot) {
-            if (i + 1 >= argc)
-                return cli_usage_error("fit", "%s needs a value", a);
-            *slot = argv[++i];
-        } else if (a[0] == '-' && a[1]) {
-            return cli_usage_error("fit", "unknown option '%s'", a);
-        } else if (device) {
-            return cli_usage_error("fit", "one DEVICE only ('%s' is a second)", a);
-        } else {
-            device = a;
-        }
-    }
-    if (!device)
-        return cli_usage_error("fit", "which device? (launchrank devices lists them)");
+    cli_opts o;
+    int rc;
+    if (cli_parse_args(&fit_cmd, argc, argv, &o, &rc))
+        return rc;
+    const char *db = o.db ? o.db : CLI_DEFAULT_DB, *device = o.pos[0];
     /* st_open creates a missing database; a refit only reads one. */
     if (access(db, F_OK) != 0) {
         fprintf(stderr, "launchrank fit: cannot open '%s': %s\n", db, strerror(errno));
@@ -88,16 +92,15 @@ int cli_cmd_fit(int argc, char **argv)
     if (warning)
         fprintf(stderr, "launchrank fit: warning: %s\n", warning);
     st_store *st = st_open(db, &err);
-    int rc = CLI_EXIT_OK;
     char *report = NULL;
     cJSON *dev = NULL;
     if (!st) {
         rc = cli_report(&err);
     } else {
-        dev = cal_refit(lr_api_device_list(api), st, device, name, NULL, &report, &err);
+        dev = cal_refit(lr_api_device_list(api), st, device, o.name, NULL, &report, &err);
         if (report)
             fputs(report, stderr);
-        rc = dev ? cli_write_json("fit", out, dev) : cli_report(&err);
+        rc = dev ? cli_write_json("fit", o.out, dev) : cli_report(&err);
     }
     free(report);
     cJSON_Delete(dev);

@@ -24,6 +24,7 @@
 
 #include <errno.h>
 #include <math.h>
+#include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -51,46 +52,73 @@
  * timings each is about 150 MB of JSON; beyond this, a file is something else. */
 #define KT_MAX_CACHE_BYTES (256u << 20)
 
-static const char import_help[] =
-    "Usage: launchrank import-kt [--db PATH] --request FILE [--block MAP]\n"
-    "                            [--folding MAP] CACHE.json\n"
-    "\n"
-    "Reads a Kernel Tuner cache file (the JSON that tune_kernel(..., cache=...) writes:\n"
-    "every configuration it timed) into the measurement log of the database, where\n"
-    "`launchrank fit` refits a device to it, as to launchrank's own measurements.\n"
-    "The cache does not say what the kernel reads and writes: --request names a\n"
-    "launchrank request (kernel, domain, device; docs/api.md) describing the tuned\n"
-    "kernel, and --block and --folding say which tune_params are the block sides and\n"
-    "the points per thread. A MAP is up to three comma-separated items, x first, each\n"
-    "the name of a tune_param or a number (missing trailing items are 1).\n"
-    "\n"
-    "Each configuration that ran becomes one row: its block and folding, the median of\n"
-    "its \"times\" (else its \"time\"), in ms, and the GLup/s that makes for the domain.\n"
-    "Configurations without a timing (failed in Kernel Tuner: \"time\" is a string,\n"
-    "or a number outside 1e-6 to 1e9 ms), or whose block or folding is outside\n"
-    "launchrank's ranges (1-1024 threads, 1-64 points per side), are skipped, and so\n"
-    "are rows imported before (importing a file twice adds nothing). A summary (JSON)\n"
-    "goes to standard output; a warning to standard error when the cache's\n"
-    "problem_size is not the request's domain (the GLup/s rest on the domain).\n"
-    "\n"
-    "Options:\n"
-    "  --db PATH       the database (default: " CLI_DEFAULT_DB ", created if missing)\n"
-    "  --request FILE  the launchrank request describing the kernel; its \"launch\",\n"
-    "                  \"search\" and \"measure\" are ignored\n"
-    "  --block MAP     the block sides (default: block_size_x,block_size_y,block_size_z,\n"
-    "                  Kernel Tuner's names; one the cache lacks takes Kernel Tuner's\n"
-    "                  default: 256 for x, 1 for y and z)\n"
-    "  --folding MAP   the lattice points per thread (default: 1,1,1)\n"
-    "  -h, --help      show this help\n"
-    "\n"
-    "Example:\n"
-    "  launchrank import-kt --db lab.sqlite --request stencil.json \\\n"
-    "      --block block_size_x,block_size_y --folding 1,1,tile_size_z stencil_cache.json\n"
-    "  launchrank fit --db lab.sqlite H100-SXM5-80GB\n"
-    "\n"
-    "Exit status: 0 success; 2 bad usage, a request or cache file launchrank cannot use\n"
-    "(a JSON error with code, message and path on stderr); 1 a file or database that\n"
-    "cannot be read or written.\n";
+static const lr_opt kt_db = {.name = "--db",
+                             .arg = "PATH",
+                             .def = CLI_DEFAULT_DB ", created if missing",
+                             .help = "the database",
+                             .kind = LR_OPT_TEXT,
+                             .offset = offsetof(cli_opts, db)};
+static const lr_opt kt_request = {
+    .name = "--request",
+    .arg = "FILE",
+    .help = "the launchrank request describing the kernel; its \"launch\", \"search\" and "
+            "\"measure\" are ignored",
+    .kind = LR_OPT_TEXT,
+    .offset = offsetof(cli_opts, request)};
+static const lr_opt kt_block = {
+    .name = "--block",
+    .arg = "MAP",
+    .def = "block_size_x,block_size_y,block_size_z, Kernel Tuner's names; one the cache "
+           "lacks takes Kernel Tuner's default: 256 for x, 1 for y and z",
+    .help = "the block sides",
+    .kind = LR_OPT_TEXT,
+    .offset = offsetof(cli_opts, block)};
+static const lr_opt kt_folding = {.name = "--folding",
+                                  .arg = "MAP",
+                                  .def = "1,1,1",
+                                  .help = "the lattice points per thread",
+                                  .kind = LR_OPT_TEXT,
+                                  .offset = offsetof(cli_opts, folding)};
+static const lr_opt *const import_opts[] = {&kt_db, &kt_request, &kt_block, &kt_folding, NULL};
+
+static const lr_opt_cmd import_cmd = {
+    .name = "import-kt",
+    .usage =
+        "Usage: launchrank import-kt [--db PATH] --request FILE [--block MAP]\n"
+        "                            [--folding MAP] CACHE.json\n"
+        "\n"
+        "Reads a Kernel Tuner cache file (the JSON that tune_kernel(..., cache=...) writes:\n"
+        "every configuration it timed) into the measurement log of the database, where\n"
+        "`launchrank fit` refits a device to it, as to launchrank's own measurements.\n"
+        "The cache does not say what the kernel reads and writes: --request names a\n"
+        "launchrank request (kernel, domain, device; docs/api.md) describing the tuned\n"
+        "kernel, and --block and --folding say which tune_params are the block sides and\n"
+        "the points per thread. A MAP is up to three comma-separated items, x first, each\n"
+        "the name of a tune_param or a number (missing trailing items are 1).\n"
+        "\n"
+        "Each configuration that ran becomes one row: its block and folding, the median of\n"
+        "its \"times\" (else its \"time\"), in ms, and the GLup/s that makes for the domain.\n"
+        "Configurations without a timing (failed in Kernel Tuner: \"time\" is a string,\n"
+        "or a number outside 1e-6 to 1e9 ms), or whose block or folding is outside\n"
+        "launchrank's ranges (1-1024 threads, 1-64 points per side), are skipped, and so\n"
+        "are rows imported before (importing a file twice adds nothing). A summary (JSON)\n"
+        "goes to standard output; a warning to standard error when the cache's\n"
+        "problem_size is not the request's domain (the GLup/s rest on the domain).\n"
+        "\n",
+    .opts = import_opts,
+    .epilogue =
+        "\n"
+        "Example:\n"
+        "  launchrank import-kt --db lab.sqlite --request stencil.json \\\n"
+        "      --block block_size_x,block_size_y --folding 1,1,tile_size_z stencil_cache.json\n"
+        "  launchrank fit --db lab.sqlite H100-SXM5-80GB\n"
+        "\n"
+        "Exit status: 0 success; 2 bad usage, a request or cache file launchrank cannot use\n"
+        "(a JSON error with code, message and path on stderr); 1 a file or database that\n"
+        "cannot be read or written.\n",
+    .min_pos = 1,
+    .max_pos = 1,
+    .missing = "which Kernel Tuner cache file?"};
 
 /* One side of the mapping: a tune_param's name, or a constant when name is NULL. */
 typedef struct kt_side {
@@ -566,51 +594,15 @@ static int print_summary(const kt_import *im, const char *db)
     return rc;
 }
 
-int cli_cmd_import_kt(int argc, char **argv)
+/* Reads the request and the cache file and imports the cache into the database db;
+ * im holds the mapping. Returns the exit status (a summary or an error printed). */
+static int import_files(kt_import *im, const char *db, const char *request, const char *file)
 {
-    if (cli_wants_help(argc, argv))
-        return fputs(import_help, stdout), CLI_EXIT_OK;
-    const char *db = CLI_DEFAULT_DB, *request = NULL, *blockmap = NULL, *foldmap = NULL;
-    const char *file = NULL;
-    for (int i = 1; i < argc; i++) {
-        const char *a = argv[i];
-        const char **slot = !strcmp(a, "--db")        ? &db
-                            : !strcmp(a, "--request") ? &request
-                            : !strcmp(a, "--block")   ? &blockmap
-                            : !strcmp(a, "--folding") ? &foldmap
-                                                      : NULL;
-        if (slot) {
-            if (i + 1 >= argc)
-                return cli_usage_error("import-kt", "%s needs a value", a);
-            *slot = argv[++i];
-        } else if (a[0] == '-' && a[1]) {
-            return cli_usage_error("import-kt", "unknown option '%s'", a);
-        } else if (file) {
-            return cli_usage_error("import-kt", "one cache file only ('%s' is a second)", a);
-        } else {
-            file = a;
-        }
-    }
-    if (!file)
-        return cli_usage_error("import-kt", "which Kernel Tuner cache file?");
-    if (!request)
-        return cli_usage_error(
-            "import-kt", "--request FILE is needed: the launchrank request that "
-                         "describes the kernel (the cache does not say what it accesses)");
-    kt_import im = {
-        .map = {.block = {{"block_size_x", 0}, {"block_size_y", 0}, {"block_size_z", 0}},
-                .folding = {{NULL, 1}, {NULL, 1}, {NULL, 1}}}};
-    char bbuf[256], fbuf[256];
-    int rc = 0;
-    im.default_block = !blockmap;
-    if ((blockmap && (rc = parse_map("--block", blockmap, im.map.block, bbuf, sizeof bbuf))) ||
-        (foldmap && (rc = parse_map("--folding", foldmap, im.map.folding, fbuf, sizeof fbuf))))
-        return rc;
-
     char *reqtext = NULL, *cachetext = NULL;
-    size_t reqlen, cachelen;
+    size_t reqlen = 0, cachelen = 0;
     lr_error err;
     lr_error_clear(&err);
+    int rc;
     if ((rc = cli_read_request("import-kt", request, &reqtext, &reqlen)) ||
         (rc = read_cache(file, &cachetext, &cachelen))) {
         free(reqtext);
@@ -620,28 +612,51 @@ int cli_cmd_import_kt(int argc, char **argv)
     lr_api_config cfg = {.db_path = db};
     lr_api *api = lr_api_new(&cfg, &err);
     if (api) {
-        im.devs = lr_api_device_list(api);
-        im.body = lr_request_parse_json(reqtext, reqlen, &err);
+        im->devs = lr_api_device_list(api);
+        im->body = lr_request_parse_json(reqtext, reqlen, &err);
     }
-    if (api && (!im.body || check_request(&im, &err)))
+    if (api && (!im->body || check_request(im, &err)))
         fprintf(stderr, "launchrank import-kt: the request '%s' is refused:\n", request);
-    else if (im.body && (cache = parse_cache(cachetext, cachelen, &err)) &&
-             (im.cache = cache) && (im.st = st_open(db, &err)) && !kt_read(&im, &err))
-        rc = print_summary(&im, db);
+    else if (im->body && (cache = parse_cache(cachetext, cachelen, &err)) &&
+             (im->cache = cache) && (im->st = st_open(db, &err)) && !kt_read(im, &err))
+        rc = print_summary(im, db);
     if (lr_error_is_set(&err)) {
-        if (im.body && im.cache && err.path[0])
+        if (im->body && im->cache && err.path[0])
             fprintf(stderr, "launchrank import-kt: in the cache file '%s' (%d rows added):\n",
-                    file, im.stats.imported);
+                    file, im->stats.imported);
         rc = cli_report(&err);
     }
+    cJSON_Delete(cache);
+    lr_api_free(api);
+    free(cachetext);
+    free(reqtext);
+    return rc;
+}
+
+int cli_cmd_import_kt(int argc, char **argv)
+{
+    cli_opts o;
+    int rc;
+    if (cli_parse_args(&import_cmd, argc, argv, &o, &rc))
+        return rc;
+    if (!o.request)
+        return cli_usage_error(
+            "import-kt", "--request FILE is needed: the launchrank request that "
+                         "describes the kernel (the cache does not say what it accesses)");
+    kt_import im = {
+        .map = {.block = {{"block_size_x", 0}, {"block_size_y", 0}, {"block_size_z", 0}},
+                .folding = {{NULL, 1}, {NULL, 1}, {NULL, 1}}}};
+    char bbuf[256], fbuf[256];
+    im.default_block = !o.block;
+    if ((o.block && (rc = parse_map("--block", o.block, im.map.block, bbuf, sizeof bbuf))) ||
+        (o.folding &&
+         (rc = parse_map("--folding", o.folding, im.map.folding, fbuf, sizeof fbuf))))
+        return rc;
+    rc = import_files(&im, o.db ? o.db : CLI_DEFAULT_DB, o.request, o.pos[0]);
     for (int i = 0; i < im.nseen; i++)
         free(im.seen[i]);
     free(im.seen);
     st_close(im.st);
-    cJSON_Delete(cache);
     cJSON_Delete(im.body);
-    lr_api_free(api);
-    free(cachetext);
-    free(reqtext);
     return rc;
 }

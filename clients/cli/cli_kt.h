@@ -29,12 +29,6 @@ struct cJSON *cli_t4_from_rank(const char *rank_json, const char *timestamp);
  * stamped with the present time (UTC). 0, or 1 after a message. */
 int cli_t4_print(const char *rank_json);
 
-/* Removes `--format VALUE` / `--format=VALUE` from argv[1..] (before any "--"), so the
- * shared option parser never sees it, and points *format at VALUE (borrowed from argv;
- * NULL when absent). *argc shrinks by the arguments removed. Returns 0, or the exit
- * status of a usage error (no value) already printed. */
-int cli_take_format(const char *cmd, int *argc, char **argv, const char **format);
-
 /* `launchrank import-kt` (cli_kt.c); argv[0] is "import-kt". */
 int cli_cmd_import_kt(int argc, char **argv);
 

@@ -167,32 +167,6 @@ cJSON *cli_t4_from_rank(const char *rank_json, const char *timestamp)
     return t4;
 }
 
-int cli_take_format(const char *cmd, int *argc, char **argv, const char **format)
-{
-    *format = NULL;
-    for (int i = 1; i < *argc; i++) {
-        const char *a = argv[i];
-        int taken;
-        if (!strcmp(a, "--"))
-            break;
-        if (!strncmp(a, "--format=", 9)) {
-            *format = a + 9;
-            taken = 1;
-        } else if (!strcmp(a, "--format")) {
-            if (i + 1 >= *argc)
-                return cli_usage_error(cmd, "--format needs a value (json, table or t4)");
-            *format = argv[i + 1];
-            taken = 2;
-        } else {
-            continue;
-        }
-        memmove(argv + i, argv + i + taken, sizeof *argv * (size_t)(*argc - i - taken + 1));
-        *argc -= taken;
-        i--;
-    }
-    return 0;
-}
-
 int cli_t4_print(const char *rank_json)
 {
     char stamp[32];

@@ -1,11 +1,12 @@
 /*
- * cli_util.c: see cli.h. The option parser, error bodies, output and input of the
- * subcommands; none of it knows what a kernel is.
+ * cli_util.c: see cli.h. The rows of options several subcommands share, error bodies, output
+ * and input of the subcommands; none of it knows what a kernel is.
  */
 #include "cli.h"
 
 #include <errno.h>
 #include <stdarg.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -14,147 +15,45 @@
 
 #include "api.h"
 
-/* --threads at most: beyond a thousand, a number is a typo rather than a machine
- * (the daemon uses the same bound). */
-#define CLI_MAX_THREADS 1024
-/* --top at most: far above any search space a request may ask for; the api applies
- * its own, stricter limit and reports it with the request's path. */
-#define CLI_MAX_TOP 1000000
-
 /* ---- options ------------------------------------------------------------------- */
 
-static const struct cli_option {
-    const char *name;
-    unsigned bit;
-    int takes_value;
-} cli_options[] = {
-    {"--db", CLI_OPT_DB, 1},           {"--pretty", CLI_OPT_PRETTY, 0},
-    {"--table", CLI_OPT_TABLE, 0},     {"--threads", CLI_OPT_THREADS, 1},
-    {"--top", CLI_OPT_TOP, 1},         {"--measure-top", CLI_OPT_MEASURE_TOP, 1},
-    {"--replace", CLI_OPT_REPLACE, 0},
-};
+const lr_opt cli_opt_pretty = {.name = "--pretty",
+                               .help = "indent the JSON for reading",
+                               .kind = LR_OPT_FLAG,
+                               .offset = offsetof(cli_opts, pretty)};
+
+const lr_opt cli_opt_db_cache = {
+    .name = "--db",
+    .arg = "PATH",
+    .def = "no cache, every run computes afresh",
+    .help = "cache predictions in the SQLite file PATH (created if missing), and know the "
+            "devices stored there (launchrank devices add)",
+    .kind = LR_OPT_TEXT,
+    .offset = offsetof(cli_opts, db)};
 
 int cli_usage_error(const char *cmd, const char *fmt, ...)
 {
+    char why[LR_OPT_WHY_MAX];
     va_list ap;
     va_start(ap, fmt);
-    fprintf(stderr, "launchrank %s: ", cmd);
-    vfprintf(stderr, fmt, ap);
-    fprintf(stderr, "\nTry 'launchrank %s --help'.\n", cmd);
+    vsnprintf(why, sizeof why, fmt, ap);
     va_end(ap);
+    lr_opt_report(stderr, cmd, why);
     return CLI_EXIT_BAD_INPUT;
 }
 
-/* A whole decimal number in [min, max]; 0, or -1 when s is anything else. */
-static int parse_long(const char *s, long min, long max, long *out)
+int cli_parse_args(const lr_opt_cmd *cmd, int argc, char **argv, cli_opts *o, int *rc)
 {
-    char *end;
-    if (*s < '0' || *s > '9')
-        return -1;
-    errno = 0;
-    long v = strtol(s, &end, 10);
-    if (errno || *end || v < min || v > max)
-        return -1;
-    *out = v;
-    return 0;
-}
-
-static int set_option(const char *cmd, unsigned bit, const char *value, cli_opts *o)
-{
-    long n;
-    switch (bit) {
-    case CLI_OPT_DB:
-        if (!*value)
-            return cli_usage_error(cmd, "--db needs a file name");
-        o->db = value;
-        return 0;
-    case CLI_OPT_PRETTY:
-        o->pretty = 1;
-        return 0;
-    case CLI_OPT_TABLE:
-        o->table = 1;
-        return 0;
-    case CLI_OPT_REPLACE:
-        o->replace = 1;
-        return 0;
-    case CLI_OPT_THREADS:
-        if (parse_long(value, 0, CLI_MAX_THREADS, &n))
-            return cli_usage_error(cmd, "--threads: '%s' is not a number from 0 to 1024",
-                                   value);
-        o->threads = (int)n;
-        return 0;
-    case CLI_OPT_TOP:
-        if (parse_long(value, 0, CLI_MAX_TOP, &n))
-            return cli_usage_error(cmd, "--top: '%s' is not a number from 0 to 1000000", value);
-        o->top = n;
-        return 0;
-    case CLI_OPT_MEASURE_TOP:
-        if (parse_long(value, 0, 32, &n))
-            return cli_usage_error(cmd, "--measure-top: '%s' is not a number from 0 to 32",
-                                   value);
-        o->measure_top = n;
-        return 0;
-    }
-    return cli_usage_error(cmd, "internal: unknown option bit %u", bit);
-}
-
-/* Options are matched exactly (no abbreviations): a later option can then never
- * change what an existing command line means. */
-int cli_parse_args(int argc, char **argv, unsigned accepts, int min_pos, int max_pos,
-                   cli_opts *o)
-{
-    const char *cmd = argv[0];
-    int options_done = 0;
     memset(o, 0, sizeof *o);
     o->top = -1;
     o->measure_top = -1;
-    for (int i = 1; i < argc; i++) {
-        const char *a = argv[i];
-        if (options_done || a[0] != '-' || strcmp(a, "-") == 0) {
-            if (o->npos == max_pos)
-                return cli_usage_error(cmd, "unexpected argument '%s'", a);
-            o->pos[o->npos++] = a;
-            continue;
-        }
-        if (strcmp(a, "--") == 0) {
-            options_done = 1;
-            continue;
-        }
-        const char *eq = strchr(a, '=');
-        size_t name_len = eq ? (size_t)(eq - a) : strlen(a);
-        const struct cli_option *opt = NULL;
-        for (size_t k = 0; k < sizeof cli_options / sizeof cli_options[0]; k++)
-            if ((cli_options[k].bit & accepts) && strlen(cli_options[k].name) == name_len &&
-                strncmp(cli_options[k].name, a, name_len) == 0)
-                opt = &cli_options[k];
-        if (!opt)
-            return cli_usage_error(cmd, "unknown option '%s'", a);
-        const char *value = eq ? eq + 1 : NULL;
-        if (opt->takes_value && !value) {
-            if (i + 1 == argc)
-                return cli_usage_error(cmd, "%s needs a value", opt->name);
-            value = argv[++i];
-        } else if (!opt->takes_value && value) {
-            return cli_usage_error(cmd, "%s takes no value", opt->name);
-        }
-        int rc = set_option(cmd, opt->bit, value, o);
-        if (rc)
-            return rc;
+    int parsed = lr_opt_run(cmd, argc, argv, o, o->pos, &o->npos);
+    *rc = parsed == LR_OPT_BAD ? CLI_EXIT_BAD_INPUT : CLI_EXIT_OK;
+    if (parsed == LR_OPT_OK && o->pretty && o->table) {
+        *rc = cli_usage_error(cmd->name, "--pretty and --table exclude each other");
+        return 1;
     }
-    if (o->npos < min_pos)
-        return cli_usage_error(cmd, "%s",
-                               min_pos == 1 ? "missing argument" : "missing arguments");
-    if (o->pretty && o->table)
-        return cli_usage_error(cmd, "--pretty and --table exclude each other");
-    return 0;
-}
-
-int cli_wants_help(int argc, char **argv)
-{
-    for (int i = 1; i < argc && strcmp(argv[i], "--") != 0; i++)
-        if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0)
-            return 1;
-    return 0;
+    return parsed != LR_OPT_OK;
 }
 
 /* ---- errors and output ------------------------------------------------------- */

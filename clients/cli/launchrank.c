@@ -15,6 +15,7 @@
  */
 #include <errno.h>
 #include <pthread.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -44,7 +45,7 @@ static int open_api(const char *cmd, const cli_opts *o, double time_limit_s, lr_
                     lr_worker **w)
 {
     lr_api_config cfg = {.db_path = o->db,
-                         .threads = o->threads,
+                         .threads = (int)o->threads,
                          .isl_max_operations = 0,
                          .time_limit_s = time_limit_s};
     lr_error err;
@@ -75,27 +76,29 @@ static void close_api(lr_api *api, lr_worker *w)
 
 /* ---- estimate ------------------------------------------------------------------- */
 
-static const char estimate_help[] =
-    "Usage: launchrank estimate [OPTIONS] FILE|-\n"
-    "\n"
-    "Predicts the performance of one launch configuration: reads a request (kernel,\n"
-    "domain, device, launch) from FILE or, with -, from standard input, and prints the\n"
-    "response JSON: data volumes in bytes per lattice update (B/Lup), the limiting\n"
-    "level and the predicted performance in GLup/s. docs/api.md describes both.\n"
-    "\n"
-    "Options:\n"
-    "  --db PATH    cache predictions in the SQLite file PATH (created if missing),\n"
-    "               and know the devices stored there (launchrank devices add);\n"
-    "               default: no cache, every run computes afresh\n"
-    "  --pretty     indent the JSON for reading (default: as the api returns it)\n"
-    "  -h, --help   show this help\n"
-    "\n"
-    "Example:\n"
-    "  launchrank estimate --pretty stencil2d.json\n"
-    "\n"
-    "Exit status: 0 success; 2 bad request or usage (a JSON error with code, message\n"
-    "and the path of the offending input is printed on stderr); 1 other failures\n"
-    "(file cannot be read, ...).\n";
+static const lr_opt *const estimate_opts[] = {&cli_opt_db_cache, &cli_opt_pretty, NULL};
+
+static const lr_opt_cmd estimate_cmd = {
+    .name = "estimate",
+    .usage =
+        "Usage: launchrank estimate [OPTIONS] FILE|-\n"
+        "\n"
+        "Predicts the performance of one launch configuration: reads a request (kernel,\n"
+        "domain, device, launch) from FILE or, with -, from standard input, and prints the\n"
+        "response JSON: data volumes in bytes per lattice update (B/Lup), the limiting\n"
+        "level and the predicted performance in GLup/s. docs/api.md describes both.\n"
+        "\n",
+    .opts = estimate_opts,
+    .epilogue =
+        "\n"
+        "Example:\n"
+        "  launchrank estimate --pretty stencil2d.json\n"
+        "\n"
+        "Exit status: 0 success; 2 bad request or usage (a JSON error with code, message\n"
+        "and the path of the offending input is printed on stderr); 1 other failures\n"
+        "(file cannot be read, ...).\n",
+    .min_pos = 1,
+    .max_pos = 1};
 
 static int cmd_estimate(int argc, char **argv)
 {
@@ -105,10 +108,9 @@ static int cmd_estimate(int argc, char **argv)
     char *body, *resp;
     size_t len;
     lr_error err;
-    if (cli_wants_help(argc, argv))
-        return fputs(estimate_help, stdout), CLI_EXIT_OK;
-    int rc = cli_parse_args(argc, argv, CLI_OPT_DB | CLI_OPT_PRETTY, 1, 1, &o);
-    if (rc || (rc = cli_read_request(argv[0], o.pos[0], &body, &len)))
+    int rc;
+    if (cli_parse_args(&estimate_cmd, argc, argv, &o, &rc) ||
+        (rc = cli_read_request(argv[0], o.pos[0], &body, &len)))
         return rc;
     if ((rc = open_api(argv[0], &o, 0, &api, &w))) {
         free(body);
@@ -125,54 +127,107 @@ static int cmd_estimate(int argc, char **argv)
 
 /* ---- rank ----------------------------------------------------------------------- */
 
-static const char rank_help[] =
-    "Usage: launchrank rank [OPTIONS] FILE|-\n"
-    "\n"
-    "Ranks the launch configurations (block sizes and thread foldings) of a kernel by\n"
-    "predicted performance: reads a request (kernel, domain, device, optional search)\n"
-    "from FILE or, with -, from standard input, and prints the response JSON, best\n"
-    "first, with the configurations that cannot be launched and why, plausibility\n"
-    "warnings, and a decision: the configurations the model cannot tell apart from\n"
-    "the best (within the device's rank_precision), the one recommended among them\n"
-    "and why, and with search.baseline (your current launch) whether to keep it.\n"
-    "\n"
-    "Options:\n"
-    "  --table      print a table instead of JSON: the recommendation and why, the\n"
-    "               tie group, best/median/worst and the baseline advice on top;\n"
-    "               then rank, block, folding, predicted GLup/s, limiter, L2 and\n"
-    "               DRAM volumes (B/Lup), L1 cycles per Lup, occupancy and idle\n"
-    "               threads (%), and a mark (R recommended, = tied, ! warnings)\n"
-    "  --format F   json (default), table (as --table) or t4: the T4 results JSON of\n"
-    "               the auto-tuning community, as Kernel Tuner writes it, with\n"
-    "               block_size_x/y/z and folding_x/y/z, the predicted time (ms) and,\n"
-    "               for timed configurations, the measured time (ms); see\n"
-    "               docs/kernel_tuner.md\n"
-    "  --top K      keep the K best configurations, 0 = all (sets search.top of the\n"
-    "               request; default: the request's search.top, else all)\n"
-    "  --threads N  threads evaluating configurations (default 0: every core)\n"
-    "  --measure-top K  compile and time the K best predicted configurations on the\n"
-    "               GPU (sets measure.top; needs an NVIDIA GPU, else the ranking\n"
-    "               comes back with measure.status \"unavailable\")\n"
-    "  --db PATH    cache predictions in the SQLite file PATH (created if missing),\n"
-    "               and know the devices stored there (launchrank devices add);\n"
-    "               default: no cache, every run computes afresh\n"
-    "  --time-limit SECONDS  wall-clock seconds the whole ranking may compute\n"
-    "               (decimals allowed, e.g. 0.5; default 30, as the daemon's\n"
-    "               --time-limit). Past it no configuration is started: the answer\n"
-    "               ranks those finished (cached or estimated) and says so in\n"
-    "               \"incomplete\" {evaluated, of} and decision.incomplete; when none\n"
-    "               finished it is a budget_exceeded error (exit 2)\n"
-    "  --pretty     indent the JSON for reading\n"
-    "  -h, --help   show this help\n"
-    "\n"
-    "On a terminal, progress (configurations evaluated) is shown on stderr.\n"
-    "\n"
-    "Example:\n"
-    "  launchrank rank --table --top 10 stencil2d.json\n"
-    "  launchrank rank --format t4 --measure-top 5 stencil2d.json > results.json\n"
-    "\n"
-    "Exit status: 0 success; 2 bad request or usage (a JSON error with code, message\n"
-    "and the path of the offending input is printed on stderr); 1 other failures.\n";
+/* --threads at most: beyond a thousand, a number is a typo rather than a machine
+ * (the daemon uses the same bound). */
+#define CLI_MAX_THREADS 1024
+/* --top at most: far above any search space a request may ask for; the api applies
+ * its own, stricter limit and reports it with the request's path. */
+#define CLI_MAX_TOP 1000000
+/* --measure-top at most: timing takes seconds per configuration; the api's bound. */
+#define CLI_MAX_MEASURE_TOP 32
+/* The largest --time-limit, in seconds: a day; a ranking is bounded by 4096
+ * configurations, and a longer limit is a typo, not a plan. */
+#define CLI_MAX_TIME_LIMIT_S 86400.0
+
+static const lr_opt rank_table = {
+    .name = "--table",
+    .help = "print a table instead of JSON: the recommendation and why, the tie group, "
+            "best/median/worst and the baseline advice on top; then rank, block, folding, "
+            "predicted GLup/s, limiter, L2 and DRAM volumes (B/Lup), L1 cycles per Lup, "
+            "occupancy and idle threads (%), and a mark (R recommended, = tied, ! warnings)",
+    .kind = LR_OPT_FLAG,
+    .offset = offsetof(cli_opts, table)};
+static const lr_opt rank_format = {
+    .name = "--format",
+    .arg = "F",
+    .def = "json",
+    .help = "json, table (as --table) or t4: the T4 results JSON of the auto-tuning "
+            "community, as Kernel Tuner writes it, with block_size_x/y/z and folding_x/y/z, "
+            "the predicted time (ms) and, for timed configurations, the measured time (ms); "
+            "see docs/kernel_tuner.md",
+    .kind = LR_OPT_CHOICE,
+    .choices = "json table t4",
+    .offset = offsetof(cli_opts, format)};
+static const lr_opt rank_top = {
+    .name = "--top",
+    .arg = "K",
+    .unit = "configurations",
+    .def = "the request's search.top, else all",
+    .help = "keep the K best configurations, 0 = all (sets search.top of the request)",
+    .kind = LR_OPT_INT,
+    .max = CLI_MAX_TOP,
+    .offset = offsetof(cli_opts, top)};
+static const lr_opt rank_threads = {.name = "--threads",
+                                    .arg = "N",
+                                    .unit = "threads",
+                                    .def = "0: every core",
+                                    .help = "threads evaluating configurations",
+                                    .kind = LR_OPT_INT,
+                                    .max = CLI_MAX_THREADS,
+                                    .offset = offsetof(cli_opts, threads)};
+static const lr_opt rank_measure_top = {
+    .name = "--measure-top",
+    .arg = "K",
+    .unit = "configurations",
+    .help = "compile and time the K best predicted configurations on the GPU (sets "
+            "measure.top; needs an NVIDIA GPU, else the ranking comes back with "
+            "measure.status \"unavailable\")",
+    .kind = LR_OPT_INT,
+    .max = CLI_MAX_MEASURE_TOP,
+    .offset = offsetof(cli_opts, measure_top)};
+static const lr_opt rank_time_limit = {
+    .name = "--time-limit",
+    .arg = "SECONDS",
+    .unit = "seconds",
+    .def = "30, as the daemon's --time-limit",
+    .help = "wall-clock seconds the whole ranking may compute (decimals allowed, e.g. 0.5). "
+            "Past it no configuration is started: the answer ranks those finished (cached "
+            "or estimated) and says so in \"incomplete\" {evaluated, of} and "
+            "decision.incomplete; when none finished it is a budget_exceeded error (exit 2)",
+    .kind = LR_OPT_REAL,
+    .max = CLI_MAX_TIME_LIMIT_S,
+    .offset = offsetof(cli_opts, time_limit_s)};
+
+static const lr_opt *const rank_opts[] = {
+    &rank_table,       &rank_format,     &rank_top,       &rank_threads, &rank_measure_top,
+    &cli_opt_db_cache, &rank_time_limit, &cli_opt_pretty, NULL};
+
+static const lr_opt_cmd rank_cmd = {
+    .name = "rank",
+    .usage =
+        "Usage: launchrank rank [OPTIONS] FILE|-\n"
+        "\n"
+        "Ranks the launch configurations (block sizes and thread foldings) of a kernel by\n"
+        "predicted performance: reads a request (kernel, domain, device, optional search)\n"
+        "from FILE or, with -, from standard input, and prints the response JSON, best\n"
+        "first, with the configurations that cannot be launched and why, plausibility\n"
+        "warnings, and a decision: the configurations the model cannot tell apart from\n"
+        "the best (within the device's rank_precision), the one recommended among them\n"
+        "and why, and with search.baseline (your current launch) whether to keep it.\n"
+        "\n",
+    .opts = rank_opts,
+    .epilogue =
+        "\n"
+        "On a terminal, progress (configurations evaluated) is shown on stderr.\n"
+        "\n"
+        "Example:\n"
+        "  launchrank rank --table --top 10 stencil2d.json\n"
+        "  launchrank rank --format t4 --measure-top 5 stencil2d.json > results.json\n"
+        "\n"
+        "Exit status: 0 success; 2 bad request or usage (a JSON error with code, message\n"
+        "and the path of the offending input is printed on stderr); 1 other failures.\n",
+    .min_pos = 1,
+    .max_pos = 1};
 
 /* The progress line on a terminal. The api may report from its ranking threads, so
  * the state is locked; a line is written only when the percentage changes, which
@@ -204,48 +259,6 @@ static void clear_progress(cli_progress *p)
         fprintf(stderr, "\r%*s\r", p->width > 0 ? p->width : 0, "");
 }
 
-/* The largest --time-limit, in seconds: a day; a ranking is bounded by 4096
- * configurations, and a longer limit is a typo, not a plan. */
-#define CLI_MAX_TIME_LIMIT_S 86400.0
-
-/* Takes --time-limit SECONDS (or --time-limit=SECONDS) out of argv, as cli_take_format
- * does --format, into *seconds (0 when not given: the api's default). Returns 0, or
- * the exit status of a usage error already printed. */
-static int take_time_limit(const char *cmd, int *argc, char **argv, double *seconds)
-{
-    *seconds = 0;
-    for (int i = 1; i < *argc; i++) {
-        const char *a = argv[i], *v;
-        int taken;
-        if (!strcmp(a, "--"))
-            break;
-        if (!strncmp(a, "--time-limit=", 13)) {
-            v = a + 13;
-            taken = 1;
-        } else if (!strcmp(a, "--time-limit")) {
-            if (i + 1 >= *argc)
-                return cli_usage_error(cmd, "--time-limit needs a number of seconds");
-            v = argv[i + 1];
-            taken = 2;
-        } else {
-            continue;
-        }
-        char *end;
-        errno = 0;
-        double s = strtod(v, &end);
-        if (end == v || *end || errno || !(s > 0) || s > CLI_MAX_TIME_LIMIT_S)
-            return cli_usage_error(cmd,
-                                   "--time-limit takes seconds, more than 0 and at most %g "
-                                   "(e.g. 30 or 0.5), not '%s'",
-                                   CLI_MAX_TIME_LIMIT_S, v);
-        *seconds = s;
-        memmove(argv + i, argv + i + taken, sizeof *argv * (size_t)(*argc - i - taken + 1));
-        *argc -= taken;
-        i--;
-    }
-    return 0;
-}
-
 /* T4 results have no place for "incomplete": a ranking past its time limit says on
  * stderr that they hold only the configurations evaluated. */
 static void warn_incomplete(const char *cmd, const char *resp)
@@ -259,51 +272,62 @@ static void warn_incomplete(const char *cmd, const char *resp)
     cJSON_Delete(r);
 }
 
+/* The request with --top and --measure-top written into it (search.top, measure.top):
+ * a new body the caller frees with cJSON_free, or NULL to send body unchanged (no
+ * such option, or a body that is not a JSON object, which the api then reports). */
+static char *rank_edit_request(const char *body, const cli_opts *o)
+{
+    char *edited = NULL;
+    if (o->top >= 0)
+        edited = cli_set_request_number(body, "search", "top", (long)o->top);
+    if (o->measure_top >= 0) {
+        char *m = cli_set_request_number(edited ? edited : body, "measure", "top",
+                                         (long)o->measure_top);
+        if (m) {
+            cJSON_free(edited);
+            edited = m;
+        }
+    }
+    return edited;
+}
+
+/* Prints a rank response as --format or --table ask; returns the exit status. */
+static int rank_output(const char *cmd, const char *resp, const cli_opts *o)
+{
+    if (o->format && !strcmp(o->format, "t4")) {
+        warn_incomplete(cmd, resp);
+        return cli_t4_print(resp);
+    }
+    if (!o->table)
+        return cli_print_json(cmd, resp, o->pretty);
+    if (cli_table_rank(stdout, resp) != 0) {
+        fprintf(stderr, "launchrank rank: the response has no results to tabulate\n");
+        return CLI_EXIT_FAILED;
+    }
+    return cli_flush_stdout(cmd);
+}
+
 static int cmd_rank(int argc, char **argv)
 {
     cli_opts o;
     lr_api *api;
     lr_worker *w;
-    char *body, *edited = NULL, *resp;
+    char *body, *edited, *resp;
     size_t len;
     lr_error err;
     cli_progress progress = {.lock = PTHREAD_MUTEX_INITIALIZER, .percent = -1};
-    const char *format;
-    double time_limit_s;
-    if (cli_wants_help(argc, argv))
-        return fputs(rank_help, stdout), CLI_EXIT_OK;
-    int rc = cli_take_format(argv[0], &argc, argv, &format);
-    if (!rc)
-        rc = take_time_limit(argv[0], &argc, argv, &time_limit_s);
-    if (rc)
+    int rc;
+    if (cli_parse_args(&rank_cmd, argc, argv, &o, &rc))
         return rc;
-    rc = cli_parse_args(argc, argv,
-                        CLI_OPT_DB | CLI_OPT_PRETTY | CLI_OPT_TABLE | CLI_OPT_THREADS |
-                            CLI_OPT_TOP | CLI_OPT_MEASURE_TOP,
-                        1, 1, &o);
-    if (rc)
-        return rc;
-    int t4 = format && !strcmp(format, "t4");
-    if (format && !t4 && strcmp(format, "json") && strcmp(format, "table"))
-        return cli_usage_error(argv[0], "unknown --format '%s' (json, table or t4)", format);
-    if (format && (t4 || !strcmp(format, "json")) && o.table)
+    if (o.format && strcmp(o.format, "table") && o.table)
         return cli_usage_error(argv[0], "--table and --format %s contradict each other",
-                               format);
-    o.table |= format && !strcmp(format, "table");
+                               o.format);
+    o.table |= o.format && !strcmp(o.format, "table");
     if ((rc = cli_read_request(argv[0], o.pos[0], &body, &len)))
         return rc;
-    if (o.top >= 0 && (edited = cli_set_request_number(body, "search", "top", o.top)))
+    if ((edited = rank_edit_request(body, &o)))
         len = strlen(edited);
-    if (o.measure_top >= 0) {
-        char *m =
-            cli_set_request_number(edited ? edited : body, "measure", "top", o.measure_top);
-        if (m) {
-            cJSON_free(edited);
-            edited = m;
-            len = strlen(edited);
-        }
-    }
-    if ((rc = open_api(argv[0], &o, time_limit_s, &api, &w))) {
+    if ((rc = open_api(argv[0], &o, o.time_limit_s, &api, &w))) {
         cJSON_free(edited);
         free(body);
         return rc;
@@ -312,18 +336,7 @@ static int cmd_rank(int argc, char **argv)
     resp = lr_api_rank(w, edited ? edited : body, len, isatty(2) ? show_progress : NULL,
                        &progress, &err);
     clear_progress(&progress);
-    if (!resp)
-        rc = cli_report(&err);
-    else if (t4) {
-        warn_incomplete(argv[0], resp);
-        rc = cli_t4_print(resp);
-    } else if (!o.table)
-        rc = cli_print_json(argv[0], resp, o.pretty);
-    else if (cli_table_rank(stdout, resp) != 0) {
-        fprintf(stderr, "launchrank rank: the response has no results to tabulate\n");
-        rc = CLI_EXIT_FAILED;
-    } else
-        rc = cli_flush_stdout(argv[0]);
+    rc = resp ? rank_output(argv[0], resp, &o) : cli_report(&err);
     free(resp);
     cJSON_free(edited);
     free(body);
@@ -333,48 +346,66 @@ static int cmd_rank(int argc, char **argv)
 
 /* ---- devices -------------------------------------------------------------------- */
 
-static const char devices_help[] =
-    "Usage: launchrank devices [OPTIONS] [NAME]\n"
-    "       launchrank devices add [--db PATH] [--replace] FILE|-\n"
-    "       launchrank devices remove [--db PATH] NAME\n"
-    "\n"
-    "Lists the GPU models the estimator knows, or prints the figures of the one\n"
-    "called NAME (e.g. A100-SXM4-80GB), as JSON. A request names one with \"device\"\n"
-    "or sends its own figures to model a hypothetical GPU. Without --db the list\n"
-    "holds the built-in devices; with --db PATH also the devices stored in PATH\n"
-    "(\"stored\": true in the JSON, \"stored\" after the figures in the table).\n"
-    "\n"
-    "add stores a device description in the SQLite file PATH (default " CLI_DEFAULT_DB ",\n"
-    "as for serve; created if missing): the output of `launchrank calibrate`, or a\n"
-    "description written by hand (every figure, or \"base\" and the figures that\n"
-    "differ; see docs/api.md, \"The device\"). It needs a \"name\" of letters, digits,\n"
-    "'.', '_' and '-'. It is checked as a request's device is, and refused with the\n"
-    "JSON path of the bad figure; a built-in device's name is refused (a stored\n"
-    "device never shadows a built-in), and so is the name of a stored one unless\n"
-    "--replace is given. With \"base\", the base's figures are copied now. \"sources\"\n"
-    "is kept and shown; \"units\" is dropped (the units are always those of the\n"
-    "figure table). Then estimate, rank, devices and serve given --db PATH know the\n"
-    "device by name. A running daemon reads its devices when it starts: restart it\n"
-    "to see a device added since. remove deletes a stored device.\n"
-    "\n"
-    "Options:\n"
-    "  --db PATH    the SQLite file of stored devices (and of the cache)\n"
-    "  --replace    add: replace a stored device of the same name\n"
-    "  --table      print a table: name, SMs, clock (GHz), L2 size (MiB),\n"
-    "               L2 and DRAM bandwidth (GB/s, attainable, not data-sheet peaks)\n"
-    "  --pretty     indent the JSON for reading\n"
-    "  -h, --help   show this help\n"
-    "\n"
-    "Examples:\n"
-    "  launchrank devices --table\n"
-    "  launchrank calibrate --out my-gpu.json --name my-gpu\n"
-    "  launchrank devices add --db lab.sqlite my-gpu.json\n"
-    "  launchrank devices --db lab.sqlite --table\n"
-    "  launchrank rank --db lab.sqlite --table request-naming-my-gpu.json\n"
-    "\n"
-    "Exit status: 0 success; 2 unknown device, a description or name refused, or bad\n"
-    "usage (a JSON error with code, message and path on stderr); 1 other failures\n"
-    "(unreadable file, database that cannot be written).\n";
+static const lr_opt devices_db = {.name = "--db",
+                                  .arg = "PATH",
+                                  .help =
+                                      "the SQLite file of stored devices (and of the cache)",
+                                  .kind = LR_OPT_TEXT,
+                                  .offset = offsetof(cli_opts, db)};
+static const lr_opt devices_replace = {.name = "--replace",
+                                       .help = "add: replace a stored device of the same name",
+                                       .kind = LR_OPT_FLAG,
+                                       .offset = offsetof(cli_opts, replace)};
+static const lr_opt devices_table = {
+    .name = "--table",
+    .help = "print a table: name, SMs, clock (GHz), L2 size (MiB), L2 and DRAM bandwidth "
+            "(GB/s, attainable, not data-sheet peaks)",
+    .kind = LR_OPT_FLAG,
+    .offset = offsetof(cli_opts, table)};
+static const lr_opt *const devices_opts[] = {&devices_db, &devices_replace, &devices_table,
+                                             &cli_opt_pretty, NULL};
+
+static const lr_opt_cmd devices_cmd = {
+    .name = "devices",
+    .usage =
+        "Usage: launchrank devices [OPTIONS] [NAME]\n"
+        "       launchrank devices add [--db PATH] [--replace] FILE|-\n"
+        "       launchrank devices remove [--db PATH] NAME\n"
+        "\n"
+        "Lists the GPU models the estimator knows, or prints the figures of the one\n"
+        "called NAME (e.g. A100-SXM4-80GB), as JSON. A request names one with \"device\"\n"
+        "or sends its own figures to model a hypothetical GPU. Without --db the list\n"
+        "holds the built-in devices; with --db PATH also the devices stored in PATH\n"
+        "(\"stored\": true in the JSON, \"stored\" after the figures in the table).\n"
+        "\n"
+        "add stores a device description in the SQLite file PATH (default " CLI_DEFAULT_DB ",\n"
+        "as for serve; created if missing): the output of `launchrank calibrate`, or a\n"
+        "description written by hand (every figure, or \"base\" and the figures that\n"
+        "differ; see docs/api.md, \"The device\"). It needs a \"name\" of letters, digits,\n"
+        "'.', '_' and '-'. It is checked as a request's device is, and refused with the\n"
+        "JSON path of the bad figure; a built-in device's name is refused (a stored\n"
+        "device never shadows a built-in), and so is the name of a stored one unless\n"
+        "--replace is given. With \"base\", the base's figures are copied now. \"sources\"\n"
+        "is kept and shown; \"units\" is dropped (the units are always those of the\n"
+        "figure table). Then estimate, rank, devices and serve given --db PATH know the\n"
+        "device by name. A running daemon reads its devices when it starts: restart it\n"
+        "to see a device added since. remove deletes a stored device.\n"
+        "\n",
+    .opts = devices_opts,
+    .epilogue =
+        "\n"
+        "Examples:\n"
+        "  launchrank devices --table\n"
+        "  launchrank calibrate --out my-gpu.json --name my-gpu\n"
+        "  launchrank devices add --db lab.sqlite my-gpu.json\n"
+        "  launchrank devices --db lab.sqlite --table\n"
+        "  launchrank rank --db lab.sqlite --table request-naming-my-gpu.json\n"
+        "\n"
+        "Exit status: 0 success; 2 unknown device, a description or name refused, or bad\n"
+        "usage (a JSON error with code, message and path on stderr); 1 other failures\n"
+        "(unreadable file, database that cannot be written).\n",
+    .min_pos = 0,
+    .max_pos = 2};
 
 /* Prints a response (or reports the error) the way every devices action does. */
 static int devices_output(const char *resp, const lr_error *err, const cli_opts *o)
@@ -425,11 +456,8 @@ static int cmd_devices(int argc, char **argv)
 {
     cli_opts o;
     lr_error err;
-    if (cli_wants_help(argc, argv))
-        return fputs(devices_help, stdout), CLI_EXIT_OK;
-    int rc = cli_parse_args(
-        argc, argv, CLI_OPT_DB | CLI_OPT_PRETTY | CLI_OPT_TABLE | CLI_OPT_REPLACE, 0, 2, &o);
-    if (rc)
+    int rc;
+    if (cli_parse_args(&devices_cmd, argc, argv, &o, &rc))
         return rc;
     if (o.npos && (strcmp(o.pos[0], "add") == 0 || strcmp(o.pos[0], "remove") == 0))
         return devices_change(&o);

@@ -141,6 +141,59 @@ case_bad_usage() {
     expect_rc 2
     expect_in err "unknown action 'defragment'"
     expect_empty out
+    # Issue 15: one option parser (common/lr_opt.h) for every subcommand and serve:
+    # every mistake is worded alike, on every command, in both value forms
+    for c in estimate rank devices cache emit measure calibrate fit import-kt serve; do
+        run "$c" --no-such-option
+        expect_rc 2
+        expect_in err "launchrank $c: unknown option '--no-such-option'"
+        expect_in err "Try 'launchrank $c --help'."
+        expect_empty out
+    done
+    run rank --threads=many "$DATA/rank_2d_5point.json"
+    expect_rc 2
+    expect_in err "launchrank rank: --threads: 'many' is not a number of threads from 0 to 1024"
+    run serve --threads=many
+    expect_rc 2
+    expect_in err "launchrank serve: --threads: 'many' is not a number of threads from 1 to 1024"
+    run calibrate --gpu
+    expect_rc 2
+    expect_in err "launchrank calibrate: --gpu needs a value (N)"
+    run calibrate --gpu=65
+    expect_rc 2
+    expect_in err "--gpu: '65' is not a number from 0 to 64"
+    run serve --listen
+    expect_rc 2
+    expect_in err "launchrank serve: --listen needs a value (HOST:PORT)"
+    run fit --db= H100-SXM5-80GB
+    expect_rc 2
+    expect_in err "launchrank fit: --db needs a value (PATH), not an empty one"
+    run fit --name=x --db="$T/none.sqlite" -- --H100
+    expect_rc 1
+    expect_in err "cannot open '$T/none.sqlite'"
+    run fit --db "$T/none.sqlite"
+    expect_rc 2
+    expect_in err "launchrank fit: which device?"
+    run import-kt --request=r.json a.json b.json
+    expect_rc 2
+    expect_in err "launchrank import-kt: unexpected argument 'b.json'"
+    run calibrate stray
+    expect_rc 2
+    expect_in err "launchrank calibrate: unexpected argument 'stray'"
+    run serve stray
+    expect_rc 2
+    expect_in err "launchrank serve: unexpected argument 'stray'"
+    run rank --format=xml "$DATA/rank_2d_5point.json"
+    expect_rc 2
+    expect_in err "launchrank rank: --format: 'xml' is not json, table or t4"
+    # "--" ends the options: what follows is the file, even when it looks like one
+    cp "$DATA/estimate_2d_5point.json" ./--pretty
+    run estimate -- --pretty
+    expect_rc 0
+    expect_in out '"performance"'
+    run estimate --pretty=yes -- --pretty
+    expect_rc 2
+    expect_in err "--pretty takes no value"
 }
 
 case_unreadable_file() {
@@ -394,12 +447,12 @@ case_time_limit() {
     for bad in 0 -1 abc 1e9 nan ""; do
         run rank --time-limit "$bad" "$jacobi"
         expect_rc 2
-        expect_in err "--time-limit takes seconds"
+        expect_in err "--time-limit: '$bad' is not a number of seconds above 0 and at most 86400"
         expect_empty out
     done
     run rank --time-limit
     expect_rc 2
-    expect_in err "--time-limit needs a number of seconds"
+    expect_in err "--time-limit needs a value (SECONDS)"
     # the shortest of these limits that evaluates anything (a loaded machine may need
     # more than the first); nothing evaluated is budget_exceeded, exit 2
     for limit in 0.1 0.2 0.4 0.8; do

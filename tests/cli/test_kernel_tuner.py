@@ -250,7 +250,7 @@ class T4Export(unittest.TestCase):
         self.assertEqual((rc, out), (0, table))
         rc, out, err = run("rank", "--format", "xml", self.request)
         self.assertEqual(rc, 2)
-        self.assertIn("unknown --format 'xml' (json, table or t4)", err)
+        self.assertIn("--format: 'xml' is not json, table or t4", err)
         rc, out, err = run("rank", "--format", "t4", "--table", self.request)
         self.assertEqual(rc, 2)
         self.assertIn("--table and --format t4 contradict each other", err)
