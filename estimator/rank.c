@@ -1,4 +1,6 @@
-/* rank: see rank.h. Worker threads pull configuration indices from a shared counter. */
+/* rank: see rank.h. The threads of a ranking (those est_rank starts, the calling one, and
+ * any a lender gives it through est_rank_help) pull configuration indices from one shared
+ * counter, so the cached rows and the answer are the same whoever computes what. */
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
@@ -41,7 +43,10 @@ size_t est_search_default(int min_threads, int max_threads, int max_bz, int min_
     return n;
 }
 
-typedef struct rank_job {
+/* One ranking (rank.h): what every thread that works on it shares. Lives on
+ * est_rank's stack; lent threads (est_rank_help) use it only between the lender's
+ * open and close. */
+struct est_rank_run {
     const est_kernel *k;
     const est_device *dev;
     est_result *results;
@@ -49,87 +54,115 @@ typedef struct rank_job {
     const unsigned char *skip;
     unsigned long max_ops;
     double deadline;
-    est_stop *stop;          /* watched by every worker's context; NULL = none */
-    unsigned char *finished; /* OUT: finished[i] = 1 once results[i] is estimated */
-    est_memo *memo;          /* shared by the workers: a footprint is counted once */
-    est_progress_fn progress;
-    void *user;
-    pthread_mutex_t lock; /* guards next, done, err and progress calls */
+    est_stop *stop;              /* watched by every worker's context; NULL = none */
+    unsigned char *finished;     /* OUT: finished[i] = 1 once results[i] is estimated */
+    est_memo *memo;              /* shared by the workers: a footprint is counted once */
+    const est_rank_hooks *hooks; /* never NULL (est_rank gives an empty one) */
+    pthread_mutex_t lock;        /* guards next, done, err and progress calls */
     size_t next, done;
     lr_error err;
-} rank_job;
+};
 
-static void *rank_worker(void *arg)
+/* Estimates run's configurations with ctx, one index at a time from the shared
+ * counter, until none is left, the ranking failed or was cancelled, its deadline
+ * passed, or leave(user) says to go. ctx is set up for the ranking by the caller. */
+static void rank_loop(est_rank_run *run, est_ctx *ctx, int (*leave)(void *), void *user)
 {
-    rank_job *job = arg;
-    est_ctx *ctx = est_ctx_new(job->max_ops);
-    if (ctx && job->memo)
-        est_ctx_share_memo(ctx, job->memo);
-    if (ctx)
-        est_ctx_watch(ctx, job->stop);
-    if (ctx && job->deadline > 0)
-        est_ctx_set_deadline(ctx, job->deadline);
+    const est_rank_hooks *h = run->hooks;
     for (;;) {
-        pthread_mutex_lock(&job->lock);
-        size_t i = job->next++;
-        int stop = i >= job->n || lr_error_is_set(&job->err);
-        pthread_mutex_unlock(&job->lock);
+        if (leave && leave(user))
+            break;
+        int cancelled = h->cancelled && h->cancelled(h->user);
+        pthread_mutex_lock(&run->lock);
+        if (cancelled && !lr_error_is_set(&run->err))
+            lr_error_set(&run->err, LR_UNAVAILABLE, NULL,
+                         "the ranking was cancelled: its client closed the connection");
+        size_t i = run->next++;
+        int stop = i >= run->n || lr_error_is_set(&run->err);
+        pthread_mutex_unlock(&run->lock);
         if (stop)
             break;
-        if (job->skip && job->skip[i])
+        if (run->skip && run->skip[i])
             continue;
-        if (job->deadline > 0 && est_now() > job->deadline)
+        if (run->deadline > 0 && est_now() > run->deadline)
             break; /* time is up: the rest stay unfinished, and that is no error */
         lr_error e;
         lr_error_clear(&e);
-        est_config cfg = job->results[i].config;
+        est_config cfg = run->results[i].config;
         int rc = !ctx ? lr_error_set(&e, LR_NO_MEMORY, NULL, "out of memory")
-                 : est_stop_raised(job->stop)
+                 : est_stop_raised(run->stop)
                      ? lr_error_set(&e, LR_UNAVAILABLE, NULL, "the ranking was stopped")
-                     : est_estimate(ctx, job->k, job->dev, &cfg, &job->results[i], &e);
+                     : est_estimate(ctx, run->k, run->dev, &cfg, &run->results[i], &e);
         /* the deadline interrupted this one (the watchdog raised expired, and no stop
          * did): it stays unfinished, like those after it */
         int cut = rc && e.code == LR_BUDGET_EXCEEDED && est_ctx_expired(ctx) &&
-                  !est_stop_raised(job->stop);
-        pthread_mutex_lock(&job->lock);
-        if (rc && !cut && !lr_error_is_set(&job->err))
-            job->err = e;
+                  !est_stop_raised(run->stop);
+        pthread_mutex_lock(&run->lock);
+        if (rc && !cut && !lr_error_is_set(&run->err))
+            run->err = e;
         if (!rc) {
-            job->finished[i] = 1;
-            job->done++;
-            if (job->progress)
-                job->progress(job->user, job->done, job->n);
+            run->finished[i] = 1;
+            run->done++;
+            if (h->progress)
+                h->progress(h->user, run->done, run->n);
         }
-        pthread_mutex_unlock(&job->lock);
+        pthread_mutex_unlock(&run->lock);
         if (cut)
             break;
     }
+}
+
+/* A thread est_rank started (and the calling thread): a context of its own for the
+ * time of the ranking. */
+static void *rank_worker(void *arg)
+{
+    est_rank_run *run = arg;
+    est_ctx *ctx = est_ctx_new(run->max_ops);
+    if (ctx && run->memo)
+        est_ctx_share_memo(ctx, run->memo);
+    if (ctx)
+        est_ctx_watch(ctx, run->stop);
+    if (ctx && run->deadline > 0)
+        est_ctx_set_deadline(ctx, run->deadline);
+    rank_loop(run, ctx, NULL, NULL);
     est_ctx_free(ctx);
     return NULL;
 }
 
+void est_rank_help(est_rank_run *run, est_ctx *ctx, int (*leave)(void *), void *user)
+{
+    if (run->memo)
+        est_ctx_share_memo(ctx, run->memo);
+    est_ctx_set_deadline(ctx, run->deadline);
+    rank_loop(run, ctx, leave, user);
+    /* its own memo again (NULL: made on first use), and no deadline until the next
+     * request of its thread sets one */
+    est_ctx_share_memo(ctx, ctx->own_memo);
+    est_ctx_set_deadline(ctx, 0);
+}
+
 int est_rank(const est_kernel *k, const est_device *dev, est_result *results, size_t n,
              const unsigned char *skip, unsigned char *finished, int nthreads,
-             unsigned long max_ops, double deadline, est_stop *stop, est_progress_fn progress,
-             void *user, lr_error *err)
+             unsigned long max_ops, double deadline, est_stop *stop,
+             const est_rank_hooks *hooks, lr_error *err)
 {
-    rank_job job = {.k = k,
-                    .dev = dev,
-                    .results = results,
-                    .n = n,
-                    .skip = skip,
-                    .max_ops = max_ops,
-                    .deadline = deadline,
-                    .stop = stop,
-                    .finished = finished,
-                    .progress = progress,
-                    .user = user};
-    lr_error_clear(&job.err);
-    job.memo = est_memo_new(); /* NULL: every worker keeps its own */
+    static const est_rank_hooks none = {0};
+    est_rank_run run = {.k = k,
+                        .dev = dev,
+                        .results = results,
+                        .n = n,
+                        .skip = skip,
+                        .max_ops = max_ops,
+                        .deadline = deadline,
+                        .stop = stop,
+                        .finished = finished,
+                        .hooks = hooks ? hooks : &none};
+    lr_error_clear(&run.err);
+    run.memo = est_memo_new(); /* NULL: every worker keeps its own */
     if (skip)
         for (size_t i = 0; i < n; i++)
-            job.done += skip[i] != 0;
-    pthread_mutex_init(&job.lock, NULL);
+            run.done += skip[i] != 0;
+    pthread_mutex_init(&run.lock, NULL);
     if (nthreads < 1)
         nthreads = 1;
     if ((size_t)nthreads > n)
@@ -137,16 +170,20 @@ int est_rank(const est_kernel *k, const est_device *dev, est_result *results, si
     pthread_t *tids = calloc((size_t)nthreads, sizeof *tids);
     int started = 0;
     for (int t = 1; tids && t < nthreads; t++, started++)
-        if (pthread_create(&tids[t], NULL, rank_worker, &job))
+        if (pthread_create(&tids[t], NULL, rank_worker, &run))
             break;
-    rank_worker(&job); /* the calling thread works too */
+    if (run.hooks->open)
+        run.hooks->open(run.hooks->user, &run);
+    rank_worker(&run); /* the calling thread works too */
+    if (run.hooks->close)
+        run.hooks->close(run.hooks->user, &run); /* returns once no lent thread is in */
     for (int t = 1; t <= started; t++)
         pthread_join(tids[t], NULL);
     free(tids);
-    est_memo_free(job.memo);
-    pthread_mutex_destroy(&job.lock);
-    if (lr_error_is_set(&job.err)) {
-        *err = job.err;
+    est_memo_free(run.memo);
+    pthread_mutex_destroy(&run.lock);
+    if (lr_error_is_set(&run.err)) {
+        *err = run.err;
         return -1;
     }
     return 0;

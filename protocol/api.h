@@ -85,6 +85,35 @@ void lr_worker_free(lr_worker *w);
 char *lr_api_estimate(lr_worker *w, const char *body, size_t len, lr_error *err);
 char *lr_api_rank(lr_worker *w, const char *body, size_t len, lr_progress_fn progress,
                   void *progress_user, lr_error *err);
+
+/* One ranking in progress, shared with threads lent to it (lr_rank_help). Opaque. */
+typedef struct lr_rank_run lr_rank_run;
+
+/* What a caller may give a ranking besides its body, each member 0/NULL or as
+ * est_rank_hooks (estimator/rank.h) says, where they are passed on: progress, a
+ * cancelled test (a client that hung up: LR_UNAVAILABLE), and open/close of a lender
+ * of threads, between which any thread may work on the ranking with lr_rank_help. */
+typedef struct lr_rank_hooks {
+    lr_progress_fn progress;
+    int (*cancelled)(void *user);
+    void (*open)(void *user, lr_rank_run *run);
+    void (*close)(void *user, lr_rank_run *run);
+    void *user;
+} lr_rank_hooks;
+
+/* lr_api_rank with hooks (NULL: none). The answer is the same, byte for byte, however
+ * many threads were lent: each configuration's numbers do not depend on the thread
+ * that computed them, and only this call reads and writes the cache. */
+char *lr_api_rank_with(lr_worker *w, const char *body, size_t len, const lr_rank_hooks *hooks,
+                       lr_error *err);
+
+/* Lends the calling thread, whose worker is w, to run until its configurations are
+ * all taken, the ranking ends, or leave(user) (asked before each configuration; NULL:
+ * never) says to go: a daemon's idle compute thread helping another thread's ranking.
+ * Uses w's estimation context only (not its store). */
+void lr_rank_help(lr_worker *w, lr_rank_run *run, int (*leave)(void *), void *user);
+
+/* The devices (GET /v1/devices) and one device (GET /v1/devices/{name}). */
 char *lr_api_devices(lr_api *api, lr_error *err);
 char *lr_api_device(lr_api *api, const char *name, lr_error *err);
 

@@ -252,9 +252,61 @@ static int mark_incomplete(cJSON *resp, const lr_request *req, size_t done, size
     return 0;
 }
 
+/* A ranking as its lent threads see it: the caller's hooks, and the estimator's run
+ * they are handed (set by run_open). Lives on lr_api_rank_with's stack. */
+struct lr_rank_run {
+    const lr_rank_hooks *hooks;
+    est_rank_run *est;
+};
+
+/* The estimator's hooks (est_rank_hooks), passing each call on to the caller's. */
+static void run_progress(void *user, size_t done, size_t total)
+{
+    const lr_rank_run *r = user;
+    r->hooks->progress(r->hooks->user, done, total);
+}
+
+static int run_cancelled(void *user)
+{
+    const lr_rank_run *r = user;
+    return r->hooks->cancelled(r->hooks->user);
+}
+
+static void run_open(void *user, est_rank_run *est)
+{
+    lr_rank_run *r = user;
+    r->est = est;
+    r->hooks->open(r->hooks->user, r);
+}
+
+static void run_close(void *user, est_rank_run *est)
+{
+    lr_rank_run *r = user;
+    r->hooks->close(r->hooks->user, r);
+}
+
+void lr_rank_help(lr_worker *w, lr_rank_run *run, int (*leave)(void *), void *user)
+{
+    est_rank_help(run->est, w->ctx, leave, user);
+}
+
 char *lr_api_rank(lr_worker *w, const char *body, size_t len, lr_progress_fn progress,
                   void *progress_user, lr_error *err)
 {
+    lr_rank_hooks h = {.progress = progress, .user = progress_user};
+    return lr_api_rank_with(w, body, len, &h, err);
+}
+
+char *lr_api_rank_with(lr_worker *w, const char *body, size_t len, const lr_rank_hooks *hooks,
+                       lr_error *err)
+{
+    static const lr_rank_hooks none = {0};
+    lr_rank_run run = {.hooks = hooks ? hooks : &none};
+    est_rank_hooks eh = {.progress = run.hooks->progress ? run_progress : NULL,
+                         .cancelled = run.hooks->cancelled ? run_cancelled : NULL,
+                         .open = run.hooks->open ? run_open : NULL,
+                         .close = run.hooks->close ? run_close : NULL,
+                         .user = &run};
     lr_request req;
     if (lr_request_parse(w->api->devs, body, len, LR_REQ_RANK, &req, err))
         return NULL;
@@ -286,7 +338,7 @@ char *lr_api_rank(lr_worker *w, const char *body, size_t len, lr_progress_fn pro
     double limit_s = api_time_limit(w->api);
     if (est_rank(req.kernel, &req.device, res, n, skip, fin, threads_for(w->api),
                  (unsigned long)w->api->cfg.isl_max_operations, est_now() + limit_s,
-                 w->api->stop, (est_progress_fn)progress, progress_user, err)) {
+                 w->api->stop, &eh, err)) {
         api_stopped(w->api, err);
         goto done;
     }

@@ -58,9 +58,9 @@ static srv_json handle_rank(srv_server *s, const srv_request *req, lr_error *err
     if (!w)
         return from_api(NULL);
     note_cache(s);
-    /* No progress callback: a response is sent whole, when the ranking is done. */
-    srv_json out =
-        from_api(lr_api_rank(w, req->body ? req->body : "", req->body_len, NULL, NULL, err));
+    /* The pool's hooks: idle compute threads help, a client that hangs up cancels. */
+    srv_json out = from_api(lr_api_rank_with(w, req->body ? req->body : "", req->body_len,
+                                             srv_pool_rank_hooks(req), err));
     note_cache(s);
     return out;
 }

@@ -246,6 +246,8 @@ static enum MHD_Result request_begin(srv_server *s, struct MHD_Connection *c, sr
 /* Sends the answer a compute thread stored in req. */
 static enum MHD_Result request_answer(srv_server *s, struct MHD_Connection *c, srv_request *req)
 {
+    if (req->stream && req->answer.text)
+        return srv_pool_stream(s, c, req); /* as the last line of progress */
     srv_json out = req->answer;
     req->answer.text = NULL; /* MHD's now, or freed by srv_respond_json */
     if (!out.text)
@@ -256,6 +258,7 @@ static enum MHD_Result request_answer(srv_server *s, struct MHD_Connection *c, s
 /* Queues req on the compute pool (suspending c), or answers 503 when it cannot. */
 static enum MHD_Result request_submit(srv_server *s, struct MHD_Connection *c, srv_request *req)
 {
+    req->stream = req->route == SRV_ROUTE_RANK && srv_pool_stream_wanted(c);
     switch (srv_pool_submit(s, req, c)) {
     case SRV_SUBMIT_OK:
         return MHD_YES; /* MHD calls on_request again once the job resumed c */
@@ -331,7 +334,7 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *c, const cha
         return MHD_YES; /* answered from the headers already */
     if (req->submitted) {
         if (!srv_pool_answered(s, req))
-            return MHD_YES; /* not reached: a connection is suspended until then */
+            return srv_pool_stream(s, c, req); /* resumed for its first progress line */
         return request_answer(s, c, req);
     }
     return request_finish(s, c, req);

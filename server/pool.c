@@ -13,8 +13,9 @@
  *     not notice a client that hangs up (its documentation of
  *     MHD_suspend_connection says so): the completion callback of a request whose
  *     job is QUEUED or RUNNING does not come before the job resumed the connection.
- *     A client that closes mid-job is noticed when the answer is sent, and the
- *     request completes then ("client closed" or "error" in the access log).
+ *     MHD notices a client that closes mid-job when the answer is sent, and the
+ *     request completes then ("client closed" or "error" in the access log); the
+ *     job itself looks earlier (below), to stop computing for nobody.
  *  2. The one way around (1) is MHD_stop_daemon, and stopping with a suspended
  *     connection violates MHD's API. srv_http_stop therefore calls srv_pool_stop
  *     first, which resumes every connection (queued jobs are answered 503) and joins
@@ -34,8 +35,45 @@
  * The compute thread writes answer and answer_err before it takes the mutex to set
  * RESUMING; the access handler reads them after taking it (srv_pool_answered), so
  * the mutex orders the two threads, not MHD's internals.
+ *
+ * One ranking on every idle thread, fairly (issue 12). A ranking puts itself on the
+ * pool's list of rankings to help (lend_open, through the hooks handlers.c passes to
+ * lr_api_rank_with); a compute thread that finds no job queued helps one of them
+ * with its own worker (lr_rank_help: its own isl context, configuration by
+ * configuration from the ranking's shared counter), and leaves it before its next
+ * configuration as soon as a job is queued. So a ranking only ever takes threads
+ * nobody else wants, and a job queued behind it waits for at most one configuration
+ * while a helper is there to leave; with every thread running a job of its own, jobs
+ * wait in order as before. The ranking's answer is the same whoever helped: its own
+ * thread alone reads and writes the cache, and the numbers do not depend on the
+ * thread (rank.h). It waits for its helpers to leave before it returns (lend_close).
+ *
+ * A client that hangs up. By (1), MHD does not tell us while the job runs, so the job
+ * looks itself: before it starts and before each configuration of a ranking, the
+ * suspended connection's socket is polled for the peer's end of stream (POLLRDHUP;
+ * the socket stays open while the connection is suspended, so the descriptor is the
+ * connection's). A job whose client left is not run, and a ranking stops within the
+ * configuration each of its threads is estimating; the threads take other work. A
+ * client that shuts down only its sending side while waiting for the answer looks
+ * the same, and is taken as gone: HTTP clients do not do that.
+ *
+ * Progress lines (docs/api.md, "Progress of a ranking"). A ranking whose client sent
+ * Accept: application/x-ndjson gets a progress hook (job_progress): at most every
+ * SRV_PROGRESS_INTERVAL_S it stores the latest line in the request and resumes the
+ * connection if it is suspended. The first time, MHD calls the access handler, which
+ * queues a chunked 200 answer read by stream_read (srv_pool_stream); the reader hands
+ * out the pending line, or once the job is answered the answer and a newline, or
+ * else suspends the connection itself until the next line or the answer resumes it.
+ * suspended (under the mutex) says whether the connection is suspended and nobody is
+ * resuming it, so exactly one thread resumes each suspension (job_finish included).
+ * Once a line was sent, MHD watches the socket again and may close it, so the job no
+ * longer polls it: a client gone is seen as the completion callback (released).
  */
+#include <poll.h>
+#include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
+#include <time.h>
 
 #include "srv_int.h"
 
@@ -50,19 +88,23 @@ static void unlock(srv_pool *p)
 }
 
 /* Hands a job's answer back to its connection: called without the mutex, after
- * answer or answer_err was written. See (3) and (4) at the top. */
+ * answer or answer_err was written. See (3) and (4) at the top. The connection is
+ * resumed unless a streamed answer's reader is running (it finds the answer). */
 static void job_finish(srv_pool *p, srv_request *req)
 {
     lock(p);
     int abandoned = req->released;
     struct MHD_Connection *c = req->conn;
     req->job = abandoned ? SRV_JOB_DONE : SRV_JOB_RESUMING;
+    int resume = !abandoned && req->suspended;
+    req->suspended = 0;
     unlock(p);
     if (abandoned) {
         srv_request_free(req);
         return;
     }
-    MHD_resume_connection(c);
+    if (resume)
+        MHD_resume_connection(c);
     /* From here on, req may be completed (but not freed) by MHD's thread. */
     lock(p);
     int free_it = req->released;
@@ -72,23 +114,259 @@ static void job_finish(srv_pool *p, srv_request *req)
         srv_request_free(req);
 }
 
+/* Whether the client of a suspended connection has closed it (or shut down its
+ * sending side): the peer's end of stream, a reset or an error on fd. */
+static int client_left(int fd)
+{
+    struct pollfd pfd = {.fd = fd, .events = POLLRDHUP};
+    return fd >= 0 && poll(&pfd, 1, 0) > 0 &&
+           (pfd.revents & (POLLRDHUP | POLLHUP | POLLERR | POLLNVAL));
+}
+
+/* The ranking's cancelled hook: every thread of the ranking asks before each
+ * configuration. Once seen, remembered. While the connection has been suspended
+ * since the job was submitted, its socket is polled; once a progress line resumed
+ * it, MHD watches the socket (and may close it), and tells us by completing the
+ * request (released), at the latest when the next line cannot be sent. */
+static int job_gone(void *user)
+{
+    srv_request *req = user;
+    if (atomic_load(&req->gone))
+        return 1;
+    srv_pool *p = req->pool;
+    lock(p);
+    int left = req->released || (!req->stream_opened && client_left(req->fd));
+    unlock(p);
+    if (left)
+        atomic_store(&req->gone, 1);
+    return left;
+}
+
+/* ---- progress lines ------------------------------------------------------------ */
+
+/* Seconds between two progress lines: often enough for a progress bar, rare enough
+ * that the lines cost nothing next to the ranking (a ranking that ends sooner sends
+ * none, only its answer). */
+#define SRV_PROGRESS_INTERVAL_S 0.5
+
+static double mono_s(void)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
+}
+
+int srv_pool_stream_wanted(struct MHD_Connection *c)
+{
+    const char *accept =
+        MHD_lookup_connection_value(c, MHD_HEADER_KIND, MHD_HTTP_HEADER_ACCEPT);
+    return accept && strcasestr(accept, "application/x-ndjson") != NULL;
+}
+
+/* The ranking's progress hook (any of its threads, serialised by the ranking): keeps
+ * the latest line for the reader, at most one per SRV_PROGRESS_INTERVAL_S (a line
+ * not yet sent is replaced), and resumes the connection when it is suspended: the
+ * first time so that the access handler queues the streamed answer, later so that
+ * its waiting reader sends the line. */
+static void job_progress(void *user, size_t done, size_t total)
+{
+    srv_request *req = user;
+    srv_pool *p = req->pool;
+    double now = mono_s();
+    lock(p);
+    if (req->released || now - req->progress_at < SRV_PROGRESS_INTERVAL_S) {
+        unlock(p);
+        return;
+    }
+    req->progress_at = now;
+    double elapsed = now - ((double)req->start.tv_sec + 1e-9 * (double)req->start.tv_nsec);
+    int n = snprintf(req->progress, sizeof req->progress,
+                     "{\"progress\":{\"done\":%zu,\"of\":%zu,\"elapsed_s\":%.3f}}\n", done,
+                     total, elapsed);
+    req->progress_len = n > 0 && (size_t)n < sizeof req->progress ? (size_t)n : 0;
+    req->progress_off = 0;
+    req->stream_opened = 1;
+    int resume = req->suspended;
+    req->suspended = 0;
+    struct MHD_Connection *c = req->conn;
+    unlock(p);
+    /* Still this job's (RUNNING: nobody frees req), and suspended until this call. */
+    if (resume)
+        MHD_resume_connection(c);
+}
+
+/* Copies what is left of text[0..len) from *off into buf (at most max bytes). */
+static size_t copy_out(const char *text, size_t len, size_t *off, char *buf, size_t max)
+{
+    size_t n = len - *off < max ? len - *off : max;
+    memcpy(buf, text + *off, n);
+    *off += n;
+    return n;
+}
+
+/* The streamed answer's reader (MHD's thread): the pending progress line, else the
+ * answer and its newline once the job is answered, else nothing yet: it suspends the
+ * connection, and the next line or the answer resumes it. An error after progress
+ * was sent becomes the last line, {"error": ...}, as its body would be. */
+static ssize_t stream_read(void *cls, uint64_t pos, char *buf, size_t max)
+{
+    srv_request *req = cls;
+    srv_pool *p = req->pool;
+    ssize_t n = 0;
+    lock(p);
+    int answered = req->job == SRV_JOB_RESUMING || req->job == SRV_JOB_DONE;
+    /* a line begun is finished first; one not begun gives way to the answer */
+    if (req->progress_off < req->progress_len && (!answered || req->progress_off > 0)) {
+        n = (ssize_t)copy_out(req->progress, req->progress_len, &req->progress_off, buf, max);
+    } else if (answered) {
+        if (!req->answer.text) {
+            char *e = lr_error_to_json(&req->answer_err, LR_MODEL_VERSION);
+            req->answer = (srv_json){e, free, NULL};
+        }
+        size_t len = req->answer.text ? strlen(req->answer.text) : 0;
+        if (req->final_off < len)
+            n = (ssize_t)copy_out(req->answer.text, len, &req->final_off, buf, max);
+        else if (req->final_off == len && max > 0) {
+            buf[0] = '\n';
+            req->final_off++;
+            n = 1;
+        } else
+            n = MHD_CONTENT_READER_END_OF_STREAM;
+    } else {
+        MHD_suspend_connection(req->conn);
+        req->suspended = 1;
+    }
+    if (n > 0)
+        req->bytes += (size_t)n;
+    unlock(p);
+    return n;
+}
+
+enum MHD_Result srv_pool_stream(srv_server *s, struct MHD_Connection *c, srv_request *req)
+{
+    if (!req->stream)
+        return MHD_YES; /* not reached: only a streamed job is resumed unanswered */
+    return srv_respond_stream(s, c, req, stream_read, req);
+}
+
+/* The ranking's open hook: idle compute threads may help it from now on. */
+static void lend_open(void *user, lr_rank_run *run)
+{
+    srv_request *req = user;
+    srv_pool *p = req->pool;
+    lock(p);
+    req->lend = (srv_lend){.run = run, .next = p->lends};
+    p->lends = &req->lend;
+    pthread_cond_broadcast(&p->work);
+    unlock(p);
+}
+
+/* The ranking's close hook: takes it off the list, then waits until every helper
+ * has left (each finishes the configuration it is estimating). */
+static void lend_close(void *user, lr_rank_run *run)
+{
+    srv_request *req = user;
+    srv_pool *p = req->pool;
+    lock(p);
+    for (srv_lend **link = &p->lends; *link; link = &(*link)->next)
+        if (*link == &req->lend) {
+            *link = req->lend.next;
+            break;
+        }
+    while (req->lend.helpers)
+        pthread_cond_wait(&p->helped, &p->mu);
+    unlock(p);
+}
+
+const lr_rank_hooks *srv_pool_rank_hooks(const srv_request *req)
+{
+    return &req->hooks;
+}
+
 /* Runs the job of req (pool.run: its route's handler) on this compute thread. The
  * connection is suspended, so nothing else touches req meanwhile (the fields the
- * mutex guards excepted). */
+ * mutex guards excepted). A job whose client has left already is not run. */
 static void job_run(srv_server *s, srv_request *req)
 {
     lr_error_clear(&req->answer_err);
-    req->answer = s->pool.run(s, req, &req->answer_err);
+    req->hooks = (lr_rank_hooks){.progress = req->stream ? job_progress : NULL,
+                                 .cancelled = job_gone,
+                                 .open = lend_open,
+                                 .close = lend_close,
+                                 .user = req};
+    lock(&s->pool);
+    req->progress_at = mono_s(); /* the first line after an interval of computing */
+    unlock(&s->pool);
+    if (job_gone(req))
+        lr_error_set(&req->answer_err, LR_UNAVAILABLE, NULL,
+                     "the client closed the connection before the request was run");
+    else
+        req->answer = s->pool.run(s, req, &req->answer_err);
     free(req->body); /* not needed while the answer is sent */
     req->body = NULL;
 }
 
-/* Takes the oldest job; NULL when the pool stops and the queue is empty. Called
- * with the mutex held. */
-static srv_request *job_take(srv_pool *p)
+/* A helper's leave callback: go when a job waits or the pool stops, and remember
+ * having been told (a helper that returns untold found the ranking drained). */
+typedef struct srv_helper {
+    srv_pool *p;
+    int told;
+} srv_helper;
+
+static int helper_leave(void *user)
 {
-    while (!p->head && !p->stopping)
-        pthread_cond_wait(&p->work, &p->mu);
+    srv_helper *h = user;
+    lock(h->p);
+    h->told = h->p->head != NULL || h->p->stopping;
+    unlock(h->p);
+    return h->told;
+}
+
+/* The open ranking with the fewest helpers that still has configurations to take,
+ * or NULL. Called with the mutex held. */
+static srv_lend *lend_pick(srv_pool *p)
+{
+    srv_lend *best = NULL;
+    for (srv_lend *l = p->lends; l; l = l->next)
+        if (!l->drained && (!best || l->helpers < best->helpers))
+            best = l;
+    return best;
+}
+
+/* Helps the ranking l with this thread's worker until it is drained or a job waits.
+ * Called with the mutex held, which is released meanwhile. Returns 0, or -1 when
+ * this thread has no worker (out of memory; it then helps no ranking until woken). */
+static int lend_help(srv_server *s, srv_lend *l)
+{
+    srv_pool *p = &s->pool;
+    l->helpers++;
+    unlock(p);
+    lr_error err;
+    lr_error_clear(&err);
+    lr_worker *w = srv_worker_get(s, &err);
+    srv_helper h = {.p = p};
+    if (w)
+        lr_rank_help(w, l->run, helper_leave, &h);
+    lock(p);
+    if (w && !h.told)
+        l->drained = 1;
+    if (--l->helpers == 0)
+        pthread_cond_broadcast(&p->helped);
+    return w ? 0 : -1;
+}
+
+/* Takes the oldest job, helping open rankings while none is queued; NULL when the
+ * pool stops. Called with the mutex held. */
+static srv_request *job_take(srv_server *s)
+{
+    srv_pool *p = &s->pool;
+    for (;;) {
+        if (p->head || p->stopping)
+            break;
+        srv_lend *l = lend_pick(p);
+        if (!l || lend_help(s, l))
+            pthread_cond_wait(&p->work, &p->mu);
+    }
     srv_request *req = p->head;
     if (!req)
         return NULL;
@@ -110,7 +388,7 @@ static void *compute_main(void *arg)
     srv_pool *p = &s->pool;
     srv_request *req;
     lock(p);
-    while ((req = job_take(p)) != NULL) {
+    while ((req = job_take(s)) != NULL) {
         unlock(p);
         job_run(s, req);
         job_finish(p, req);
@@ -128,6 +406,12 @@ int srv_pool_start(srv_server *s, srv_job_fn run, lr_error *err)
     if (pthread_mutex_init(&p->mu, NULL) != 0)
         return lr_error_set(err, LR_INTERNAL, NULL, "cannot create the compute pool's mutex");
     if (pthread_cond_init(&p->work, NULL) != 0) {
+        pthread_mutex_destroy(&p->mu);
+        return lr_error_set(err, LR_INTERNAL, NULL,
+                            "cannot create the compute pool's condition");
+    }
+    if (pthread_cond_init(&p->helped, NULL) != 0) {
+        pthread_cond_destroy(&p->work);
         pthread_mutex_destroy(&p->mu);
         return lr_error_set(err, LR_INTERNAL, NULL,
                             "cannot create the compute pool's condition");
@@ -163,6 +447,11 @@ srv_submit srv_pool_submit(srv_server *s, srv_request *req, struct MHD_Connectio
         /* Suspended before any compute thread can see the job: resuming a
          * connection that is not suspended is undefined. */
         MHD_suspend_connection(c);
+        const union MHD_ConnectionInfo *ci =
+            MHD_get_connection_info(c, MHD_CONNECTION_INFO_CONNECTION_FD);
+        req->fd = ci ? (int)ci->connect_fd : -1;
+        req->suspended = 1;
+        req->pool = p;
         req->submitted = 1;
         req->conn = c;
         req->job = SRV_JOB_QUEUED;
@@ -273,6 +562,7 @@ void srv_pool_fini(srv_server *s)
     if (!p->initialized)
         return;
     pthread_cond_destroy(&p->work);
+    pthread_cond_destroy(&p->helped);
     pthread_mutex_destroy(&p->mu);
     p->initialized = 0;
 }

@@ -105,6 +105,24 @@ enum MHD_Result srv_respond_json(srv_server *s, struct MHD_Connection *c, srv_re
     return queue(s, c, req, status, r, len, body.type, allow);
 }
 
+/* Bytes libmicrohttpd asks a stream's reader for at most: a progress line is about
+ * 60 bytes, and the answer is sent in pieces of this size. */
+#define SRV_STREAM_BLOCK 4096
+
+enum MHD_Result srv_respond_stream(srv_server *s, struct MHD_Connection *c, srv_request *req,
+                                   MHD_ContentReaderCallback read, void *cls)
+{
+    struct MHD_Response *r =
+        MHD_create_response_from_callback(MHD_SIZE_UNKNOWN, SRV_STREAM_BLOCK, read, cls, NULL);
+    if (r && MHD_add_response_header(r, MHD_HTTP_HEADER_CONTENT_TYPE, "application/x-ndjson") !=
+                 MHD_YES) {
+        MHD_destroy_response(r);
+        r = NULL;
+    }
+    /* length 0: the reader counts the bytes it hands out in req->bytes */
+    return queue(s, c, req, MHD_HTTP_OK, r, 0, NULL, NULL);
+}
+
 /* How long a browser may remember a preflight's answer: ten minutes spares a web
  * page a round trip per request, and a change of --allow-origin takes effect soon. */
 #define SRV_PREFLIGHT_MAX_AGE "600"

@@ -90,13 +90,25 @@ struct srv_json;
 typedef struct srv_json (*srv_job_fn)(struct srv_server *s, const srv_request *req,
                                       lr_error *err);
 
+/* A ranking that lends out its configurations (pool.c): while it is on the pool's
+ * list, compute threads with no job to take help it (lr_rank_help). Part of the
+ * ranking's srv_request; guarded by the pool's mu. */
+typedef struct srv_lend {
+    lr_rank_run *run;
+    unsigned helpers;      /* threads inside lr_rank_help for run */
+    int drained;           /* a helper found nothing left to take: help it no more */
+    struct srv_lend *next; /* the pool's list of open rankings */
+} srv_lend;
+
 /* The compute pool (pool.c): a bounded FIFO of requests whose connections are
  * suspended, and the threads that run them. Everything here is guarded by mu, except
  * run, written before the threads start. */
 typedef struct srv_pool {
     srv_job_fn run; /* runs one job's route on a compute thread */
     pthread_mutex_t mu;
-    pthread_cond_t work;      /* a job was queued, or stopping was set */
+    pthread_cond_t work;      /* a job was queued, a ranking opened, or stopping was set */
+    pthread_cond_t helped;    /* a helper left a ranking */
+    srv_lend *lends;          /* rankings idle threads may help, newest first */
     srv_request *head, *tail; /* queued jobs, oldest first (linked by job_next) */
     unsigned queued;          /* jobs in the queue, at most SRV_QUEUE_MAX */
     int stopping;             /* srv_pool_stop began: no job is accepted any more */
@@ -241,10 +253,29 @@ struct srv_request {
     srv_json answer;             /* the job's body (owned until queued), or text NULL */
     lr_error answer_err;         /* ...and then the error */
     srv_conn *conn_state;        /* its connection in conns.c; NULL when not tracked */
-    const char *cors_origin;     /* an --allow-origin the request came from, or NULL */
-    char method[16]; /* for the access log, printable ASCII: MHD's strings die with the
-                      * request, and a client may send any bytes as a method */
-    char url[];      /* the path, NUL-terminated */
+    /* While the job runs (pool.c): the hooks its ranking is given (srv_pool_rank_hooks),
+     * the pool they use, its entry on the pool's list of rankings to help, the socket
+     * of its suspended connection (polled to see whether the client hung up) and
+     * whether it did. */
+    lr_rank_hooks hooks;
+    struct srv_pool *pool;
+    srv_lend lend;
+    int fd;
+    atomic_int gone;
+    /* Progress lines (pool.c, docs/api.md "Progress of a ranking"): stream is set by
+     * http.c before the job is submitted; the rest is guarded by the pool's mutex. */
+    int stream;         /* the client asked for application/x-ndjson */
+    int suspended;      /* the connection is suspended and nobody is resuming it */
+    int stream_opened;  /* the connection was resumed for a progress line: from
+                         * now on MHD, not the suspension, holds it (fd may close) */
+    double progress_at; /* CLOCK_MONOTONIC seconds of the last progress line */
+    char progress[160]; /* the latest progress line not yet sent whole */
+    size_t progress_len, progress_off;
+    size_t final_off;        /* bytes of the last line (the answer) sent */
+    const char *cors_origin; /* an --allow-origin the request came from, or NULL */
+    char method[16];         /* for the access log, printable ASCII: MHD's strings die with the
+                              * request, and a client may send any bytes as a method */
+    char url[];              /* the path, NUL-terminated */
 };
 
 /* ---- http.c: libmicrohttpd plumbing ------------------------------------------ */
@@ -313,6 +344,10 @@ unsigned srv_status_of(lr_code code);
  * when allow is not NULL. Records status and size in req. */
 enum MHD_Result srv_respond_json(srv_server *s, struct MHD_Connection *c, srv_request *req,
                                  unsigned status, srv_json body, const char *allow);
+/* Queues a 200 answer of Content-Type application/x-ndjson whose body read
+ * produces (chunked; libmicrohttpd calls read(cls, ...) until it ends the stream). */
+enum MHD_Result srv_respond_stream(srv_server *s, struct MHD_Connection *c, srv_request *req,
+                                   MHD_ContentReaderCallback read, void *cls);
 /* Answers a CORS preflight (OPTIONS from a page of an --allow-origin origin, which
  * req->cors_origin names) with 204: the methods in allow and the Content-Type
  * header may be used. */
@@ -356,6 +391,16 @@ typedef enum srv_submit {
  * suspends c. A compute thread runs the route, stores the answer in req and resumes
  * c; MHD then calls the access handler again, which sends it (srv_pool_answered). */
 srv_submit srv_pool_submit(srv_server *s, srv_request *req, struct MHD_Connection *c);
+/* The hooks handlers.c gives lr_api_rank_with for the job req (a compute thread's,
+ * valid while it runs): the pool's idle threads help the ranking, and it is cancelled
+ * when its client hangs up. */
+const lr_rank_hooks *srv_pool_rank_hooks(const srv_request *req);
+/* Whether the client of c asks for progress lines (Accept: application/x-ndjson). */
+int srv_pool_stream_wanted(struct MHD_Connection *c);
+/* From the access handler, for a job with req->stream: queues the 200 answer of
+ * newline-delimited JSON whose lines the pool supplies (progress, then the answer),
+ * called when the pool resumed c for the first progress line or with the answer. */
+enum MHD_Result srv_pool_stream(srv_server *s, struct MHD_Connection *c, srv_request *req);
 /* Jobs waiting for a compute thread now (for /metrics). */
 unsigned srv_pool_depth(srv_server *s);
 /* Whether req's job has stored its answer (req->answer / req->answer_err). */

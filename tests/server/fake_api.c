@@ -169,6 +169,19 @@ char *lr_api_rank(lr_worker *w, const char *body, size_t len, lr_progress_fn pro
     return answer(w, body, len, 200, "{\"ranking\":[],\"model_version\":\"x\"}", err);
 }
 
+/* As lr_api_rank: the fake lends no configurations (it never calls hooks->open), so
+ * the pool's helpers never reach lr_rank_help. */
+char *lr_api_rank_with(lr_worker *w, const char *body, size_t len, const lr_rank_hooks *hooks,
+                       lr_error *err)
+{
+    return lr_api_rank(w, body, len, NULL, NULL, err);
+}
+
+void lr_rank_help(lr_worker *w, lr_rank_run *run, int (*leave)(void *), void *user)
+{
+    abort(); /* no ranking of the fake is ever open */
+}
+
 char *lr_api_devices(lr_api *api, lr_error *err)
 {
     return dup_text("{\"devices\":[{\"name\":\"h100\"}],\"model_version\":\"x\"}", err);

@@ -31,8 +31,8 @@ from .errors import (LaunchrankConnectionError, LaunchrankError, LaunchrankNotFo
                      LaunchrankUnsupportedError)
 from .local import Local
 from .results import (Baseline, BaselineAdvice, Choice, Decision, Device, Estimate, Health,
-                      Launch, Measurement, MeasureSummary, NotLaunchable, Performance,
-                      PlausibilityWarning, RankedConfig, Ranking, Volumes)
+                      Incomplete, Launch, Measurement, MeasureSummary, NotLaunchable,
+                      Performance, PlausibilityWarning, RankedConfig, Ranking, Volumes)
 
 __all__ = [
     "__version__",
@@ -61,6 +61,7 @@ __all__ = [
     "Decision",
     "Choice",
     "BaselineAdvice",
+    "Incomplete",
     "PlausibilityWarning",
     "Launch",
     "Volumes",

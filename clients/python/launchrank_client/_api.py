@@ -12,8 +12,9 @@ from .results import Baseline, Device, Estimate, Health, Ranking
 
 __all__ = ["field", "ProgressCallback", "BaselineSpec"]
 
-# progress(stage, done, total): stage is what starts now ("baseline", "rank") or "done";
-# done of total stages are finished.
+# progress(stage, done, total): stage is what starts now ("baseline", "rank") or "done",
+# and done of total stages are finished; or, during the ranking through a daemon,
+# stage "configurations" and done of total configurations evaluated.
 ProgressCallback = Callable[[str, int, int], None]
 
 # A baseline launch: {"block": [bx, by, bz], "folding": [fx, fy, fz]} (folding optional;
@@ -123,6 +124,11 @@ class _Progress:
         if self.done == len(self.stages) and self.callback is not None:
             self.callback("done", self.done, len(self.stages))
 
+    def configurations(self, done: int, total: int) -> None:
+        """A progress line of the daemon's ranking: done of total configurations."""
+        if self.callback is not None:
+            self.callback("configurations", done, total)
+
 
 class _Backend:
     """The calls of launchrank's API with typed results, over any transport."""
@@ -132,6 +138,12 @@ class _Backend:
     def _post(self, endpoint: str, body: Dict[str, Any]) -> Dict[str, Any]:
         """The answer to POST /v1/<endpoint> ("estimate" or "rank")."""
         raise NotImplementedError
+
+    def _post_rank(self, body: Dict[str, Any],
+                   on_progress: Optional[Callable[[int, int], None]]) -> Dict[str, Any]:
+        """The answer to POST /v1/rank; a back end that can report progress within the
+        ranking calls on_progress(done, total) (configurations) meanwhile."""
+        return self._post("rank", body)
 
     def _get_devices(self, name: Optional[str] = None) -> Dict[str, Any]:
         """{"devices": [...]} or, with a name, {"device": {...}}."""
@@ -191,9 +203,12 @@ class _Backend:
                       best over it, its rank when it is among the returned results).
                       It is predicted, not measured.
             progress: ``progress(stage, done, total)``, called as each stage starts
-                      ("baseline", then "rank") and with "done" at the end. Neither
-                      the HTTP API nor the executable reports progress within a
-                      ranking, so this is per stage, not per configuration.
+                      ("baseline", then "rank") and with "done" at the end (done and
+                      total count stages). Through the daemon (:class:`Client`) also
+                      within the ranking, at most every 0.5 s: ``progress(
+                      "configurations", done, total)``, configurations evaluated of
+                      the search space (the daemon's progress lines, docs/api.md). The
+                      executable (:class:`Local`) reports stages only.
 
         Raises a :class:`LaunchrankError` subclass; a baseline that cannot run raises
         its ``not_launchable`` error before the ranking starts.
@@ -208,7 +223,8 @@ class _Backend:
             base_estimate = self.estimate(_baseline_request(request, launch))
             report.finish()
         report.start("rank")
-        ranking = Ranking.from_json(self._post("rank", request))
+        ranking = Ranking.from_json(
+            self._post_rank(request, report.configurations if progress else None))
         if base_estimate is not None:
             ranking = Ranking.from_json(ranking.raw, _compare(ranking, base_estimate))
         report.finish()

@@ -14,7 +14,7 @@ import time
 import urllib.error
 import urllib.parse
 import urllib.request
-from typing import Any, Dict, Optional
+from typing import Any, Callable, Dict, Optional
 
 from ._api import _Backend
 from .errors import (LaunchrankConnectionError, LaunchrankError, LaunchrankResponseError,
@@ -62,6 +62,13 @@ class Client(_Backend):
     def _post(self, endpoint: str, body: Dict[str, Any]) -> Dict[str, Any]:
         return self._call("POST", "/v1/" + endpoint, body)
 
+    def _post_rank(self, body: Dict[str, Any],
+                   on_progress: Optional[Callable[[int, int], None]]) -> Dict[str, Any]:
+        """With on_progress, asks for progress lines (Accept: application/x-ndjson,
+        docs/api.md "Progress of a ranking"); ``timeout`` then bounds the wait for each
+        line, not the whole ranking."""
+        return self._call("POST", "/v1/rank", body, on_progress)
+
     def _get_devices(self, name: Optional[str] = None) -> Dict[str, Any]:
         if name is None:
             return self._call("GET", "/v1/devices")
@@ -78,12 +85,14 @@ class Client(_Backend):
 
     # -- HTTP ----------------------------------------------------------------
 
-    def _call(self, method: str, path: str, body: Optional[Dict[str, Any]] = None) -> Any:
-        """One API call, retrying 503s with backoff."""
+    def _call(self, method: str, path: str, body: Optional[Dict[str, Any]] = None,
+              on_progress: Optional[Callable[[int, int], None]] = None) -> Any:
+        """One API call, retrying 503s with backoff (also one that ends a stream of
+        progress lines: the server shutting down)."""
         attempt = 0
         while True:
             try:
-                return self._call_once(method, path, body)
+                return self._call_once(method, path, body, on_progress)
             except LaunchrankUnavailableError as e:
                 if attempt >= self.retries:
                     raise
@@ -96,9 +105,10 @@ class Client(_Backend):
         wanted = retry_after if retry_after is not None else self.backoff * (2 ** attempt)
         return max(0.0, min(self.max_backoff, wanted))
 
-    def _call_once(self, method: str, path: str, body: Optional[Dict[str, Any]]) -> Any:
+    def _call_once(self, method: str, path: str, body: Optional[Dict[str, Any]],
+                   on_progress: Optional[Callable[[int, int], None]] = None) -> Any:
         data = None
-        headers = {"Accept": "application/json"}
+        headers = {"Accept": "application/x-ndjson" if on_progress else "application/json"}
         if body is not None:
             data = json.dumps(body).encode("utf-8")
             headers["Content-Type"] = "application/json"
@@ -106,7 +116,12 @@ class Client(_Backend):
                                      method=method)
         try:
             with urllib.request.urlopen(req, timeout=self.timeout) as resp:
-                status, raw = resp.status, resp.read()
+                status = resp.status
+                ndjson = (resp.headers.get("Content-Type") or "").startswith(
+                    "application/x-ndjson")
+                if on_progress is not None and ndjson:
+                    return _read_stream(resp, on_progress, method, path)
+                raw = resp.read()
         except urllib.error.HTTPError as e:
             raise _error_from_reply(e) from None
         except urllib.error.URLError as e:
@@ -127,6 +142,37 @@ class Client(_Backend):
     def _timeout(self, e: BaseException) -> LaunchrankTimeoutError:
         return LaunchrankTimeoutError(self.url, "no reply within %g s (%s); pass a larger "
                                       "timeout to Client()" % (self.timeout, e))
+
+
+def _read_stream(resp: Any, on_progress: Callable[[int, int], None], method: str,
+                 path: str) -> Any:
+    """The last line of a newline-delimited JSON answer, calling on_progress(done, of)
+    for each progress line before it; an {"error": ...} last line is raised as the
+    error its code names (the status was 200, sent before the error happened)."""
+    last = None
+    for line in resp:
+        if not line.strip():
+            continue
+        try:
+            obj = json.loads(line.decode("utf-8"))
+        except (UnicodeDecodeError, ValueError) as e:
+            raise LaunchrankResponseError(200, "invalid_response",
+                                          "a line of the daemon's reply to %s %s is not "
+                                          "JSON (%s)" % (method, path, e)) from None
+        p = obj.get("progress") if isinstance(obj, dict) and len(obj) == 1 else None
+        if isinstance(p, dict):
+            on_progress(int(p.get("done") or 0), int(p.get("of") or 0))
+        else:
+            last = obj
+    if not isinstance(last, dict):
+        raise LaunchrankResponseError(200, "invalid_response",
+                                      "the daemon's reply to %s %s ended without an answer "
+                                      "line" % (method, path))
+    err = last.get("error")
+    if isinstance(err, dict) and len(last) <= 2:
+        raise error_for(0, str(err.get("code") or "internal"), str(err.get("message") or ""),
+                        str(err.get("path") or ""))
+    return last
 
 
 def _error_from_reply(e: urllib.error.HTTPError) -> LaunchrankError:

@@ -33,6 +33,7 @@ __all__ = [
     "Choice",
     "BaselineAdvice",
     "Decision",
+    "Incomplete",
     "Estimate",
     "RankedConfig",
     "Baseline",
@@ -335,6 +336,8 @@ class Decision(_Raw):
         baseline:    only when the request had ``search.baseline`` (``rank(...,
                      baseline=...)`` sends it): a :class:`BaselineAdvice`.
         note:        why there is no recommendation, when there is none.
+        incomplete:  only when the ranking ran past its time limit: a sentence saying
+                     the decision covers the N of M configurations evaluated before it.
     """
 
     precision: float
@@ -347,6 +350,7 @@ class Decision(_Raw):
     baseline: Optional[BaselineAdvice]
     note: Optional[str]
     raw: Dict[str, Any] = _raw_field()
+    incomplete: Optional[str] = None
 
     @classmethod
     def from_json(cls, d: Dict[str, Any]) -> "Decision":
@@ -357,7 +361,29 @@ class Decision(_Raw):
                     if isinstance(x, dict)],
                    _choice(d.get("recommended")),
                    BaselineAdvice.from_json(b) if isinstance(b, dict) else None,
-                   d.get("note"), raw=d)
+                   d.get("note"), raw=d, incomplete=d.get("incomplete"))
+
+
+@dataclass(**_VIEW)
+class Incomplete(_Raw):
+    """Why a ranking covers only part of its search space (docs/api.md, "A ranking
+    past its time limit"): ``reason`` ("time_limit"), ``evaluated`` of ``of``
+    configurations (cached or estimated) before the limit of ``time_limit`` seconds,
+    and a one-line ``message`` saying what to do. The ranking's results, decision and
+    not_launchable cover those configurations only."""
+
+    reason: str
+    evaluated: int
+    of: int
+    time_limit: float
+    message: str
+    raw: Dict[str, Any] = _raw_field()
+
+    @classmethod
+    def from_json(cls, d: Dict[str, Any]) -> "Incomplete":
+        return cls(str(d.get("reason") or ""), int(d.get("evaluated") or 0),
+                   int(d.get("of") or 0), float(d.get("time_limit") or 0.0),
+                   str(d.get("message") or ""), raw=d)
 
 
 @dataclass(**_VIEW)
@@ -460,7 +486,9 @@ class Ranking(_Raw):
     """The answer of ``rank()``: launchable configurations best first, those that cannot
     run with the reason, measurements when asked for, and the baseline when given;
     ``decision`` (a :class:`Decision`: tie group, recommendation, baseline advice) and
-    ``warnings`` (about the request, and how many configurations have some)."""
+    ``warnings`` (about the request, and how many configurations have some);
+    ``incomplete`` (an :class:`Incomplete`) only when the time limit ran out first, so
+    that the ranking covers part of the space: test ``ranking.incomplete is None``."""
 
     model_version: str
     device: str
@@ -476,6 +504,7 @@ class Ranking(_Raw):
     baseline: Optional[Baseline] = None
     decision: Optional[Decision] = None
     warnings: List[PlausibilityWarning] = field(default_factory=list)
+    incomplete: Optional[Incomplete] = None
 
     @property
     def best(self) -> Optional[RankedConfig]:
@@ -492,6 +521,7 @@ class Ranking(_Raw):
     def from_json(cls, d: Dict[str, Any], baseline: Optional[Baseline] = None) -> "Ranking":
         m = d.get("measure")
         dec = d.get("decision")
+        inc = d.get("incomplete")
         return cls(str(d.get("model_version") or ""), str(d.get("device") or ""),
                    _triple(d.get("domain")), int(d.get("evaluated") or 0),
                    int(d.get("launchable") or 0), int(d.get("cached_results") or 0),
@@ -500,7 +530,8 @@ class Ranking(_Raw):
                    MeasureSummary.from_json(m) if isinstance(m, dict) else None,
                    bool(d.get("cached")), raw=d, baseline=baseline,
                    decision=Decision.from_json(dec) if isinstance(dec, dict) else None,
-                   warnings=_warnings(d.get("warnings")))
+                   warnings=_warnings(d.get("warnings")),
+                   incomplete=Incomplete.from_json(inc) if isinstance(inc, dict) else None)
 
 
 @dataclass(**_VIEW)
