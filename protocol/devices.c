@@ -65,8 +65,10 @@ static const dev_field fields[] = {
     V(l1_efficiency, 10, "attainable share of the L1 cycle limit (model v2)"),
     V(store_requests_per_ns, 1e6, "L1->L2 write requests (lines) per ns, whole GPU (model v2)"),
     V(store_sectors_per_ns, 1e6, "written L2 sectors per ns, whole GPU (model v2)"),
-    V(dram_overload_bytes_per_sm, 1e12, "bytes in flight per SM that halve DRAM efficiency (model v2)"),
-    V(rank_precision, 0.5, "fraction of the best prediction within which rankings tie (not a model input)"),
+    V(dram_overload_bytes_per_sm, 1e12,
+      "bytes in flight per SM that halve DRAM efficiency (model v2)"),
+    V(rank_precision, 0.5,
+      "fraction of the best prediction within which rankings tie (not a model input)"),
 };
 #undef F
 #undef V
@@ -110,54 +112,18 @@ static double get_field(const est_device *d, const dev_field *f)
     return *(const double *)p;
 }
 
-/* Reads the figures present in obj into *d. full: every figure is required. */
-static int read_figures(const cJSON *obj, const char *path, int full, est_device *d,
+/* The keys a device object may have: these, then every figure of fields[] (in that
+ * order, which jr_only_keys' message lists). */
+static const char *const device_keys[] = {"name",    "base",  "l1_model", "fits",
+                                          "sources", "units", "stored"};
+#define NDEVICE_KEYS (sizeof device_keys / sizeof device_keys[0])
+
+/* The numeric figures of fields[] present in obj into *d. full: every figure that
+ * is not optional is required. */
+static int read_numbers(const cJSON *obj, const char *path, int full, est_device *d,
                         lr_error *err)
 {
-    static const char *const allowed[] = {"name",
-                                          "base",
-                                          "l1_model",
-                                          "fits",
-                                          "sources",
-                                          "units",
-                                          "stored",
-                                          "sm_count",
-                                          "clock_ghz",
-                                          "l1_bytes",
-                                          "l2_bytes",
-                                          "l2_bw_gbs",
-                                          "dram_bw_gbs",
-                                          "smx_bw_gbs",
-                                          "l1_bank_bytes_per_cycle",
-                                          "fp64_lanes",
-                                          "fp32_lanes",
-                                          "max_threads_per_sm",
-                                          "max_blocks_per_sm",
-                                          "max_threads_per_block",
-                                          "regs_per_sm",
-                                          "shared_bytes_per_sm",
-                                          "l1_line_bytes",
-                                          "l1_sector_bytes",
-                                          "l2_sector_bytes",
-                                          "dram_fetch_bytes",
-                                          "block_rate_per_sm",
-                                          "latency_ns",
-                                          "fold_overlap",
-                                          "block_granularity",
-                                          "limit_sharpness",
-                                          "dram_efficiency",
-                                          "l2_efficiency",
-                                          "l1_efficiency",
-                                          "store_requests_per_ns",
-                                          "store_sectors_per_ns",
-                                          "dram_overload_bytes_per_sm",
-                                          "rank_precision",
-                                          NULL};
-    if (jr_only_keys(obj, path, allowed, err))
-        return -1;
     jpath p;
-    if (full)
-        est_device_set_v2_defaults(d);
     for (size_t i = 0; i < NFIELDS; i++) {
         const cJSON *v = jr_get(obj, fields[i].name);
         jp_key(&p, path, fields[i].name);
@@ -168,64 +134,100 @@ static int read_figures(const cJSON *obj, const char *path, int full, est_device
                     "missing: a device without \"base\" must give every figure");
             continue;
         }
-        double x;
-        if (fields[i].type == T_DBL) {
-            if (jr_num(v, p.s, 0, fields[i].max, &x, err))
-                return -1;
-        } else {
-            int64_t k;
-            if (jr_int(v, p.s, 0, (int64_t)fields[i].max, &k, err))
-                return -1;
-            x = (double)k;
-        }
-        set_field(d, &fields[i], x);
+        double x = 0;
+        int64_t k = 0;
+        if (fields[i].type == T_DBL ? jr_num(v, p.s, 0, fields[i].max, &x, err)
+                                    : jr_int(v, p.s, 0, (int64_t)fields[i].max, &k, err))
+            return -1;
+        set_field(d, &fields[i], fields[i].type == T_DBL ? x : (double)k);
     }
+    return 0;
+}
+
+/* "l1_model": "nv" or "kepler", when present. */
+static int read_l1_model(const cJSON *obj, const char *path, est_device *d, lr_error *err)
+{
     const cJSON *m = jr_get(obj, "l1_model");
+    jpath p;
+    const char *s;
     jp_key(&p, path, "l1_model");
-    if (m) {
-        const char *s;
-        if (jr_str(m, p.s, 16, &s, err))
+    if (!m)
+        return 0;
+    if (jr_str(m, p.s, 16, &s, err))
+        return -1;
+    if (strcmp(s, "nv") == 0)
+        d->l1_model = EST_L1_NV;
+    else if (strcmp(s, "kepler") == 0)
+        d->l1_model = EST_L1_KEPLER;
+    else
+        return lr_error_set(err, LR_INVALID_REQUEST, p.s, "must be \"nv\" or \"kepler\"");
+    return 0;
+}
+
+/* One capacity-miss fit {a, b, c} (fit_names[i]) at path into *fit. */
+static int read_fit(const cJSON *f, const char *path, est_fit *fit, lr_error *err)
+{
+    static const char *const abc[] = {"a", "b", "c", NULL};
+    if (jr_object(f, path, err) || jr_only_keys(f, path, abc, err))
+        return -1;
+    double *coef[3] = {&fit->a, &fit->b, &fit->c};
+    for (int c = 0; c < 3; c++) {
+        const cJSON *cv = jr_get(f, abc[c]);
+        jpath cp;
+        jp_key(&cp, path, abc[c]);
+        if (!cv)
+            return lr_error_set(
+                err, LR_INVALID_REQUEST, cp.s,
+                "missing: a fit needs a, b and c of miss(O) = a*exp(-b*exp(-c*O))");
+        if (jr_num(cv, cp.s, 0, 1e6, coef[c], err))
             return -1;
-        if (strcmp(s, "nv") == 0)
-            d->l1_model = EST_L1_NV;
-        else if (strcmp(s, "kepler") == 0)
-            d->l1_model = EST_L1_KEPLER;
-        else
-            return lr_error_set(err, LR_INVALID_REQUEST, p.s, "must be \"nv\" or \"kepler\"");
     }
+    return 0;
+}
+
+/* "fits", when present; required when full. */
+static int read_fits(const cJSON *obj, const char *path, int full, est_device *d, lr_error *err)
+{
+    static const char *const fa[] = {"miss_l1", "miss_ovy",     "miss_ovz",
+                                     "miss_l2", "miss_l2store", NULL};
     const cJSON *fits = jr_get(obj, "fits");
+    jpath p;
     jp_key(&p, path, "fits");
-    if (fits) {
-        static const char *const fa[] = {"miss_l1", "miss_ovy",     "miss_ovz",
-                                         "miss_l2", "miss_l2store", NULL};
-        static const char *const abc[] = {"a", "b", "c", NULL};
-        if (jr_object(fits, p.s, err) || jr_only_keys(fits, p.s, fa, err))
-            return -1;
-        for (int i = 0; i < 5; i++) {
-            const cJSON *f = jr_get(fits, fit_names[i]);
-            if (!f)
-                continue;
-            jpath fp, cp;
-            jp_key(&fp, p.s, fit_names[i]);
-            if (jr_object(f, fp.s, err) || jr_only_keys(f, fp.s, abc, err))
-                return -1;
-            double *coef[3] = {&fit_of(d, i)->a, &fit_of(d, i)->b, &fit_of(d, i)->c};
-            for (int c = 0; c < 3; c++) {
-                const cJSON *cv = jr_get(f, abc[c]);
-                jp_key(&cp, fp.s, abc[c]);
-                if (!cv)
-                    return lr_error_set(
-                        err, LR_INVALID_REQUEST, cp.s,
-                        "missing: a fit needs a, b and c of miss(O) = a*exp(-b*exp(-c*O))");
-                if (jr_num(cv, cp.s, 0, 1e6, coef[c], err))
-                    return -1;
-            }
-        }
-    } else if (full) {
+    if (!fits && full)
         return lr_error_set(
             err, LR_INVALID_REQUEST, p.s,
             "missing: a device without \"base\" must give its capacity-miss fits");
+    if (!fits)
+        return 0;
+    if (jr_object(fits, p.s, err) || jr_only_keys(fits, p.s, fa, err))
+        return -1;
+    for (int i = 0; i < 5; i++) {
+        const cJSON *f = jr_get(fits, fit_names[i]);
+        jpath fp;
+        jp_key(&fp, p.s, fit_names[i]);
+        if (f && read_fit(f, fp.s, fit_of(d, i), err))
+            return -1;
     }
+    return 0;
+}
+
+/* Reads the figures present in obj into *d. full: every figure is required. */
+static int read_figures(const cJSON *obj, const char *path, int full, est_device *d,
+                        lr_error *err)
+{
+    const char *allowed[NDEVICE_KEYS + NFIELDS + 1];
+    for (size_t i = 0; i < NDEVICE_KEYS; i++)
+        allowed[i] = device_keys[i];
+    for (size_t i = 0; i < NFIELDS; i++)
+        allowed[NDEVICE_KEYS + i] = fields[i].name;
+    allowed[NDEVICE_KEYS + NFIELDS] = NULL;
+    if (jr_only_keys(obj, path, allowed, err))
+        return -1;
+    if (full)
+        est_device_set_v2_defaults(d);
+    if (read_numbers(obj, path, full, d, err) || read_l1_model(obj, path, d, err) ||
+        read_fits(obj, path, full, d, err))
+        return -1;
     return 0;
 }
 

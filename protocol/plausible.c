@@ -126,6 +126,25 @@ static void access_path(char *buf, size_t n, int f, int is_store, int idx, int n
         snprintf(buf, n, "kernel.fields[%d].%s[%d]", f, is_store ? "stores" : "loads", idx);
 }
 
+/* How far the lattice-affine accesses of field f spread in dimension d over the
+ * domain: the larger of the spreads of their lowest and of their highest indices. */
+static int64_t reach_of(const est_kernel *k, int f, int d, int nd, const int64_t domain[3])
+{
+    int64_t lo_min = 0, lo_max = 0, hi_min = 0, hi_max = 0;
+    int any = 0;
+    for (int a = 0, n = est_kernel_access_count(k, f); a < n; a++) {
+        int64_t lo, hi;
+        if (!lattice_affine(k, f, a, nd) || index_range(k, f, a, d, domain, &lo, &hi))
+            continue;
+        lo_min = any && lo_min < lo ? lo_min : lo;
+        lo_max = any && lo_max > lo ? lo_max : lo;
+        hi_min = any && hi_min < hi ? hi_min : hi;
+        hi_max = any && hi_max > hi ? hi_max : hi;
+        any = 1;
+    }
+    return hi_max - hi_min > lo_max - lo_min ? hi_max - hi_min : lo_max - lo_min;
+}
+
 /* Records the accesses of field f that leave it by more than the stencil's reach:
  * the spread of the field's own accesses (x-1 .. x+1 may leave a field without halo
  * by one, a field smaller than the domain may not). */
@@ -136,19 +155,7 @@ static void check_outside(lr_plausible *p, const lr_request *req, int f)
     int64_t dims[3];
     est_kernel_field_dims(k, f, dims);
     for (int d = 0; d < nd; d++) {
-        int64_t lo_min = 0, lo_max = 0, hi_min = 0, hi_max = 0;
-        int any = 0;
-        for (int a = 0; a < n; a++) {
-            int64_t lo, hi;
-            if (!lattice_affine(k, f, a, nd) || index_range(k, f, a, d, req->domain, &lo, &hi))
-                continue;
-            lo_min = any && lo_min < lo ? lo_min : lo;
-            lo_max = any && lo_max > lo ? lo_max : lo;
-            hi_min = any && hi_min < hi ? hi_min : hi;
-            hi_max = any && hi_max > hi ? hi_max : hi;
-            any = 1;
-        }
-        int64_t reach = hi_max - hi_min > lo_max - lo_min ? hi_max - hi_min : lo_max - lo_min;
+        int64_t reach = reach_of(k, f, d, nd, req->domain);
         for (int a = 0, nl = 0, ns = 0; a < n; a++) {
             int st = est_kernel_access_is_store(k, f, a), idx = st ? ns++ : nl++;
             int64_t lo, hi;

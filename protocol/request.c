@@ -90,123 +90,161 @@ static int add_baseline(const cJSON *x, lr_request *req, lr_error *err)
     return 0;
 }
 
-static int parse_search(const cJSON *v, lr_request *req, lr_error *err)
+/* The bounds of the default block space (search.min_threads ... warp_multiple_bx). */
+typedef struct search_bounds {
+    int64_t min_threads, max_threads, max_bz, top;
+    int warp; /* bx a multiple of 32 */
+} search_bounds;
+
+static int parse_search_bounds(const cJSON *v, search_bounds *b, lr_error *err)
 {
-    int64_t minT = 32, maxT = 1024, maxBz = 64, top = 0;
-    int nfold = 1, nblocks = 0, warp = 1;
-    int(*fold)[3] = NULL;
-    est_launch *blocks = NULL;
-    int rc = -1;
-    if (v && (jr_object(v, "search", err) || jr_only_keys(v, "search", search_keys, err)))
-        return -1;
+    *b = (search_bounds){.min_threads = 32, .max_threads = 1024, .max_bz = 64, .warp = 1};
+    if (!v)
+        return 0;
     const cJSON *x;
-    if (v && (x = jr_get(v, "min_threads")) &&
-        jr_int(x, "search.min_threads", 1, 1024, &minT, err))
+    if (((x = jr_get(v, "min_threads")) &&
+         jr_int(x, "search.min_threads", 1, 1024, &b->min_threads, err)) ||
+        ((x = jr_get(v, "max_threads")) &&
+         jr_int(x, "search.max_threads", 1, 1024, &b->max_threads, err)) ||
+        ((x = jr_get(v, "max_bz")) && jr_int(x, "search.max_bz", 1, 64, &b->max_bz, err)) ||
+        ((x = jr_get(v, "top")) && jr_int(x, "search.top", 0, LR_MAX_CONFIGS, &b->top, err)))
         return -1;
-    if (v && (x = jr_get(v, "max_threads")) &&
-        jr_int(x, "search.max_threads", 1, 1024, &maxT, err))
-        return -1;
-    if (v && (x = jr_get(v, "max_bz")) && jr_int(x, "search.max_bz", 1, 64, &maxBz, err))
-        return -1;
-    if (v && (x = jr_get(v, "top")) && jr_int(x, "search.top", 0, LR_MAX_CONFIGS, &top, err))
-        return -1;
-    if (v && (x = jr_get(v, "warp_multiple_bx"))) {
+    if ((x = jr_get(v, "warp_multiple_bx"))) {
         if (!cJSON_IsBool(x))
             return lr_error_set(err, LR_INVALID_REQUEST, "search.warp_multiple_bx",
                                 "must be true (the default space's bx is a multiple of 32) "
                                 "or false");
-        warp = cJSON_IsTrue(x);
+        b->warp = cJSON_IsTrue(x);
     }
-    if (minT > maxT)
+    if (b->min_threads > b->max_threads)
         return lr_error_set(err, LR_INVALID_REQUEST, "search.min_threads",
-                            "is larger than search.max_threads (%lld)", (long long)maxT);
-    req->top = (int)top;
+                            "is larger than search.max_threads (%lld)",
+                            (long long)b->max_threads);
+    return 0;
+}
+
+/* search.foldings, or the default: no folding and, for the default block space, a
+ * folding of 2 along the outer axis. Returns the foldings (caller frees) and their
+ * number in *nfold, or NULL with err set. */
+static int (*parse_foldings(const cJSON *v, const lr_request *req, int *nfold,
+                            lr_error *err))[3]
+{
     const cJSON *fv = v ? jr_get(v, "foldings") : NULL;
     /* explicit blocks are ranked as given: folded only when foldings say so */
     int outer = v && jr_get(v, "blocks") ? -1 : default_folding_axis(req);
-    if (fv && (nfold = jr_array(fv, "search.foldings", 1, 64, err)) < 0)
-        return -1;
-    if (!fv && outer >= 0)
-        nfold = 2;
-    fold = calloc((size_t)nfold, sizeof *fold);
-    if (!fold)
-        return lr_error_set(err, LR_NO_MEMORY, NULL, "out of memory");
+    *nfold = fv ? jr_array(fv, "search.foldings", 1, 64, err) : outer >= 0 ? 2 : 1;
+    if (*nfold < 0)
+        return NULL;
+    int(*fold)[3] = calloc((size_t)*nfold, sizeof *fold);
+    if (!fold) {
+        lr_error_set(err, LR_NO_MEMORY, NULL, "out of memory");
+        return NULL;
+    }
     fold[0][0] = fold[0][1] = fold[0][2] = 1;
     if (!fv && outer >= 0) {
         fold[1][0] = fold[1][1] = fold[1][2] = 1;
         fold[1][outer] = 2;
     }
-    for (int i = 0; fv && i < nfold; i++) {
+    for (int i = 0; fv && i < *nfold; i++) {
         jpath p;
         int64_t f[3];
         jp_index(&p, "search.foldings", i);
-        if (jr_triple(cJSON_GetArrayItem(fv, i), p.s, 1, EST_MAX_FOLDING, 1, f, NULL, err))
-            goto out;
+        if (jr_triple(cJSON_GetArrayItem(fv, i), p.s, 1, EST_MAX_FOLDING, 1, f, NULL, err)) {
+            free(fold);
+            return NULL;
+        }
         for (int d = 0; d < 3; d++)
             fold[i][d] = (int)f[d];
     }
-    const cJSON *bv = v ? jr_get(v, "blocks") : NULL;
-    if (bv) {
-        if ((nblocks = jr_array(bv, "search.blocks", 1, LR_MAX_CONFIGS, err)) < 0)
-            goto out;
-        blocks = calloc((size_t)nblocks, sizeof *blocks);
-        if (!blocks) {
-            lr_error_set(err, LR_NO_MEMORY, NULL, "out of memory");
-            goto out;
+    return fold;
+}
+
+/* req->space of search.blocks bv, each with every folding. 0 (req->space NULL when
+ * out of memory: the caller says so), or -1 with err set. */
+static int space_of_blocks(const cJSON *bv, int (*fold)[3], int nfold, lr_request *req,
+                           lr_error *err)
+{
+    int nblocks = jr_array(bv, "search.blocks", 1, LR_MAX_CONFIGS, err);
+    if (nblocks < 0)
+        return -1;
+    est_launch *blocks = calloc((size_t)nblocks, sizeof *blocks);
+    if (!blocks)
+        return lr_error_set(err, LR_NO_MEMORY, NULL, "out of memory");
+    for (int i = 0; i < nblocks; i++) {
+        jpath p;
+        int64_t b[3];
+        jp_index(&p, "search.blocks", i);
+        if (jr_triple(cJSON_GetArrayItem(bv, i), p.s, 1, 1024, 1, b, NULL, err)) {
+            free(blocks);
+            return -1;
         }
-        for (int i = 0; i < nblocks; i++) {
-            jpath p;
-            int64_t b[3];
-            jp_index(&p, "search.blocks", i);
-            if (jr_triple(cJSON_GetArrayItem(bv, i), p.s, 1, 1024, 1, b, NULL, err))
-                goto out;
-            for (int d = 0; d < 3; d++)
-                blocks[i].block[d] = (int)b[d];
-        }
-        if ((size_t)nblocks * (size_t)nfold > LR_MAX_CONFIGS) {
-            lr_error_set(err, LR_LIMIT_EXCEEDED, "search",
-                         "%d blocks x %d foldings exceed %d configurations per request",
-                         nblocks, nfold, LR_MAX_CONFIGS);
-            goto out;
-        }
-        req->nspace = (size_t)nblocks * (size_t)nfold;
-        req->space = calloc(req->nspace, sizeof *req->space);
-        for (int i = 0; req->space && i < nblocks; i++)
-            for (int f = 0; f < nfold; f++) {
-                est_launch *l = &req->space[(size_t)i * (size_t)nfold + (size_t)f];
-                memcpy(l->block, blocks[i].block, sizeof l->block);
-                memcpy(l->folding, fold[f], sizeof l->folding);
-            }
-    } else {
-        req->nspace =
-            est_search_default((int)minT, (int)maxT, (int)maxBz, warp ? 32 : 1, req->domain,
-                               (const int(*)[3])fold, (size_t)nfold, NULL, 0);
-        if (req->nspace > LR_MAX_CONFIGS) {
-            lr_error_set(err, LR_LIMIT_EXCEEDED, "search.foldings",
-                         "the default block space times %d foldings exceeds %d configurations",
-                         nfold, LR_MAX_CONFIGS);
-            goto out;
-        }
-        req->space = calloc(req->nspace ? req->nspace : 1, sizeof *req->space);
-        if (req->space)
-            est_search_default((int)minT, (int)maxT, (int)maxBz, warp ? 32 : 1, req->domain,
-                               (const int(*)[3])fold, (size_t)nfold, req->space, req->nspace);
+        for (int d = 0; d < 3; d++)
+            blocks[i].block[d] = (int)b[d];
     }
-    if (!req->space) {
-        lr_error_set(err, LR_NO_MEMORY, NULL, "out of memory");
-        goto out;
+    if ((size_t)nblocks * (size_t)nfold > LR_MAX_CONFIGS) {
+        free(blocks);
+        return lr_error_set(err, LR_LIMIT_EXCEEDED, "search",
+                            "%d blocks x %d foldings exceed %d configurations per request",
+                            nblocks, nfold, LR_MAX_CONFIGS);
     }
-    if (req->nspace == 0) {
-        lr_error_set(err, LR_INVALID_REQUEST, "search", "the search space is empty");
-        goto out;
-    }
-    if (v && (x = jr_get(v, "baseline")) && add_baseline(x, req, err))
-        goto out;
-    rc = 0;
-out:
-    free(fold);
+    req->nspace = (size_t)nblocks * (size_t)nfold;
+    req->space = calloc(req->nspace, sizeof *req->space);
+    for (int i = 0; req->space && i < nblocks; i++)
+        for (int f = 0; f < nfold; f++) {
+            est_launch *l = &req->space[(size_t)i * (size_t)nfold + (size_t)f];
+            memcpy(l->block, blocks[i].block, sizeof l->block);
+            memcpy(l->folding, fold[f], sizeof l->folding);
+        }
     free(blocks);
-    return rc;
+    return 0;
+}
+
+/* req->space of the default block space within b, each block with every folding;
+ * returns as space_of_blocks. */
+static int space_default(const search_bounds *b, int (*fold)[3], int nfold, lr_request *req,
+                         lr_error *err)
+{
+    req->nspace = est_search_default((int)b->min_threads, (int)b->max_threads, (int)b->max_bz,
+                                     b->warp ? 32 : 1, req->domain, (const int(*)[3])fold,
+                                     (size_t)nfold, NULL, 0);
+    if (req->nspace > LR_MAX_CONFIGS)
+        return lr_error_set(err, LR_LIMIT_EXCEEDED, "search.foldings",
+                            "the default block space times %d foldings exceeds %d "
+                            "configurations",
+                            nfold, LR_MAX_CONFIGS);
+    req->space = calloc(req->nspace ? req->nspace : 1, sizeof *req->space);
+    if (req->space)
+        est_search_default((int)b->min_threads, (int)b->max_threads, (int)b->max_bz,
+                           b->warp ? 32 : 1, req->domain, (const int(*)[3])fold, (size_t)nfold,
+                           req->space, req->nspace);
+    return 0;
+}
+
+static int parse_search(const cJSON *v, lr_request *req, lr_error *err)
+{
+    search_bounds b;
+    int nfold;
+    if (v && (jr_object(v, "search", err) || jr_only_keys(v, "search", search_keys, err)))
+        return -1;
+    if (parse_search_bounds(v, &b, err))
+        return -1;
+    req->top = (int)b.top;
+    int(*fold)[3] = parse_foldings(v, req, &nfold, err);
+    if (!fold)
+        return -1;
+    const cJSON *bv = v ? jr_get(v, "blocks") : NULL, *x;
+    int rc = bv ? space_of_blocks(bv, fold, nfold, req, err)
+                : space_default(&b, fold, nfold, req, err);
+    free(fold);
+    if (rc)
+        return -1;
+    if (!req->space)
+        return lr_error_set(err, LR_NO_MEMORY, NULL, "out of memory");
+    if (req->nspace == 0)
+        return lr_error_set(err, LR_INVALID_REQUEST, "search", "the search space is empty");
+    if (v && (x = jr_get(v, "baseline")) && add_baseline(x, req, err))
+        return -1;
+    return 0;
 }
 
 static int parse_measure(const cJSON *v, lr_measure_opts *m, lr_error *err)

@@ -78,6 +78,44 @@ static int parse_params(const cJSON *v, est_param *params, size_t *n, jb *b, cJS
     return 0;
 }
 
+/* The m index expressions of access acc (at path ap) into idx: parsed, checked and,
+ * under kernel.indexing "blockwise4d" (rename not NULL), renamed; each is written to
+ * cacc in canonical form. 0, or -1 with err set and idx[0..m) freed. */
+static int parse_index_exprs(const cJSON *acc, const jpath *ap, int m, const est_param *params,
+                             size_t nparams, const est_var *rename, est_expr *idx[3], jb *b,
+                             cJSON *cacc, lr_error *err)
+{
+    for (int d = 0; d < m; d++) {
+        const cJSON *e = cJSON_IsString(acc) ? acc : cJSON_GetArrayItem(acc, d);
+        jpath ep;
+        if (cJSON_IsString(acc))
+            ep = *ap;
+        else
+            jp_index(&ep, ap->s, d);
+        const char *text;
+        if (jr_str(e, ep.s, 4096, &text, err) ||
+            !(idx[d] = est_expr_parse(text, params, nparams, ep.s, err))) {
+            for (int q = 0; q < d; q++)
+                est_expr_free(idx[q]);
+            return -1;
+        }
+        if (rename && (est_expr_uses(idx[d]) &
+                       (EST_VAR_BIT(EST_VAR_BLOCKIDX_Z) | EST_VAR_BIT(EST_VAR_GRIDDIM_Z)))) {
+            for (int q = 0; q <= d; q++)
+                est_expr_free(idx[q]);
+            return lr_error_set(err, LR_INVALID_REQUEST, ep.s,
+                                "'%s': blockIdx.z and gridDim.z count a fourth dimension "
+                                "under kernel.indexing \"blockwise4d\"; a domain has "
+                                "three",
+                                text);
+        }
+        if (rename)
+            est_expr_rename(idx[d], rename);
+        jb_item(b, cacc, NULL, canonical_expr(text));
+    }
+    return 0;
+}
+
 static int parse_accesses(est_kernel *k, int f, int ndims, const cJSON *list, const char *path,
                           int is_store, const est_param *params, size_t nparams,
                           const est_var *rename, int *total, jb *b, cJSON *canon, lr_error *err)
@@ -111,34 +149,8 @@ static int parse_accesses(est_kernel *k, int f, int ndims, const cJSON *list, co
                 ndims, ndims == 1 ? "" : "s", m, m == 1 ? "" : "s");
         est_expr *idx[3] = {NULL, NULL, NULL};
         cJSON *cacc = jb_arr(b, carr, NULL);
-        for (int d = 0; d < m; d++) {
-            const cJSON *e = cJSON_IsString(acc) ? acc : cJSON_GetArrayItem(acc, d);
-            jpath ep;
-            if (cJSON_IsString(acc))
-                ep = ap;
-            else
-                jp_index(&ep, ap.s, d);
-            const char *text;
-            if (jr_str(e, ep.s, 4096, &text, err) ||
-                !(idx[d] = est_expr_parse(text, params, nparams, ep.s, err))) {
-                for (int q = 0; q < d; q++)
-                    est_expr_free(idx[q]);
-                return -1;
-            }
-            if (rename && (est_expr_uses(idx[d]) & (EST_VAR_BIT(EST_VAR_BLOCKIDX_Z) |
-                                                    EST_VAR_BIT(EST_VAR_GRIDDIM_Z)))) {
-                for (int q = 0; q <= d; q++)
-                    est_expr_free(idx[q]);
-                return lr_error_set(err, LR_INVALID_REQUEST, ep.s,
-                                    "'%s': blockIdx.z and gridDim.z count a fourth dimension "
-                                    "under kernel.indexing \"blockwise4d\"; a domain has "
-                                    "three",
-                                    text);
-            }
-            if (rename)
-                est_expr_rename(idx[d], rename);
-            jb_item(b, cacc, NULL, canonical_expr(text));
-        }
+        if (parse_index_exprs(acc, &ap, m, params, nparams, rename, idx, b, cacc, err))
+            return -1;
         if (est_kernel_add_access(k, f, is_store, idx, m, ap.s, err))
             return -1;
     }
@@ -244,38 +256,27 @@ static int parse_indexing(const cJSON *v, lr_request *req, jb *b, cJSON *ck, lr_
     return 0;
 }
 
-int lr_request_parse_kernel(const cJSON *kv, est_model model, lr_request *req, jb *b,
-                            cJSON *canon, lr_error *err)
+/* kernel.flops, fp_instructions, registers and shared_bytes (absent: the defaults
+ * already in the outputs). 0, or -1 with err set. */
+static int parse_compute(const cJSON *kv, double *flops, double *fpi, int64_t *regs,
+                         int64_t *shared, lr_error *err)
 {
-    if (!kv)
-        return jr_missing("", "kernel", "the kernel description (fields and their accesses)",
-                          err);
-    if (jr_object(kv, "kernel", err) || jr_only_keys(kv, "kernel", kernel_keys, err))
-        return -1;
-    cJSON *ck = jb_obj(b, canon, "kernel");
-    est_param params[LR_MAX_PARAMETERS];
-    size_t nparams;
-    double flops = 0, fpi = -1;
-    int64_t regs = 32, shared = 0;
     const cJSON *v;
-    if ((v = jr_get(kv, "flops")) && jr_num(v, "kernel.flops", 0, 1e6, &flops, err))
+    if (((v = jr_get(kv, "flops")) && jr_num(v, "kernel.flops", 0, 1e6, flops, err)) ||
+        ((v = jr_get(kv, "fp_instructions")) &&
+         jr_num(v, "kernel.fp_instructions", 0, 1e6, fpi, err)) ||
+        ((v = jr_get(kv, "registers")) && jr_int(v, "kernel.registers", 1, 255, regs, err)) ||
+        ((v = jr_get(kv, "shared_bytes")) &&
+         jr_int(v, "kernel.shared_bytes", 0, 1 << 20, shared, err)))
         return -1;
-    if ((v = jr_get(kv, "fp_instructions")) &&
-        jr_num(v, "kernel.fp_instructions", 0, 1e6, &fpi, err))
-        return -1;
-    if ((v = jr_get(kv, "registers")) && jr_int(v, "kernel.registers", 1, 255, &regs, err))
-        return -1;
-    if ((v = jr_get(kv, "shared_bytes")) &&
-        jr_int(v, "kernel.shared_bytes", 0, 1 << 20, &shared, err))
-        return -1;
-    cJSON *fields = (cJSON *)jr_get(kv, "fields");
-    if (!fields)
-        return jr_missing("kernel", "fields", "the list of arrays the kernel reads and writes",
-                          err);
-    int nf = jr_array(fields, "kernel.fields", 1, EST_MAX_FIELDS, err);
-    if (nf < 0 || parse_params(jr_get(kv, "parameters"), params, &nparams, b, ck, err) ||
-        parse_indexing(jr_get(kv, "indexing"), req, b, ck, err))
-        return -1;
+    return 0;
+}
+
+/* The nf fields of kernel.fields into req->kernel (created here), written to ck's
+ * "fields"; *max_elem gets the largest element size in bytes. 0, or -1 with err set. */
+static int parse_fields(const cJSON *fields, int nf, const est_param *params, size_t nparams,
+                        lr_request *req, jb *b, cJSON *ck, int *max_elem, lr_error *err)
+{
     est_var rename[EST_VAR_COUNT];
     for (int i = 0; i < EST_VAR_COUNT; i++)
         rename[i] = (est_var)i;
@@ -289,18 +290,28 @@ int lr_request_parse_kernel(const cJSON *kv, est_model model, lr_request *req, j
     if (!req->kernel)
         return lr_error_set(err, LR_NO_MEMORY, NULL, "out of memory");
     cJSON *cfields = jb_arr(b, ck, "fields");
-    int total = 0, max_elem = 0;
+    int total = 0;
+    *max_elem = 0;
     for (int i = 0; i < nf; i++) {
         if (parse_field(req->kernel, cJSON_GetArrayItem(fields, i), i, params, nparams,
                         req->blockwise4d ? rename : NULL, &total, b, cfields, err))
             return -1;
         int e = est_kernel_field_elem_bytes(req->kernel, i);
-        max_elem = e > max_elem ? e : max_elem;
+        *max_elem = e > *max_elem ? e : *max_elem;
     }
     if (total == 0)
         return lr_error_set(err, LR_INVALID_REQUEST, "kernel.fields",
                             "the kernel has no loads and no stores: nothing to estimate");
-    int fp64 = max_elem >= 8;
+    return 0;
+}
+
+/* kernel.precision (default: fp64 when a field has elements of 8 bytes or more) and
+ * kernel.restrict (default true). 0, or -1 with err set. */
+static int parse_precision(const cJSON *kv, int max_elem, int *fp64, int *restrict_,
+                           lr_error *err)
+{
+    const cJSON *v;
+    *fp64 = max_elem >= 8;
     if ((v = jr_get(kv, "precision"))) {
         const char *s;
         if (jr_str(v, "kernel.precision", 8, &s, err))
@@ -308,34 +319,68 @@ int lr_request_parse_kernel(const cJSON *kv, est_model model, lr_request *req, j
         if (strcmp(s, "fp64") && strcmp(s, "fp32"))
             return lr_error_set(err, LR_INVALID_REQUEST, "kernel.precision",
                                 "must be \"fp32\" or \"fp64\"");
-        fp64 = strcmp(s, "fp64") == 0;
+        *fp64 = strcmp(s, "fp64") == 0;
     }
-    est_kernel_set_compute(req->kernel, flops, fpi, fp64, (int)regs, shared);
-    int restrict_ = 1;
+    *restrict_ = 1;
     if ((v = jr_get(kv, "restrict"))) {
         if (!cJSON_IsBool(v))
             return lr_error_set(err, LR_INVALID_REQUEST, "kernel.restrict",
                                 "must be true (pointers are __restrict__, the default) or "
                                 "false");
-        restrict_ = cJSON_IsTrue(v);
+        *restrict_ = cJSON_IsTrue(v);
     }
-    est_kernel_set_model(req->kernel, model, restrict_);
-    /* model and restrict change the instructions the estimator samples, so they are
-     * part of the kernel's identity */
-    jb_str(b, ck, "model", model == EST_MODEL_WARPSPEED ? "warpspeed" : "v2");
-    jb_bool(b, ck, "restrict", restrict_);
-    /* equal canonical kernels share the estimator's per-thread caches across requests
-     * (64 bits of the 128-bit digest: a collision among a process's kernels is
-     * vanishingly unlikely) */
+    return 0;
+}
+
+/* Equal canonical kernels share the estimator's per-thread caches across requests:
+ * the kernel's identity is 64 bits of the 128-bit digest of its canonical form ck (a
+ * collision among a process's kernels is vanishingly unlikely). */
+static void set_identity(est_kernel *k, jb *b, const cJSON *ck)
+{
     char *text = b->failed ? NULL : cJSON_PrintUnformatted(ck), hex[LR_HASH_HEX];
     b->failed |= !text; /* without its identity the kernel would share another's caches */
     if (text) {
         const char *parts[] = {text};
         lr_hash_hex(parts, 1, hex);
         hex[16] = '\0';
-        est_kernel_set_identity(req->kernel, strtoull(hex, NULL, 16));
+        est_kernel_set_identity(k, strtoull(hex, NULL, 16));
         cJSON_free(text);
     }
+}
+
+int lr_request_parse_kernel(const cJSON *kv, est_model model, lr_request *req, jb *b,
+                            cJSON *canon, lr_error *err)
+{
+    if (!kv)
+        return jr_missing("", "kernel", "the kernel description (fields and their accesses)",
+                          err);
+    if (jr_object(kv, "kernel", err) || jr_only_keys(kv, "kernel", kernel_keys, err))
+        return -1;
+    cJSON *ck = jb_obj(b, canon, "kernel");
+    est_param params[LR_MAX_PARAMETERS];
+    size_t nparams;
+    double flops = 0, fpi = -1;
+    int64_t regs = 32, shared = 0;
+    int max_elem = 0, fp64 = 0, restrict_ = 1;
+    if (parse_compute(kv, &flops, &fpi, &regs, &shared, err))
+        return -1;
+    cJSON *fields = (cJSON *)jr_get(kv, "fields");
+    if (!fields)
+        return jr_missing("kernel", "fields", "the list of arrays the kernel reads and writes",
+                          err);
+    int nf = jr_array(fields, "kernel.fields", 1, EST_MAX_FIELDS, err);
+    if (nf < 0 || parse_params(jr_get(kv, "parameters"), params, &nparams, b, ck, err) ||
+        parse_indexing(jr_get(kv, "indexing"), req, b, ck, err) ||
+        parse_fields(fields, nf, params, nparams, req, b, ck, &max_elem, err) ||
+        parse_precision(kv, max_elem, &fp64, &restrict_, err))
+        return -1;
+    est_kernel_set_compute(req->kernel, flops, fpi, fp64, (int)regs, shared);
+    est_kernel_set_model(req->kernel, model, restrict_);
+    /* model and restrict change the instructions the estimator samples, so they are
+     * part of the kernel's identity */
+    jb_str(b, ck, "model", model == EST_MODEL_WARPSPEED ? "warpspeed" : "v2");
+    jb_bool(b, ck, "restrict", restrict_);
+    set_identity(req->kernel, b, ck);
     jb_num(b, ck, "flops", flops);
     jb_num(b, ck, "fp_instructions", est_kernel_fp_instructions(req->kernel));
     jb_str(b, ck, "precision", fp64 ? "fp64" : "fp32");
