@@ -34,10 +34,10 @@
 
 /* ---- code generation ---- */
 
-/* Checks that cfg can be generated and launched as CUDA: positive sizes, at most 1024
- * threads per block (64 in z), folding product <= EST_MAX_FOLDING, the grid within
- * CUDA's limits (2^31-1 in x, 65535 in y and z), and fields of 4- or 8-byte
- * elements. 0, or -1 with err (LR_INVALID_REQUEST or LR_NOT_LAUNCHABLE). */
+/* Checks that cfg can be generated and launched as CUDA: est_launch_check without a
+ * device (estimator.h: the one source of the launch limits, so its codes, paths and
+ * messages), then fields of 4- or 8-byte elements. 0, or -1 with err
+ * (LR_INVALID_REQUEST or LR_NOT_LAUNCHABLE). */
 int cg_config_check(const est_kernel *k, const est_config *cfg, lr_error *err);
 
 /* The grid of a configuration is est_grid's (estimator.h). */

@@ -17,14 +17,6 @@
 
 #include "cudagen_int.h"
 
-/* CUDA's launch limits (programming guide, "compute capabilities" table). */
-#define CUDA_MAX_BLOCK_THREADS 1024
-#define CUDA_MAX_BLOCK_Z 64
-#define CUDA_MAX_GRID_X 2147483647
-#define CUDA_MAX_GRID_YZ 65535
-
-static const char *const dim_name[3] = {"x", "y", "z"};
-
 /* ---- the computation, shared with check.c ---- */
 
 int cg_acc_double(const est_kernel *k)
@@ -86,38 +78,11 @@ int64_t cg_chain_steps(const est_kernel *k)
 
 int cg_config_check(const est_kernel *k, const est_config *cfg, lr_error *err)
 {
-    int64_t grid[3], threads = 1, fold = 1;
-    for (int d = 0; d < 3; d++) {
-        if (cfg->domain[d] < 1)
-            return lr_error_set(err, LR_INVALID_REQUEST, "domain",
-                                "the domain's %s extent is %" PRId64 "; it must be at least 1",
-                                dim_name[d], cfg->domain[d]);
-        if (cfg->launch.block[d] < 1 || cfg->launch.folding[d] < 1)
-            return lr_error_set(err, LR_INVALID_REQUEST,
-                                cfg->launch.block[d] < 1 ? "launch.block" : "launch.folding",
-                                "block and folding sizes must be at least 1 (%s: %d and %d)",
-                                dim_name[d], cfg->launch.block[d], cfg->launch.folding[d]);
-        threads *= cfg->launch.block[d];
-        fold *= cfg->launch.folding[d];
-    }
-    if (threads > CUDA_MAX_BLOCK_THREADS || cfg->launch.block[2] > CUDA_MAX_BLOCK_Z)
-        return lr_error_set(err, LR_NOT_LAUNCHABLE, "launch.block",
-                            "a CUDA thread block has at most %d threads and %d in z, not "
-                            "%d x %d x %d",
-                            CUDA_MAX_BLOCK_THREADS, CUDA_MAX_BLOCK_Z, cfg->launch.block[0],
-                            cfg->launch.block[1], cfg->launch.block[2]);
-    if (fold > EST_MAX_FOLDING)
-        return lr_error_set(err, LR_INVALID_REQUEST, "launch.folding",
-                            "at most %d lattice points per thread, not %" PRId64,
-                            EST_MAX_FOLDING, fold);
-    est_grid(cfg, grid);
-    if (grid[0] > CUDA_MAX_GRID_X || grid[1] > CUDA_MAX_GRID_YZ || grid[2] > CUDA_MAX_GRID_YZ)
-        return lr_error_set(err, LR_NOT_LAUNCHABLE, "launch.block",
-                            "the grid %" PRId64 " x %" PRId64 " x %" PRId64
-                            " exceeds CUDA's limits (%d x %d x %d); use larger blocks or "
-                            "more folding",
-                            grid[0], grid[1], grid[2], CUDA_MAX_GRID_X, CUDA_MAX_GRID_YZ,
-                            CUDA_MAX_GRID_YZ);
+    /* CUDA's limits and the model's are one check (estimator/launch.c), so that what
+     * the model ranks is exactly what can be generated; no device here: a launch is
+     * generated before cudagen knows which GPU runs it. */
+    if (est_launch_check(k, NULL, cfg, err))
+        return -1;
     for (int f = 0; f < est_kernel_field_count(k); f++) {
         int e = est_kernel_field_elem_bytes(k, f);
         if (e != 4 && e != 8) {

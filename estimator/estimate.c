@@ -3,11 +3,13 @@
  * sampler's L1/L2 counts and the isl wave footprints with the capacity-miss fits
  * (docs/model.md §4-§7); every step is named after the quantity in docs/model.md.
  */
+#include <assert.h>
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
 
 #include "estimator_int.h"
+#include "lr_utf8.h"
 
 const char *est_limiter_name(est_limiter l)
 {
@@ -206,23 +208,125 @@ void est_result_performance(const est_kernel *k, const est_device *dev, est_resu
     smallest(lim, 4, r);
 }
 
+/* What est_estimate needs of its inputs beyond the launch (est_launch_check): the
+ * protocol checks all of it where it reads a request, but the estimator is a library
+ * with direct callers (calibrate, bench, tests), and a bad figure must come back as
+ * an error, not as a division by zero or an overflow deep inside. Paths are those of
+ * the request fields that carry each figure. */
+static int check_inputs(const est_kernel *k, const est_device *dev, lr_error *err)
+{
+    if (k->nfields < 1)
+        return lr_error_set(err, LR_INVALID_REQUEST, "kernel.fields",
+                            "the kernel has no fields: there is nothing to estimate");
+    if (k->registers < 0 || k->registers > EST_MAX_REGISTERS)
+        return lr_error_set(err, LR_INVALID_REQUEST, "kernel.registers",
+                            "%d registers per thread; CUDA allows 0 to %d", k->registers,
+                            EST_MAX_REGISTERS);
+    if (k->shared_bytes < 0)
+        return lr_error_set(err, LR_INVALID_REQUEST, "kernel.shared_bytes",
+                            "%lld bytes of shared memory per block; it must be at least 0",
+                            (long long)k->shared_bytes);
+    /* a negative fp_instructions is "none given" (est_kernel_new's -1) */
+    if (!(isfinite(k->flops) && k->flops >= 0) || !isfinite(k->fp_instructions))
+        return lr_error_set(err, LR_INVALID_REQUEST, "kernel.flops",
+                            "flops and fp_instructions per lattice update must be finite "
+                            "numbers, flops at least 0");
+    char why[160], path[64];
+    const char *field = est_device_check(dev, why, sizeof why);
+    if (field) {
+        snprintf(path, sizeof path, "device.%s", field);
+        return lr_error_set(err, LR_INVALID_REQUEST, path, "%s", why);
+    }
+    return 0;
+}
+
+static int all_finite_nonnegative(const est_volumes *v)
+{
+    const double x[] = {v->l1_cycles,
+                        v->smx_load,
+                        v->l1_load,
+                        v->l2_load_compulsory,
+                        v->l2_load,
+                        v->l2_store,
+                        v->l2_store_requests,
+                        v->dram_load_compulsory,
+                        v->dram_load_warm,
+                        v->dram_load,
+                        v->dram_store};
+    for (size_t i = 0; i < sizeof x / sizeof x[0]; i++)
+        if (!(isfinite(x[i]) && x[i] >= 0))
+            return 0;
+    return 1;
+}
+
+static int finite_nonnegative(double x)
+{
+    return isfinite(x) && x >= 0;
+}
+
+/* The invariants of a launchable result, which docs/model.md's formulas keep for
+ * every input est_estimate accepts: a wave of at least one block, volumes that are
+ * byte counts (finite, >= 0), limits that are rates, the share of a wave's thread
+ * slots that update lattice points in [0, 1], and a prediction no faster than its
+ * tightest limit (the smooth minimum of model v2 lies below every limit). Asserted
+ * (live in the test and debug builds; meson's b_ndebug=if-release drops them from
+ * release builds): a violation is a bug of the model's code, not of the input. */
+static void check_invariants(const est_kernel *k, const est_result *r)
+{
+    const est_config *c = &r->config;
+    int threads = c->launch.block[0] * c->launch.block[1] * c->launch.block[2];
+    assert(r->blocks_per_sm >= 1 && r->wave_blocks >= r->blocks_per_sm);
+    for (int d = 0; d < 3; d++)
+        assert(r->grid[d] >= 1 && r->wave_grid[d] >= 1 && r->wave_grid[d] <= r->grid[d]);
+    assert(r->lattice_updates >= 1);
+    assert(all_finite_nonnegative(&r->total));
+    for (int f = 0; f < k->nfields; f++)
+        assert(all_finite_nonnegative(&r->field[f]));
+    assert(finite_nonnegative(r->l1_coverage) && finite_nonnegative(r->l2_oversubscription));
+    assert(finite_nonnegative(r->wave_oversub_y) && finite_nonnegative(r->wave_oversub_z));
+    const double lim[] = {r->perf_flops,   r->perf_l1,     r->perf_l2,    r->perf_dram,
+                          r->perf_latency, r->perf_blocks, r->perf_stores};
+    double tightest = INFINITY;
+    for (size_t i = 0; i < sizeof lim / sizeof lim[0]; i++) {
+        assert(finite_nonnegative(lim[i]));
+        if (lim[i] > 0 && lim[i] < tightest)
+            tightest = lim[i];
+    }
+    assert(finite_nonnegative(r->predicted));
+    assert(r->predicted <= tightest * (1 + 1e-12));
+    double slots = (double)r->blocks_per_sm * threads;
+    double working = r->active_threads_per_sm / slots;
+    assert(finite_nonnegative(working) && working <= 1 + 1e-12);
+    (void)k, (void)working, (void)tightest; /* unused when NDEBUG drops the asserts */
+}
+
 int est_estimate(est_ctx *ctx, const est_kernel *k, const est_device *dev,
                  const est_config *cfg, est_result *r, lr_error *err)
 {
+    if (!ctx || !k || !dev || !cfg || !r)
+        return lr_error_set(err, LR_INVALID_REQUEST, NULL,
+                            "est_estimate needs a context, a kernel, a device, a "
+                            "configuration and a result");
     memset(r, 0, sizeof *r);
     r->config = *cfg;
     r->nfields = k->nfields;
     r->limiter = EST_LIMITER_NONE;
+    if (check_inputs(k, dev, err))
+        return -1;
+    lr_error why;
+    lr_error_clear(&why);
+    int runs = est_launch_check(k, dev, cfg, &why) == 0 && est_folding_check(k, cfg, &why) == 0;
+    if (!runs && why.code != LR_NOT_LAUNCHABLE)
+        return lr_error_set(err, why.code, why.path, "%s", why.message);
+    /* the sides are valid from here on: no division by 0, no product past 2^42 */
     const int *bd = cfg->launch.block, *fold = cfg->launch.folding;
-    /* the protocol checks these; a direct caller gets an error, not a division by 0 */
-    for (int d = 0; d < 3; d++)
-        if (cfg->domain[d] < 1 || bd[d] < 1 || fold[d] < 1)
-            return lr_error_set(err, LR_INVALID_REQUEST, "domain",
-                                "domain, block and folding sides must be at least 1");
     est_grid(cfg, r->grid);
     r->lattice_updates = cfg->domain[0] * cfg->domain[1] * cfg->domain[2];
-    if (est_launch_check(k, dev, cfg, r->reason, sizeof r->reason))
+    if (!runs) {
+        snprintf(r->reason, sizeof r->reason, "%.*s",
+                 lr_utf8_prefix(why.message, sizeof r->reason - 1), why.message);
         return 0;
+    }
     int threads = bd[0] * bd[1] * bd[2];
     r->blocks_per_sm = est_blocks_per_sm(k, dev, threads);
     r->wave_blocks = (int64_t)r->blocks_per_sm * dev->sm_count;
@@ -251,6 +355,7 @@ int est_estimate(est_ctx *ctx, const est_kernel *k, const est_device *dev,
         for (int f = 0; f < k->nfields; f++)
             add_volumes(&r->total, &r->field[f]);
         est_result_performance(k, dev, r);
+        check_invariants(k, r);
     }
     free(s);
     free(w);

@@ -30,6 +30,15 @@
  * footprint is unrealistic and the sampling cost grows linearly. */
 #define EST_MAX_FOLDING 64
 #define EST_MAX_NAME 64
+/* A domain side: CUDA's grid (2^31-1 blocks in x) and the fields' int64 indices are
+ * far beyond it, and the protocol reads sides up to this (protocol/request.c). */
+#define EST_MAX_DOMAIN_SIDE 2147483647ll
+/* Lattice points of a domain, as the protocol's LR_MAX_DOMAIN_POINTS: 2^42 (~4.4e12)
+ * is beyond any GPU's memory, and keeps products of points, threads and bytes per
+ * point within int64 (2^63) wherever the estimator forms them. */
+#define EST_MAX_DOMAIN_POINTS (1ll << 42)
+/* Registers per thread: CUDA's limit (255 since compute capability 3.5). */
+#define EST_MAX_REGISTERS 255
 
 /* ---- kernel ---- */
 
@@ -207,8 +216,14 @@ int est_stop_raised(est_stop *stop);
 void est_ctx_watch(est_ctx *ctx, est_stop *stop);
 
 /* Estimates one configuration into *out. A configuration that cannot launch is not
- * an error: out->launchable is 0 and out->reason says why. Returns 0, or -1 with err
- * set (LR_BUDGET_EXCEEDED when isl ran out of operations). */
+ * an error: out->launchable is 0 and out->reason says why (est_launch_check's
+ * LR_NOT_LAUNCHABLE message). Returns 0, or -1 with err set: LR_INVALID_REQUEST for
+ * inputs no request could hold, checked first (any argument NULL, a kernel without
+ * fields or with registers outside 0..EST_MAX_REGISTERS, negative shared memory, flops
+ * that are not finite and >= 0, a device est_device_check refuses (path "device.NAME"),
+ * est_launch_check's LR_INVALID_REQUEST for the domain, block and folding);
+ * LR_BUDGET_EXCEEDED when isl ran out of operations or the deadline passed. Never
+ * divides by zero or overflows on any input. */
 int est_estimate(est_ctx *ctx, const est_kernel *k, const est_device *dev,
                  const est_config *cfg, est_result *out, lr_error *err);
 
@@ -221,9 +236,21 @@ void est_result_performance(const est_kernel *k, const est_device *dev, est_resu
  * (0 where a block or folding side is not positive). */
 void est_grid(const est_config *cfg, int64_t grid[3]);
 
-/* Checks a launch against the device and domain without estimating; 0 when it can
- * run, else -1 and a reason in buf. */
+/* The one check of launch limits (launch.c), which est_estimate and cudagen's
+ * cg_config_check both call. Returns 0 when cfg can run, else -1 with err:
+ *   LR_INVALID_REQUEST for a domain side outside 1..EST_MAX_DOMAIN_SIDE or more than
+ *     EST_MAX_DOMAIN_POINTS points (path "domain"), a block or folding side below 1
+ *     (path "launch.block" or "launch.folding");
+ *   LR_NOT_LAUNCHABLE for what CUDA refuses (block sides past 1024 x 1024 x 64 or
+ *     more than 1024 threads, a grid past 2^31-1 x 65535 x 65535) or the model and
+ *     cudagen do not handle (a folding past EST_MAX_FOLDING points), path
+ *     "launch.block" or "launch.folding" (messages about folding start with
+ *     "folding"); and, with dev not NULL, a block of more threads than
+ *     dev->max_threads_per_block or one that fits on no SM (registers, shared memory).
+ * dev NULL checks what holds on every GPU (cudagen, before it knows which). The
+ * model's own refusal of folded stores in thread variables is not a launch limit
+ * (cudagen generates such a store as a per-thread sum): est_estimate adds it. */
 int est_launch_check(const est_kernel *k, const est_device *dev, const est_config *cfg,
-                     char *buf, size_t bufsize);
+                     lr_error *err);
 
 #endif

@@ -194,5 +194,10 @@ static inline int est_ctx_expired(est_ctx *ctx)
 
 /* launch.c */
 int est_blocks_per_sm(const est_kernel *k, const est_device *dev, int threads);
+/* launch.c: whether the model can estimate cfg's folding of k: a folding of more than
+ * one point per thread needs every store in lattice variables (x, y, z); a store in
+ * thread variables would leave lattice points unwritten (issue 11). 0, or -1 with err
+ * (LR_NOT_LAUNCHABLE, path "launch.folding", the message starting with "folding"). */
+int est_folding_check(const est_kernel *k, const est_config *cfg, lr_error *err);
 
 #endif

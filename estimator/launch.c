@@ -1,15 +1,22 @@
 /*
  * launch: occupancy (docs/model.md §2) and the launchability check. A
  * configuration that cannot run is reported with the limit it breaks, so a user sees
- * why a block size is missing from a ranking.
+ * why a block size is missing from a ranking. The check is the one source of the
+ * launch limits: cudagen (cg_config_check) calls it too, so what the model refuses
+ * and what the code generator refuses are the same, with the same code and message.
  */
 #include <stdio.h>
 
 #include "estimator_int.h"
 
-/* CUDA's grid limits: x up to 2^31-1 blocks, y and z up to 65535. */
-#define GRID_X_MAX 2147483647ll
-#define GRID_YZ_MAX 65535ll
+/* CUDA's launch limits (programming guide, "compute capabilities" table, the same
+ * for every compute capability since 3.0): blocks of at most 1024 x 1024 x 64 threads
+ * and 1024 in all; grids of at most 2^31-1 x 65535 x 65535 blocks. */
+#define CUDA_BLOCK_XY_MAX 1024
+#define CUDA_BLOCK_Z_MAX 64
+#define CUDA_BLOCK_THREADS_MAX 1024
+#define CUDA_GRID_X_MAX 2147483647ll
+#define CUDA_GRID_YZ_MAX 65535ll
 
 int est_blocks_per_sm(const est_kernel *k, const est_device *dev, int threads)
 {
@@ -38,67 +45,109 @@ void est_grid(const est_config *cfg, int64_t grid[3])
 {
     for (int d = 0; d < 3; d++) {
         int64_t per_block = (int64_t)cfg->launch.block[d] * cfg->launch.folding[d];
-        grid[d] = per_block > 0 ? (cfg->domain[d] + per_block - 1) / per_block : 0;
+        /* ceil without domain + per_block - 1, which overflows near INT64_MAX */
+        grid[d] = per_block > 0 ? cfg->domain[d] / per_block + (cfg->domain[d] % per_block > 0)
+                                : 0;
     }
 }
 
-int est_launch_check(const est_kernel *k, const est_device *dev, const est_config *cfg,
-                     char *buf, size_t bufsize)
+/* Sides of the domain, block and folding are at least 1; the domain's within
+ * EST_MAX_DOMAIN_SIDE and EST_MAX_DOMAIN_POINTS, so that every product of them below
+ * (and the estimate's) fits in int64. */
+static int check_sides(const est_config *cfg, lr_error *err)
 {
-    const int *b = cfg->launch.block, *f = cfg->launch.folding;
+    static const char xyz[] = "xyz";
+    int64_t points = 1;
     for (int d = 0; d < 3; d++) {
-        if (b[d] < 1 || f[d] < 1) {
-            snprintf(buf, bufsize, "block and folding sides must be at least 1");
-            return -1;
-        }
+        int64_t n = cfg->domain[d];
+        if (n < 1 || n > EST_MAX_DOMAIN_SIDE)
+            return lr_error_set(err, LR_INVALID_REQUEST, "domain",
+                                "the domain's %c extent is %lld; it must be 1 to %lld", xyz[d],
+                                (long long)n, (long long)EST_MAX_DOMAIN_SIDE);
+        if (n > EST_MAX_DOMAIN_POINTS / points)
+            return lr_error_set(err, LR_INVALID_REQUEST, "domain",
+                                "the domain has more than %lld lattice points",
+                                (long long)EST_MAX_DOMAIN_POINTS);
+        points *= n;
     }
-    if (b[0] > 1024 || b[1] > 1024 || b[2] > 64) {
-        snprintf(buf, bufsize, "CUDA allows blocks of at most 1024 x 1024 x 64 threads");
-        return -1;
-    }
+    for (int d = 0; d < 3; d++)
+        if (cfg->launch.block[d] < 1 || cfg->launch.folding[d] < 1)
+            return lr_error_set(err, LR_INVALID_REQUEST,
+                                cfg->launch.block[d] < 1 ? "launch.block" : "launch.folding",
+                                "block and folding sides must be at least 1 (%c: %d and %d)",
+                                xyz[d], cfg->launch.block[d], cfg->launch.folding[d]);
+    return 0;
+}
+
+/* CUDA's block limits, then dev's threads per block (dev not NULL): CUDA's first, so
+ * that a block no GPU runs gets the same message with a device as without one. */
+static int check_block(const est_device *dev, const int b[3], lr_error *err)
+{
+    if (b[0] > CUDA_BLOCK_XY_MAX || b[1] > CUDA_BLOCK_XY_MAX || b[2] > CUDA_BLOCK_Z_MAX)
+        return lr_error_set(err, LR_NOT_LAUNCHABLE, "launch.block",
+                            "CUDA allows blocks of at most %d x %d x %d threads (%d in all)",
+                            CUDA_BLOCK_XY_MAX, CUDA_BLOCK_XY_MAX, CUDA_BLOCK_Z_MAX,
+                            CUDA_BLOCK_THREADS_MAX);
     long threads = (long)b[0] * b[1] * b[2];
-    if (threads > dev->max_threads_per_block) {
-        snprintf(buf, bufsize, "%ld threads per block exceed the device's %d", threads,
-                 dev->max_threads_per_block);
-        return -1;
-    }
-    if ((long)f[0] * f[1] * f[2] > EST_MAX_FOLDING) {
-        snprintf(buf, bufsize, "folding %dx%dx%d updates more than %d points per thread", f[0],
-                 f[1], f[2], EST_MAX_FOLDING);
-        return -1;
-    }
+    if (threads > CUDA_BLOCK_THREADS_MAX)
+        return lr_error_set(err, LR_NOT_LAUNCHABLE, "launch.block",
+                            "%ld threads per block exceed CUDA's %d", threads,
+                            CUDA_BLOCK_THREADS_MAX);
+    if (dev && threads > dev->max_threads_per_block)
+        return lr_error_set(err, LR_NOT_LAUNCHABLE, "launch.block",
+                            "%ld threads per block exceed the device's %d", threads,
+                            dev->max_threads_per_block);
+    return 0;
+}
+
+int est_folding_check(const est_kernel *k, const est_config *cfg, lr_error *err)
+{
+    const int *f = cfg->launch.folding;
+    long fp = (long)f[0] * f[1] * f[2];
     /* An access in thread variables is issued once per thread (the code generator
      * already folded it, docs/api.md): under a folding of F points per thread, a store
      * written so leaves F-1 of every F lattice points unwritten. The prediction per
      * lattice update would be that of a kernel doing 1/F of the work (issue 11). */
-    long fp = (long)f[0] * f[1] * f[2];
     for (int i = 0; fp > 1 && i < k->nfields; i++)
         for (int a = 0; a < k->fields[i].nacc; a++) {
             const est_access *acc = &k->fields[i].acc[a];
-            if (acc->is_store && !(acc->uses & EST_VARS_LATTICE)) {
-                snprintf(buf, bufsize,
-                         "folding %dx%dx%d needs stores in x, y, z: the stores of field '%s' "
-                         "are in thread variables (already folded), so %ld of every %ld "
-                         "lattice points would never be written",
-                         f[0], f[1], f[2], k->fields[i].name, fp - 1, fp);
-                return -1;
-            }
+            if (acc->is_store && !(acc->uses & EST_VARS_LATTICE))
+                return lr_error_set(
+                    err, LR_NOT_LAUNCHABLE, "launch.folding",
+                    "folding %dx%dx%d needs stores in x, y, z: the stores of field '%s' are in "
+                    "thread variables (already folded), so %ld of every %ld lattice points "
+                    "would never be written",
+                    f[0], f[1], f[2], k->fields[i].name, fp - 1, fp);
         }
+    return 0;
+}
+
+int est_launch_check(const est_kernel *k, const est_device *dev, const est_config *cfg,
+                     lr_error *err)
+{
+    const int *b = cfg->launch.block, *f = cfg->launch.folding;
+    if (check_sides(cfg, err) || check_block(dev, b, err))
+        return -1;
+    /* each side first: a product of three large sides would overflow */
+    if (f[0] > EST_MAX_FOLDING || f[1] > EST_MAX_FOLDING || f[2] > EST_MAX_FOLDING ||
+        (long)f[0] * f[1] * f[2] > EST_MAX_FOLDING)
+        return lr_error_set(err, LR_NOT_LAUNCHABLE, "launch.folding",
+                            "folding %dx%dx%d updates more than %d points per thread", f[0],
+                            f[1], f[2], EST_MAX_FOLDING);
     int64_t grid[3];
     est_grid(cfg, grid);
-    for (int d = 0; d < 3; d++) {
-        if (grid[d] > (d == 0 ? GRID_X_MAX : GRID_YZ_MAX)) {
-            snprintf(buf, bufsize, "the grid needs %lld blocks in %c, more than CUDA allows",
-                     (long long)grid[d], "xyz"[d]);
-            return -1;
-        }
-    }
-    if (est_blocks_per_sm(k, dev, (int)threads) == 0) {
-        snprintf(buf, bufsize,
-                 "no block of %ld threads fits on an SM (%d registers per thread, %lld B "
-                 "shared memory per block)",
-                 threads, k->registers, (long long)k->shared_bytes);
-        return -1;
-    }
+    for (int d = 0; d < 3; d++)
+        if (grid[d] > (d == 0 ? CUDA_GRID_X_MAX : CUDA_GRID_YZ_MAX))
+            return lr_error_set(err, LR_NOT_LAUNCHABLE, "launch.block",
+                                "the grid needs %lld blocks in %c, beyond CUDA's limits (%lld x "
+                                "%lld x %lld); use larger blocks or more folding",
+                                (long long)grid[d], "xyz"[d], CUDA_GRID_X_MAX, CUDA_GRID_YZ_MAX,
+                                CUDA_GRID_YZ_MAX);
+    int threads = b[0] * b[1] * b[2];
+    if (dev && est_blocks_per_sm(k, dev, threads) == 0)
+        return lr_error_set(err, LR_NOT_LAUNCHABLE, "launch.block",
+                            "no block of %d threads fits on an SM (%d registers per thread, %lld "
+                            "B shared memory per block)",
+                            threads, k->registers, (long long)k->shared_bytes);
     return 0;
 }

@@ -235,7 +235,7 @@ static void test_config_checks(void)
     c = tk_config(1 << 20, 1 << 20, 1, 1, 1, 1, 1, 1, 1);
     CHECK_INT(cg_config_check(k, &c, &err), -1);
     CHECK_INT(err.code, LR_NOT_LAUNCHABLE);
-    CHECK_CONTAINS(err.message, "exceeds CUDA's limits");
+    CHECK_CONTAINS(err.message, "beyond CUDA's limits");
 
     lr_error_clear(&err);
     c = tk_config(0, 30, 20, 32, 4, 2, 1, 1, 1);
