@@ -1,7 +1,7 @@
 /*
  * http.c: the libmicrohttpd plumbing. Starts and stops the daemon, keeps one
  * srv_request per request (request.c: the body accumulated under --max-body), answers what can
- * be answered from the headers alone (403 for a foreign web origin, 404, 405, 415,
+ * be answered from the headers alone (403 for a foreign Host or web origin, 404, 405, 415,
  * 413 by Content-Length) before any body is read, and once the body is complete
  * answers the cheap routes at once and hands estimate and rank to the compute pool
  * (pool.c), sending their answer when the pool resumes the connection. It writes
@@ -163,6 +163,78 @@ static enum MHD_Result check_origin(srv_server *s, struct MHD_Connection *c, srv
                         shown, s->self_origin[0]);
 }
 
+/* Whether the daemon listens on every interface (0.0.0.0, ::): then it has no one
+ * name, and a client may reach it by any of the machine's addresses or names. */
+static int listens_everywhere(const srv_server *s)
+{
+    const struct sockaddr_storage *a = &s->bound;
+    if (a->ss_family == AF_INET6)
+        return IN6_IS_ADDR_UNSPECIFIED(&((const struct sockaddr_in6 *)a)->sin6_addr);
+    return ((const struct sockaddr_in *)a)->sin_addr.s_addr == htonl(INADDR_ANY);
+}
+
+/* Whether host (a Host header: HOST or HOST:PORT) names the web origin origin
+ * ("https://app.example:3000"): the same host and port, the port being the scheme's
+ * default when the origin has none. Case-insensitive, as host names are. */
+static int host_of_origin(const char *host, const char *origin)
+{
+    const char *sep = strstr(origin, "://");
+    if (!sep)
+        return 0;
+    const char *authority = sep + 3;
+    if (strcasecmp(host, authority) == 0)
+        return 1;
+    const char *bracket = strrchr(authority, ']');
+    if (strchr(bracket ? bracket : authority, ':'))
+        return 0; /* a port given, and not host's */
+    size_t n = strlen(authority);
+    const char *port = strncasecmp(origin, "https", 5) == 0 ? "443" : "80";
+    return strncasecmp(host, authority, n) == 0 && host[n] == ':' &&
+           strcmp(host + n + 1, port) == 0;
+}
+
+/* Whether host is a name this daemon answers to: its own origins' hosts
+ * (set_self_origin: the bound address, the --listen name, localhost on a loopback
+ * address, with the port, and without it on port 80) or an --allow-origin's host
+ * (its page, served by a proxy of the same origin, addresses us by that name). */
+static int host_allowed(const srv_server *s, const char *host)
+{
+    static const size_t scheme = sizeof "http://" - 1;
+    for (int i = 0; i < SRV_SELF_ORIGINS && atomic_load(&s->origin_ready); i++)
+        if (s->self_origin[i][0] && strcasecmp(host, s->self_origin[i] + scheme) == 0)
+            return 1;
+    for (unsigned i = 0; i < s->cfg->n_allow_origins; i++)
+        if (host_of_origin(host, s->cfg->allow_origins[i]))
+            return 1;
+    return 0;
+}
+
+/* DNS rebinding: a web page of evil.example can have its own name resolve to
+ * 127.0.0.1 after loading, and then call us as "its own origin": the browser sends
+ * Origin http://evil.example:8080 only with POSTs, not with GETs, so GETs would run
+ * and their answers be read by the page. The Host header still says evil.example, so
+ * a request whose Host names neither us nor an --allow-origin is refused, whatever it
+ * asks. Exceptions: a daemon listening on every interface has no one name (any Host
+ * is accepted, docs/api.md; the Origin check still keeps foreign pages' POSTs out);
+ * GET /healthz, which tells only whether the daemon lives, answers any Host, since
+ * health checks of load balancers and orchestrators address backends by their IP;
+ * and a request without Host comes from no browser (they always send one). */
+static enum MHD_Result check_host(srv_server *s, struct MHD_Connection *c, srv_request *req)
+{
+    const char *host = MHD_lookup_connection_value(c, MHD_HEADER_KIND, MHD_HTTP_HEADER_HOST);
+    if (!host || req->route == SRV_ROUTE_HEALTHZ || listens_everywhere(s) ||
+        host_allowed(s, host))
+        return MHD_YES;
+    char shown[SRV_ECHO_MAX + 1];
+    lr_ascii_excerpt(host, SRV_ECHO_MAX, shown, sizeof shown);
+    return respond_code(s, c, req, LR_INVALID_REQUEST, MHD_HTTP_FORBIDDEN, NULL,
+                        "the Host header names '%s', which is not this server: it answers "
+                        "requests addressed to %s (and to the hosts of --allow-origin), so "
+                        "that a web page cannot reach it through a name of its own (DNS "
+                        "rebinding)",
+                        shown, s->self_origin[0] + sizeof "http://" - 1);
+}
+
 /* Whether req is a browser's CORS preflight from an --allow-origin page: before a
  * POST of application/json to another origin, a browser asks with OPTIONS whether it
  * may. Pages of our own origin never ask, and others are refused by check_origin. */
@@ -204,7 +276,9 @@ static enum MHD_Result request_begin(srv_server *s, struct MHD_Connection *c, sr
     unsigned status;
     req->route = srv_route_find(req->method, req->url, &req->arg, allow, sizeof allow, &status);
     srv_stats_count_request(&s->stats, req->route);
-    enum MHD_Result r = check_origin(s, c, req);
+    enum MHD_Result r = check_host(s, c, req);
+    if (r == MHD_YES && !req->status)
+        r = check_origin(s, c, req);
     if (r != MHD_YES || req->status)
         return r; /* answered (or the answer failed: MHD closes the connection) */
     if (req->route < 0 && status == MHD_HTTP_METHOD_NOT_ALLOWED && is_preflight(c, req))

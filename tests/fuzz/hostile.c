@@ -423,13 +423,13 @@ void http_exchange(unsigned port, const char *req, size_t len, int is_head, doub
     r->seconds = hz_now() - t0;
 }
 
-void http_build_request(buf *out, const char *method, const char *path, const char *ctype,
-                        const char *body, size_t len, const char *extra)
+void http_build_request(buf *out, unsigned port, const char *method, const char *path,
+                        const char *ctype, const char *body, size_t len, const char *extra)
 {
     buf_puts(out, method);
     buf_puts(out, " ");
     buf_puts(out, path);
-    buf_puts(out, " HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n");
+    buf_printf(out, " HTTP/1.1\r\nHost: 127.0.0.1:%u\r\nConnection: close\r\n", port);
     if (ctype) {
         buf_puts(out, "Content-Type: ");
         buf_puts(out, ctype);

@@ -100,11 +100,12 @@ int http_parse_response(buf *in, int is_head, int at_eof, http_resp *r);
  * reset. Waits at most timeout_s. */
 void http_exchange(unsigned port, const char *req, size_t len, int is_head, double timeout_s,
                    http_resp *r);
-/* METHOD PATH HTTP/1.1, Host, Connection: close, Content-Type when ctype is not NULL,
+/* METHOD PATH HTTP/1.1, Host (127.0.0.1:port, the daemon's own: it refuses other
+ * names with 403), Connection: close, Content-Type when ctype is not NULL,
  * Content-Length when body is not NULL, the extra header lines ("Name: v\r\n"...),
  * the blank line, then body. */
-void http_build_request(buf *out, const char *method, const char *path, const char *ctype,
-                        const char *body, size_t len, const char *extra);
+void http_build_request(buf *out, unsigned port, const char *method, const char *path,
+                        const char *ctype, const char *body, size_t len, const char *extra);
 /* Why r is not a proper error answer, or NULL when it is: a 4xx (want_status when not
  * 0), Content-Type application/json, a valid UTF-8 body holding exactly one JSON value
  * {"error":{"code","message","path"}} with a non-empty code and message. */

@@ -127,6 +127,7 @@ enum {
     C_CONTROL,
     C_REPEATED,
     C_ORIGIN,
+    C_HOST,
     C_COUNT
 };
 
@@ -156,6 +157,7 @@ static struct {
     [C_CONTROL] = {"raw control bytes in strings (400, their path)"},
     [C_REPEATED] = {"keys given twice (400, their path)"},
     [C_ORIGIN] = {"foreign origins and untyped POSTs (403, 415)"},
+    [C_HOST] = {"foreign, malformed and long Host headers (403)"},
 };
 
 static void fail_case(int cat, const char *label, const char *req, size_t req_len,
@@ -208,7 +210,7 @@ static void expect_error_at(int cat, const char *label, const char *body, size_t
     if (!alive())
         return;
     buf req = {0};
-    http_build_request(&req, "POST", "/v1/estimate", "application/json", body, len, NULL);
+    http_build_request(&req, daemon_.port, "POST", "/v1/estimate", "application/json", body, len, NULL);
     http_resp r;
     cats[cat].sent++;
     http_exchange(daemon_.port, req.p, req.n, 0, ANSWER_TIMEOUT_S, &r);
@@ -236,7 +238,7 @@ static void expect_error(int cat, const char *label, const char *method, const c
                          int want_status)
 {
     buf req = {0};
-    http_build_request(&req, method, path, ctype, body, len, extra);
+    http_build_request(&req, daemon_.port, method, path, ctype, body, len, extra);
     expect_error_raw(cat, label, req.p, req.n, strcmp(method, "HEAD") == 0, want_status);
     buf_free(&req);
 }
@@ -259,7 +261,7 @@ static void expect_ok(const char *label, const char *method, const char *path, c
     if (!alive())
         return;
     buf req = {0};
-    http_build_request(&req, method, path, body ? "application/json" : NULL, body,
+    http_build_request(&req, daemon_.port, method, path, body ? "application/json" : NULL, body,
                        body ? strlen(body) : 0, NULL);
     http_resp r;
     http_exchange(daemon_.port, req.p, req.n, 0, ANSWER_TIMEOUT_S, &r);
@@ -281,7 +283,7 @@ static void expect_rank_not_launchable(int cat, const char *label, const char *b
     if (!alive())
         return;
     buf req = {0};
-    http_build_request(&req, "POST", "/v1/rank", "application/json", body, strlen(body), NULL);
+    http_build_request(&req, daemon_.port, "POST", "/v1/rank", "application/json", body, strlen(body), NULL);
     http_resp r;
     cats[cat].sent++;
     http_exchange(daemon_.port, req.p, req.n, 0, ANSWER_TIMEOUT_S, &r);
@@ -1013,10 +1015,13 @@ static void cases_empty(void)
     }
     expect_error(C_EMPTY, "POST without Content-Length", "POST", "/v1/estimate",
                  "application/json", NULL, 0, NULL, 400);
-    const char *chunked =
-        "POST /v1/estimate HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n"
-        "Content-Type: application/json\r\nTransfer-Encoding: chunked\r\n\r\n0\r\n\r\n";
-    expect_error_raw(C_EMPTY, "chunked body of 0 bytes", chunked, strlen(chunked), 0, 400);
+    buf chunked = {0};
+    buf_printf(&chunked,
+               "POST /v1/estimate HTTP/1.1\r\nHost: 127.0.0.1:%u\r\nConnection: close\r\n"
+               "Content-Type: application/json\r\nTransfer-Encoding: chunked\r\n\r\n0\r\n\r\n",
+               daemon_.port);
+    expect_error_raw(C_EMPTY, "chunked body of 0 bytes", chunked.p, chunked.n, 0, 400);
+    buf_free(&chunked);
 }
 
 static void cases_content_types(void)
@@ -1176,8 +1181,10 @@ static void chunked_request(buf *out, const char *path, size_t n)
 {
     buf_puts(out, "POST ");
     buf_puts(out, path);
-    buf_puts(out, " HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n"
-                  "Content-Type: application/json\r\nTransfer-Encoding: chunked\r\n\r\n");
+    buf_printf(out,
+               " HTTP/1.1\r\nHost: 127.0.0.1:%u\r\nConnection: close\r\n"
+               "Content-Type: application/json\r\nTransfer-Encoding: chunked\r\n\r\n",
+               daemon_.port);
     static char chunk[60000];
     memset(chunk, ' ', sizeof chunk);
     for (size_t sent = 0; sent < n;) {
@@ -1213,8 +1220,10 @@ static void cases_oversized(void)
                                             "18446744073709551615", "4294967296"};
     for (size_t i = 0; i < 4; i++) {
         buf req = {0};
-        buf_puts(&req, "POST /v1/estimate HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n"
-                       "Content-Type: application/json\r\nContent-Length: ");
+        buf_printf(&req,
+                   "POST /v1/estimate HTTP/1.1\r\nHost: 127.0.0.1:%u\r\nConnection: close\r\n"
+                   "Content-Type: application/json\r\nContent-Length: ",
+                   daemon_.port);
         buf_puts(&req, announced[i]);
         buf_puts(&req, "\r\n\r\n{\"device\":");
         char label[96];
@@ -1222,6 +1231,24 @@ static void cases_oversized(void)
         expect_error_raw(C_OVERSIZED, label, req.p, req.n, 0, 413);
         buf_free(&req);
     }
+}
+
+/* req (len bytes) into out, its "Host: x" line, if any, naming the daemon
+ * (127.0.0.1:PORT) instead: the tables of requests below are written before the port
+ * is known, and a request of another Host would be refused (403) before the framing
+ * or stalling it is about mattered. */
+static void with_daemon_host(buf *out, const char *req, size_t len)
+{
+    static const char placeholder[] = "Host: x\r\n";
+    const char *at = strstr(req, placeholder); /* the Host line precedes any NUL */
+    if (!at || (size_t)(at - req) >= len) {
+        buf_add(out, req, len);
+        return;
+    }
+    buf_add(out, req, (size_t)(at - req));
+    buf_printf(out, "Host: 127.0.0.1:%u\r\n", daemon_.port);
+    size_t done = (size_t)(at - req) + sizeof placeholder - 1;
+    buf_add(out, req + done, len - done);
 }
 
 /* Framing errors: libmicrohttpd answers them itself (HTML body) or closes; what
@@ -1267,10 +1294,13 @@ static void cases_framing(void)
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
         if (!alive())
             return;
-        const char *req = cases[i].req;
-        size_t len = strlen(req);
+        size_t len = strlen(cases[i].req);
         if (strstr(cases[i].label, "NUL"))
-            len += strlen(req + len + 1) + 1; /* the NUL and what follows it */
+            len += strlen(cases[i].req + len + 1) + 1; /* the NUL and what follows it */
+        buf framed = {0};
+        with_daemon_host(&framed, cases[i].req, len);
+        const char *req = framed.p;
+        len = framed.n;
         http_resp r;
         cats[C_FRAMING].sent++;
         http_exchange(daemon_.port, req, len, 0, 5.0, &r);
@@ -1280,6 +1310,7 @@ static void cases_framing(void)
             fail_case(C_FRAMING, cases[i].label, req, len, &r,
                       "neither a 4xx nor a closed connection");
         http_resp_free(&r);
+        buf_free(&framed);
         scan_log(cases[i].label);
     }
     /* Past the 64 KiB of connection memory: MHD answers 414 or 431 itself, or (query
@@ -1301,7 +1332,7 @@ static void cases_framing(void)
         }
         for (int k = 0; i == MANY_HEADERS && k < 1000; k++)
             buf_printf(&extra, "X-H%d: v\r\n", k);
-        http_build_request(&req, "GET", path.p, NULL, NULL, 0, extra.p);
+        http_build_request(&req, daemon_.port, "GET", path.p, NULL, NULL, 0, extra.p);
         http_resp r;
         cats[C_FRAMING].sent++;
         http_exchange(daemon_.port, req.p, req.n, 0, IDLE_TIMEOUT_S + 3.0, &r);
@@ -1341,9 +1372,11 @@ static void cases_slow(void)
     for (int i = 0; i < N; i++) {
         fds[i] = http_connect(daemon_.port);
         closed_at[i] = 0;
-        const char *p = partial[i / PER_KIND];
-        if (fds[i] >= 0 && *p)
-            send(fds[i], p, strlen(p), MSG_NOSIGNAL);
+        buf p = {0};
+        with_daemon_host(&p, partial[i / PER_KIND], strlen(partial[i / PER_KIND]));
+        if (fds[i] >= 0 && p.n)
+            send(fds[i], p.p, p.n, MSG_NOSIGNAL);
+        buf_free(&p);
         cats[C_SLOW].sent++;
     }
     /* Meanwhile everybody else is served, and promptly. */
@@ -1355,14 +1388,14 @@ static void cases_slow(void)
         const char *what;
         int want;
         if (i % 3 == 0) {
-            http_build_request(&req, "GET", "/healthz", NULL, NULL, 0, NULL);
+            http_build_request(&req, daemon_.port, "GET", "/healthz", NULL, NULL, 0, NULL);
             what = "GET /healthz while clients stall", want = 200;
         } else if (i % 3 == 1) {
-            http_build_request(&req, "POST", "/v1/estimate", "application/json", base3.compact,
+            http_build_request(&req, daemon_.port, "POST", "/v1/estimate", "application/json", base3.compact,
                                strlen(base3.compact), NULL);
             what = "valid estimate while clients stall", want = 200;
         } else {
-            http_build_request(&req, "POST", "/v1/estimate", "application/json",
+            http_build_request(&req, daemon_.port, "POST", "/v1/estimate", "application/json",
                                "{\"device\":1}", 12, NULL);
             what = "bad estimate while clients stall", want = 400;
         }
@@ -1565,6 +1598,105 @@ static void cases_origins(void)
                      "application/json", "{}", 2, NULL, 0);
 }
 
+/* GET path with the Host header host must be answered 200. */
+static void expect_host_served(const char *path, const char *host)
+{
+    buf req = {0}, label = {0};
+    buf_printf(&req, "GET %s HTTP/1.1\r\nHost: %s\r\nConnection: close\r\n\r\n", path, host);
+    buf_printf(&label, "GET %s, Host %s", path, host);
+    http_resp r;
+    cats[C_HOST].sent++;
+    http_exchange(daemon_.port, req.p, req.n, 0, ANSWER_TIMEOUT_S, &r);
+    if (r.status != 200)
+        fail_case(C_HOST, label.p, req.p, req.n, &r, "not served (200)");
+    http_resp_free(&r);
+    buf_free(&req);
+    buf_free(&label);
+}
+
+/* Issue 10 (DNS rebinding): a request whose Host header names another server is
+ * refused with 403 and a JSON error before anything runs, whatever its route, and the
+ * value is shown as printable ASCII, cut: names, wrong ports, raw control and
+ * non-UTF-8 bytes, a value of 60000 bytes. libmicrohttpd may refuse a header with
+ * control bytes itself (a 4xx or a closed connection, as in cases_framing); GET
+ * /healthz answers any Host (load balancers' health checks), and the daemon's own
+ * names are served. */
+static void cases_hosts(void)
+{
+    char port[16];
+    snprintf(port, sizeof port, "%u", daemon_.port);
+    buf long_host = {0};
+    buf_repeat(&long_host, "h", 60000);
+    const char *const hosts[] = {"evil.example",
+                                 "evil.example:%s",
+                                 "127.0.0.1",
+                                 "127.0.0.1:1",
+                                 "localhost",
+                                 "[::1]:%s",
+                                 "127.0.0.1:%s.evil.example",
+                                 "127.0.0.1:%s@evil.example",
+                                 "127.0.0.1:%s/",
+                                 "",
+                                 "127.0.0.1:%s\x01",
+                                 "127.0.0.1\x7f:%s",
+                                 "\x1b[31m127.0.0.1:%s",
+                                 "127.0.0.1:\t%s",
+                                 "\xff\xfe:%s",
+                                 "\xc3\xa9.example:%s",
+                                 long_host.p};
+    static const char *const paths[] = {"/v1/estimate", "/v1/rank", "/v1/stats",
+                                        "/v1/devices", "/", "/nope"};
+    for (size_t i = 0; i < sizeof hosts / sizeof hosts[0]; i++) {
+        buf host = {0};
+        if (hosts[i] == long_host.p)
+            buf_puts(&host, long_host.p); /* past buf_printf's 511 bytes */
+        else
+            buf_printf(&host, hosts[i], port);
+        buf_add(&host, "", 1); /* NUL-terminated, also when empty */
+        host.n--;
+        int raw_bytes = strcspn(host.p, "\x01\x7f\x1b\t") < host.n;
+        for (size_t p = 0; p < sizeof paths / sizeof paths[0]; p++) {
+            int post = p < 2;
+            const char *body = p == 0 ? base2.compact : base_rank.compact;
+            buf req = {0}, label = {0};
+            buf_printf(&req, "%s %s HTTP/1.1\r\nHost: ", post ? "POST" : "GET", paths[p]);
+            buf_puts(&req, host.p);
+            buf_puts(&req, "\r\nConnection: close\r\n");
+            if (post)
+                buf_printf(&req, "Content-Type: application/json\r\nContent-Length: %zu\r\n",
+                           strlen(body));
+            buf_puts(&req, "\r\n");
+            if (post)
+                buf_puts(&req, body);
+            buf_printf(&label, "Host '%.40s' (%zu bytes) on %s", host.p, host.n, paths[p]);
+            if (!raw_bytes) {
+                expect_error_raw(C_HOST, label.p, req.p, req.n, 0, 403);
+            } else if (alive()) { /* libmicrohttpd may refuse it first */
+                http_resp r;
+                cats[C_HOST].sent++;
+                http_exchange(daemon_.port, req.p, req.n, 0, ANSWER_TIMEOUT_S, &r);
+                const char *why = r.status == 403 ? hz_error_shape_problem(&r, 403)
+                                  : (r.status >= 400 && r.status <= 499) || (!r.status && r.closed)
+                                      ? NULL
+                                      : "neither a 403 of ours, a 4xx nor a closed connection";
+                if (why)
+                    fail_case(C_HOST, label.p, req.p, req.n, &r, why);
+                http_resp_free(&r);
+                scan_log(label.p);
+            }
+            buf_free(&req);
+            buf_free(&label);
+        }
+        buf_free(&host);
+    }
+    buf_free(&long_host);
+    /* The daemon's own names: served, and /healthz whatever the name. */
+    char host[64];
+    snprintf(host, sizeof host, "localhost:%u", daemon_.port);
+    expect_host_served("/v1/devices", host);
+    expect_host_served("/healthz", "evil.example");
+}
+
 /* ---- main ----------------------------------------------------------------------------- */
 
 static void run_cases(void)
@@ -1590,6 +1722,7 @@ static void run_cases(void)
     cases_control_bytes();
     cases_repeated_keys();
     cases_origins();
+    cases_hosts();
     cases_slow();
 }
 
@@ -1600,14 +1733,14 @@ static void check_still_serving(void)
         return;
     http_resp r;
     buf req = {0};
-    http_build_request(&req, "GET", "/healthz", NULL, NULL, 0, NULL);
+    http_build_request(&req, daemon_.port, "GET", "/healthz", NULL, NULL, 0, NULL);
     http_exchange(daemon_.port, req.p, req.n, 0, ANSWER_TIMEOUT_S, &r);
     CHECK_INT(r.status, 200);
     CHECK(r.body && strstr(r.body, "\"status\":\"ok\""));
     http_resp_free(&r);
     buf_free(&req);
 
-    http_build_request(&req, "GET", "/v1/stats", NULL, NULL, 0, NULL);
+    http_build_request(&req, daemon_.port, "GET", "/v1/stats", NULL, NULL, 0, NULL);
     http_exchange(daemon_.port, req.p, req.n, 0, ANSWER_TIMEOUT_S, &r);
     CHECK_INT(r.status, 200);
     cJSON *doc = r.body ? cJSON_Parse(r.body) : NULL;

@@ -287,13 +287,14 @@ int http_raw(unsigned port, const char *req, size_t len, http_resp *r)
     return http_raw_at("127.0.0.1", port, req, len, r);
 }
 
-/* The request line, Host, Connection: close, Content-Type when ctype is not NULL
- * and Content-Length when body is not NULL. */
-int format_request(char *out, size_t size, const char *method, const char *path,
-                   const char *ctype, const char *body)
+/* The request line, Host (127.0.0.1:port, as clients of the test daemons write it),
+ * Connection: close, Content-Type when ctype is not NULL and Content-Length when body
+ * is not NULL. */
+int format_request(char *out, size_t size, unsigned port, const char *method,
+                   const char *path, const char *ctype, const char *body)
 {
-    int n = snprintf(out, size, "%s %s HTTP/1.1\r\nHost: test\r\nConnection: close\r\n", method,
-                     path);
+    int n = snprintf(out, size, "%s %s HTTP/1.1\r\nHost: " TEST_HOST "\r\nConnection: close\r\n",
+                     method, path, port);
     if (ctype)
         n += snprintf(out + n, size - (size_t)n, "Content-Type: %s\r\n", ctype);
     if (body)
@@ -306,7 +307,7 @@ int http_do(unsigned port, const char *method, const char *path, const char *cty
             const char *body, http_resp *r)
 {
     char req[8192];
-    int n = format_request(req, sizeof req, method, path, ctype, body);
+    int n = format_request(req, sizeof req, port, method, path, ctype, body);
     return http_raw(port, req, (size_t)n, r);
 }
 
@@ -336,12 +337,13 @@ const char *header(const http_resp *r, const char *name, char *out, size_t size)
     return out;
 }
 
-/* Sends the request with one more header line (extra, with its CRLF) after Host. */
+/* Sends the request with one more header line (extra, with its CRLF) after the
+ * request line. */
 int http_do_extra(unsigned port, const char *method, const char *path, const char *ctype,
                   const char *body, const char *extra, http_resp *r)
 {
     char req[8192];
-    int n = format_request(req, sizeof req, method, path, ctype, body);
+    int n = format_request(req, sizeof req, port, method, path, ctype, body);
     char *after_host = strstr(req, "\r\n") + 2;
     size_t m = strlen(extra);
     memmove(after_host + m, after_host, (size_t)n - (size_t)(after_host - req) + 1);

@@ -62,17 +62,21 @@ int read_response(int fd, http_resp *r);
 int http_raw(unsigned port, const char *req, size_t len, http_resp *r);
 /* The same to ip ("::1", "127.0.0.1"). */
 int http_raw_at(const char *ip, unsigned port, const char *req, size_t len, http_resp *r);
-/* The request line, Host, Connection: close, Content-Type when ctype is not NULL
- * and Content-Length when body is not NULL. */
-int format_request(char *out, size_t size, const char *method, const char *path,
-                   const char *ctype, const char *body);
+/* The Host of a request to the test daemon on 127.0.0.1 (a printf format of its
+ * port): the daemon refuses requests whose Host names another server (403). */
+#define TEST_HOST "127.0.0.1:%u"
+/* The request line, Host (TEST_HOST), Connection: close, Content-Type when ctype is
+ * not NULL and Content-Length when body is not NULL. */
+int format_request(char *out, size_t size, unsigned port, const char *method,
+                   const char *path, const char *ctype, const char *body);
 int http_do(unsigned port, const char *method, const char *path, const char *ctype,
             const char *body, http_resp *r);
 int http_get(unsigned port, const char *path, http_resp *r);
 int http_post(unsigned port, const char *path, const char *body, http_resp *r);
 /* The value of header name (copied into out), or NULL. */
 const char *header(const http_resp *r, const char *name, char *out, size_t size);
-/* Sends the request with one more header line (extra, with its CRLF) after Host. */
+/* Sends the request with one more header line (extra, with its CRLF) after the
+ * request line. */
 int http_do_extra(unsigned port, const char *method, const char *path, const char *ctype,
                   const char *body, const char *extra, http_resp *r);
 /* A test program's start: an alarm of TEST_DEADLINE_S, SIGPIPE ignored, and a fresh

@@ -8,7 +8,8 @@
  *     status, bytes) followed by the duration;
  *   - --listen takes host names (localhost:0) and IPv6 ([::1]:0; skipped, saying so,
  *     where the sandbox has no IPv6 loopback), and pages of http://localhost:PORT
- *     are the daemon's own origin;
+ *     are the daemon's own origin, and the Host names it is reached by are its own
+ *     (others get 403);
  *   - a second daemon on a busy port says which port, and `serve -h` is --help.
  */
 #include <errno.h>
@@ -496,13 +497,13 @@ static void test_access_log(const char *log, const char *client, size_t healthz_
     regfree(&re);
 }
 
-/* GET /healthz to ip:port: 200; returns the body's length. */
-static size_t healthz_at(const char *ip, unsigned port, const char *origin)
+/* GET /healthz to ip:port (Host: host): 200; returns the body's length. */
+static size_t healthz_at(const char *ip, const char *host, unsigned port, const char *origin)
 {
     char req[256];
     snprintf(req, sizeof req,
-             "GET /healthz HTTP/1.1\r\nHost: t\r\n%s%s%sConnection: close\r\n\r\n",
-             origin ? "Origin: " : "", origin ? origin : "", origin ? "\r\n" : "");
+             "GET /healthz HTTP/1.1\r\nHost: %s:%u\r\n%s%s%sConnection: close\r\n\r\n",
+             host, port, origin ? "Origin: " : "", origin ? origin : "", origin ? "\r\n" : "");
     http_resp r;
     CHECK_INT(http_raw_at(ip, port, req, strlen(req), &r), 0);
     CHECK_INT(r.status, 200);
@@ -541,8 +542,23 @@ static int stop(daemon_proc *d)
     return status != -1 && WIFEXITED(status) ? WEXITSTATUS(status) : -1;
 }
 
+/* GET path on ip:port with the Host header host: the status (0 when no answer). */
+static int status_with_host(const char *ip, unsigned port, const char *path, const char *host)
+{
+    char req[256];
+    snprintf(req, sizeof req, "GET %s HTTP/1.1\r\nHost: %s\r\nConnection: close\r\n\r\n",
+             path, host);
+    http_resp r;
+    http_raw_at(ip, port, req, strlen(req), &r);
+    int status = r.status;
+    http_resp_free(&r);
+    return status;
+}
+
 /* --listen localhost:0: served on the address the name resolves to, pages of
- * http://localhost:PORT are ours, others still 403; /metrics and the access log. */
+ * http://localhost:PORT are ours, others still 403; Host localhost:PORT and the
+ * bound address are ours, another name is refused (403); /metrics and the access
+ * log. */
 static void test_host_name(void)
 {
     daemon_proc d;
@@ -552,18 +568,27 @@ static void test_host_name(void)
     CHECK_INT(daemon_start(&d, "localhost", opts), 0);
     char ip[64];
     CHECK_INT(logged_address(d.log_file, ip, sizeof ip), 0);
-    size_t healthz_bytes = healthz_at(ip, d.port, NULL);
+    size_t healthz_bytes = healthz_at(ip, "localhost", d.port, NULL);
     CHECK(healthz_bytes > 10);
-    char origin[64], req[256];
+    char origin[64], req[256], host[96];
+    snprintf(host, sizeof host, "LocalHost:%u", d.port); /* names are case-insensitive */
+    CHECK_INT(status_with_host(ip, d.port, "/v1/devices", host), 200);
+    snprintf(host, sizeof host, strchr(ip, ':') ? "[%s]:%u" : "%s:%u", ip, d.port);
+    CHECK_INT(status_with_host(ip, d.port, "/v1/devices", host), 200);
+    snprintf(host, sizeof host, "evil.example:%u", d.port);
+    CHECK_INT(status_with_host(ip, d.port, "/v1/devices", host), 403);
     snprintf(origin, sizeof origin, "http://localhost:%u", d.port);
-    snprintf(req, sizeof req, "GET /v1/devices HTTP/1.1\r\nHost: t\r\nOrigin: %s\r\n\r\n",
-             origin);
+    snprintf(req, sizeof req,
+             "GET /v1/devices HTTP/1.1\r\nHost: localhost:%u\r\nOrigin: %s\r\n\r\n",
+             d.port, origin);
     http_resp r;
     CHECK_INT(http_raw_at(ip, d.port, req, strlen(req), &r), 0);
     CHECK_INT(r.status, 200);
     http_resp_free(&r);
     snprintf(req, sizeof req,
-             "GET /v1/devices HTTP/1.1\r\nHost: t\r\nOrigin: http://evil.example\r\n\r\n");
+             "GET /v1/devices HTTP/1.1\r\nHost: localhost:%u\r\nOrigin: "
+             "http://evil.example\r\n\r\n",
+             d.port);
     CHECK_INT(http_raw_at(ip, d.port, req, strlen(req), &r), 0);
     CHECK_INT(r.status, 403);
     http_resp_free(&r);
@@ -595,7 +620,14 @@ static void test_ipv6(void)
     CHECK_INT(daemon_start(&d, "ipv6", opts), 0);
     char origin[64];
     snprintf(origin, sizeof origin, "http://[::1]:%u", d.port);
-    size_t n = healthz_at("::1", d.port, origin);
+    size_t n = healthz_at("::1", "[::1]", d.port, origin);
+    char host[64];
+    snprintf(host, sizeof host, "[::1]:%u", d.port);
+    CHECK_INT(status_with_host("::1", d.port, "/v1/devices", host), 200);
+    snprintf(host, sizeof host, "localhost:%u", d.port); /* a loopback address */
+    CHECK_INT(status_with_host("::1", d.port, "/v1/devices", host), 200);
+    snprintf(host, sizeof host, "[::2]:%u", d.port);
+    CHECK_INT(status_with_host("::1", d.port, "/v1/devices", host), 403);
     CHECK_INT(stop(&d), 0);
     char *log = read_file(d.log_file);
     char want[96];
