@@ -295,34 +295,154 @@ static cal_row *estimate_runs(const lr_devices *devs, const cJSON *runs, const e
     return rows;
 }
 
+/* The base device of a raw record after checking its header (format, gpu.name, date,
+ * runs); NULL with err set. */
+static const est_device *raw_base(const lr_devices *devs, const cJSON *raw, const char *base,
+                                  lr_error *err)
+{
+    const cJSON *fmt = cJSON_GetObjectItem(raw, "format");
+    const cJSON *gpu = cJSON_GetObjectItem(raw, "gpu");
+    if (!cJSON_IsString(fmt) || strcmp(fmt->valuestring, CAL_RAW_FORMAT)) {
+        bad_raw(err, "format", "not a calibration record (format \"" CAL_RAW_FORMAT "\")");
+        return NULL;
+    }
+    if (!cJSON_IsString(cJSON_GetObjectItem(gpu, "name")) ||
+        !cJSON_IsArray(cJSON_GetObjectItem(raw, "runs")) ||
+        !cJSON_IsString(cJSON_GetObjectItem(raw, "date"))) {
+        bad_raw(err, "gpu", "needs gpu.name, date and runs");
+        return NULL;
+    }
+    const est_device *b = lr_devices_find(devs, base ? base : "H100-SXM5-80GB");
+    if (!b)
+        lr_error_set(err, LR_INVALID_REQUEST, "base", "unknown built-in device '%s'",
+                     base ? base : "");
+    return b;
+}
+
+/* Attainable bandwidths: DRAM from the streaming copy, unfolded: it stores exactly the
+ * elements it loads, so it moves twice its compulsory load volume (32 B per update);
+ * L2 as the most L2 traffic any suite kernel moved in the model's volumes (which
+ * match the profiler within a few per cent for these kernels). 0, or -1 with err. */
+static int set_bandwidths(est_device *dev, const cal_row *rows, int n,
+                          const corpus_family *fams, lr_error *err)
+{
+    double dram = 0, l2 = 0;
+    for (int i = 0; i < n; i++) {
+        const est_volumes *v = &rows[i].r.total;
+        const int *fo = rows[i].r.config.launch.folding;
+        if (!strcmp(fams[rows[i].family].name, DRAM_FAMILY) && fo[0] * fo[1] * fo[2] == 1)
+            dram = fmax(dram, rows[i].glups * 2 * v->dram_load_compulsory);
+        l2 = fmax(l2, rows[i].glups * (v->l2_load + v->l2_store));
+    }
+    if (!(dram > 0))
+        return bad_raw(err, "runs", "no unfolded run of " DRAM_FAMILY " to measure DRAM with");
+    dev->dram_bw_gbs = round(dram);
+    dev->l2_bw_gbs = round(l2);
+    return 0;
+}
+
+/* What the "sources" of a calibrated device say. */
+typedef struct cal_sources {
+    char who[256];                  /* "GPU, CUDA driver 12.4, date" */
+    int n;                          /* timed configurations */
+    double before, after;           /* the fit's objective */
+    const cal_micro_figures *micro; /* NULL without microbenchmarks */
+    const char *base;               /* the built-in device of the other figures */
+} cal_sources;
+
+/* The sentence on the microbenchmarks' figures, into s. */
+static void micro_source(char *s, size_t size, const char *who, const cal_micro_figures *mf)
+{
+    snprintf(s, size,
+             "launchrank calibrate's microbenchmarks on %s (docs/calibration.md; the model "
+             "does not use them): L2 reads %.0f GB/s (median up to half the L2), below 90 %% "
+             "of that from a working set of %.1f MiB, %.0f GB/s at 256 MiB; DRAM reads "
+             "%.0f GB/s at most, 90 %% of it from %.0f KiB in flight per SM, implied "
+             "latency at the least load %.0f ns (Little's law); pointer chasing: L1 hit "
+             "%.1f ns, L2 hit %.1f ns, DRAM %.0f ns (%.0f ns over 2 GiB), L2 hits within "
+             "10 %% up to %.0f MiB; L1 %.2f lines per cycle per SM for loads of 2 to 32 "
+             "lines (%.2f for coalesced 4-byte loads, issue-bound); SM clock %.3f GHz "
+             "compute-bound, %.3f GHz memory-bound",
+             who, mf->l2_plateau_gbs, mf->l2_effective_bytes / (1 << 20), mf->l2_floor_gbs,
+             mf->dram_peak_gbs, mf->dram_near_peak_bytes_per_sm / 1024, mf->dram_latency_ns,
+             mf->l1_hit_ns, mf->l2_hit_ns, mf->dram_ns, mf->dram_far_ns,
+             mf->translation_reach_bytes / (1 << 20), mf->l1_lines_per_cycle[5],
+             mf->l1_lines_per_cycle[0], mf->clock_compute_ghz, mf->clock_memory_ghz);
+}
+
+/* Adds to src one entry per group of figures saying where they come from. */
+static void add_sources(cJSON *src, const cal_sources *cs)
+{
+    char s[1024];
+    snprintf(s, sizeof s,
+             "the CUDA driver (cuDeviceGetAttribute) on %s; l2_bytes is half the driver's "
+             "figure from compute capability 8.0 (one of the two L2 partitions, docs/model.md "
+             "section 8); clock_ghz is the maximum SM clock, not the clock under load",
+             cs->who);
+    cJSON_AddStringToObject(src,
+                            "sm_count,max_threads_per_sm,max_blocks_per_sm,"
+                            "max_threads_per_block,regs_per_sm,shared_bytes_per_sm,l2_bytes,"
+                            "clock_ghz",
+                            s);
+    snprintf(s, sizeof s,
+             "launchrank calibrate on %s: DRAM, the fastest unfolded run of the streaming "
+             "copy " DRAM_FAMILY " (32 B per update); L2, the most L2 traffic (model "
+             "volumes x measured GLup/s) any of the %d timed configurations moved",
+             cs->who, cs->n);
+    cJSON_AddStringToObject(src, "dram_bw_gbs,l2_bw_gbs", s);
+    snprintf(s, sizeof s,
+             "launchrank calibrate on %s: model v2 fitted to the %d timed configurations "
+             "(calibrate/fit.c, objective %.4f -> %.4f)",
+             cs->who, cs->n, cs->before, cs->after);
+    char keys[512] = "";
+    for (int q = 0; q < CAL_NPARAMS; q++)
+        snprintf(keys + strlen(keys), sizeof keys - strlen(keys), "%s%s", q ? "," : "",
+                 cal_param_name(q));
+    cJSON_AddStringToObject(src, keys, s);
+    if (cs->micro) {
+        micro_source(s, sizeof s, cs->who, cs->micro);
+        cJSON_AddStringToObject(src, "microbenchmarks", s);
+    }
+    snprintf(s, sizeof s, "not measured: the figures of the built-in %s", cs->base);
+    cJSON_AddStringToObject(src, "other figures", s);
+}
+
+/* The device description of dev with its sources; NULL with err set. */
+static cJSON *device_with_sources(const lr_devices *devs, const est_device *dev,
+                                  const cal_sources *cs, lr_error *err)
+{
+    char why[160];
+    const char *badfig = est_device_check(dev, why, sizeof why);
+    if (badfig) {
+        lr_error_set(err, LR_INVALID_REQUEST, badfig,
+                     "calibration gives an impossible figure: %s", why);
+        return NULL;
+    }
+    cJSON *out = lr_device_to_json(devs, dev, 0);
+    cJSON *src = out ? cJSON_AddObjectToObject(out, "sources") : NULL;
+    if (!src) {
+        cJSON_Delete(out);
+        lr_error_set(err, LR_NO_MEMORY, NULL, "out of memory");
+        return NULL;
+    }
+    add_sources(src, cs);
+    return out;
+}
+
 cJSON *cal_analyse(const lr_devices *devs, const cJSON *raw, const char *base, const char *name,
                    char **report, lr_error *err)
 {
     if (report)
         *report = NULL;
-    const cJSON *fmt = cJSON_GetObjectItem(raw, "format");
+    const est_device *b = raw_base(devs, raw, base, err);
+    if (!b)
+        return NULL;
     const cJSON *gpu = cJSON_GetObjectItem(raw, "gpu");
-    const cJSON *runs = cJSON_GetObjectItem(raw, "runs");
-    const cJSON *date = cJSON_GetObjectItem(raw, "date");
-    if (!cJSON_IsString(fmt) || strcmp(fmt->valuestring, CAL_RAW_FORMAT)) {
-        bad_raw(err, "format", "not a calibration record (format \"" CAL_RAW_FORMAT "\")");
-        return NULL;
-    }
-    const cJSON *gname = cJSON_GetObjectItem(gpu, "name");
-    if (!cJSON_IsString(gname) || !cJSON_IsArray(runs) || !cJSON_IsString(date)) {
-        bad_raw(err, "gpu", "needs gpu.name, date and runs");
-        return NULL;
-    }
-    const est_device *b = lr_devices_find(devs, base ? base : "H100-SXM5-80GB");
-    if (!b) {
-        lr_error_set(err, LR_INVALID_REQUEST, "base", "unknown built-in device '%s'",
-                     base ? base : "");
-        return NULL;
-    }
+    const char *gname = cJSON_GetObjectItem(gpu, "name")->valuestring;
+    const char *date = cJSON_GetObjectItem(raw, "date")->valuestring;
     est_device dev = *b;
     char devname[EST_MAX_NAME];
-    snprintf(devname, sizeof devname, "%s%s", name ? name : gname->valuestring,
-             name ? "" : " (calibrated)");
+    snprintf(devname, sizeof devname, "%s%s", name ? name : gname, name ? "" : " (calibrated)");
     snprintf(dev.name, sizeof dev.name, "%s", devname);
     driver_figures(gpu, &dev);
     est_device_set_v2_defaults(&dev);
@@ -336,127 +456,44 @@ cJSON *cal_analyse(const lr_devices *devs, const cJSON *raw, const char *base, c
     cal_text t = {0};
     if (load_suite(fams, &nf, err))
         return NULL;
-    rows = estimate_runs(devs, runs, &dev, fams, nf, kernels, &n, err);
+    rows =
+        estimate_runs(devs, cJSON_GetObjectItem(raw, "runs"), &dev, fams, nf, kernels, &n, err);
     if (!rows)
         goto done;
     if (n < 20) {
         bad_raw(err, "runs", "too few runs to fit (at least 20 launchable configurations)");
         goto done;
     }
-    /* attainable bandwidths: DRAM from the streaming copy, unfolded: it stores exactly
-     * the elements it loads, so it moves twice its compulsory load volume (32 B per
-     * update); L2 as the most L2 traffic any suite kernel moved in the model's volumes
-     * (which match the profiler within a few per cent for these kernels) */
-    double dram = 0, l2 = 0;
-    for (int i = 0; i < n; i++) {
-        const est_volumes *v = &rows[i].r.total;
-        const int *fo = rows[i].r.config.launch.folding;
-        if (!strcmp(fams[rows[i].family].name, DRAM_FAMILY) && fo[0] * fo[1] * fo[2] == 1)
-            dram = fmax(dram, rows[i].glups * 2 * v->dram_load_compulsory);
-        l2 = fmax(l2, rows[i].glups * (v->l2_load + v->l2_store));
-    }
-    if (!(dram > 0)) {
-        bad_raw(err, "runs", "no unfolded run of " DRAM_FAMILY " to measure DRAM with");
+    if (set_bandwidths(&dev, rows, n, fams, err))
         goto done;
-    }
-    dev.dram_bw_gbs = round(dram);
-    dev.l2_bw_gbs = round(l2);
     smp = calloc((size_t)n, sizeof *smp);
     if (!smp) {
         lr_error_set(err, LR_NO_MEMORY, NULL, "out of memory");
         goto done;
     }
     for (int i = 0; i < n; i++)
-        smp[i] = (cal_sample){rows[i].family, kernels[rows[i].family], &rows[i].r,
-                              rows[i].glups};
+        smp[i] =
+            (cal_sample){rows[i].family, kernels[rows[i].family], &rows[i].r, rows[i].glups};
     int drv = (int)gpu_num(gpu, "driver_version");
     cal_say(&t, "GPU %s (compute capability %d.%d, CUDA driver %d.%d), %d runs, measured %s\n",
-        gname->valuestring, (int)gpu_num(gpu, "cc_major"), (int)gpu_num(gpu, "cc_minor"),
-        drv / 1000, drv % 1000 / 10, n, date->valuestring);
+            gname, (int)gpu_num(gpu, "cc_major"), (int)gpu_num(gpu, "cc_minor"), drv / 1000,
+            drv % 1000 / 10, n, date);
     cal_say(&t, "attainable bandwidths: DRAM %.0f GB/s, L2 %.0f GB/s\n", dev.dram_bw_gbs,
-        dev.l2_bw_gbs);
+            dev.l2_bw_gbs);
     cal_micro_figures mf;
     const cJSON *micro = cJSON_GetObjectItem(raw, "micro");
-    int have_micro = micro != NULL;
-    if (have_micro && cal_micro_analyse(micro, dev.sm_count, gpu_num(gpu, "l2_bytes"), &mf, &t, err))
+    if (micro && cal_micro_analyse(micro, dev.sm_count, gpu_num(gpu, "l2_bytes"), &mf, &t, err))
         goto done;
-    double before = cal_objective(&dev, smp, n, -1);
+    cal_sources cs = {.n = n, .micro = micro ? &mf : NULL, .base = b->name};
+    snprintf(cs.who, sizeof cs.who, "%s, CUDA driver %d.%d, %s", gname, drv / 1000,
+             drv % 1000 / 10, date);
     const char *labels[MAX_SUITE];
     for (int f = 0; f < nf; f++)
         labels[f] = fams[f].name;
-    cal_report_groups(&t, "with the built-in model-v2 parameters (the H100 fit):", "family",
-                      labels, nf, smp, n);
-    dev = cal_fit(&dev, smp, n, -1, 4);
-    double after = cal_objective(&dev, smp, n, -1);
-    cal_report_groups(&t, "with the parameters fitted here:", "family", labels, nf, smp, n);
-    cal_say(&t, "objective %.4f -> %.4f\nfitted:", before, after);
-    for (int q = 0; q < CAL_NPARAMS; q++)
-        cal_say(&t, " %s %.4g", cal_param_name(q), *cal_param(&dev, q));
-    cal_say(&t, "\n");
-
-    char why[160];
-    const char *badfig = est_device_check(&dev, why, sizeof why);
-    if (badfig) {
-        lr_error_set(err, LR_INVALID_REQUEST, badfig,
-                     "calibration gives an impossible figure: %s", why);
-        goto done;
-    }
-    out = lr_device_to_json(devs, &dev, 0);
-    cJSON *src = out ? cJSON_AddObjectToObject(out, "sources") : NULL;
-    if (!src) {
-        cJSON_Delete(out);
-        out = NULL;
-        lr_error_set(err, LR_NO_MEMORY, NULL, "out of memory");
-        goto done;
-    }
-    char s[1024], who[256];
-    snprintf(who, sizeof who, "%s, CUDA driver %d.%d, %s", gname->valuestring, drv / 1000,
-             drv % 1000 / 10, date->valuestring);
-    snprintf(s, sizeof s,
-             "the CUDA driver (cuDeviceGetAttribute) on %s; l2_bytes is half the driver's "
-             "figure from compute capability 8.0 (one of the two L2 partitions, docs/model.md "
-             "section 8); clock_ghz is the maximum SM clock, not the clock under load",
-             who);
-    cJSON_AddStringToObject(src,
-                            "sm_count,max_threads_per_sm,max_blocks_per_sm,"
-                            "max_threads_per_block,regs_per_sm,shared_bytes_per_sm,l2_bytes,"
-                            "clock_ghz",
-                            s);
-    snprintf(s, sizeof s,
-             "launchrank calibrate on %s: DRAM, the fastest unfolded run of the streaming "
-             "copy " DRAM_FAMILY " (32 B per update); L2, the most L2 traffic (model "
-             "volumes x measured GLup/s) any of the %d timed configurations moved",
-             who, n);
-    cJSON_AddStringToObject(src, "dram_bw_gbs,l2_bw_gbs", s);
-    snprintf(s, sizeof s,
-             "launchrank calibrate on %s: model v2 fitted to the %d timed configurations "
-             "(calibrate/fit.c, objective %.4f -> %.4f)",
-             who, n, before, after);
-    char keys[512] = "";
-    for (int q = 0; q < CAL_NPARAMS; q++)
-        snprintf(keys + strlen(keys), sizeof keys - strlen(keys), "%s%s", q ? "," : "",
-                 cal_param_name(q));
-    cJSON_AddStringToObject(src, keys, s);
-    if (have_micro) {
-        snprintf(s, sizeof s,
-                 "launchrank calibrate's microbenchmarks on %s (docs/calibration.md; the model "
-                 "does not use them): L2 reads %.0f GB/s (median up to half the L2), below 90 %% "
-                 "of that from a working set of %.1f MiB, %.0f GB/s at 256 MiB; DRAM reads "
-                 "%.0f GB/s at most, 90 %% of it from %.0f KiB in flight per SM, implied "
-                 "latency at the least load %.0f ns (Little's law); pointer chasing: L1 hit "
-                 "%.1f ns, L2 hit %.1f ns, DRAM %.0f ns (%.0f ns over 2 GiB), L2 hits within "
-                 "10 %% up to %.0f MiB; L1 %.2f lines per cycle per SM for loads of 2 to 32 "
-                 "lines (%.2f for coalesced 4-byte loads, issue-bound); SM clock %.3f GHz "
-                 "compute-bound, %.3f GHz memory-bound",
-                 who, mf.l2_plateau_gbs, mf.l2_effective_bytes / (1 << 20), mf.l2_floor_gbs,
-                 mf.dram_peak_gbs, mf.dram_near_peak_bytes_per_sm / 1024, mf.dram_latency_ns,
-                 mf.l1_hit_ns, mf.l2_hit_ns, mf.dram_ns, mf.dram_far_ns,
-                 mf.translation_reach_bytes / (1 << 20), mf.l1_lines_per_cycle[5],
-                 mf.l1_lines_per_cycle[0], mf.clock_compute_ghz, mf.clock_memory_ghz);
-        cJSON_AddStringToObject(src, "microbenchmarks", s);
-    }
-    snprintf(s, sizeof s, "not measured: the figures of the built-in %s", b->name);
-    cJSON_AddStringToObject(src, "other figures", s);
+    dev = cal_fit_reported(&dev, smp, n, &t,
+                           "with the built-in model-v2 parameters (the H100 fit):", "family",
+                           labels, nf, &cs.before, &cs.after);
+    out = device_with_sources(devs, &dev, &cs, err);
 done:
     if (report && out)
         *report = t.s;

@@ -231,3 +231,20 @@ void cal_report_groups(cal_text *t, const char *title, const char *column,
     free(m);
     free(e);
 }
+
+est_device cal_fit_reported(const est_device *start, cal_sample *s, int n, cal_text *t,
+                            const char *before_title, const char *column,
+                            const char *const *labels, int ngroups, double *before,
+                            double *after)
+{
+    *before = cal_objective(start, s, n, -1);
+    cal_report_groups(t, before_title, column, labels, ngroups, s, n);
+    est_device dev = cal_fit(start, s, n, -1, 4);
+    *after = cal_objective(&dev, s, n, -1);
+    cal_report_groups(t, "with the parameters fitted here:", column, labels, ngroups, s, n);
+    cal_say(t, "objective %.4f -> %.4f\nfitted:", *before, *after);
+    for (int q = 0; q < CAL_NPARAMS; q++)
+        cal_say(t, " %s %.4g", cal_param_name(q), *cal_param(&dev, q));
+    cal_say(t, "\n");
+    return dev;
+}

@@ -72,4 +72,13 @@ void cal_say(cal_text *t, const char *fmt, ...) __attribute__((format(printf, 2,
 void cal_report_groups(cal_text *t, const char *title, const char *column,
                        const char *const *labels, int ngroups, const cal_sample *s, int n);
 
+/* cal_fit(start, s, n, -1, 4), reported: appends to t the table of start's
+ * predictions under before_title, the table of the fitted device's, "objective B ->
+ * A" and the fitted parameters (the groups as cal_report_groups has them). The
+ * objectives before and after go to *before and *after. Returns the fitted device. */
+est_device cal_fit_reported(const est_device *start, cal_sample *s, int n, cal_text *t,
+                            const char *before_title, const char *column,
+                            const char *const *labels, int ngroups, double *before,
+                            double *after);
+
 #endif

@@ -258,6 +258,80 @@ static cJSON *describe_result(const refit *rf, const est_device *dev, lr_error *
     return out;
 }
 
+/* The refitted device's name into newname: name, else "DEVICE (refit)"; refused when
+ * it is a built-in's or too long. 0, or -1 with err set. */
+static int refit_name(const lr_devices *devs, const est_device *target, const char *name,
+                      char newname[EST_MAX_NAME + 16], lr_error *err)
+{
+    snprintf(newname, EST_MAX_NAME + 16, "%s%s", name ? name : target->name,
+             name ? "" : " (refit)");
+    int at = lr_devices_index(devs, newname);
+    if (at >= 0 && !lr_devices_is_stored(devs, at))
+        return lr_error_set(err, LR_INVALID_REQUEST, "name",
+                            "'%s' is a built-in device; a refit never replaces one (give "
+                            "--name)",
+                            newname);
+    if (strlen(newname) >= EST_MAX_NAME)
+        return lr_error_set(err, LR_INVALID_REQUEST, "name",
+                            "the name has %d characters at most", EST_MAX_NAME - 1);
+    return 0;
+}
+
+/* Estimates every collected row on the target device into smp (one sample per usable
+ * row, their number in *n) and counts rows and kernels in rf->stats. 0, or -1 with err
+ * set (out of memory). */
+static int estimate_rows(refit *rf, est_ctx *ctx, cal_sample *smp, int *n, lr_error *err)
+{
+    *n = 0;
+    for (int i = 0; i < rf->nrows; i++) {
+        int rc = estimate_row(rf, ctx, &rf->rows[i]);
+        if (rc < 0)
+            return lr_error_set(err, LR_NO_MEMORY, NULL, "out of memory");
+        if (rc > 0) {
+            rf->stats->unusable++;
+            continue;
+        }
+        refit_row *r = &rf->rows[i];
+        smp[(*n)++] = (cal_sample){r->group, rf->groups[r->group].k, &r->r, r->glups};
+    }
+    rf->stats->used = *n;
+    for (int g = 0; g < rf->ngroups; g++)
+        rf->stats->kernels += rf->groups[g].k != NULL;
+    return 0;
+}
+
+/* Checks the n samples, fits the target's parameters to them and reports in t; the
+ * description of the fitted device called newname, or NULL with err set. */
+static cJSON *fit_rows(refit *rf, cal_sample *smp, int n, const char *newname, cal_text *t,
+                       lr_error *err)
+{
+    cal_refit_stats *stats = rf->stats;
+    cal_say(t,
+            "measurement log: %d rows; %d without their request (measured before launchrank "
+            "kept it), %d of other devices, %d unusable; %d measurements of %d kernels of %s\n",
+            stats->rows, stats->no_request, stats->other_device, stats->unusable, n,
+            stats->kernels, rf->dev->name);
+    if (check_data(rf, smp, n, err))
+        return NULL;
+    const char **labels = malloc(sizeof *labels * (size_t)rf->ngroups);
+    if (!labels) {
+        lr_error_set(err, LR_NO_MEMORY, NULL, "out of memory");
+        return NULL;
+    }
+    for (int g = 0; g < rf->ngroups; g++) {
+        labels[g] = rf->groups[g].label;
+        if (rf->groups[g].k)
+            cal_say(t, "  %s: %s\n", rf->groups[g].label, rf->groups[g].legend);
+    }
+    char title[128];
+    snprintf(title, sizeof title, "with the parameters of %s:", rf->dev->name);
+    est_device dev = cal_fit_reported(rf->dev, smp, n, t, title, "kernel", labels, rf->ngroups,
+                                      &stats->before, &stats->after);
+    free(labels);
+    snprintf(dev.name, sizeof dev.name, "%s", newname);
+    return describe_result(rf, &dev, err);
+}
+
 cJSON *cal_refit(const lr_devices *devs, st_store *st, const char *device, const char *name,
                  cal_refit_stats *stats, char **report, lr_error *err)
 {
@@ -274,94 +348,25 @@ cJSON *cal_refit(const lr_devices *devs, st_store *st, const char *device, const
         return NULL;
     }
     char newname[EST_MAX_NAME + 16];
-    snprintf(newname, sizeof newname, "%s%s", name ? name : target->name,
-             name ? "" : " (refit)");
-    int at = lr_devices_index(devs, newname);
-    if (at >= 0 && !lr_devices_is_stored(devs, at)) {
-        lr_error_set(err, LR_INVALID_REQUEST, "name",
-                     "'%s' is a built-in device; a refit never replaces one (give --name)",
-                     newname);
+    if (refit_name(devs, target, name, newname, err))
         return NULL;
-    }
-    if (strlen(newname) >= EST_MAX_NAME) {
-        lr_error_set(err, LR_INVALID_REQUEST, "name", "the name has %d characters at most",
-                     EST_MAX_NAME - 1);
-        return NULL;
-    }
 
     refit rf = {.devs = devs, .dev = target, .stats = stats};
     lr_error_clear(&rf.oom);
     cal_sample *smp = NULL;
     cal_text t = {0};
     cJSON *out = NULL;
+    int n = 0, walk;
     est_ctx *ctx = est_ctx_new(0);
     rf.dev_json = lr_device_to_json(devs, target, 0);
-    if (!ctx || !rf.dev_json) {
+    if (!ctx || !rf.dev_json)
         lr_error_set(err, LR_NO_MEMORY, NULL, "out of memory");
-        goto done;
-    }
-    int walk = st_measurement_each(st, collect, &rf, err);
-    if (walk) {
-        if (walk > 0)
-            *err = rf.oom;
-        goto done;
-    }
-    smp = calloc((size_t)rf.nrows + 1, sizeof *smp);
-    if (!smp) {
+    else if ((walk = st_measurement_each(st, collect, &rf, err)) > 0)
+        *err = rf.oom;
+    else if (!walk && !(smp = calloc((size_t)rf.nrows + 1, sizeof *smp)))
         lr_error_set(err, LR_NO_MEMORY, NULL, "out of memory");
-        goto done;
-    }
-    int n = 0;
-    for (int i = 0; i < rf.nrows; i++) {
-        int rc = estimate_row(&rf, ctx, &rf.rows[i]);
-        if (rc < 0) {
-            lr_error_set(err, LR_NO_MEMORY, NULL, "out of memory");
-            goto done;
-        }
-        if (rc > 0) {
-            stats->unusable++;
-            continue;
-        }
-        refit_row *r = &rf.rows[i];
-        smp[n++] = (cal_sample){r->group, rf.groups[r->group].k, &r->r, r->glups};
-    }
-    stats->used = n;
-    for (int g = 0; g < rf.ngroups; g++)
-        stats->kernels += rf.groups[g].k != NULL;
-
-    cal_say(&t,
-            "measurement log: %d rows; %d without their request (measured before launchrank "
-            "kept it), %d of other devices, %d unusable; %d measurements of %d kernels of %s\n",
-            stats->rows, stats->no_request, stats->other_device, stats->unusable, n,
-            stats->kernels, target->name);
-    if (check_data(&rf, smp, n, err))
-        goto done;
-    const char **labels = malloc(sizeof *labels * (size_t)rf.ngroups);
-    if (!labels) {
-        lr_error_set(err, LR_NO_MEMORY, NULL, "out of memory");
-        goto done;
-    }
-    for (int g = 0; g < rf.ngroups; g++) {
-        labels[g] = rf.groups[g].label;
-        if (rf.groups[g].k)
-            cal_say(&t, "  %s: %s\n", rf.groups[g].label, rf.groups[g].legend);
-    }
-    stats->before = cal_objective(target, smp, n, -1);
-    char title[128];
-    snprintf(title, sizeof title, "with the parameters of %s:", target->name);
-    cal_report_groups(&t, title, "kernel", labels, rf.ngroups, smp, n);
-    est_device dev = cal_fit(target, smp, n, -1, 4);
-    snprintf(dev.name, sizeof dev.name, "%s", newname);
-    stats->after = cal_objective(&dev, smp, n, -1);
-    cal_report_groups(&t, "with the parameters fitted here:", "kernel", labels, rf.ngroups, smp,
-                      n);
-    free(labels);
-    cal_say(&t, "objective %.4f -> %.4f\nfitted:", stats->before, stats->after);
-    for (int q = 0; q < CAL_NPARAMS; q++)
-        cal_say(&t, " %s %.4g", cal_param_name(q), *cal_param(&dev, q));
-    cal_say(&t, "\n");
-    out = describe_result(&rf, &dev, err);
-done:
+    else if (!walk && !estimate_rows(&rf, ctx, smp, &n, err))
+        out = fit_rows(&rf, smp, n, newname, &t, err);
     if (report)
         *report = t.s;
     else

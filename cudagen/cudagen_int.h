@@ -95,4 +95,19 @@ void cg_run_close(cg_run *r);
 /* Fills field f's allocation with cg_init_value (via a host buffer of bounded size). */
 int cg_run_fill(cg_run *r, const est_kernel *k, int f, lr_error *err);
 
+/* ---- dl.c: entry points of the libraries opened with dlopen ------------------ */
+
+/* One entry point: where its address goes in a struct of function pointers
+ * (offsetof), its name, and an older name to try when it is missing (NULL: none). */
+typedef struct cg_dl_sym {
+    size_t offset;
+    const char *name, *fallback;
+} cg_dl_sym;
+
+/* Resolves the n entry points of syms in the library h (from dlopen) into the struct
+ * at api. 0, or -1 with an LR_UNAVAILABLE error saying that `library` lacks the first
+ * missing one ("the CUDA driver lacks cuInit; it is too old"). */
+int cg_dl_resolve(void *h, const cg_dl_sym *syms, size_t n, void *api, const char *library,
+                  lr_error *err);
+
 #endif

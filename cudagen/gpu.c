@@ -15,6 +15,7 @@
  * code.
  */
 #include <dlfcn.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -132,12 +133,36 @@ static int drv_fail(const session *s, CUresult r, const char *what, lr_error *er
                         text ? text : "unknown error", name ? name : "?", r);
 }
 
-/* Resolves the first name that exists, for entry points renamed between releases. */
-static void *sym(void *h, const char *name, const char *fallback)
-{
-    void *p = dlsym(h, name);
-    return p || !fallback ? p : dlsym(h, fallback);
-}
+/* The driver's entry points; a fallback name for those renamed between releases. */
+static const cg_dl_sym cuda_syms[] = {
+    {offsetof(cuda_api, Init), "cuInit", NULL},
+    {offsetof(cuda_api, DriverGetVersion), "cuDriverGetVersion", NULL},
+    {offsetof(cuda_api, DeviceGetCount), "cuDeviceGetCount", NULL},
+    {offsetof(cuda_api, DeviceGet), "cuDeviceGet", NULL},
+    {offsetof(cuda_api, DeviceGetName), "cuDeviceGetName", NULL},
+    {offsetof(cuda_api, DeviceGetAttribute), "cuDeviceGetAttribute", NULL},
+    {offsetof(cuda_api, PrimaryCtxRetain), "cuDevicePrimaryCtxRetain", NULL},
+    {offsetof(cuda_api, PrimaryCtxRelease), "cuDevicePrimaryCtxRelease_v2",
+     "cuDevicePrimaryCtxRelease"},
+    {offsetof(cuda_api, CtxSetCurrent), "cuCtxSetCurrent", NULL},
+    {offsetof(cuda_api, CtxSynchronize), "cuCtxSynchronize", NULL},
+    {offsetof(cuda_api, ModuleLoadData), "cuModuleLoadData", NULL},
+    {offsetof(cuda_api, ModuleGetFunction), "cuModuleGetFunction", NULL},
+    {offsetof(cuda_api, ModuleUnload), "cuModuleUnload", NULL},
+    {offsetof(cuda_api, MemAlloc), "cuMemAlloc_v2", NULL},
+    {offsetof(cuda_api, MemFree), "cuMemFree_v2", NULL},
+    {offsetof(cuda_api, MemcpyHtoD), "cuMemcpyHtoD_v2", NULL},
+    {offsetof(cuda_api, MemcpyDtoH), "cuMemcpyDtoH_v2", NULL},
+    {offsetof(cuda_api, MemsetD8), "cuMemsetD8_v2", NULL},
+    {offsetof(cuda_api, LaunchKernel), "cuLaunchKernel", NULL},
+    {offsetof(cuda_api, EventCreate), "cuEventCreate", NULL},
+    {offsetof(cuda_api, EventRecord), "cuEventRecord", NULL},
+    {offsetof(cuda_api, EventSynchronize), "cuEventSynchronize", NULL},
+    {offsetof(cuda_api, EventElapsedTime), "cuEventElapsedTime_v2", "cuEventElapsedTime"},
+    {offsetof(cuda_api, EventDestroy), "cuEventDestroy_v2", "cuEventDestroy"},
+    {offsetof(cuda_api, GetErrorName), "cuGetErrorName", NULL},
+    {offsetof(cuda_api, GetErrorString), "cuGetErrorString", NULL},
+};
 
 static int api_load(cuda_api *a, lr_error *err)
 {
@@ -146,41 +171,8 @@ static int api_load(cuda_api *a, lr_error *err)
         return lr_error_set(err, LR_UNAVAILABLE, NULL,
                             "no CUDA driver (libcuda.so.1 not found): measuring needs an "
                             "NVIDIA GPU");
-#define SYM(field, name, fallback)                                                             \
-    do {                                                                                       \
-        *(void **)&a->field = sym(h, name, fallback);                                          \
-        if (!a->field)                                                                         \
-            return lr_error_set(err, LR_UNAVAILABLE, NULL,                                     \
-                                "the CUDA driver lacks %s; it is too old", name);              \
-    } while (0)
-    SYM(Init, "cuInit", NULL);
-    SYM(DriverGetVersion, "cuDriverGetVersion", NULL);
-    SYM(DeviceGetCount, "cuDeviceGetCount", NULL);
-    SYM(DeviceGet, "cuDeviceGet", NULL);
-    SYM(DeviceGetName, "cuDeviceGetName", NULL);
-    SYM(DeviceGetAttribute, "cuDeviceGetAttribute", NULL);
-    SYM(PrimaryCtxRetain, "cuDevicePrimaryCtxRetain", NULL);
-    SYM(PrimaryCtxRelease, "cuDevicePrimaryCtxRelease_v2", "cuDevicePrimaryCtxRelease");
-    SYM(CtxSetCurrent, "cuCtxSetCurrent", NULL);
-    SYM(CtxSynchronize, "cuCtxSynchronize", NULL);
-    SYM(ModuleLoadData, "cuModuleLoadData", NULL);
-    SYM(ModuleGetFunction, "cuModuleGetFunction", NULL);
-    SYM(ModuleUnload, "cuModuleUnload", NULL);
-    SYM(MemAlloc, "cuMemAlloc_v2", NULL);
-    SYM(MemFree, "cuMemFree_v2", NULL);
-    SYM(MemcpyHtoD, "cuMemcpyHtoD_v2", NULL);
-    SYM(MemcpyDtoH, "cuMemcpyDtoH_v2", NULL);
-    SYM(MemsetD8, "cuMemsetD8_v2", NULL);
-    SYM(LaunchKernel, "cuLaunchKernel", NULL);
-    SYM(EventCreate, "cuEventCreate", NULL);
-    SYM(EventRecord, "cuEventRecord", NULL);
-    SYM(EventSynchronize, "cuEventSynchronize", NULL);
-    SYM(EventElapsedTime, "cuEventElapsedTime_v2", "cuEventElapsedTime");
-    SYM(EventDestroy, "cuEventDestroy_v2", "cuEventDestroy");
-    SYM(GetErrorName, "cuGetErrorName", NULL);
-    SYM(GetErrorString, "cuGetErrorString", NULL);
-#undef SYM
-    return 0;
+    return cg_dl_resolve(h, cuda_syms, sizeof cuda_syms / sizeof cuda_syms[0], a, "CUDA driver",
+                         err);
 }
 
 static void cuda_close(void *p)

@@ -8,6 +8,7 @@
  * NVRTC buys nothing but a reload on the next request.
  */
 #include <dlfcn.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -54,6 +55,21 @@ typedef struct nvrtc_api {
     nvrtcResult (*DestroyProgram)(nvrtcProgram *);
 } nvrtc_api;
 
+/* NVRTC's entry points. */
+static const cg_dl_sym nvrtc_syms[] = {
+    {offsetof(nvrtc_api, GetErrorString), "nvrtcGetErrorString", NULL},
+    {offsetof(nvrtc_api, Version), "nvrtcVersion", NULL},
+    {offsetof(nvrtc_api, CreateProgram), "nvrtcCreateProgram", NULL},
+    {offsetof(nvrtc_api, CompileProgram), "nvrtcCompileProgram", NULL},
+    {offsetof(nvrtc_api, GetProgramLogSize), "nvrtcGetProgramLogSize", NULL},
+    {offsetof(nvrtc_api, GetProgramLog), "nvrtcGetProgramLog", NULL},
+    {offsetof(nvrtc_api, GetPTXSize), "nvrtcGetPTXSize", NULL},
+    {offsetof(nvrtc_api, GetPTX), "nvrtcGetPTX", NULL},
+    {offsetof(nvrtc_api, GetCUBINSize), "nvrtcGetCUBINSize", NULL},
+    {offsetof(nvrtc_api, GetCUBIN), "nvrtcGetCUBIN", NULL},
+    {offsetof(nvrtc_api, DestroyProgram), "nvrtcDestroyProgram", NULL},
+};
+
 /* Opens NVRTC and resolves its entry points into *api. */
 static int nvrtc_load(nvrtc_api *api, lr_error *err)
 {
@@ -71,26 +87,8 @@ static int nvrtc_load(nvrtc_api *api, lr_error *err)
                             "NVRTC not found (tried %s): compiling generated kernels needs the "
                             "CUDA toolkit's runtime compiler",
                             tried);
-#define SYM(field, name)                                                                       \
-    do {                                                                                       \
-        *(void **)&api->field = dlsym(h, name);                                                \
-        if (!api->field)                                                                       \
-            return lr_error_set(err, LR_UNAVAILABLE, NULL,                                     \
-                                "the NVRTC library found lacks %s; it is too old", name);      \
-    } while (0)
-    SYM(GetErrorString, "nvrtcGetErrorString");
-    SYM(Version, "nvrtcVersion");
-    SYM(CreateProgram, "nvrtcCreateProgram");
-    SYM(CompileProgram, "nvrtcCompileProgram");
-    SYM(GetProgramLogSize, "nvrtcGetProgramLogSize");
-    SYM(GetProgramLog, "nvrtcGetProgramLog");
-    SYM(GetPTXSize, "nvrtcGetPTXSize");
-    SYM(GetPTX, "nvrtcGetPTX");
-    SYM(GetCUBINSize, "nvrtcGetCUBINSize");
-    SYM(GetCUBIN, "nvrtcGetCUBIN");
-    SYM(DestroyProgram, "nvrtcDestroyProgram");
-#undef SYM
-    return 0;
+    return cg_dl_resolve(h, nvrtc_syms, sizeof nvrtc_syms / sizeof nvrtc_syms[0], api,
+                         "NVRTC library found", err);
 }
 
 /* The program's log as a malloc'd string ("" when empty), or NULL. */
