@@ -112,11 +112,19 @@ static void rank_loop(est_rank_run *run, est_ctx *ctx, int (*leave)(void *), voi
     }
 }
 
-/* A thread est_rank started (and the calling thread): a context of its own for the
- * time of the ranking. */
-static void *rank_worker(void *arg)
+/* The calling thread's leave test: never leaves, but first gives the caller its
+ * pause between two configurations (rank.h). */
+static int pause_between(void *arg)
 {
-    est_rank_run *run = arg;
+    const est_rank_hooks *h = ((est_rank_run *)arg)->hooks;
+    h->pause(h->user);
+    return 0;
+}
+
+/* A thread of the ranking with a context of its own for its time: one est_rank
+ * started, or (leave, user) the calling thread. */
+static void rank_own(est_rank_run *run, int (*leave)(void *), void *user)
+{
     est_ctx *ctx = est_ctx_new(run->max_ops);
     if (ctx && run->memo)
         est_ctx_share_memo(ctx, run->memo);
@@ -124,8 +132,13 @@ static void *rank_worker(void *arg)
         est_ctx_watch(ctx, run->stop);
     if (ctx && run->deadline > 0)
         est_ctx_set_deadline(ctx, run->deadline);
-    rank_loop(run, ctx, NULL, NULL);
+    rank_loop(run, ctx, leave, user);
     est_ctx_free(ctx);
+}
+
+static void *rank_worker(void *arg)
+{
+    rank_own(arg, NULL, NULL);
     return NULL;
 }
 
@@ -174,7 +187,8 @@ int est_rank(const est_kernel *k, const est_device *dev, est_result *results, si
             break;
     if (run.hooks->open)
         run.hooks->open(run.hooks->user, &run);
-    rank_worker(&run); /* the calling thread works too */
+    /* the calling thread works too, pausing between configurations if asked to */
+    rank_own(&run, run.hooks->pause ? pause_between : NULL, &run);
     if (run.hooks->close)
         run.hooks->close(run.hooks->user, &run); /* returns once no lent thread is in */
     for (int t = 1; t <= started; t++)

@@ -40,10 +40,15 @@ typedef struct est_rank_run est_rank_run;
  *    and close must not return while a thread is inside est_rank_help for run or may
  *    still enter it. This is how a daemon lends its idle compute threads to one
  *    ranking; the calling thread and the nthreads - 1 threads est_rank starts work
- *    beside the lent ones. */
+ *    beside the lent ones;
+ *  - pause(user), called by the calling thread alone before each of its
+ *    configurations: it may do other work there (a daemon with no idle thread runs
+ *    an estimate that waits, so that a ranking does not hold it up for long); the
+ *    ranking's other threads go on meanwhile. */
 typedef struct est_rank_hooks {
     est_progress_fn progress;
     int (*cancelled)(void *user);
+    void (*pause)(void *user);
     void (*open)(void *user, est_rank_run *run);
     void (*close)(void *user, est_rank_run *run);
     void *user;

@@ -91,11 +91,15 @@ typedef struct lr_rank_run lr_rank_run;
 
 /* What a caller may give a ranking besides its body, each member 0/NULL or as
  * est_rank_hooks (estimator/rank.h) says, where they are passed on: progress, a
- * cancelled test (a client that hung up: LR_UNAVAILABLE), and open/close of a lender
- * of threads, between which any thread may work on the ranking with lr_rank_help. */
+ * cancelled test (a client that hung up: LR_UNAVAILABLE), a pause of the calling
+ * thread between its configurations (it may run another request there, with the same
+ * worker: the ranking does not use the worker while it estimates), and open/close of
+ * a lender of threads, between which any thread may work on the ranking with
+ * lr_rank_help. */
 typedef struct lr_rank_hooks {
     lr_progress_fn progress;
     int (*cancelled)(void *user);
+    void (*pause)(void *user);
     void (*open)(void *user, lr_rank_run *run);
     void (*close)(void *user, lr_rank_run *run);
     void *user;

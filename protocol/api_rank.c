@@ -272,6 +272,12 @@ static int run_cancelled(void *user)
     return r->hooks->cancelled(r->hooks->user);
 }
 
+static void run_pause(void *user)
+{
+    const lr_rank_run *r = user;
+    r->hooks->pause(r->hooks->user);
+}
+
 static void run_open(void *user, est_rank_run *est)
 {
     lr_rank_run *r = user;
@@ -304,6 +310,7 @@ char *lr_api_rank_with(lr_worker *w, const char *body, size_t len, const lr_rank
     lr_rank_run run = {.hooks = hooks ? hooks : &none};
     est_rank_hooks eh = {.progress = run.hooks->progress ? run_progress : NULL,
                          .cancelled = run.hooks->cancelled ? run_cancelled : NULL,
+                         .pause = run.hooks->pause ? run_pause : NULL,
                          .open = run.hooks->open ? run_open : NULL,
                          .close = run.hooks->close ? run_close : NULL,
                          .user = &run};

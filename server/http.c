@@ -333,6 +333,7 @@ static enum MHD_Result request_answer(srv_server *s, struct MHD_Connection *c, s
 static enum MHD_Result request_submit(srv_server *s, struct MHD_Connection *c, srv_request *req)
 {
     req->stream = req->route == SRV_ROUTE_RANK && srv_pool_stream_wanted(c);
+    req->quick = req->route == SRV_ROUTE_ESTIMATE;
     switch (srv_pool_submit(s, req, c)) {
     case SRV_SUBMIT_OK:
         return MHD_YES; /* MHD calls on_request again once the job resumed c */

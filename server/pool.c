@@ -43,8 +43,12 @@
  * configuration from the ranking's shared counter), and leaves it before its next
  * configuration as soon as a job is queued. So a ranking only ever takes threads
  * nobody else wants, and a job queued behind it waits for at most one configuration
- * while a helper is there to leave; with every thread running a job of its own, jobs
- * wait in order as before. The ranking's answer is the same whoever helped: its own
+ * while a helper is there to leave. When no thread is idle and none helps, the
+ * ranking's own thread runs the estimate at the head of the queue itself between two
+ * of its configurations (job_pause: an estimate is short and uses the same worker,
+ * which the ranking does not use while it estimates), so an estimate waits for at
+ * most one configuration of a ranking even with --threads 1; rankings queued behind
+ * rankings wait in order as before. The ranking's answer is the same whoever helped: its own
  * thread alone reads and writes the cache, and the numbers do not depend on the
  * thread (rank.h). It waits for its helpers to leave before it returns (lend_close).
  *
@@ -249,6 +253,9 @@ enum MHD_Result srv_pool_stream(srv_server *s, struct MHD_Connection *c, srv_req
     return srv_respond_stream(s, c, req, stream_read, req);
 }
 
+static void job_run(srv_server *s, srv_request *req);
+static void job_pause(void *user);
+
 /* The ranking's open hook: idle compute threads may help it from now on. */
 static void lend_open(void *user, lr_rank_run *run)
 {
@@ -289,8 +296,10 @@ const lr_rank_hooks *srv_pool_rank_hooks(const srv_request *req)
 static void job_run(srv_server *s, srv_request *req)
 {
     lr_error_clear(&req->answer_err);
+    req->server = s;
     req->hooks = (lr_rank_hooks){.progress = req->stream ? job_progress : NULL,
                                  .cancelled = job_gone,
+                                 .pause = job_pause,
                                  .open = lend_open,
                                  .close = lend_close,
                                  .user = req};
@@ -304,6 +313,33 @@ static void job_run(srv_server *s, srv_request *req)
         req->answer = s->pool.run(s, req, &req->answer_err);
     free(req->body); /* not needed while the answer is sent */
     req->body = NULL;
+}
+
+/* The ranking's pause hook, on its own thread between two of its configurations:
+ * runs the oldest job if it is an estimate and no other thread will take it soon
+ * (none idle, none helping a ranking, which would leave for it). */
+static void job_pause(void *user)
+{
+    srv_request *owner = user;
+    srv_pool *p = owner->pool;
+    lock(p);
+    srv_request *req = p->head;
+    int helping = 0;
+    for (srv_lend *l = p->lends; l; l = l->next)
+        helping += l->helpers != 0;
+    if (!req || !req->quick || p->idle || helping || p->stopping) {
+        unlock(p);
+        return;
+    }
+    p->head = req->job_next;
+    if (!p->head)
+        p->tail = NULL;
+    req->job_next = NULL;
+    p->queued--;
+    req->job = SRV_JOB_RUNNING;
+    unlock(p);
+    job_run(owner->server, req);
+    job_finish(p, req);
 }
 
 /* A helper's leave callback: go when a job waits or the pool stops, and remember
@@ -364,8 +400,11 @@ static srv_request *job_take(srv_server *s)
         if (p->head || p->stopping)
             break;
         srv_lend *l = lend_pick(p);
-        if (!l || lend_help(s, l))
+        if (!l || lend_help(s, l)) {
+            p->idle++;
             pthread_cond_wait(&p->work, &p->mu);
+            p->idle--;
+        }
     }
     srv_request *req = p->head;
     if (!req)

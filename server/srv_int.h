@@ -109,6 +109,7 @@ typedef struct srv_pool {
     pthread_cond_t work;      /* a job was queued, a ranking opened, or stopping was set */
     pthread_cond_t helped;    /* a helper left a ranking */
     srv_lend *lends;          /* rankings idle threads may help, newest first */
+    unsigned idle;            /* compute threads waiting for work */
     srv_request *head, *tail; /* queued jobs, oldest first (linked by job_next) */
     unsigned queued;          /* jobs in the queue, at most SRV_QUEUE_MAX */
     int stopping;             /* srv_pool_stop began: no job is accepted any more */
@@ -258,12 +259,14 @@ struct srv_request {
      * of its suspended connection (polled to see whether the client hung up) and
      * whether it did. */
     lr_rank_hooks hooks;
+    struct srv_server *server;
     struct srv_pool *pool;
     srv_lend lend;
     int fd;
     atomic_int gone;
     /* Progress lines (pool.c, docs/api.md "Progress of a ranking"): stream is set by
      * http.c before the job is submitted; the rest is guarded by the pool's mutex. */
+    int quick;          /* an estimate: a ranking's thread may run it in a pause */
     int stream;         /* the client asked for application/x-ndjson */
     int suspended;      /* the connection is suspended and nobody is resuming it */
     int stream_opened;  /* the connection was resumed for a progress line: from

@@ -17,6 +17,7 @@ import sqlite3
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "schema"))
@@ -99,15 +100,19 @@ def cli_rank_s(threads, body_file):
 
 
 def test_two_threads_rank_faster_with_the_same_answer():
-    """Wall-clock ratio t1/t2 in one run, best of two alternating rounds. What two
-    threads can gain depends on what the machine gives them right now: the suite's
-    machine has 2 cores, shared with other sessions' builds. So each round also
-    times the same ranking in-process (`launchrank rank --threads 1` and `2`, whose
-    own threads have always split a ranking), and the daemon must reach 1.4, or 80 %
-    of the in-process gain when the machine allows less than 1.75 (on a quiet 2-core
-    machine the daemon's 1.4 is the bar; the daemon's fixed costs, parsing, sorting
-    and JSON, run on one thread, so 2 is out of reach). The load-independent half:
-    both compute threads did a fair share of the CPU work."""
+    """Wall-clock ratio t1/t2 in one run, the best of three rounds for each. What two
+    threads gain depends on what the machine gives them now: the development machine
+    has 2 cores shared with other sessions' builds (load 4 to 28 while this was
+    written), CI's has them to itself. So each round also times the same ranking
+    in-process, `launchrank rank --threads 1` and `2` (whose own threads have always
+    split a ranking), right beside the daemon's. Where that shows the machine giving
+    two threads two cores (a gain of 1.6 or more), the daemon must reach 1.4: not 2,
+    since the ranking's fixed costs (parsing, sorting, the decision, JSON) run on one
+    thread, and the in-process ranking itself reaches 1.8-1.9 on a quiet 2-core
+    machine. Where the machine gives less, the ratio is not judged beyond a sanity
+    bound (60 % of the in-process gain: a daemon whose second thread hindered the first
+    would fall below it). The load-independent half, always judged: both compute
+    threads did a fair share of the CPU work."""
     with tempfile.NamedTemporaryFile("wb", suffix=".json") as f, \
             Daemon(LR, cache=False, extra_args=["--threads", "1"]) as d1, \
             Daemon(LR, cache=False, extra_args=["--threads", "2"]) as d2:
@@ -115,24 +120,28 @@ def test_two_threads_rank_faster_with_the_same_answer():
         f.flush()
         t1, t2, c1, c2, bodies = [], [], [], [], set()
         before = thread_ticks(d2.proc.pid)
-        for _ in range(2):
-            c1.append(cli_rank_s(1, f.name))
-            c2.append(cli_rank_s(2, f.name))
-            for d, times in ((d1, t1), (d2, t2)):
+        for _ in range(3):
+            for threads, d, times, cli in ((1, d1, t1, c1), (2, d2, t2, c2)):
+                cli.append(cli_rank_s(threads, f.name))
                 status, _, data, dt = post(d, "/v1/rank", BIG_BODY)
                 check(status == 200, "the 112-configuration ranking answers 200 (%d)" % status)
                 times.append(dt)
                 bodies.add(data)
         after = thread_ticks(d2.proc.pid)
         check(len(bodies) == 1, "the answers of 1 and 2 compute threads are byte-identical "
-              "(%d distinct of 4)" % len(bodies))
+              "(%d distinct of 6)" % len(bodies))
         ratio, machine = min(t1) / min(t2), min(c1) / min(c2)
-        bar = 1.4 if machine >= 1.75 else 0.8 * machine
         print("     daemon 1 thread: %s s, 2 threads: %s s; in-process %s s, %s s"
               % (["%.2f" % t for t in t1], ["%.2f" % t for t in t2],
                  ["%.2f" % t for t in c1], ["%.2f" % t for t in c2]))
-        check(ratio >= bar, "2 compute threads rank %.2fx as fast as 1, at least %.2f "
-              "(in-process gain now %.2f)" % (ratio, bar, machine))
+        if machine >= 1.6:
+            check(ratio >= 1.4, "2 compute threads rank %.2fx as fast as 1, at least 1.4 "
+                  "(in-process gain %.2f)" % (ratio, machine))
+        else:
+            print("     the machine gives two threads %.2fx now (under 1.6): the daemon's "
+                  "%.2fx is not judged against 1.4" % (machine, ratio))
+            check(ratio >= 0.6 * machine, "2 compute threads rank %.2fx as fast as 1, at "
+                  "least 60%% of the in-process gain %.2f" % (ratio, machine))
         work = sorted((after.get(t, 0) - before.get(t, 0) for t in after), reverse=True)
         share = work[1] / float(work[0] + work[1]) if work[0] + work[1] else 0
         check(share >= 0.3, "the second busiest thread of the 2-thread daemon did at least "
@@ -209,6 +218,31 @@ def test_a_client_that_hangs_up_cancels_its_ranking():
             check(done == 1, "%s: only the first ranking was answered 200 (%g)" % (what, done))
 
 
+def test_an_estimate_waits_for_a_configuration_not_for_the_ranking():
+    """With one compute thread, busy with a ranking, an estimate is run by the ranking's
+    own thread between two configurations (server/pool.c, job_pause)."""
+    with Daemon(LR, cache=False, extra_args=["--threads", "1"]) as d:
+        _, _, plain, full = post(d, "/v1/rank", BIG_BODY)
+        out = {}
+        ranking = threading.Thread(target=lambda: out.update(
+            r=d.request("POST", "/v1/rank", BIG_BODY, JSON)))
+        ranking.start()
+        time.sleep(0.3 * full)
+        est_body = json.dumps(dict(BIG, launch={"block": [32, 4, 8],
+                                                "folding": [1, 1, 2]})).encode()
+        lat = []
+        for _ in range(3):
+            status, _, _, dt = post(d, "/v1/estimate", est_body)
+            lat.append(dt)
+            check(status == 200, "the estimate beside the ranking answers 200")
+        ranking.join()
+        check(max(lat) < 0.2 * full,
+              "3 estimates during a %.1f s ranking on the only compute thread take %s s, each "
+              "under 20%% of it" % (full, ["%.2f" % t for t in lat]))
+        check(out["r"][0] == 200 and out["r"][2] == plain,
+              "the ranking they paused answers the same bytes as alone")
+
+
 def test_progress_stream_ends_with_the_plain_answer():
     with Daemon(LR, cache=False, extra_args=["--threads", "2"]) as d:
         _, _, plain, _ = post(d, "/v1/rank", BIG_BODY)
@@ -252,6 +286,7 @@ def test_progress_stream_ends_with_the_plain_answer():
 for test in (test_two_threads_rank_faster_with_the_same_answer,
              test_cache_rows_and_single_estimates_match,
              test_a_client_that_hangs_up_cancels_its_ranking,
+             test_an_estimate_waits_for_a_configuration_not_for_the_ranking,
              test_progress_stream_ends_with_the_plain_answer):
     print("--", test.__name__)
     test()
