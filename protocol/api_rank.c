@@ -303,120 +303,142 @@ char *lr_api_rank(lr_worker *w, const char *body, size_t len, lr_progress_fn pro
     return lr_api_rank_with(w, body, len, &h, err);
 }
 
-char *lr_api_rank_with(lr_worker *w, const char *body, size_t len, const lr_rank_hooks *hooks,
-                       lr_error *err)
-{
-    static const lr_rank_hooks none = {0};
-    lr_rank_run run = {.hooks = hooks ? hooks : &none};
-    est_rank_hooks eh = {.progress = run.hooks->progress ? run_progress : NULL,
-                         .cancelled = run.hooks->cancelled ? run_cancelled : NULL,
-                         .pause = run.hooks->pause ? run_pause : NULL,
-                         .open = run.hooks->open ? run_open : NULL,
-                         .close = run.hooks->close ? run_close : NULL,
-                         .user = &run};
+/* One ranking's working state (lr_api_rank_with): its request and, per configuration
+ * of its space (n of them), the estimator's result, the entry, whether it came from
+ * the cache (skip) or was estimated here (fin), its cache key, and the order of the
+ * launchable ones (m). All owned; freed by state_free. */
+typedef struct rank_state {
     lr_request req;
-    if (lr_request_parse(w->api->devs, body, len, LR_REQ_RANK, &req, err))
-        return NULL;
-    size_t n = req.nspace, hits = 0;
-    est_result *res = calloc(n, sizeof *res);
-    rank_entry *ent = calloc(n, sizeof *ent);
-    unsigned char *skip = calloc(n, 1);
-    unsigned char *fin = calloc(n ? n : 1, 1); /* estimated here (est_rank) */
-    size_t *order = calloc(n, sizeof *order);
-    char(*keys)[33] = calloc(n, sizeof *keys);
-    char *out = NULL;
-    cJSON *resp = NULL;
-    lr_choice *choices = NULL;
-    long base_pos = -1;
-    if (!res || !ent || !skip || !fin || !order || !keys) {
-        lr_error_set(err, LR_NO_MEMORY, NULL, "out of memory");
-        goto done;
+    size_t n, hits, computed, m;
+    est_result *res;
+    rank_entry *ent;
+    unsigned char *skip, *fin;
+    size_t *order;
+    char (*keys)[33];
+    lr_choice *choices;
+    long base_pos;  /* the baseline's place in the order, or -1 */
+    double limit_s; /* the ranking's time limit */
+} rank_state;
+
+static int state_alloc(rank_state *s, lr_error *err)
+{
+    size_t n = s->n;
+    s->res = calloc(n, sizeof *s->res);
+    s->ent = calloc(n, sizeof *s->ent);
+    s->skip = calloc(n, 1);
+    s->fin = calloc(n ? n : 1, 1);
+    s->order = calloc(n, sizeof *s->order);
+    s->keys = calloc(n, sizeof *s->keys);
+    s->base_pos = -1;
+    if (s->res && s->ent && s->skip && s->fin && s->order && s->keys)
+        return 0;
+    return lr_error_set(err, LR_NO_MEMORY, NULL, "out of memory");
+}
+
+static void state_free(rank_state *s)
+{
+    for (size_t i = 0; s->ent && i < s->n; i++) {
+        cJSON_Delete(s->ent[i].est);
+        cJSON_Delete(s->ent[i].warn);
     }
-    for (size_t i = 0; i < n; i++) {
-        res[i].config.launch = req.space[i];
-        memcpy(res[i].config.domain, req.domain, sizeof req.domain);
-        ent[i].launch = req.space[i];
-        lr_request_key(&req, &req.space[i], keys[i]);
-        if ((ent[i].est = api_cache_get(w, &req, &req.space[i], keys[i]))) {
-            skip[i] = 1;
-            hits++;
+    free(s->choices);
+    free(s->res);
+    free(s->ent);
+    free(s->skip);
+    free(s->fin);
+    free(s->order);
+    free(s->keys);
+    lr_request_release(&s->req);
+}
+
+/* Sets up every configuration and takes what the cache has (skip, hits). */
+static void rank_lookup(lr_worker *w, rank_state *s)
+{
+    const lr_request *req = &s->req;
+    for (size_t i = 0; i < s->n; i++) {
+        s->res[i].config.launch = req->space[i];
+        memcpy(s->res[i].config.domain, req->domain, sizeof req->domain);
+        s->ent[i].launch = req->space[i];
+        lr_request_key(req, &req->space[i], s->keys[i]);
+        if ((s->ent[i].est = api_cache_get(w, req, &req->space[i], s->keys[i]))) {
+            s->skip[i] = 1;
+            s->hits++;
         }
     }
-    double limit_s = api_time_limit(w->api);
-    if (est_rank(req.kernel, &req.device, res, n, skip, fin, threads_for(w->api),
-                 (unsigned long)w->api->cfg.isl_max_operations, est_now() + limit_s,
-                 w->api->stop, &eh, err)) {
-        api_stopped(w->api, err);
-        goto done;
-    }
-    size_t computed = 0;
-    for (size_t i = 0; i < n; i++)
-        computed += fin[i];
-    if (hits + computed == 0 && n > 0) { /* nothing to rank: the limit is the answer */
+}
+
+/* Estimates the configurations the cache lacked (est_rank, with the caller's hooks)
+ * and counts them (computed). 0, or -1 with err: the ranking failed or was stopped,
+ * or the time limit came before any configuration was evaluated. */
+static int rank_compute(lr_worker *w, rank_state *s, const est_rank_hooks *eh, lr_error *err)
+{
+    const lr_request *req = &s->req;
+    s->limit_s = api_time_limit(w->api);
+    if (est_rank(req->kernel, &req->device, s->res, s->n, s->skip, s->fin, threads_for(w->api),
+                 (unsigned long)w->api->cfg.isl_max_operations, est_now() + s->limit_s,
+                 w->api->stop, eh, err))
+        return api_stopped(w->api, err);
+    for (size_t i = 0; i < s->n; i++)
+        s->computed += s->fin[i];
+    if (s->hits + s->computed == 0 && s->n > 0) { /* nothing to rank: the limit is the answer */
         lr_error_set(err, LR_BUDGET_EXCEEDED, NULL,
                      "the ranking of %zu configurations ran past its time limit; rank fewer "
                      "or raise the limit",
-                     n);
-        api_stopped(w->api, err);
-        goto done;
+                     s->n);
+        return api_stopped(w->api, err);
     }
-    atomic_fetch_add(&w->api->evaluated, computed);
-    for (size_t i = 0; i < n; i++) {
-        if (!fin[i] || !res[i].launchable)
+    atomic_fetch_add(&w->api->evaluated, s->computed);
+    return 0;
+}
+
+/* The estimate objects of the launchable configurations estimated here, each stored
+ * in the cache. */
+static void rank_store(lr_worker *w, rank_state *s)
+{
+    const lr_request *req = &s->req;
+    for (size_t i = 0; i < s->n; i++) {
+        if (!s->fin[i] || !s->res[i].launchable)
             continue;
-        ent[i].est = lr_estimate_json(&res[i], req.kernel, &req.device);
-        char *t = ent[i].est ? cJSON_PrintUnformatted(ent[i].est) : NULL;
+        s->ent[i].est = lr_estimate_json(&s->res[i], req->kernel, &req->device);
+        char *t = s->ent[i].est ? cJSON_PrintUnformatted(s->ent[i].est) : NULL;
         if (t)
-            api_cache_put(w, &req, &req.space[i], keys[i], t);
+            api_cache_put(w, req, &req->space[i], s->keys[i], t);
         free(t);
     }
-    size_t m = 0;
-    for (size_t i = 0; i < n; i++)
-        if (ent[i].est) {
-            entry_keys(&ent[i]);
-            order[m++] = i;
+}
+
+/* Orders the entries that have an estimate (m of them) and makes the decision's
+ * choices. 0, or -1 with err when out of memory. */
+static int rank_order(rank_state *s, lr_error *err)
+{
+    for (size_t i = 0; i < s->n; i++)
+        if (s->ent[i].est) {
+            entry_keys(&s->ent[i]);
+            s->order[s->m++] = i;
         }
     pthread_mutex_lock(&sort_lock); /* qsort has no context argument in C11 */
-    sort_base = ent;
-    qsort(order, m, sizeof *order, cmp_entry);
+    sort_base = s->ent;
+    qsort(s->order, s->m, sizeof *s->order, cmp_entry);
     pthread_mutex_unlock(&sort_lock);
-    choices = rank_choices(&req, ent, order, m, &base_pos);
-    if (!choices) {
-        lr_error_set(err, LR_NO_MEMORY, NULL, "out of memory");
-        goto done;
-    }
+    s->choices = rank_choices(&s->req, s->ent, s->order, s->m, &s->base_pos);
+    if (!s->choices)
+        return lr_error_set(err, LR_NO_MEMORY, NULL, "out of memory");
+    return 0;
+}
 
-    resp = cJSON_CreateObject();
-    if (!resp) {
-        lr_error_set(err, LR_NO_MEMORY, NULL, "out of memory");
-        goto done;
-    }
-    cJSON_AddStringToObject(resp, "model_version", LR_MODEL_VERSION);
-    cJSON_AddStringToObject(resp, "device", req.device.name);
-    cJSON *dom = cJSON_AddArrayToObject(resp, "domain");
-    for (int d = 0; d < 3; d++)
-        cJSON_AddItemToArray(dom, cJSON_CreateNumber((double)req.domain[d]));
-    cJSON_AddNumberToObject(resp, "evaluated", (double)n);
-    cJSON_AddNumberToObject(resp, "launchable", (double)m);
-    cJSON_AddNumberToObject(resp, "cached_results", (double)hits);
-    cJSON_AddItemToObject(resp, "warnings", rank_warnings(&req, choices, m));
-    cJSON_AddItemToObject(resp, "decision",
-                          lr_decision_json(choices, m, req.device.rank_precision, base_pos,
-                                           &req, baseline_reason(&req, res, fin, n)));
-    if (hits + computed < n && mark_incomplete(resp, &req, hits + computed, n, limit_s,
-                                               baseline_unfinished(&req, skip, fin, n) >= 0)) {
-        lr_error_set(err, LR_NO_MEMORY, NULL, "out of memory");
-        goto done;
-    }
+/* Adds the response's "results": the best search.top (or all) entries, in order; each
+ * takes its entry's launch, estimate, performance and warnings. The array, or NULL
+ * when out of memory (results[r] must be entry order[r]: measure_top relies on it). */
+static cJSON *add_results(cJSON *resp, rank_state *s)
+{
     cJSON *results = cJSON_AddArrayToObject(resp, "results");
-    size_t top = req.top > 0 && (size_t)req.top < m ? (size_t)req.top : m;
+    size_t top = s->req.top > 0 && (size_t)s->req.top < s->m ? (size_t)s->req.top : s->m;
     for (size_t r = 0; r < top && results; r++) {
-        cJSON *e = ent[order[r]].est, *item = cJSON_CreateObject();
+        rank_entry *en = &s->ent[s->order[r]];
+        cJSON *e = en->est, *item = cJSON_CreateObject();
         if (!item || !cJSON_AddItemToArray(results, item)) {
-            /* results[r] must be entry order[r]: measure_top relies on it */
             cJSON_Delete(item);
-            lr_error_set(err, LR_NO_MEMORY, NULL, "out of memory");
-            goto done;
+            return NULL;
         }
         cJSON *launch = take(e, "launch");
         cJSON_AddNumberToObject(item, "rank", (double)(r + 1));
@@ -429,48 +451,106 @@ char *lr_api_rank_with(lr_worker *w, const char *body, size_t len, const lr_rank
         cJSON_AddItemToObject(item, "launch", launch);
         cJSON_AddItemToObject(item, "estimate", take(e, "estimate"));
         cJSON_AddItemToObject(item, "performance", take(e, "performance"));
-        cJSON_AddNumberToObject(item, "occupancy", round(choices[r].occupancy * 1e6) / 1e6);
-        cJSON_AddNumberToObject(item, "idle_threads", round(choices[r].idle * 1e6) / 1e6);
-        cJSON_AddItemToObject(item, "warnings", ent[order[r]].warn);
-        ent[order[r]].warn = NULL;
+        cJSON_AddNumberToObject(item, "occupancy", round(s->choices[r].occupancy * 1e6) / 1e6);
+        cJSON_AddNumberToObject(item, "idle_threads", round(s->choices[r].idle * 1e6) / 1e6);
+        cJSON_AddItemToObject(item, "warnings", en->warn);
+        en->warn = NULL;
     }
+    return results;
+}
+
+/* Adds "not_launchable": every configuration estimated here that cannot run, in
+ * search order, with the reason. */
+static void add_not_launchable(cJSON *resp, const rank_state *s)
+{
+    const lr_request *req = &s->req;
     cJSON *nl = cJSON_AddArrayToObject(resp, "not_launchable");
-    for (size_t i = 0; i < n && nl; i++) {
-        if (!fin[i] || res[i].launchable)
+    for (size_t i = 0; i < s->n && nl; i++) {
+        if (!s->fin[i] || s->res[i].launchable)
             continue;
         cJSON *item = cJSON_CreateObject();
-        int64_t b[3] = {req.space[i].block[0], req.space[i].block[1], req.space[i].block[2]};
-        int64_t f[3] = {req.space[i].folding[0], req.space[i].folding[1],
-                        req.space[i].folding[2]};
+        int64_t b[3] = {req->space[i].block[0], req->space[i].block[1], req->space[i].block[2]};
+        int64_t f[3] = {req->space[i].folding[0], req->space[i].folding[1],
+                        req->space[i].folding[2]};
         cJSON *ba = cJSON_AddArrayToObject(item, "block"),
               *fa = cJSON_AddArrayToObject(item, "folding");
         for (int d = 0; d < 3; d++) {
             cJSON_AddItemToArray(ba, cJSON_CreateNumber((double)b[d]));
             cJSON_AddItemToArray(fa, cJSON_CreateNumber((double)f[d]));
         }
-        cJSON_AddStringToObject(item, "reason", res[i].reason);
+        cJSON_AddStringToObject(item, "reason", s->res[i].reason);
         cJSON_AddItemToArray(nl, item);
     }
-    if (req.measure.top > 0)
-        cJSON_AddItemToObject(resp, "measure", measure_top(w, &req, results, ent, order));
-    cJSON_AddItemToObject(resp, "units", lr_units_json());
-    cJSON_AddBoolToObject(resp, "cached", hits == n);
-    out = cJSON_PrintUnformatted(resp);
-    if (!out)
+}
+
+/* The rank response of an ordered ranking (docs/api.md), measuring its best when the
+ * request asks to. The caller frees it; NULL with err when out of memory. */
+static cJSON *rank_response(lr_worker *w, rank_state *s, lr_error *err)
+{
+    const lr_request *req = &s->req;
+    size_t n = s->n, done = s->hits + s->computed;
+    cJSON *resp = cJSON_CreateObject();
+    if (!resp) {
         lr_error_set(err, LR_NO_MEMORY, NULL, "out of memory");
-done:
-    cJSON_Delete(resp);
-    for (size_t i = 0; ent && i < n; i++) {
-        cJSON_Delete(ent[i].est);
-        cJSON_Delete(ent[i].warn);
+        return NULL;
     }
-    free(choices);
-    free(res);
-    free(ent);
-    free(skip);
-    free(fin);
-    free(order);
-    free(keys);
-    lr_request_release(&req);
+    cJSON_AddStringToObject(resp, "model_version", LR_MODEL_VERSION);
+    cJSON_AddStringToObject(resp, "device", req->device.name);
+    cJSON *dom = cJSON_AddArrayToObject(resp, "domain");
+    for (int d = 0; d < 3; d++)
+        cJSON_AddItemToArray(dom, cJSON_CreateNumber((double)req->domain[d]));
+    cJSON_AddNumberToObject(resp, "evaluated", (double)n);
+    cJSON_AddNumberToObject(resp, "launchable", (double)s->m);
+    cJSON_AddNumberToObject(resp, "cached_results", (double)s->hits);
+    cJSON_AddItemToObject(resp, "warnings", rank_warnings(req, s->choices, s->m));
+    cJSON_AddItemToObject(resp, "decision",
+                          lr_decision_json(s->choices, s->m, req->device.rank_precision,
+                                           s->base_pos, req,
+                                           baseline_reason(req, s->res, s->fin, n)));
+    cJSON *results = NULL;
+    if ((done < n && mark_incomplete(resp, req, done, n, s->limit_s,
+                                     baseline_unfinished(req, s->skip, s->fin, n) >= 0)) ||
+        !(results = add_results(resp, s))) {
+        cJSON_Delete(resp);
+        lr_error_set(err, LR_NO_MEMORY, NULL, "out of memory");
+        return NULL;
+    }
+    add_not_launchable(resp, s);
+    if (req->measure.top > 0)
+        cJSON_AddItemToObject(resp, "measure", measure_top(w, req, results, s->ent, s->order));
+    cJSON_AddItemToObject(resp, "units", lr_units_json());
+    cJSON_AddBoolToObject(resp, "cached", s->hits == n);
+    return resp;
+}
+
+char *lr_api_rank_with(lr_worker *w, const char *body, size_t len, const lr_rank_hooks *hooks,
+                       lr_error *err)
+{
+    static const lr_rank_hooks none = {0};
+    lr_rank_run run = {.hooks = hooks ? hooks : &none};
+    est_rank_hooks eh = {.progress = run.hooks->progress ? run_progress : NULL,
+                         .cancelled = run.hooks->cancelled ? run_cancelled : NULL,
+                         .pause = run.hooks->pause ? run_pause : NULL,
+                         .open = run.hooks->open ? run_open : NULL,
+                         .close = run.hooks->close ? run_close : NULL,
+                         .user = &run};
+    rank_state s = {0};
+    if (lr_request_parse(w->api->devs, body, len, LR_REQ_RANK, &s.req, err))
+        return NULL;
+    s.n = s.req.nspace;
+    char *out = NULL;
+    cJSON *resp = NULL;
+    if (state_alloc(&s, err) == 0) {
+        rank_lookup(w, &s);
+        if (rank_compute(w, &s, &eh, err) == 0) {
+            rank_store(w, &s);
+            if (rank_order(&s, err) == 0)
+                resp = rank_response(w, &s, err);
+        }
+    }
+    if (resp && !(out = cJSON_PrintUnformatted(resp)))
+        lr_error_set(err, LR_NO_MEMORY, NULL, "out of memory");
+    cJSON_Delete(resp);
+    state_free(&s);
     return out;
 }
