@@ -82,34 +82,25 @@ static void put(image *im, int f, int64_t j, double v)
         ((float *)im->host[f])[j] = (float)v;
 }
 
-/* Sums the loads of one kind (lattice or thread) into *sum, numbering from *n. */
-static int do_loads(image *im, arith ar, int lattice, const int64_t val[EST_VAR_COUNT], int *n,
-                    double *sum)
+/* Performs the accesses of one kind (loads or stores; of lattice or of thread
+ * variables), numbered from *n: load number n adds its weighted value to *acc, store
+ * number n writes *acc + n. One walk for both, so that loads and stores are numbered
+ * alike, in the generated kernel's order. */
+static int do_accesses(image *im, arith ar, int store, int lattice,
+                       const int64_t val[EST_VAR_COUNT], int *n, double *acc)
 {
     for (int f = 0; f < est_kernel_field_count(im->k); f++)
         for (int a = 0; a < est_kernel_access_count(im->k, f); a++) {
             int64_t j;
-            if (!cg_access_is(im->k, f, a, 0, lattice))
+            if (!cg_access_is(im->k, f, a, store, lattice))
                 continue;
             if ((j = slot(im, f, a, val)) < 0)
                 return -1;
-            *sum = a_fma(ar, cg_load_weight((*n)++, ar.dbl), a_conv(ar, get(im, f, j)), *sum);
-        }
-    return 0;
-}
-
-/* Performs the stores of one kind: store number n writes value + n. */
-static int do_stores(image *im, arith ar, int lattice, const int64_t val[EST_VAR_COUNT], int *n,
-                     double value)
-{
-    for (int f = 0; f < est_kernel_field_count(im->k); f++)
-        for (int a = 0; a < est_kernel_access_count(im->k, f); a++) {
-            int64_t j;
-            if (!cg_access_is(im->k, f, a, 1, lattice))
-                continue;
-            if ((j = slot(im, f, a, val)) < 0)
-                return -1;
-            put(im, f, j, a_add(ar, value, (double)(*n)++));
+            if (store)
+                put(im, f, j, a_add(ar, *acc, (double)(*n)++));
+            else
+                *acc =
+                    a_fma(ar, cg_load_weight((*n)++, ar.dbl), a_conv(ar, get(im, f, j)), *acc);
         }
     return 0;
 }
@@ -136,7 +127,7 @@ static int run_thread(image *im, arith ar, const est_config *cfg, const int64_t 
         val[EST_VAR_BLOCKDIM_X + d] = cfg->launch.block[d];
         val[EST_VAR_GRIDDIM_X + d] = grid[d];
     }
-    if (do_loads(im, ar, 0, val, &nthread_loads, &tsum) < 0)
+    if (do_accesses(im, ar, 0, 0, val, &nthread_loads, &tsum) < 0)
         return -1;
     for (s[2] = 0; s[2] < fold[2]; s[2]++)
         for (s[1] = 0; s[1] < fold[1]; s[1]++)
@@ -149,16 +140,16 @@ static int run_thread(image *im, arith ar, const est_config *cfg, const int64_t 
                 }
                 if (!valid)
                     continue;
-                if (do_loads(im, ar, 1, val, &n, &sum) < 0)
+                if (do_accesses(im, ar, 0, 1, val, &n, &sum) < 0)
                     return -1;
                 for (int64_t i = 0; i < steps; i++)
                     sum = a_fma(ar, sum, CG_CHAIN_A, CG_CHAIN_B);
                 n = 0;
-                if (do_stores(im, ar, 1, val, &n, sum) < 0)
+                if (do_accesses(im, ar, 1, 1, val, &n, &sum) < 0)
                     return -1;
                 acc = a_add(ar, acc, sum);
             }
-    return do_stores(im, ar, 0, val, &first_thread_store, acc);
+    return do_accesses(im, ar, 1, 0, val, &first_thread_store, &acc);
 }
 
 /* The whole grid, block by block and thread by thread. */
