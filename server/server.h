@@ -6,7 +6,8 @@
  * table (respond.c). Infrastructure lives in small files with one concern each:
  * main.c (options, signals, lifecycle), http.c (libmicrohttpd plumbing, access
  * log), request.c (one request's memory and body), pool.c (the compute threads that
- * run estimate and rank off the I/O threads), routes.c (the routing table, data
+ * run estimate and rank off the I/O threads, lend idle ones to a ranking, cancel a
+ * ranking whose client left, and stream its progress lines), routes.c (the routing table, data
  * only), handlers.c (what each route does), respond.c (status table, JSON bodies),
  * stats.c (counters for /v1/stats), metrics.c (/metrics), worker.c (one lr_worker
  * per compute thread). Calls between them point one way: routes.c and request.c
