@@ -242,17 +242,10 @@ static int check_inputs(const est_kernel *k, const est_device *dev, lr_error *er
 
 static int all_finite_nonnegative(const est_volumes *v)
 {
-    const double x[] = {v->l1_cycles,
-                        v->smx_load,
-                        v->l1_load,
-                        v->l2_load_compulsory,
-                        v->l2_load,
-                        v->l2_store,
-                        v->l2_store_requests,
-                        v->dram_load_compulsory,
-                        v->dram_load_warm,
-                        v->dram_load,
-                        v->dram_store};
+    const double x[] = {
+        v->l1_cycles,      v->smx_load,  v->l1_load,           v->l2_load_compulsory,
+        v->l2_load,        v->l2_store,  v->l2_store_requests, v->dram_load_compulsory,
+        v->dram_load_warm, v->dram_load, v->dram_store};
     for (size_t i = 0; i < sizeof x / sizeof x[0]; i++)
         if (!(isfinite(x[i]) && x[i] >= 0))
             return 0;

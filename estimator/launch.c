@@ -46,8 +46,8 @@ void est_grid(const est_config *cfg, int64_t grid[3])
     for (int d = 0; d < 3; d++) {
         int64_t per_block = (int64_t)cfg->launch.block[d] * cfg->launch.folding[d];
         /* ceil without domain + per_block - 1, which overflows near INT64_MAX */
-        grid[d] = per_block > 0 ? cfg->domain[d] / per_block + (cfg->domain[d] % per_block > 0)
-                                : 0;
+        grid[d] =
+            per_block > 0 ? cfg->domain[d] / per_block + (cfg->domain[d] % per_block > 0) : 0;
     }
 }
 
@@ -138,16 +138,18 @@ int est_launch_check(const est_kernel *k, const est_device *dev, const est_confi
     est_grid(cfg, grid);
     for (int d = 0; d < 3; d++)
         if (grid[d] > (d == 0 ? CUDA_GRID_X_MAX : CUDA_GRID_YZ_MAX))
-            return lr_error_set(err, LR_NOT_LAUNCHABLE, "launch.block",
-                                "the grid needs %lld blocks in %c, beyond CUDA's limits (%lld x "
-                                "%lld x %lld); use larger blocks or more folding",
-                                (long long)grid[d], "xyz"[d], CUDA_GRID_X_MAX, CUDA_GRID_YZ_MAX,
-                                CUDA_GRID_YZ_MAX);
+            return lr_error_set(
+                err, LR_NOT_LAUNCHABLE, "launch.block",
+                "the grid needs %lld blocks in %c, beyond CUDA's limits (%lld x "
+                "%lld x %lld); use larger blocks or more folding",
+                (long long)grid[d], "xyz"[d], CUDA_GRID_X_MAX, CUDA_GRID_YZ_MAX,
+                CUDA_GRID_YZ_MAX);
     int threads = b[0] * b[1] * b[2];
     if (dev && est_blocks_per_sm(k, dev, threads) == 0)
-        return lr_error_set(err, LR_NOT_LAUNCHABLE, "launch.block",
-                            "no block of %d threads fits on an SM (%d registers per thread, %lld "
-                            "B shared memory per block)",
-                            threads, k->registers, (long long)k->shared_bytes);
+        return lr_error_set(
+            err, LR_NOT_LAUNCHABLE, "launch.block",
+            "no block of %d threads fits on an SM (%d registers per thread, %lld "
+            "B shared memory per block)",
+            threads, k->registers, (long long)k->shared_bytes);
     return 0;
 }

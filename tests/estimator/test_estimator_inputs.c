@@ -53,6 +53,19 @@ static void expect_refused(const char *what, const est_kernel *k, const est_devi
         fprintf(stderr, "  case: %s (%s)\n", what, err.message);
 }
 
+/* est_estimate of k under cfg on dev must succeed with a configuration that cannot
+ * launch, for a reason containing want. */
+static void expect_unlaunchable(const est_kernel *k, const est_device *dev, est_config cfg,
+                                const char *want)
+{
+    est_result r;
+    lr_error err;
+    lr_error_clear(&err);
+    CHECK_INT(est_estimate(ctx, k, dev, &cfg, &r, &err), 0);
+    CHECK_INT(r.launchable, 0);
+    CHECK_CONTAINS(r.reason, want);
+}
+
 static void bad_domains(const est_kernel *k)
 {
     const struct {
@@ -71,7 +84,8 @@ static void bad_domains(const est_kernel *k)
         {{4194304, 1048577, 1}, "more than 4398046511104 lattice points"},
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
-        est_config c = tk_config(cases[i].d[0], cases[i].d[1], cases[i].d[2], 32, 4, 1, 1, 1, 1);
+        est_config c =
+            tk_config(cases[i].d[0], cases[i].d[1], cases[i].d[2], 32, 4, 1, 1, 1, 1);
         expect_refused("domain", k, h100, c, LR_INVALID_REQUEST, "domain", cases[i].want);
     }
     /* est_grid is public: a ceiling that adds block - 1 to INT64_MAX overflowed */
@@ -82,12 +96,11 @@ static void bad_domains(const est_kernel *k)
     /* 2^42 points exactly is a domain: its checks pass and the grid is what stops it
      * (2^21 / 4 = 524288 blocks in y, beyond 65535), a configuration, not an error */
     est_config c = tk_config((int64_t)1 << 21, (int64_t)1 << 21, 1, 32, 4, 1, 1, 1, 1);
+    expect_unlaunchable(k, h100, c, "the grid needs 524288 blocks in y, beyond CUDA's limits");
     est_result r;
     lr_error err;
     lr_error_clear(&err);
-    CHECK_INT(est_estimate(ctx, k, h100, &c, &r, &err), 0);
-    CHECK_INT(r.launchable, 0);
-    CHECK_CONTAINS(r.reason, "the grid needs 524288 blocks in y, beyond CUDA's limits");
+    est_estimate(ctx, k, h100, &c, &r, &err);
     CHECK_INT(r.lattice_updates, (int64_t)1 << 42);
 }
 
@@ -123,12 +136,7 @@ static void bad_blocks_and_foldings(const est_kernel *k)
     for (size_t i = 0; i < sizeof big / sizeof big[0]; i++) {
         const int *b = big[i].b, *f = big[i].f;
         est_config c = tk_config(1000, 1000, 1, b[0], b[1], b[2], f[0], f[1], f[2]);
-        est_result r;
-        lr_error err;
-        lr_error_clear(&err);
-        CHECK_INT(est_estimate(ctx, k, h100, &c, &r, &err), 0);
-        CHECK_INT(r.launchable, 0);
-        CHECK_CONTAINS(r.reason, big[i].want);
+        expect_unlaunchable(k, h100, c, big[i].want);
     }
 }
 
@@ -136,7 +144,8 @@ static void bad_kernels(void)
 {
     est_config c = tk_config(1000, 1000, 1, 32, 4, 1, 1, 1, 1);
     est_kernel *empty = est_kernel_new();
-    expect_refused("no fields", empty, h100, c, LR_INVALID_REQUEST, "kernel.fields", "no fields");
+    expect_refused("no fields", empty, h100, c, LR_INVALID_REQUEST, "kernel.fields",
+                   "no fields");
     est_kernel_free(empty);
 
     est_kernel *k = kernel_2d();
@@ -162,12 +171,7 @@ static void bad_kernels(void)
     }
     /* shared memory past what an SM has: a configuration that cannot run */
     est_kernel_set_compute(k, 0, -1, 0, 32, (int64_t)1 << 40);
-    est_result r;
-    lr_error err;
-    lr_error_clear(&err);
-    CHECK_INT(est_estimate(ctx, k, h100, &c, &r, &err), 0);
-    CHECK_INT(r.launchable, 0);
-    CHECK_CONTAINS(r.reason, "fits on an SM");
+    expect_unlaunchable(k, h100, c, "fits on an SM");
     est_kernel_free(k);
 }
 
@@ -186,8 +190,8 @@ static void bad_devices_and_arguments(const est_kernel *k)
     expect_refused("no L2", k, &d, c, LR_INVALID_REQUEST, "device.l2_bytes", NULL);
     d = *h100;
     d.max_threads_per_sm = 0;
-    expect_refused("no threads per SM", k, &d, c, LR_INVALID_REQUEST, "device.max_threads_per_sm",
-                   NULL);
+    expect_refused("no threads per SM", k, &d, c, LR_INVALID_REQUEST,
+                   "device.max_threads_per_sm", NULL);
 
     est_result r;
     lr_error err;
@@ -239,19 +243,19 @@ static void one_source_of_launch_limits(void)
 {
     est_kernel *k = tk_3d7pt(40, 30, 20);
     const est_config cases[] = {
-        tk_config(40, 30, 20, 32, 4, 2, 1, 1, 2),            /* fine */
-        tk_config(0, 30, 20, 32, 4, 2, 1, 1, 1),             /* domain x 0 */
-        tk_config(40, 30, -1, 32, 4, 2, 1, 1, 1),            /* domain z -1 */
+        tk_config(40, 30, 20, 32, 4, 2, 1, 1, 2),               /* fine */
+        tk_config(0, 30, 20, 32, 4, 2, 1, 1, 1),                /* domain x 0 */
+        tk_config(40, 30, -1, 32, 4, 2, 1, 1, 1),               /* domain z -1 */
         tk_config((int64_t)1 << 32, 30, 20, 32, 4, 2, 1, 1, 1), /* domain side > 2^31-1 */
-        tk_config(40, 30, 20, 0, 4, 2, 1, 1, 1),             /* block x 0 */
-        tk_config(40, 30, 20, 32, 4, 2, 1, 0, 1),            /* folding y 0 */
-        tk_config(40, 30, 20, 64, 32, 1, 1, 1, 1),           /* 2048 threads */
-        tk_config(40, 30, 20, 1, 1, 128, 1, 1, 1),           /* 128 in z */
-        tk_config(40, 30, 20, 2048, 1, 1, 1, 1, 1),          /* 2048 in x */
-        tk_config(40, 30, 20, 32, 4, 1, 8, 8, 2),            /* folding 128 */
-        tk_config(40, 30, 20, 32, 4, 1, 65, 1, 1),           /* folding side 65 */
-        tk_config(1 << 20, 1 << 20, 1, 1, 1, 1, 1, 1, 1),    /* grid y past 65535 */
-        tk_config(2147483647, 1, 1, 1, 1, 1, 1, 1, 1),       /* grid x 2^31-1: fine */
+        tk_config(40, 30, 20, 0, 4, 2, 1, 1, 1),                /* block x 0 */
+        tk_config(40, 30, 20, 32, 4, 2, 1, 0, 1),               /* folding y 0 */
+        tk_config(40, 30, 20, 64, 32, 1, 1, 1, 1),              /* 2048 threads */
+        tk_config(40, 30, 20, 1, 1, 128, 1, 1, 1),              /* 128 in z */
+        tk_config(40, 30, 20, 2048, 1, 1, 1, 1, 1),             /* 2048 in x */
+        tk_config(40, 30, 20, 32, 4, 1, 8, 8, 2),               /* folding 128 */
+        tk_config(40, 30, 20, 32, 4, 1, 65, 1, 1),              /* folding side 65 */
+        tk_config(1 << 20, 1 << 20, 1, 1, 1, 1, 1, 1, 1),       /* grid y past 65535 */
+        tk_config(2147483647, 1, 1, 1, 1, 1, 1, 1, 1),          /* grid x 2^31-1: fine */
     };
     int refused = 0;
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
@@ -300,10 +304,7 @@ static void one_source_of_launch_limits(void)
     lr_error_clear(&e);
     CHECK_INT(cg_config_check(k, &c, &e), 0);
     CHECK_INT(est_launch_check(k, h100, &c, &e), 0);
-    est_result r;
-    CHECK_INT(est_estimate(ctx, k, h100, &c, &r, &e), 0);
-    CHECK_INT(r.launchable, 0);
-    CHECK_CONTAINS(r.reason, "folding 2x1x1 needs stores in x, y, z");
+    expect_unlaunchable(k, h100, c, "folding 2x1x1 needs stores in x, y, z");
     est_kernel_free(k);
 }
 
@@ -329,6 +330,7 @@ int main(void)
     one_source_of_launch_limits();
     est_ctx_free(ctx);
     lr_devices_free(devs);
-    return check_report("estimator_refuses_bad_direct_inputs_with_errors_and_shares_launch_limits_"
-                        "with_cudagen");
+    return check_report(
+        "estimator_refuses_bad_direct_inputs_with_errors_and_shares_launch_limits_"
+        "with_cudagen");
 }

@@ -210,7 +210,8 @@ static void expect_error_at(int cat, const char *label, const char *body, size_t
     if (!alive())
         return;
     buf req = {0};
-    http_build_request(&req, daemon_.port, "POST", "/v1/estimate", "application/json", body, len, NULL);
+    http_build_request(&req, daemon_.port, "POST", "/v1/estimate", "application/json", body,
+                       len, NULL);
     http_resp r;
     cats[cat].sent++;
     http_exchange(daemon_.port, req.p, req.n, 0, ANSWER_TIMEOUT_S, &r);
@@ -283,7 +284,8 @@ static void expect_rank_not_launchable(int cat, const char *label, const char *b
     if (!alive())
         return;
     buf req = {0};
-    http_build_request(&req, daemon_.port, "POST", "/v1/rank", "application/json", body, strlen(body), NULL);
+    http_build_request(&req, daemon_.port, "POST", "/v1/rank", "application/json", body,
+                       strlen(body), NULL);
     http_resp r;
     cats[cat].sent++;
     http_exchange(daemon_.port, req.p, req.n, 0, ANSWER_TIMEOUT_S, &r);
@@ -1068,8 +1070,8 @@ static void cases_methods(void)
             expect_error(C_METHOD, label, methods[i], body_paths[p], "application/json",
                          base2.compact, strlen(base2.compact), NULL, 405);
         }
-    static const char *const get_paths[] = {"/healthz", "/v1/devices", "/v1/devices/K20m",
-                                            "/v1/stats", "/", "/web/app.js"};
+    static const char *const get_paths[] = {"/healthz",  "/v1/devices", "/v1/devices/K20m",
+                                            "/v1/stats", "/",           "/web/app.js"};
     static const char *const not_get[] = {"POST", "PUT", "DELETE", "PATCH", "get"};
     for (size_t p = 0; p < sizeof get_paths / sizeof get_paths[0]; p++)
         for (size_t i = 0; i < sizeof not_get / sizeof not_get[0]; i++) {
@@ -1391,8 +1393,8 @@ static void cases_slow(void)
             http_build_request(&req, daemon_.port, "GET", "/healthz", NULL, NULL, 0, NULL);
             what = "GET /healthz while clients stall", want = 200;
         } else if (i % 3 == 1) {
-            http_build_request(&req, daemon_.port, "POST", "/v1/estimate", "application/json", base3.compact,
-                               strlen(base3.compact), NULL);
+            http_build_request(&req, daemon_.port, "POST", "/v1/estimate", "application/json",
+                               base3.compact, strlen(base3.compact), NULL);
             what = "valid estimate while clients stall", want = 200;
         } else {
             http_build_request(&req, daemon_.port, "POST", "/v1/estimate", "application/json",
@@ -1645,7 +1647,7 @@ static void cases_hosts(void)
                                  "\xc3\xa9.example:%s",
                                  long_host.p};
     static const char *const paths[] = {"/v1/estimate", "/v1/rank", "/v1/stats",
-                                        "/v1/devices", "/", "/nope"};
+                                        "/v1/devices",  "/",        "/nope"};
     for (size_t i = 0; i < sizeof hosts / sizeof hosts[0]; i++) {
         buf host = {0};
         if (hosts[i] == long_host.p)
@@ -1675,10 +1677,11 @@ static void cases_hosts(void)
                 http_resp r;
                 cats[C_HOST].sent++;
                 http_exchange(daemon_.port, req.p, req.n, 0, ANSWER_TIMEOUT_S, &r);
-                const char *why = r.status == 403 ? hz_error_shape_problem(&r, 403)
-                                  : (r.status >= 400 && r.status <= 499) || (!r.status && r.closed)
-                                      ? NULL
-                                      : "neither a 403 of ours, a 4xx nor a closed connection";
+                const char *why =
+                    r.status == 403 ? hz_error_shape_problem(&r, 403)
+                    : (r.status >= 400 && r.status <= 499) || (!r.status && r.closed)
+                        ? NULL
+                        : "neither a 403 of ours, a 4xx nor a closed connection";
                 if (why)
                     fail_case(C_HOST, label.p, req.p, req.n, &r, why);
                 http_resp_free(&r);

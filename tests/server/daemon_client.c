@@ -290,11 +290,12 @@ int http_raw(unsigned port, const char *req, size_t len, http_resp *r)
 /* The request line, Host (127.0.0.1:port, as clients of the test daemons write it),
  * Connection: close, Content-Type when ctype is not NULL and Content-Length when body
  * is not NULL. */
-int format_request(char *out, size_t size, unsigned port, const char *method,
-                   const char *path, const char *ctype, const char *body)
+int format_request(char *out, size_t size, unsigned port, const char *method, const char *path,
+                   const char *ctype, const char *body)
 {
-    int n = snprintf(out, size, "%s %s HTTP/1.1\r\nHost: " TEST_HOST "\r\nConnection: close\r\n",
-                     method, path, port);
+    int n =
+        snprintf(out, size, "%s %s HTTP/1.1\r\nHost: " TEST_HOST "\r\nConnection: close\r\n",
+                 method, path, port);
     if (ctype)
         n += snprintf(out + n, size - (size_t)n, "Content-Type: %s\r\n", ctype);
     if (body)

@@ -67,8 +67,8 @@ int http_raw_at(const char *ip, unsigned port, const char *req, size_t len, http
 #define TEST_HOST "127.0.0.1:%u"
 /* The request line, Host (TEST_HOST), Connection: close, Content-Type when ctype is
  * not NULL and Content-Length when body is not NULL. */
-int format_request(char *out, size_t size, unsigned port, const char *method,
-                   const char *path, const char *ctype, const char *body);
+int format_request(char *out, size_t size, unsigned port, const char *method, const char *path,
+                   const char *ctype, const char *body);
 int http_do(unsigned port, const char *method, const char *path, const char *ctype,
             const char *body, http_resp *r);
 int http_get(unsigned port, const char *path, http_resp *r);

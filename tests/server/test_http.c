@@ -311,10 +311,16 @@ static void test_foreign_hosts_get_403(unsigned port)
     char line[1024], long_name[400];
     memset(long_name, 'a', 300);
     snprintf(long_name + 300, sizeof long_name - 300, ".example:%u", port);
-    const char *const foreign[] = {
-        "evil.example:%u", "evil.example", "127.0.0.1", "127.0.0.1:1",
-        "127.0.0.1.evil.example:%u", "localhost.evil.example:%u", "[::1]:%u",
-        "127.0.0.1:%u.evil.example", "\xff\xfe:%u", long_name};
+    const char *const foreign[] = {"evil.example:%u",
+                                   "evil.example",
+                                   "127.0.0.1",
+                                   "127.0.0.1:1",
+                                   "127.0.0.1.evil.example:%u",
+                                   "localhost.evil.example:%u",
+                                   "[::1]:%u",
+                                   "127.0.0.1:%u.evil.example",
+                                   "\xff\xfe:%u",
+                                   long_name};
     http_resp r;
     for (size_t i = 0; i < sizeof foreign / sizeof foreign[0]; i++) {
         char host[512];
@@ -343,8 +349,11 @@ static void test_foreign_hosts_get_403(unsigned port)
     http_resp_free(&r);
     snprintf(line, sizeof line, "Host: %s\r\n", long_name);
     http_with_host(port, "1.1", "GET", "/v1/stats", line, &r);
-    CHECK_CONTAINS(r.body, "names 'aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa...'");
-    CHECK(strstr(r.body, "aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa") == NULL);
+    CHECK_CONTAINS(r.body,
+                   "names 'aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa...'");
+    CHECK(strstr(r.body,
+                 "aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa") ==
+          NULL);
     http_resp_free(&r);
 
     const char *const own[] = {"127.0.0.1:%u", "localhost:%u", "LocalHost:%u"};
@@ -575,8 +584,8 @@ static void *concurrent_client(void *p)
     if (fd < 0)
         return NULL;
     char req[512];
-    int n = format_request(req, sizeof req, ctx->port, "POST", "/v1/estimate", "application/json",
-                           "{\"kernel\":{}}");
+    int n = format_request(req, sizeof req, ctx->port, "POST", "/v1/estimate",
+                           "application/json", "{\"kernel\":{}}");
     http_resp r;
     if (send_all(fd, req, (size_t)n) == 0 && read_response(fd, &r) == 0) {
         if (r.status == 200 && strcmp(r.body, "{\"ok\":true,\"model_version\":\"x\"}") == 0)
@@ -610,8 +619,8 @@ static int http_send(unsigned port, const char *method, const char *path, const 
     if (fd < 0)
         return -1;
     char req[1024];
-    int n =
-        format_request(req, sizeof req, port, method, path, body ? "application/json" : NULL, body);
+    int n = format_request(req, sizeof req, port, method, path,
+                           body ? "application/json" : NULL, body);
     if (send_all(fd, req, (size_t)n) != 0) {
         close(fd);
         return -1;

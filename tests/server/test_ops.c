@@ -502,8 +502,8 @@ static size_t healthz_at(const char *ip, const char *host, unsigned port, const 
 {
     char req[256];
     snprintf(req, sizeof req,
-             "GET /healthz HTTP/1.1\r\nHost: %s:%u\r\n%s%s%sConnection: close\r\n\r\n",
-             host, port, origin ? "Origin: " : "", origin ? origin : "", origin ? "\r\n" : "");
+             "GET /healthz HTTP/1.1\r\nHost: %s:%u\r\n%s%s%sConnection: close\r\n\r\n", host,
+             port, origin ? "Origin: " : "", origin ? origin : "", origin ? "\r\n" : "");
     http_resp r;
     CHECK_INT(http_raw_at(ip, port, req, strlen(req), &r), 0);
     CHECK_INT(r.status, 200);
@@ -546,8 +546,8 @@ static int stop(daemon_proc *d)
 static int status_with_host(const char *ip, unsigned port, const char *path, const char *host)
 {
     char req[256];
-    snprintf(req, sizeof req, "GET %s HTTP/1.1\r\nHost: %s\r\nConnection: close\r\n\r\n",
-             path, host);
+    snprintf(req, sizeof req, "GET %s HTTP/1.1\r\nHost: %s\r\nConnection: close\r\n\r\n", path,
+             host);
     http_resp r;
     http_raw_at(ip, port, req, strlen(req), &r);
     int status = r.status;
@@ -579,8 +579,8 @@ static void test_host_name(void)
     CHECK_INT(status_with_host(ip, d.port, "/v1/devices", host), 403);
     snprintf(origin, sizeof origin, "http://localhost:%u", d.port);
     snprintf(req, sizeof req,
-             "GET /v1/devices HTTP/1.1\r\nHost: localhost:%u\r\nOrigin: %s\r\n\r\n",
-             d.port, origin);
+             "GET /v1/devices HTTP/1.1\r\nHost: localhost:%u\r\nOrigin: %s\r\n\r\n", d.port,
+             origin);
     http_resp r;
     CHECK_INT(http_raw_at(ip, d.port, req, strlen(req), &r), 0);
     CHECK_INT(r.status, 200);
