@@ -499,6 +499,7 @@ void est_ctx_free(est_ctx *c)
     for (int i = 0; i < EST_MAP_CACHE; i++)
         isl_map_free(c->maps[i].map);
     free(c->warp_memo);
+    est_warp_shapes_free(c->warp_shapes);
     isl_ctx_free(c->isl);
     free(c);
 }

@@ -51,6 +51,10 @@ typedef struct est_map_entry {
     struct isl_map *map; /* owned */
 } est_map_entry;
 
+/* sample_warp.c: full-warp counts kept across estimates by the thread's est_ctx. */
+typedef struct est_warp_shapes est_warp_shapes;
+void est_warp_shapes_free(est_warp_shapes *m);
+
 /* memo.c: numbers keyed by integer vectors, safe to share between threads. */
 typedef struct est_memo est_memo;
 est_memo *est_memo_new(void);
@@ -79,8 +83,9 @@ struct est_ctx {
     unsigned next_map;
     est_memo *own_memo;              /* owned; NULL until first used */
     est_memo *memo;                  /* own_memo, or a ranking's shared one (not owned) */
-    struct est_warp_slot *warp_memo; /* owned; see sample.c */
+    struct est_warp_slot *warp_memo; /* owned; see sample_warp.c */
     uint32_t warp_memo_gen;
+    est_warp_shapes *warp_shapes; /* owned (est_warp_shapes_free); see sample_warp.c */
 };
 
 /* Thread coordinates of the 6 launch variables an instruction's address depends on. */

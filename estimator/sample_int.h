@@ -1,0 +1,55 @@
+/*
+ * sample_int.h: what the sampler's three files share (docs/model.md §3-§4).
+ * sample.c runs one sampling (est_sample_run) and owns the sampler; sample_warp.c
+ * counts sampled warps (L1 cycles, sectors requested from L2, store requests);
+ * sample_block.c counts sampled blocks' footprints and the reuse from earlier blocks.
+ * Not included outside these three files.
+ */
+#ifndef EST_SAMPLE_INT_H
+#define EST_SAMPLE_INT_H
+
+#include "estimator_int.h"
+
+/* The sorted unique byte addresses of one full block, from which every other full
+ * block's footprint follows (sample_block.c, block_units). */
+typedef struct est_base_fp {
+    int64_t *addr; /* owned by the sampler; NULL until computed */
+    size_t n;
+    int64_t shift;
+} est_base_fp;
+
+/* One sampling of one binding; lives on est_sample_run's stack. */
+typedef struct est_sampler {
+    est_ctx *ctx; /* for its deadline flag and the warp memos it keeps */
+    const est_binding *b;
+    est_base_fp base[EST_MAX_FIELDS][2];
+    int64_t granule;                   /* all counts depend on addresses modulo this */
+    uint32_t gen;                      /* this sampling's generation of ctx's warp memo */
+    struct est_warp_slot *warp_memo;   /* ctx's, not owned */
+    est_warp_shapes *shapes;           /* ctx's, not owned; NULL: none */
+    struct est_block_slot *block_memo; /* owned, freed by est_sample_run */
+    int64_t *buf;                      /* block address buffer; owned, freed likewise */
+    uint64_t *tmp;                     /* the sort's second buffer, as large; owned */
+    size_t bufcap;
+} est_sampler;
+
+/* sample.c: the error of a sampler that found its deadline passed; returns -1. */
+int est_sample_past_deadline(lr_error *err);
+/* sample.c: the launch coordinates of thread lin (linear in its block) of block blk. */
+void est_sample_coord(const est_binding *b, const int64_t blk[3], int lin,
+                      int64_t c[EST_NCOORD]);
+
+/* sample_warp.c: the warp pass (docs/model.md §3): every sampled warp's counts into
+ * out. 0, or -1 with err (deadline). */
+int est_sample_warps(est_sampler *s, est_sample *out, lr_error *err);
+
+/* sample_block.c: the block pass (docs/model.md §4): every sampled block's footprints
+ * into out; then the overlap pass: the sectors the middle block shares with the blocks
+ * that ran before it on its SM. 0, or -1 with err (deadline, limit, memory). */
+int est_sample_blocks(est_sampler *s, est_sample *out, lr_error *err);
+int est_sample_overlap(est_sampler *s, est_sample *out, lr_error *err);
+/* sample_block.c: the block memo (BLOCK_MEMO_SLOTS zeroed slots, calloc'd: the caller
+ * frees it with free()), or NULL when out of memory. */
+struct est_block_slot *est_block_memo_new(void);
+
+#endif

@@ -1,0 +1,417 @@
+/*
+ * sample_warp: the warp pass of the sampler (docs/model.md §3): every sampled warp's
+ * L1 cycles (data-pipe and tag), the sectors its loads request from L2, its stores'
+ * sectors and write requests, and Kepler's half-warp segments. A full warp's counts
+ * for a group of instructions that move together are memoised by the group's shift
+ * modulo the granule (sample.c says why that is exact).
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "sample_int.h"
+
+/* Warps are sampled over the first 64 threads of each grid dimension (Warpspeed's
+ * sample). */
+#define WARP_SAMPLE_THREADS 64
+
+typedef struct warp_counts {
+    int c, tag, dp;
+    int load_sectors, store_sectors, segments;
+    int store_lines; /* distinct L1 lines of a store instruction: its L2 write requests */
+} warp_counts;
+
+/* Memo of full-warp counts: key (instruction, warp in block, shift mod granule).
+ * 50 instructions x 32 warps x 16 shifts is a realistic worst case; 2^16 slots keep
+ * the table sparse. Slots carry the generation of the estimate that wrote them, so
+ * the table (kept in the thread's est_ctx) never needs clearing. */
+#define WARP_MEMO_SLOTS (1 << 16)
+struct est_warp_slot {
+    uint64_t key;
+    uint32_t gen;
+    warp_counts v;
+};
+typedef struct est_warp_slot warp_slot;
+
+static int count_distinct_sorted(const int64_t *a, size_t n)
+{
+    int d = 0;
+    for (size_t i = 0; i < n; i++)
+        if (i == 0 || a[i] != a[i - 1])
+            d++;
+    return d;
+}
+
+static void isort(int64_t *a, int n)
+{
+    for (int i = 1; i < n; i++) {
+        int64_t v = a[i];
+        int j = i - 1;
+        while (j >= 0 && a[j] > v) {
+            a[j + 1] = a[j];
+            j--;
+        }
+        a[j + 1] = v;
+    }
+}
+
+static int distinct_granules(const int64_t *addr, int n, int64_t g)
+{
+    int64_t k[32];
+    for (int i = 0; i < n; i++)
+        k[i] = est_floordiv(addr[i], g);
+    isort(k, n);
+    return count_distinct_sorted(k, (size_t)n);
+}
+
+/* docs/model.md §3: data-pipe cycles (bank conflicts of distinct words), tag cycles
+ * (distinct lines), the half-warp minimum; plus the sectors requested from L2 and,
+ * for Kepler, the 128-B segments of each half-warp. */
+static warp_counts warp_metrics(const est_device *dev, int elem, const int64_t *addr, int n)
+{
+    warp_counts w = {0};
+    int64_t words[32];
+    for (int i = 0; i < n; i++)
+        words[i] = est_floordiv(addr[i], elem);
+    isort(words, n);
+    int nbanks = dev->l1_bank_bytes_per_cycle / elem;
+    if (nbanks < 1)
+        nbanks = 1;
+    int per_bank[1024] = {0};
+    for (int i = 0; i < n; i++) {
+        if (i > 0 && words[i] == words[i - 1])
+            continue;
+        int bank = (int)(words[i] - est_floordiv(words[i], nbanks) * nbanks);
+        if (++per_bank[bank] > w.dp)
+            w.dp = per_bank[bank];
+    }
+    int lines = distinct_granules(addr, n, dev->l1_line_bytes);
+    w.tag = (lines + 2 + 3) / 4;
+    int m = 32 * elem / dev->l1_bank_bytes_per_cycle;
+    if (m < 1)
+        m = 1;
+    w.c = m;
+    if (w.tag > w.c)
+        w.c = w.tag;
+    if (w.dp > w.c)
+        w.c = w.dp;
+
+    w.load_sectors = distinct_granules(addr, n, dev->l1_sector_bytes);
+    int half = n < 16 ? n : 16;
+    w.segments = distinct_granules(addr, half, 128);
+    if (n > 16)
+        w.segments += distinct_granules(addr + 16, n - 16, 128);
+    return w;
+}
+
+static warp_slot *warp_memo_find(est_sampler *s, uint64_t key)
+{
+    uint64_t h = key * 0x9E3779B97F4A7C15ull;
+    for (int probe = 0; probe < 64; probe++) {
+        warp_slot *sl = &s->warp_memo[(h >> 40) % WARP_MEMO_SLOTS];
+        if (sl->gen != s->gen) {
+            sl->gen = s->gen;
+            sl->key = 0;
+        }
+        if (sl->key == key || sl->key == 0)
+            return sl;
+        h += 0x632BE59BD9B4E019ull;
+    }
+    return NULL;
+}
+
+static void add_counts(est_field_sample *fs, const warp_counts *w)
+{
+    fs->c += w->c;
+    fs->tag += w->tag;
+    fs->dp += w->dp;
+    /* Kepler's SMX volume counts stores too (Su et al.: 7 loads + 1 store = 80 B/Lup) */
+    fs->smx_segments += w->segments;
+    fs->store_sectors += w->store_sectors;
+    fs->store_lines += w->store_lines;
+    fs->load_sectors += w->load_sectors;
+}
+
+static void sum_counts(warp_counts *t, const warp_counts *w)
+{
+    t->c += w->c;
+    t->tag += w->tag;
+    t->dp += w->dp;
+    t->segments += w->segments;
+    t->store_sectors += w->store_sectors;
+    t->store_lines += w->store_lines;
+    t->load_sectors += w->load_sectors;
+}
+
+/* Lattice updates of the lanes of warp w of block blk; *all_full is set when every
+ * lane exists and updates its full folding (then every instruction runs on all 32
+ * lanes). A warp's lanes span a box of threads, so the box corners decide fullness. */
+static double warp_lups(const est_binding *b, const int64_t blk[3], int w, int lanes,
+                        int64_t coords[32][EST_NCOORD], int *all_full)
+{
+    const int *fold = b->cfg.launch.folding;
+    int64_t full = (int64_t)fold[0] * fold[1] * fold[2];
+    est_sample_coord(b, blk, 32 * w, coords[0]);
+    est_sample_coord(b, blk, 32 * w + lanes - 1, coords[lanes - 1]);
+    int64_t hi[EST_NCOORD];
+    memcpy(hi, coords[0], sizeof hi);
+    for (int d = 0; d < 3; d++) {
+        /* the last lane has the largest y and z; x spans the block row if the warp wraps */
+        int64_t last = coords[lanes - 1][EST_T_X + d];
+        hi[EST_T_X + d] = d == 0 && coords[lanes - 1][EST_T_Y] + coords[lanes - 1][EST_T_Z] !=
+                                        coords[0][EST_T_Y] + coords[0][EST_T_Z]
+                              ? b->cfg.launch.block[0] - 1
+                              : last;
+    }
+    *all_full = lanes == 32 && est_thread_lups(b, hi) == full;
+    if (*all_full)
+        return 32.0 * (double)full;
+    double n = 0;
+    for (int j = 0; j < lanes; j++) {
+        est_sample_coord(b, blk, 32 * w + j, coords[j]);
+        n += (double)est_thread_lups(b, coords[j]);
+    }
+    return n;
+}
+
+/* Counts of instruction i for the lanes of one warp; 0 when no lane executes it. */
+static int inst_counts(est_sampler *s, int i, int lanes, int64_t coords[32][EST_NCOORD],
+                       warp_counts *wc)
+{
+    const est_binding *b = s->b;
+    const est_inst *in = &b->inst[i];
+    int64_t addr[32];
+    int n = 0, valid;
+    for (int j = 0; j < lanes; j++) {
+        int64_t a = est_inst_address(b, in, coords[j], &valid);
+        if (valid)
+            addr[n++] = a;
+    }
+    if (n == 0)
+        return 0;
+    *wc = warp_metrics(b->dev, b->k->fields[in->field].elem_bytes, addr, n);
+    if (in->is_store) {
+        wc->store_sectors = wc->load_sectors;
+        wc->load_sectors = 0;
+        wc->store_lines = distinct_granules(addr, n, b->dev->l1_line_bytes);
+    }
+    return 1;
+}
+
+/* ---- the shape memo: full-warp counts across estimates ---- */
+
+/* A full warp's counts for one group of instructions that move together are a function
+ * of what its addresses look like up to a move by a multiple of the granule: the first
+ * address modulo the granule, the lanes' offsets from lane 0, the members' offsets from
+ * the first member and which of them store, the element size, and the device's bank,
+ * line and sector widths. Other warps of the same block (a block row of 32 or more
+ * threads gives every warp the same lanes), other block shapes and the later
+ * configurations of a ranking repeat these, so the thread's est_ctx keeps them, keyed
+ * by that whole description (compared in full, never by a hash alone). A move by a
+ * multiple of the granule keeps every count only when the element size and the banks'
+ * period divide it (shape_exact); other element sizes stay with the per-estimate memo.
+ * When the table fills up it starts again empty: that costs time, never exactness. */
+#define SHAPE_SLOTS (1 << 14)
+#define SHAPE_ARENA (1 << 20) /* int64 words of stored keys: 8 MiB, touched as used */
+#define SHAPE_MAX_MEMBERS 256 /* larger groups are counted as before */
+#define SHAPE_HEAD 6          /* element, bank, line, sector, granule, shift */
+#define SHAPE_KEY_MAX (SHAPE_HEAD + 31 + 2 * SHAPE_MAX_MEMBERS)
+
+typedef struct shape_slot {
+    uint64_t hash;
+    uint32_t off, len; /* the key is arena[off .. off+len); len 0 = empty */
+    warp_counts v;
+} shape_slot;
+
+struct est_warp_shapes {
+    shape_slot slot[SHAPE_SLOTS];
+    int64_t arena[SHAPE_ARENA];
+    size_t used; /* arena words in use */
+    int n;       /* slots in use */
+};
+
+void est_warp_shapes_free(est_warp_shapes *m)
+{
+    free(m);
+}
+
+/* Whether moving every address by a multiple of the granule keeps every count of
+ * warp_metrics for elements of elem bytes: the words, lines, sectors, 128-B segments
+ * and the banks' period (nbanks words) must all divide the granule. */
+static int shape_exact(const est_device *dev, int64_t granule, int elem)
+{
+    int nbanks = dev->l1_bank_bytes_per_cycle / elem;
+    if (nbanks < 1)
+        nbanks = 1;
+    return granule % elem == 0 && (granule / elem) % nbanks == 0 &&
+           granule % dev->l1_line_bytes == 0 && granule % dev->l1_sector_bytes == 0 &&
+           granule % 128 == 0;
+}
+
+/* The description of group G's addresses in a full warp whose lanes are at coords
+ * and whose first address is a0, into key; its length, or 0 when the group is not
+ * memoised this way. */
+static int shape_key(const est_sampler *s, const est_group *G, int64_t a0,
+                     int64_t coords[32][EST_NCOORD], int64_t key[SHAPE_KEY_MAX])
+{
+    const est_binding *b = s->b;
+    const est_device *dev = b->dev;
+    int elem = b->k->fields[G->field].elem_bytes;
+    if (G->n > SHAPE_MAX_MEMBERS || !shape_exact(dev, s->granule, elem))
+        return 0;
+    const est_inst *first = &b->inst[b->member[G->first]];
+    int n = 0, valid;
+    key[n++] = elem;
+    key[n++] = dev->l1_bank_bytes_per_cycle;
+    key[n++] = dev->l1_line_bytes;
+    key[n++] = dev->l1_sector_bytes;
+    key[n++] = s->granule;
+    key[n++] = a0 - est_floordiv(a0, s->granule) * s->granule;
+    for (int j = 1; j < 32; j++)
+        key[n++] = est_inst_address(b, first, coords[j], &valid) - a0;
+    for (int m = 0; m < G->n; m++) {
+        const est_inst *in = &b->inst[b->member[G->first + m]];
+        key[n++] = in->c0 - first->c0; /* same coefficients: the same offset in every lane */
+        key[n++] = in->is_store;
+    }
+    return n;
+}
+
+static uint64_t shape_hash(const int64_t *key, int n)
+{
+    uint64_t h = 0xcbf29ce484222325ull;
+    for (int i = 0; i < n; i++)
+        h = (h ^ (uint64_t)key[i]) * 0x100000001b3ull;
+    return h ^ (h >> 29);
+}
+
+/* The slot of key: its own when known, else the empty one it would take. */
+static shape_slot *shape_find(est_warp_shapes *m, const int64_t *key, int n, uint64_t h)
+{
+    for (uint64_t i = h;; i++) { /* never full: shape_put keeps a quarter empty */
+        shape_slot *sl = &m->slot[i % SHAPE_SLOTS];
+        if (sl->len == 0 || (sl->hash == h && sl->len == (uint32_t)n &&
+                             !memcmp(&m->arena[sl->off], key, (size_t)n * sizeof *key)))
+            return sl;
+    }
+}
+
+static void shape_put(est_warp_shapes *m, const int64_t *key, int n, uint64_t h,
+                      const warp_counts *v)
+{
+    if (m->used + (size_t)n > SHAPE_ARENA || m->n >= SHAPE_SLOTS / 4 * 3) {
+        memset(m->slot, 0, sizeof m->slot);
+        m->used = 0;
+        m->n = 0;
+    }
+    shape_slot *sl = shape_find(m, key, n, h);
+    memcpy(&m->arena[m->used], key, (size_t)n * sizeof *key);
+    *sl = (shape_slot){.hash = h, .off = (uint32_t)m->used, .len = (uint32_t)n, .v = *v};
+    m->used += (size_t)n;
+    m->n++;
+}
+
+/* The summed counts of group G's members for the lanes at coords (all of them, for a
+ * full warp whose first address is a0, through the shape memo when it applies). */
+static warp_counts group_counts(est_sampler *s, const est_group *G, int lanes, int full,
+                                int64_t a0, int64_t coords[32][EST_NCOORD])
+{
+    int64_t key[SHAPE_KEY_MAX];
+    int n = full && s->shapes ? shape_key(s, G, a0, coords, key) : 0;
+    uint64_t h = n ? shape_hash(key, n) : 0;
+    if (n) {
+        const shape_slot *sl = shape_find(s->shapes, key, n, h);
+        if (sl->len)
+            return sl->v;
+    }
+    warp_counts sum = {0}, wc;
+    for (int m = 0; m < G->n; m++)
+        if (inst_counts(s, s->b->member[G->first + m], lanes, coords, &wc))
+            sum_counts(&sum, &wc);
+    if (n)
+        shape_put(s->shapes, key, n, h, &sum);
+    return sum;
+}
+
+/* One warp (warp index w of block blk): every instruction's counts. A full warp's
+ * counts for a group of instructions that move together depend only on the group's
+ * shift modulo the granule, so they are memoised per (group, warp, shift), and across
+ * estimates by the shape memo. 0, or -1 when the deadline passed (a warp of a large
+ * kernel can have 10^5 groups, so the flag is read per group). */
+static int sample_warp(est_sampler *s, const int64_t blk[3], int w, est_sample *out)
+{
+    const est_binding *b = s->b;
+    int lanes = b->threads - 32 * w < 32 ? b->threads - 32 * w : 32;
+    int64_t coords[32][EST_NCOORD];
+    int all_full, have_coords;
+    out->warp_lups += warp_lups(b, blk, w, lanes, coords, &all_full);
+    have_coords = !all_full;
+    for (int g = 0; g < b->ngroups; g++) {
+        const est_group *G = &b->groups[g];
+        warp_slot *sl = NULL;
+        uint64_t key = 0;
+        int64_t a0 = 0;
+        if (est_ctx_expired(s->ctx))
+            return -1;
+        if (G->affine && all_full) {
+            int valid;
+            a0 = est_inst_address(b, &b->inst[b->member[G->first]], coords[0], &valid);
+            int64_t shift = a0 - est_floordiv(a0, s->granule) * s->granule;
+            key =
+                (((uint64_t)g * 64 + (uint64_t)w) * (uint64_t)s->granule + (uint64_t)shift) + 1;
+            sl = warp_memo_find(s, key);
+            if (sl && sl->key == key) {
+                add_counts(&out->f[G->field], &sl->v);
+                continue;
+            }
+        }
+        if (!have_coords) {
+            for (int j = 1; j < lanes; j++)
+                est_sample_coord(b, blk, 32 * w + j, coords[j]);
+            have_coords = 1;
+        }
+        warp_counts sum = group_counts(s, G, lanes, G->affine && all_full, a0, coords);
+        if (sl) {
+            sl->key = key;
+            sl->v = sum;
+        }
+        add_counts(&out->f[G->field], &sum);
+    }
+    return 0;
+}
+
+int est_sample_warps(est_sampler *s, est_sample *out, lr_error *err)
+{
+    const est_binding *b = s->b;
+    est_ctx *ctx = s->ctx;
+    if (!ctx->warp_memo)
+        ctx->warp_memo = calloc(WARP_MEMO_SLOTS, sizeof *ctx->warp_memo);
+    if (!ctx->warp_memo)
+        return lr_error_set(err, LR_NO_MEMORY, NULL, "out of memory");
+    s->warp_memo = ctx->warp_memo;
+    s->gen = ++ctx->warp_memo_gen;
+    if (!ctx->warp_shapes) /* no memory for it: counted without, just as exactly */
+        ctx->warp_shapes = calloc(1, sizeof *ctx->warp_shapes);
+    s->shapes = ctx->warp_shapes;
+    const int *bd = b->cfg.launch.block;
+    int64_t lim[3], nblk[3];
+    for (int d = 0; d < 3; d++) {
+        int64_t ext = b->grid[d] * bd[d];
+        lim[d] = ext < WARP_SAMPLE_THREADS ? ext : WARP_SAMPLE_THREADS;
+        nblk[d] = (lim[d] + bd[d] - 1) / bd[d];
+    }
+    int nwarps = (b->threads + 31) / 32;
+    int64_t blk[3];
+    for (blk[2] = 0; blk[2] < nblk[2]; blk[2]++)
+        for (blk[1] = 0; blk[1] < nblk[1]; blk[1]++)
+            for (blk[0] = 0; blk[0] < nblk[0]; blk[0]++)
+                for (int w = 0; w < nwarps; w++) {
+                    int64_t c[EST_NCOORD];
+                    est_sample_coord(b, blk, 32 * w, c);
+                    int inside = 1;
+                    for (int d = 0; d < 3; d++)
+                        inside &= blk[d] * bd[d] + c[EST_T_X + d] < lim[d];
+                    if (inside && sample_warp(s, blk, w, out))
+                        return est_sample_past_deadline(err);
+                }
+    return 0;
+}
