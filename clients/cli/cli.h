@@ -31,6 +31,7 @@ typedef struct cli_opts {
     long long measure_top; /* --measure-top K; -1 when not given */
     const char *format;    /* rank --format json|table|t4; NULL when not given */
     double time_limit_s;   /* rank --time-limit SECONDS; 0 = the api's default */
+    int progress;          /* rank --progress: progress on stderr, terminal or not */
     /* calibrate (and fit's --out, --name) */
     const char *out, *raw, *from_raw, *name, *base;
     int quick;     /* --quick */
@@ -44,6 +45,7 @@ typedef struct cli_opts {
 /* Rows more than one subcommand shares word for word (cli_util.c). */
 extern const lr_opt cli_opt_pretty;   /* --pretty */
 extern const lr_opt cli_opt_db_cache; /* --db PATH of estimate and rank */
+extern const lr_opt cli_opt_out;      /* --out FILE of calibrate and fit */
 
 /* Parses argv[1..] of a subcommand (argv[0] is its name) by cmd's table into *o
  * (zeroed first; top and measure_top -1), at most 2 arguments. Returns 0 to go on;

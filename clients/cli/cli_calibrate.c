@@ -11,12 +11,6 @@
 #include "calibrate.h"
 #include "cli.h"
 
-static const lr_opt cal_out = {.name = "--out",
-                               .arg = "FILE",
-                               .help =
-                                   "write the description to FILE instead of standard output",
-                               .kind = LR_OPT_TEXT,
-                               .offset = offsetof(cli_opts, out)};
 static const lr_opt cal_raw = {
     .name = "--raw",
     .arg = "FILE",
@@ -54,8 +48,8 @@ static const lr_opt cal_gpu = {.name = "--gpu",
                                .kind = LR_OPT_INT,
                                .max = 64,
                                .offset = offsetof(cli_opts, gpu)};
-static const lr_opt *const calibrate_opts[] = {&cal_out,  &cal_raw,   &cal_from_raw, &cal_name,
-                                               &cal_base, &cal_quick, &cal_gpu,      NULL};
+static const lr_opt *const calibrate_opts[] = {
+    &cli_opt_out, &cal_raw, &cal_from_raw, &cal_name, &cal_base, &cal_quick, &cal_gpu, NULL};
 
 static const lr_opt_cmd calibrate_cmd = {
     .name = "calibrate",

@@ -20,19 +20,13 @@ static const lr_opt fit_db = {.name = "--db",
                               .help = "the database with the measurement log; it must exist",
                               .kind = LR_OPT_TEXT,
                               .offset = offsetof(cli_opts, db)};
-static const lr_opt fit_out = {.name = "--out",
-                               .arg = "FILE",
-                               .help = "write the description to FILE instead of standard "
-                                       "output",
-                               .kind = LR_OPT_TEXT,
-                               .offset = offsetof(cli_opts, out)};
 static const lr_opt fit_name = {.name = "--name",
                                 .arg = "NAME",
                                 .def = "\"DEVICE (refit)\"",
                                 .help = "the new device's name (never a built-in's name)",
                                 .kind = LR_OPT_TEXT,
                                 .offset = offsetof(cli_opts, name)};
-static const lr_opt *const fit_opts[] = {&fit_db, &fit_out, &fit_name, NULL};
+static const lr_opt *const fit_opts[] = {&fit_db, &cli_opt_out, &fit_name, NULL};
 
 static const lr_opt_cmd fit_cmd = {
     .name = "fit",

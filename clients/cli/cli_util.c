@@ -31,6 +31,12 @@ const lr_opt cli_opt_db_cache = {
     .kind = LR_OPT_TEXT,
     .offset = offsetof(cli_opts, db)};
 
+const lr_opt cli_opt_out = {.name = "--out",
+                            .arg = "FILE",
+                            .help = "write the description to FILE instead of standard output",
+                            .kind = LR_OPT_TEXT,
+                            .offset = offsetof(cli_opts, out)};
+
 int cli_usage_error(const char *cmd, const char *fmt, ...)
 {
     char why[LR_OPT_WHY_MAX];
