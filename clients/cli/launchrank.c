@@ -198,9 +198,16 @@ static const lr_opt rank_time_limit = {
     .max = CLI_MAX_TIME_LIMIT_S,
     .offset = offsetof(cli_opts, time_limit_s)};
 
+static const lr_opt rank_progress = {
+    .name = "--progress",
+    .help = "show progress (configurations evaluated) on stderr also when it is not a "
+            "terminal, one line per percent (on a terminal it is shown anyway, on one line)",
+    .kind = LR_OPT_FLAG,
+    .offset = offsetof(cli_opts, progress)};
+
 static const lr_opt *const rank_opts[] = {
-    &rank_table,       &rank_format,     &rank_top,       &rank_threads, &rank_measure_top,
-    &cli_opt_db_cache, &rank_time_limit, &cli_opt_pretty, NULL};
+    &rank_table,       &rank_format,     &rank_top,      &rank_threads,   &rank_measure_top,
+    &cli_opt_db_cache, &rank_time_limit, &rank_progress, &cli_opt_pretty, NULL};
 
 static const lr_opt_cmd rank_cmd = {
     .name = "rank",
@@ -218,7 +225,8 @@ static const lr_opt_cmd rank_cmd = {
     .opts = rank_opts,
     .epilogue =
         "\n"
-        "On a terminal, progress (configurations evaluated) is shown on stderr.\n"
+        "On a terminal (or with --progress), progress (configurations evaluated) is\n"
+        "shown on stderr.\n"
         "\n"
         "Example:\n"
         "  launchrank rank --table --top 10 stencil2d.json\n"
@@ -236,6 +244,7 @@ typedef struct cli_progress {
     pthread_mutex_t lock;
     int percent; /* last shown; -1 before the first line */
     int width;   /* characters of the last line, to blank it at the end */
+    int tty;     /* stderr is a terminal: one line rewritten; else a line per percent */
 } cli_progress;
 
 static void show_progress(void *user, size_t done, size_t total)
@@ -247,7 +256,11 @@ static void show_progress(void *user, size_t done, size_t total)
     pthread_mutex_lock(&p->lock);
     if (percent != p->percent) {
         p->percent = percent;
-        p->width = fprintf(stderr, "\rranking: %zu/%zu configurations", done, total) - 1;
+        p->width = fprintf(stderr,
+                           p->tty ? "\rranking: %zu/%zu configurations"
+                                  : "ranking: %zu/%zu configurations\n",
+                           done, total) -
+                   1;
         fflush(stderr);
     }
     pthread_mutex_unlock(&p->lock);
@@ -255,7 +268,7 @@ static void show_progress(void *user, size_t done, size_t total)
 
 static void clear_progress(cli_progress *p)
 {
-    if (p->percent >= 0)
+    if (p->percent >= 0 && p->tty)
         fprintf(stderr, "\r%*s\r", p->width > 0 ? p->width : 0, "");
 }
 
@@ -333,8 +346,9 @@ static int cmd_rank(int argc, char **argv)
         return rc;
     }
     lr_error_clear(&err);
-    resp = lr_api_rank(w, edited ? edited : body, len, isatty(2) ? show_progress : NULL,
-                       &progress, &err);
+    progress.tty = isatty(2);
+    resp = lr_api_rank(w, edited ? edited : body, len,
+                       progress.tty || o.progress ? show_progress : NULL, &progress, &err);
     clear_progress(&progress);
     rc = resp ? rank_output(argv[0], resp, &o) : cli_report(&err);
     free(resp);

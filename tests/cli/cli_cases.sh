@@ -516,7 +516,19 @@ case_readme_decision() {
 
 # The progress line goes to a terminal on stderr and is blanked at the end; stdout
 # keeps the bare JSON. Needs util-linux script(1) for the terminal; else skipped.
+# Without a terminal: nothing, unless --progress (a line per percent, kept).
 case_progress() {
+    run rank --top 1 "$DATA/rank_2d_5point.json"
+    expect_rc 0
+    expect_not_in err "ranking:"
+    run rank --progress --top 1 "$DATA/rank_2d_5point.json"
+    expect_rc 0
+    expect_in out '"rank":1'
+    expect_not_in out "ranking:"
+    [ "$(tail -n 1 "$T/err")" = "ranking: 21/21 configurations" ] ||
+        fail "--progress does not end with the line 'ranking: 21/21 configurations'"
+    [ "$(grep -c '^ranking: [0-9]*/21 configurations$' "$T/err")" -ge 2 ] ||
+        fail "--progress wrote fewer than 2 whole progress lines"
     last="script"
     rc=0
     script -qc true /dev/null >/dev/null 2>&1 || exit 77
