@@ -278,7 +278,7 @@ static const lr_opt *const options[] = {&opt_listen,
 
 static const lr_opt_cmd serve_cmd = {
     .name = "serve",
-    .usage = "usage: launchrank serve [OPTIONS]\n"
+    .usage = "Usage: launchrank serve [OPTIONS]\n"
              "\n"
              "Runs the launchrank HTTP daemon: code generators POST GPU kernel\n"
              "descriptions as JSON and get performance predictions back. SIGINT or\n"

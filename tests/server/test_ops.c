@@ -660,7 +660,7 @@ static void test_busy_port_and_options(void)
     CHECK_INT(run_srv_main("short_help", h), 0);
     snprintf(path, sizeof path, "%s/short_help.out", tmpdir);
     char *text = read_file(path);
-    CHECK_CONTAINS(text, "usage: launchrank serve [OPTIONS]");
+    CHECK_CONTAINS(text, "Usage: launchrank serve [OPTIONS]");
     CHECK_CONTAINS(text, "--listen HOST:PORT");
     CHECK_CONTAINS(text, "GET  /metrics");
     free(text);
