@@ -67,8 +67,8 @@ typedef struct srv_options {
     srv_config cfg;
     const char *listen; /* --listen as given, for messages */
     int no_cache;
-    long long threads, max_body, timeout_s, time_limit_s, cache_max, receive_deadline_s,
-        max_client_conns;
+    long long threads, max_body, timeout_s, cache_max, receive_deadline_s, max_client_conns;
+    double time_limit_s;       /* --time-limit, decimals allowed as for `launchrank rank` */
     char default_db[PATH_MAX]; /* $STATE_DIRECTORY/launchrank.sqlite, when set */
 } srv_options;
 
@@ -211,9 +211,9 @@ static const lr_opt opt_time_limit = {
     .arg = "SECONDS",
     .unit = "seconds",
     .def = "30",
-    .help = "computing time one request may take; longer ones get 422 budget_exceeded",
-    .kind = LR_OPT_INT,
-    .min = 1,
+    .help = "computing time one request may take (decimals allowed, e.g. 0.5); longer ones "
+            "get 422 budget_exceeded, a ranking the configurations it evaluated by then",
+    .kind = LR_OPT_REAL,
     .max = SRV_MAX_SECONDS,
     .offset = SRV_OFF(time_limit_s)};
 static const lr_opt opt_receive_deadline = {
@@ -357,7 +357,7 @@ static int options_parse(srv_options *o, int argc, char **argv)
     o->cfg.threads = (unsigned)o->threads;
     o->cfg.max_body = (size_t)o->max_body;
     o->cfg.timeout_s = (unsigned)o->timeout_s;
-    o->cfg.time_limit_s = (unsigned)o->time_limit_s;
+    o->cfg.time_limit_s = o->time_limit_s;
     o->cfg.cache_max = (long)o->cache_max;
     o->cfg.receive_deadline_s = (unsigned)o->receive_deadline_s;
     o->cfg.max_client_conns = (unsigned)o->max_client_conns;

@@ -59,7 +59,7 @@ typedef struct srv_config {
     unsigned threads;            /* --threads: compute threads running the model */
     size_t max_body;             /* --max-body: largest request body buffered */
     unsigned timeout_s;          /* --timeout: idle seconds before a connection is closed */
-    unsigned time_limit_s;       /* --time-limit: computing seconds per request; 0 = default */
+    double time_limit_s;         /* --time-limit: computing seconds per request; 0 = default */
     const char *port_file;       /* --port-file, or NULL */
     int quiet;                   /* --quiet: no access log, no per-connection messages */
     unsigned receive_deadline_s; /* --receive-deadline: seconds to send one request */

@@ -162,6 +162,14 @@ case_bad_usage() {
     run calibrate --gpu=65
     expect_rc 2
     expect_in err "--gpu: '65' is not a number from 0 to 64"
+    # serve's --time-limit takes decimals as rank's does: 0.5 passes, the listen
+    # address after it is what is refused
+    run serve --time-limit=0.5 --listen=nonsense
+    expect_rc 2
+    expect_in err "launchrank serve: --listen:"
+    run serve --time-limit 0 --listen 127.0.0.1:0
+    expect_rc 2
+    expect_in err "launchrank serve: --time-limit: '0' is not a number of seconds above 0 and at most 3600"
     run serve --listen
     expect_rc 2
     expect_in err "launchrank serve: --listen needs a value (HOST:PORT)"
