@@ -87,13 +87,11 @@ int st_measurement_each(st_store *st, st_measurement_fn fn, void *user, lr_error
         }
         stop = fn(user, &m);
     }
-    if (!stop && rc != SQLITE_DONE) {
-        st_fail(st, err, "reading measurements");
+    if (stop) {
         st_stmt_done(s);
-        return -1;
+        return stop;
     }
-    st_stmt_done(s);
-    return stop;
+    return st_rows_done(st, s, rc, "reading measurements", err);
 }
 
 /* Adds stored JSON as the raw "value". JSON strings cannot hold raw line breaks,
@@ -174,10 +172,7 @@ static int export_rows(st_store *st, sqlite3_stmt *s, const char *type, FILE *ou
         fputc('\n', out);
         cJSON_free(line);
     }
-    if (rc != SQLITE_DONE)
-        st_fail(st, err, "exporting");
-    st_stmt_done(s);
-    return rc == SQLITE_DONE ? 0 : -1;
+    return st_rows_done(st, s, rc, "exporting", err);
 }
 
 int st_export(st_store *st, FILE *out, lr_error *err)
@@ -237,11 +232,9 @@ int st_device_each(st_store *st, st_device_fn fn, void *user, lr_error *err)
         }
         stop = fn(user, name, json);
     }
-    if (!stop && rc != SQLITE_DONE) {
-        st_fail(st, err, "reading devices");
+    if (stop) {
         st_stmt_done(s);
-        return -1;
+        return stop;
     }
-    st_stmt_done(s);
-    return stop;
+    return st_rows_done(st, s, rc, "reading devices", err);
 }

@@ -193,13 +193,17 @@ void st_stmt_done(sqlite3_stmt *s)
 }
 
 /* Steps a statement that returns no rows, then resets it. */
-int st_step_done(st_store *st, sqlite3_stmt *s, const char *doing, lr_error *err)
+int st_rows_done(st_store *st, sqlite3_stmt *s, int rc, const char *doing, lr_error *err)
 {
-    int rc = sqlite3_step(s);
     if (rc != SQLITE_DONE)
         st_fail(st, err, doing);
     st_stmt_done(s);
     return rc == SQLITE_DONE ? 0 : -1;
+}
+
+int st_step_done(st_store *st, sqlite3_stmt *s, const char *doing, lr_error *err)
+{
+    return st_rows_done(st, s, sqlite3_step(s), doing, err);
 }
 
 /* Brings the schema to ST_SCHEMA_VERSION. BEGIN IMMEDIATE takes the write lock

@@ -64,6 +64,9 @@ int st_fail(st_store *st, lr_error *err, const char *doing);
 int st_run_sql(st_store *st, const char *sql, const char *doing, lr_error *err);
 /* Ends one use of a prepared statement (reset, bindings cleared). */
 void st_stmt_done(sqlite3_stmt *s);
+/* Ends a walk over the rows of s whose last sqlite3_step returned rc: resets s and
+ * returns 0 when rc is SQLITE_DONE, else -1 with the connection's error in err. */
+int st_rows_done(st_store *st, sqlite3_stmt *s, int rc, const char *doing, lr_error *err);
 /* Steps a statement that returns no rows, then resets it. */
 int st_step_done(st_store *st, sqlite3_stmt *s, const char *doing, lr_error *err);
 /* Refuses text that is not valid JSON (what is stored as "json" is exported verbatim). */
