@@ -315,6 +315,20 @@ static void job_run(srv_server *s, srv_request *req)
     req->body = NULL;
 }
 
+/* Takes the oldest job (there is one) off the queue: this thread runs it now. Called
+ * with the mutex held. */
+static srv_request *queue_pop(srv_pool *p)
+{
+    srv_request *req = p->head;
+    p->head = req->job_next;
+    if (!p->head)
+        p->tail = NULL;
+    req->job_next = NULL;
+    p->queued--;
+    req->job = SRV_JOB_RUNNING;
+    return req;
+}
+
 /* The ranking's pause hook, on its own thread between two of its configurations:
  * runs the oldest job if it is an estimate and no other thread will take it soon
  * (none idle, none helping a ranking, which would leave for it). */
@@ -331,12 +345,7 @@ static void job_pause(void *user)
         unlock(p);
         return;
     }
-    p->head = req->job_next;
-    if (!p->head)
-        p->tail = NULL;
-    req->job_next = NULL;
-    p->queued--;
-    req->job = SRV_JOB_RUNNING;
+    queue_pop(p);
     unlock(p);
     job_run(owner->server, req);
     job_finish(p, req);
@@ -406,16 +415,7 @@ static srv_request *job_take(srv_server *s)
             p->idle--;
         }
     }
-    srv_request *req = p->head;
-    if (!req)
-        return NULL;
-    p->head = req->job_next;
-    if (!p->head)
-        p->tail = NULL;
-    req->job_next = NULL;
-    p->queued--;
-    req->job = SRV_JOB_RUNNING;
-    return req;
+    return p->head ? queue_pop(p) : NULL;
 }
 
 /* A compute thread. Its lr_worker is created on its first job (srv_worker_get) and
