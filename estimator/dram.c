@@ -12,7 +12,9 @@
  * from lattice points instead, one piece per access: the points a box of folded
  * threads updates form a box again, so the same footprints are counted without a
  * union over folding steps, and the cost no longer grows with the folding (docs/
- * model.md §5, "Counting in lattice space").
+ * model.md §5, "Counting in lattice space"). When moreover every such access maps a
+ * box of lattice points onto a box, dram_box.c counts the footprints by arithmetic and
+ * isl is not needed at all.
  */
 #include <isl/aff.h>
 #include <isl/ctx.h>
@@ -27,7 +29,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "estimator_int.h"
+#include "dram_int.h"
 
 static int isl_failed(isl_ctx *ctx, lr_error *err)
 {
@@ -340,6 +342,50 @@ enum wave_figure {
     WAVE_FIGURES
 };
 
+/* field_wave's figures counted by arithmetic (dram_box.c): when every load (is_store
+ * 0) or store of field f maps each lattice box lboxes[k] (NULL: none) onto a box, the
+ * footprints are unions of boxes, and each figure is a sum over the cells of their
+ * union by the sets that cover them (bit k for lboxes[k]). 0, or -1 when an access is
+ * not of that kind or the union is too large: then isl counts. */
+static int box_wave(const est_binding *b, int f, int is_store, const int64_t *const lboxes[4],
+                    double vol[WAVE_FIGURES])
+{
+    const est_field *fd = &b->k->fields[f];
+    est_fbox box[EST_BOX_MAX];
+    int n = 0;
+    for (int a = 0; a < fd->nacc; a++) {
+        if (fd->acc[a].is_store != is_store)
+            continue;
+        for (int k = 0; k < 4; k++) {
+            if (!lboxes[k])
+                continue;
+            if (n == EST_BOX_MAX || est_box_image(&fd->acc[a], fd->elem_bytes,
+                                                  b->dev->dram_fetch_bytes, lboxes[k], &box[n]))
+                return -1;
+            box[n++].set = 1u << k;
+        }
+    }
+    int64_t v[16];
+    if (est_box_volumes(box, n, v))
+        return -1;
+    int64_t fig[WAVE_FIGURES] = {0};
+    for (unsigned m = 1; m < 16; m++) {
+        int cur = m & 1, x = m & 2, y = m & 4, z = m & 8;
+        fig[WAVE_CUR] += cur ? v[m] : 0;
+        fig[WAVE_OVERLAP_X] += cur && x ? v[m] : 0;
+        fig[WAVE_OVERLAP_Y] += cur && !x && y ? v[m] : 0;
+        fig[WAVE_OVERLAP_Z] += cur && !x && !y && z ? v[m] : 0;
+        fig[WAVE_OLD_Y] += y ? v[m] : 0;
+        fig[WAVE_OLD_Z] += z ? v[m] : 0;
+    }
+    for (int i = 0; i < WAVE_FIGURES; i++) {
+        if (fig[i] >= (int64_t)1 << 53) /* a double would round it: isl counts */
+            return -1;
+        vol[i] = (double)fig[i];
+    }
+    return 0;
+}
+
 /* |A(cur)|, the x, y, z overlaps (each after removing the previous neighbourhood's
  * footprint), |A(y)| and |A(z)| of one field's loads or stores, in fetch units,
  * indexed by enum wave_figure. Empty neighbourhoods (NULL sets) cost nothing. */
@@ -353,7 +399,8 @@ static int field_wave(est_ctx *ctx, const est_binding *b, int f, int is_store,
      * figure below is the same, and the whole result is reused. */
     int64_t key[36], lbox[4][6];
     const int64_t *lb[4];
-    if (map_key(b, f, is_store, key)) {
+    int lattice = map_key(b, f, is_store, key);
+    if (lattice) {
         /* a lattice map: the boxes of lattice points the thread boxes update */
         for (int k = 0; k < 4; k++)
             lb[k] = boxes[k] ? lattice_box(b, boxes[k], lbox[k]) : NULL;
@@ -365,6 +412,11 @@ static int field_wave(est_ctx *ctx, const est_binding *b, int f, int is_store,
     est_memo *memo = est_ctx_memo(ctx);
     if (memo && est_memo_get(memo, key, 36, vol, WAVE_FIGURES))
         return 0;
+    if (lattice && box_wave(b, f, is_store, boxes, vol) == 0) {
+        if (memo)
+            est_memo_put(memo, key, 36, vol, WAVE_FIGURES);
+        return 0;
+    }
     isl_map *m = access_map(ctx, b, f, is_store, err);
     if (!m)
         return lr_error_is_set(err) ? -1 : 0;

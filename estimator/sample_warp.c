@@ -103,6 +103,16 @@ static warp_counts warp_metrics(const est_device *dev, int elem, const int64_t *
     return w;
 }
 
+/* a modulo the granule, in [0, granule): a mask when the granule is a power of two (it
+ * is the largest of the device's lines, sectors and banks, which est_device_check
+ * requires to be), which spares the warp pass a division per group and warp. */
+static int64_t mod_granule(int64_t granule, int64_t a)
+{
+    if ((granule & (granule - 1)) == 0)
+        return (int64_t)((uint64_t)a & (uint64_t)(granule - 1));
+    return a - est_floordiv(a, granule) * granule;
+}
+
 static warp_slot *warp_memo_find(est_sampler *s, uint64_t key)
 {
     uint64_t h = key * 0x9E3779B97F4A7C15ull;
@@ -210,8 +220,8 @@ static int inst_counts(est_sampler *s, int i, int lanes, int64_t coords[32][EST_
  * multiple of the granule keeps every count only when the element size and the banks'
  * period divide it (shape_exact); other element sizes stay with the per-estimate memo.
  * When the table fills up it starts again empty: that costs time, never exactness. */
-#define SHAPE_SLOTS (1 << 14)
-#define SHAPE_ARENA (1 << 20) /* int64 words of stored keys: 8 MiB, touched as used */
+#define SHAPE_SLOTS (1 << 13) /* 384 KiB */
+#define SHAPE_ARENA (1 << 19) /* int64 words of stored keys at most: 4 MiB */
 #define SHAPE_MAX_MEMBERS 256 /* larger groups are counted as before */
 #define SHAPE_HEAD 6          /* element, bank, line, sector, granule, shift */
 #define SHAPE_KEY_MAX (SHAPE_HEAD + 31 + 2 * SHAPE_MAX_MEMBERS)
@@ -224,13 +234,15 @@ typedef struct shape_slot {
 
 struct est_warp_shapes {
     shape_slot slot[SHAPE_SLOTS];
-    int64_t arena[SHAPE_ARENA];
-    size_t used; /* arena words in use */
-    int n;       /* slots in use */
+    int64_t *arena;   /* owned; grown as keys arrive, up to SHAPE_ARENA words */
+    size_t used, cap; /* arena words in use, allocated */
+    int n;            /* slots in use */
 };
 
 void est_warp_shapes_free(est_warp_shapes *m)
 {
+    if (m)
+        free(m->arena);
     free(m);
 }
 
@@ -265,7 +277,7 @@ static int shape_key(const est_sampler *s, const est_group *G, int64_t a0,
     key[n++] = dev->l1_line_bytes;
     key[n++] = dev->l1_sector_bytes;
     key[n++] = s->granule;
-    key[n++] = a0 - est_floordiv(a0, s->granule) * s->granule;
+    key[n++] = mod_granule(s->granule, a0);
     for (int j = 1; j < 32; j++)
         key[n++] = est_inst_address(b, first, coords[j], &valid) - a0;
     for (int m = 0; m < G->n; m++) {
@@ -302,6 +314,15 @@ static void shape_put(est_warp_shapes *m, const int64_t *key, int n, uint64_t h,
         memset(m->slot, 0, sizeof m->slot);
         m->used = 0;
         m->n = 0;
+    }
+    if (m->used + (size_t)n > m->cap) {
+        size_t cap = m->cap ? 2 * m->cap : 4096;
+        cap = cap < SHAPE_ARENA ? cap : SHAPE_ARENA;
+        int64_t *a = realloc(m->arena, cap * sizeof *a);
+        if (!a)
+            return; /* not kept: counted again when met again */
+        m->arena = a;
+        m->cap = cap;
     }
     shape_slot *sl = shape_find(m, key, n, h);
     memcpy(&m->arena[m->used], key, (size_t)n * sizeof *key);
@@ -355,7 +376,7 @@ static int sample_warp(est_sampler *s, const int64_t blk[3], int w, est_sample *
         if (G->affine && all_full) {
             int valid;
             a0 = est_inst_address(b, &b->inst[b->member[G->first]], coords[0], &valid);
-            int64_t shift = a0 - est_floordiv(a0, s->granule) * s->granule;
+            int64_t shift = mod_granule(s->granule, a0);
             key =
                 (((uint64_t)g * 64 + (uint64_t)w) * (uint64_t)s->granule + (uint64_t)shift) + 1;
             sl = warp_memo_find(s, key);
@@ -375,6 +396,146 @@ static int sample_warp(est_sampler *s, const int64_t blk[3], int w, est_sample *
             sl->v = sum;
         }
         add_counts(&out->f[G->field], &sum);
+    }
+    return 0;
+}
+
+/* ---- whole blocks: the warp pass per block ---- */
+
+/* A block whose warps are all sampled and full adds, per field, counts that depend only
+ * on where each group's addresses start modulo the granule (the per-warp shifts follow
+ * from those), once every count is exact under such moves (shape_exact). Within one
+ * estimate, the blocks of the warp pass repeat a handful of these start vectors, so
+ * their sums are kept by that vector: a block costs one address per group instead of
+ * one per group and warp. */
+#define WBLOCK_SLOTS 64        /* start vectors kept per estimate; later ones are counted */
+#define WBLOCK_MAX_GROUPS 1024 /* larger kernels are counted warp by warp */
+
+typedef struct wblock_memo {
+    int ngroups, n;
+    uint64_t hash[WBLOCK_SLOTS];
+    double lups[WBLOCK_SLOTS];
+    int64_t *keys;          /* (WBLOCK_SLOTS + 1) x ngroups, the last row a candidate's */
+    est_field_sample *sums; /* WBLOCK_SLOTS x nfields, the warp pass's counters; owned */
+    est_sample scratch;     /* one block's counts */
+} wblock_memo;
+
+/* The memo for this estimate (free with wblock_free), or NULL when its blocks cannot
+ * be memoised this way (a group not affine or not exact under moves) or no memory. */
+static wblock_memo *wblock_new(const est_sampler *s)
+{
+    const est_binding *b = s->b;
+    if (b->threads % 32 || b->ngroups > WBLOCK_MAX_GROUPS)
+        return NULL;
+    for (int g = 0; g < b->ngroups; g++)
+        if (!b->groups[g].affine ||
+            !shape_exact(b->dev, s->granule, b->k->fields[b->groups[g].field].elem_bytes))
+            return NULL;
+    wblock_memo *m = calloc(1, sizeof *m);
+    if (!m)
+        return NULL;
+    m->ngroups = b->ngroups;
+    m->keys = malloc((size_t)(WBLOCK_SLOTS + 1) * (size_t)(b->ngroups ? b->ngroups : 1) *
+                     sizeof *m->keys);
+    m->sums = malloc((size_t)WBLOCK_SLOTS * (size_t)b->k->nfields * sizeof *m->sums);
+    if (!m->keys || !m->sums) {
+        free(m->keys);
+        free(m->sums);
+        free(m);
+        return NULL;
+    }
+    return m;
+}
+
+static void wblock_free(wblock_memo *m)
+{
+    if (!m)
+        return;
+    free(m->keys);
+    free(m->sums);
+    free(m);
+}
+
+/* Whether every warp of block blk is sampled (inside lim) and full (every thread's
+ * lattice points in the domain, 32 lanes each). */
+static int wblock_whole(const est_binding *b, const int64_t blk[3], const int64_t lim[3])
+{
+    for (int d = 0; d < 3; d++) {
+        int64_t end = (blk[d] + 1) * b->cfg.launch.block[d];
+        if (end > lim[d] || end * b->cfg.launch.folding[d] > b->cfg.domain[d])
+            return 0;
+    }
+    return b->threads % 32 == 0;
+}
+
+static void add_warp_counters(est_field_sample *t, const est_field_sample *f)
+{
+    t->c += f->c;
+    t->tag += f->tag;
+    t->dp += f->dp;
+    t->smx_segments += f->smx_segments;
+    t->store_sectors += f->store_sectors;
+    t->store_lines += f->store_lines;
+    t->load_sectors += f->load_sectors;
+}
+
+/* The warp pass of whole block blk (wblock_whole) into out, through m. 0, or -1 when
+ * the deadline passed. */
+static int wblock_sample(est_sampler *s, wblock_memo *m, const int64_t blk[3], int nwarps,
+                         est_sample *out)
+{
+    const est_binding *b = s->b;
+    int nf = b->k->nfields, valid, slot = -1;
+    int64_t c[EST_NCOORD], *key = &m->keys[(size_t)m->n * (size_t)m->ngroups];
+    if (est_ctx_expired(s->ctx))
+        return -1;
+    est_sample_coord(b, blk, 0, c);
+    for (int g = 0; g < m->ngroups; g++) {
+        const est_inst *first = &b->inst[b->member[b->groups[g].first]];
+        key[g] = mod_granule(s->granule, est_inst_address(b, first, c, &valid));
+    }
+    uint64_t h = shape_hash(key, m->ngroups);
+    for (int i = 0; i < m->n && slot < 0; i++)
+        if (m->hash[i] == h && !memcmp(&m->keys[(size_t)i * (size_t)m->ngroups], key,
+                                       (size_t)m->ngroups * sizeof *key))
+            slot = i;
+    if (slot < 0) {
+        est_sample *t = &m->scratch;
+        t->warp_lups = 0;
+        memset(t->f, 0, (size_t)nf * sizeof *t->f);
+        for (int w = 0; w < nwarps; w++)
+            if (sample_warp(s, blk, w, t))
+                return -1;
+        if (m->n == WBLOCK_SLOTS) { /* full: this block's counts go out unkept */
+            out->warp_lups += t->warp_lups;
+            for (int f = 0; f < nf; f++)
+                add_warp_counters(&out->f[f], &t->f[f]);
+            return 0;
+        }
+        slot = m->n++;
+        m->hash[slot] = h;
+        m->lups[slot] = t->warp_lups;
+        memcpy(&m->sums[(size_t)slot * (size_t)nf], t->f, (size_t)nf * sizeof *t->f);
+    }
+    out->warp_lups += m->lups[slot];
+    for (int f = 0; f < nf; f++)
+        add_warp_counters(&out->f[f], &m->sums[(size_t)slot * (size_t)nf + (size_t)f]);
+    return 0;
+}
+
+/* The warps of block blk inside lim into out, one by one. 0, or -1 (deadline). */
+static int sample_warps_of(est_sampler *s, const int64_t blk[3], const int64_t lim[3],
+                           int nwarps, est_sample *out)
+{
+    const est_binding *b = s->b;
+    for (int w = 0; w < nwarps; w++) {
+        int64_t c[EST_NCOORD];
+        est_sample_coord(b, blk, 32 * w, c);
+        int inside = 1;
+        for (int d = 0; d < 3; d++)
+            inside &= blk[d] * b->cfg.launch.block[d] + c[EST_T_X + d] < lim[d];
+        if (inside && sample_warp(s, blk, w, out))
+            return -1;
     }
     return 0;
 }
@@ -399,19 +560,14 @@ int est_sample_warps(est_sampler *s, est_sample *out, lr_error *err)
         lim[d] = ext < WARP_SAMPLE_THREADS ? ext : WARP_SAMPLE_THREADS;
         nblk[d] = (lim[d] + bd[d] - 1) / bd[d];
     }
-    int nwarps = (b->threads + 31) / 32;
+    int nwarps = (b->threads + 31) / 32, rc = 0;
+    wblock_memo *m = wblock_new(s); /* NULL: warp by warp, just as exactly */
     int64_t blk[3];
-    for (blk[2] = 0; blk[2] < nblk[2]; blk[2]++)
-        for (blk[1] = 0; blk[1] < nblk[1]; blk[1]++)
-            for (blk[0] = 0; blk[0] < nblk[0]; blk[0]++)
-                for (int w = 0; w < nwarps; w++) {
-                    int64_t c[EST_NCOORD];
-                    est_sample_coord(b, blk, 32 * w, c);
-                    int inside = 1;
-                    for (int d = 0; d < 3; d++)
-                        inside &= blk[d] * bd[d] + c[EST_T_X + d] < lim[d];
-                    if (inside && sample_warp(s, blk, w, out))
-                        return est_sample_past_deadline(err);
-                }
-    return 0;
+    for (blk[2] = 0; blk[2] < nblk[2] && !rc; blk[2]++)
+        for (blk[1] = 0; blk[1] < nblk[1] && !rc; blk[1]++)
+            for (blk[0] = 0; blk[0] < nblk[0] && !rc; blk[0]++)
+                rc = m && wblock_whole(b, blk, lim) ? wblock_sample(s, m, blk, nwarps, out)
+                                                    : sample_warps_of(s, blk, lim, nwarps, out);
+    wblock_free(m);
+    return rc ? est_sample_past_deadline(err) : 0;
 }

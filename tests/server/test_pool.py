@@ -39,16 +39,19 @@ def load(path):
         return json.load(f)
 
 
-# The 3-D 25-point stencil of the reference cases, over the default space with
-# foldings 1 and 2 (112 configurations): 1 to 9 s of CPU (release to ASan build), big
-# enough that lending threads shows against the daemon's fixed costs.
+# The 3-D 25-point stencil of the reference cases, over the default blocks with
+# foldings 1, 2, 4 and 8 in z (224 configurations): 1 to 5 s of CPU (release to ASan
+# build), big enough that lending threads shows against the daemon's fixed costs (the
+# default foldings 1 and 2, 112 configurations, took as long before the sampler and
+# the footprint counting became 3-5x faster, issue 12).
 BIG = load("tests/data/ref3_3d25pt_a100.json")
 BIG.pop("launch")
+BIG["search"] = {"foldings": [[1, 1, 1], [1, 1, 2], [1, 1, 4], [1, 1, 8]]}
 BIG_BODY = json.dumps(BIG).encode()
-# The same over every power-of-two bx too (warp_multiple_bx false: 460 configurations,
-# issue 12's ranking of 462 before the domain-aware space), about 4 times as long: what a client hangs up on, or what is
-# still running while estimates arrive, however fast the model becomes.
-BIGGER = dict(BIG, search={"warp_multiple_bx": False})
+# The same over every power-of-two bx too (warp_multiple_bx false: 920 configurations),
+# about 1.6 times as long: what a client hangs up on, or what is still running while
+# estimates arrive, however fast the model becomes.
+BIGGER = dict(BIG, search=dict(BIG["search"], warp_multiple_bx=False))
 BIGGER_BODY = json.dumps(BIGGER).encode()
 # A 2-D Jacobi ranking with a baseline (111 configurations, a fraction of a second).
 SMALL = load("tests/protocol/data/jacobi_baseline.json")
@@ -130,7 +133,7 @@ def test_two_threads_rank_faster_with_the_same_answer():
             for threads, d, times, cli in ((1, d1, t1, c1), (2, d2, t2, c2)):
                 cli.append(cli_rank_s(threads, f.name))
                 status, _, data, dt = post(d, "/v1/rank", BIG_BODY)
-                check(status == 200, "the 112-configuration ranking answers 200 (%d)" % status)
+                check(status == 200, "the 224-configuration ranking answers 200 (%d)" % status)
                 times.append(dt)
                 bodies.add(data)
         after = thread_ticks(d2.proc.pid)
@@ -210,7 +213,7 @@ def test_a_client_that_hangs_up_cancels_its_ranking():
     for threads, headers in (("1", ()), ("2", ()), ("2", ("Accept: application/x-ndjson",))):
         what = "%s compute thread(s)%s" % (threads, ", streamed" if headers else "")
         with Daemon(LR, cache=False, extra_args=["--threads", threads]) as d:
-            _, _, _, full = post(d, "/v1/rank", BIG_BODY)  # the bigger one takes ~4x
+            _, _, _, full = post(d, "/v1/rank", BIG_BODY)  # the bigger one takes ~1.6x
             hang_up(d, BIGGER_BODY, 0.3 * full, headers)
             idle = wait_idle(d.proc.pid, settle_s=0.6 * full)
             check(idle is not None, "%s: the daemon is idle within %.1f s of the hang-up, "
@@ -247,9 +250,9 @@ def test_an_estimate_waits_for_a_configuration_not_for_the_ranking():
         running = ranking.is_alive()
         ranking.join()
         check(running and max(lat) < 0.2 * full,
-              "3 estimates during a 460-configuration ranking on the only compute thread "
+              "3 estimates during a 920-configuration ranking on the only compute thread "
               "(still running after them: %s) take %s s, each under 20%% of the %.1f s a "
-              "112-configuration ranking takes" % (running, ["%.2f" % t for t in lat], full))
+              "224-configuration ranking takes" % (running, ["%.2f" % t for t in lat], full))
         got = json.loads(out["r"][2]) if out["r"][0] == 200 else {}
         n = got.get("evaluated", 0)
         check(n > 400 and "incomplete" not in got and
@@ -277,9 +280,9 @@ def test_progress_stream_ends_with_the_plain_answer():
         except ImportError:
             print("     (python3-jsonschema missing: the schema is not checked here)")
         progress = [json.loads(l)["progress"] for l in lines[:-1]]
-        check(all(set(p) == {"done", "of", "elapsed_s"} and p["of"] == 112 and
-                  1 <= p["done"] <= 112 for p in progress),
-              "every other line is {\"progress\": {done, of: 112, elapsed_s}}")
+        check(all(set(p) == {"done", "of", "elapsed_s"} and p["of"] == 224 and
+                  1 <= p["done"] <= 224 for p in progress),
+              "every other line is {\"progress\": {done, of: 224, elapsed_s}}")
         check(all(a["done"] <= b["done"] and a["elapsed_s"] + 0.4 < b["elapsed_s"]
                   for a, b in zip(progress, progress[1:])),
               "progress lines count up, at least 0.5 s apart (elapsed_s, 0.1 s slack)")
