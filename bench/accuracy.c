@@ -262,7 +262,9 @@ static double volume_err(const family *F, int which)
             m = r->m.l2_load + r->m.l2_store;
             break;
         default:
-            p = r->r.total.l1_cycles;
+            /* v2 predicts the profiler's counter (docs/model.md §3 "Predicted
+             * wavefronts"); the reference method only has its L1 cycles */
+            p = strcmp(model, "warpspeed") ? r->r.l1_wavefronts : r->r.total.l1_cycles;
             m = r->m.l1_wavefronts;
         }
         if (m > 0)
@@ -492,7 +494,7 @@ static void dump(const char *path)
                     "\"blocks_per_sm\":%d,\"l1_cycles\":%.5g,\"l1_wavefronts\":%.5g,"
                     "\"dram\":%.5g,\"dram_m\":%.5g,\"l2\":%.5g,\"l2_m\":%.5g,"
                     "\"active_threads\":%.5g,\"bytes_in_flight\":%.5g,\"updates_per_block\":%.5g,"
-                    "\"registers\":%d}\n",
+                    "\"registers\":%d,\"l1_wavefronts_predicted\":%.5g}\n",
                     fams[i].f.name, r->c.block[0], r->c.block[1], r->c.block[2],
                     r->c.folding[0], r->c.folding[1], r->c.folding[2], r->m.glups, r->pred,
                     est_limiter_name(e->limiter), e->perf_flops, e->perf_l1, e->perf_l2,
@@ -501,7 +503,7 @@ static void dump(const char *path)
                     e->total.dram_load + e->total.dram_store, r->m.dram_load + r->m.dram_store,
                     e->total.l2_load + e->total.l2_store, r->m.l2_load + r->m.l2_store,
                     e->active_threads_per_sm, e->bytes_in_flight_per_sm, e->updates_per_block,
-                    r->m.registers);
+                    r->m.registers, e->l1_wavefronts);
         }
     fclose(f);
 }

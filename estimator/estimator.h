@@ -175,6 +175,7 @@ typedef struct est_result {
     double perf_blocks;           /* GLup/s the block start rate allows */
     double perf_stores;           /* GLup/s the L2 write request rate allows */
     double updates_per_block;     /* lattice updates per thread block, average */
+    double l1_wavefronts;         /* predicted L1 data-pipe wavefronts per lattice update */
 } est_result;
 
 /* ---- estimation ---- */

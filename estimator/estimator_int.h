@@ -148,6 +148,7 @@ typedef struct est_field_sample {
     double load_sectors; /* sectors requested by load instructions */
     double store_sectors;
     double store_lines;  /* distinct lines per store instruction, summed: write requests */
+    double store_c;      /* the part of c from store instructions (L1 wavefronts) */
     double smx_segments; /* Kepler half-warp 128-B segments, loads and stores */
     /* block pass, sums over sampled blocks */
     double blk_load_sectors; /* distinct sectors loaded per block */
@@ -159,6 +160,7 @@ typedef struct est_field_sample {
 typedef struct est_sample {
     est_field_sample f[EST_MAX_FIELDS];
     double warp_lups;      /* lattice updates of the sampled warps */
+    double warps;          /* sampled warps that update at least one lattice point */
     double block_lups;     /* lattice updates of the sampled blocks */
     int nblocks;           /* sampled blocks */
     double mid_block_lups; /* lattice updates of the middle block (overlap) */

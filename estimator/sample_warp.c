@@ -18,6 +18,7 @@ typedef struct warp_counts {
     int c, tag, dp;
     int load_sectors, store_sectors, segments;
     int store_lines; /* distinct L1 lines of a store instruction: its L2 write requests */
+    int store_c;     /* c of a store instruction (0 for loads): wavefronts, docs/model.md §3 */
 } warp_counts;
 
 /* Memo of full-warp counts: key (instruction, warp in block, shift mod granule).
@@ -139,6 +140,7 @@ static void add_counts(est_field_sample *fs, const warp_counts *w)
     fs->store_sectors += w->store_sectors;
     fs->store_lines += w->store_lines;
     fs->load_sectors += w->load_sectors;
+    fs->store_c += w->store_c;
 }
 
 static void sum_counts(warp_counts *t, const warp_counts *w)
@@ -150,6 +152,7 @@ static void sum_counts(warp_counts *t, const warp_counts *w)
     t->store_sectors += w->store_sectors;
     t->store_lines += w->store_lines;
     t->load_sectors += w->load_sectors;
+    t->store_c += w->store_c;
 }
 
 /* Lattice updates of the lanes of warp w of block blk; *all_full is set when every
@@ -203,6 +206,7 @@ static int inst_counts(est_sampler *s, int i, int lanes, int64_t coords[32][EST_
         wc->store_sectors = wc->load_sectors;
         wc->load_sectors = 0;
         wc->store_lines = distinct_granules(addr, n, b->dev->l1_line_bytes);
+        wc->store_c = wc->c;
     }
     return 1;
 }
@@ -364,7 +368,9 @@ static int sample_warp(est_sampler *s, const int64_t blk[3], int w, est_sample *
     int lanes = b->threads - 32 * w < 32 ? b->threads - 32 * w : 32;
     int64_t coords[32][EST_NCOORD];
     int all_full, have_coords;
-    out->warp_lups += warp_lups(b, blk, w, lanes, coords, &all_full);
+    double lups = warp_lups(b, blk, w, lanes, coords, &all_full);
+    out->warp_lups += lups;
+    out->warps += lups > 0;
     have_coords = !all_full;
     for (int g = 0; g < b->ngroups; g++) {
         const est_group *G = &b->groups[g];

@@ -67,7 +67,7 @@ static void add_units(jb *b, cJSON *u)
            "updates_per_block in lattice updates, active_threads_per_sm "
            "in threads, bytes_in_flight_per_sm in bytes, "
            "store_requests_per_update in L2 write requests per lattice "
-           "update");
+           "update, l1_wavefronts in L1 data-pipe wavefronts per lattice update");
 }
 
 cJSON *lr_units_json(void)
@@ -104,7 +104,7 @@ static void add_performance(jb *b, cJSON *p, const est_result *r, int v2)
     jb_str(b, p, "limiter", est_limiter_name(r->limiter));
 }
 
-static void add_details(jb *b, cJSON *d, const est_result *r, int v2)
+static void add_details(jb *b, cJSON *d, const est_result *r, int v2, int kepler)
 {
     add_num(b, d, "l1_coverage", r->l1_coverage);
     add_num(b, d, "l2_oversubscription", r->l2_oversubscription);
@@ -118,6 +118,7 @@ static void add_details(jb *b, cJSON *d, const est_result *r, int v2)
         add_num(b, d, "active_threads_per_sm", r->active_threads_per_sm);
         add_num(b, d, "bytes_in_flight_per_sm", r->bytes_in_flight_per_sm);
         add_num(b, d, "store_requests_per_update", r->total.l2_store_requests);
+        add_num_or_null(b, d, "l1_wavefronts", r->l1_wavefronts, !kepler);
     }
 }
 
@@ -136,7 +137,7 @@ cJSON *lr_estimate_json(const est_result *r, const est_kernel *k, const est_devi
     cJSON *f = jb_obj(&b, o, "fields");
     for (int i = 0; i < r->nfields; i++)
         add_volumes(&b, f, est_kernel_field_name(k, i), &r->field[i], kepler);
-    add_details(&b, jb_obj(&b, o, "details"), r, v2);
+    add_details(&b, jb_obj(&b, o, "details"), r, v2, kepler);
     add_units(&b, jb_obj(&b, o, "units"));
     return jb_finish(&b, o);
 }

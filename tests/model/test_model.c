@@ -326,6 +326,9 @@ static void v2_block_rate(void)
     CHECK_NEAR(num(r, "performance", "predicted"), 52.07, 0.001, 0);
     CHECK_NEAR(num(r, "details", "active_threads_per_sm"), 1016.6, 0.001, 0);
     CHECK_NEAR(num(r, "details", "store_requests_per_update"), 0.0625, 0.001, 0);
+    /* predicted wavefronts (docs/model.md §3): per warp of 32 updates one load and one
+     * store of 2 cycles each and the warp's own: (1.35*2 + 0.97*2 + 3.33) / 32 */
+    CHECK_NEAR(num(r, "details", "l1_wavefronts"), 0.2490625, 1e-5, 0);
     const cJSON *lim = cJSON_GetObjectItem(cJSON_GetObjectItem(r, "performance"), "limiter");
     CHECK(cJSON_IsString(lim) && strcmp(lim->valuestring, "blocks") == 0);
     CHECK(strcmp(cJSON_GetObjectItem(r, "model")->valuestring, "v2") == 0);
@@ -354,6 +357,9 @@ static void v2_scattered_stores(void)
         "\"stores\":[[\"y\",\"x\"]]}]}}");
     CHECK(r != NULL);
     CHECK_NEAR(num(r, "details", "store_requests_per_update"), 1.0, 0.001, 0);
+    /* the store's 32 words all fall on bank 0 (rows 32 KiB apart): 32 cycles per warp,
+     * the row load 1: (1.35*1 + 0.97*32 + 3.33) / 32 wavefronts per update */
+    CHECK_NEAR(num(r, "details", "l1_wavefronts"), 1.11625, 1e-5, 0);
     CHECK_NEAR(num(r, "estimate", "l2_store"), 32.0, 0.001, 0);
     CHECK_NEAR(num(r, "performance", "stores"), 53.33, 0.001, 0);
     const cJSON *lim = cJSON_GetObjectItem(cJSON_GetObjectItem(r, "performance"), "limiter");

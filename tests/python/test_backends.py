@@ -355,7 +355,7 @@ class FakeDaemon:
 BUSY = (503, {"Content-Type": "application/json"},
         b'{"error": {"code": "unavailable", "message": "the queue is full", "path": ""}}', 0)
 HEALTHY = (200, {"Content-Type": "application/json"},
-           b'{"status": "ok", "cache": "ok", "model_version": "2026.11-4"}', 0)
+           b'{"status": "ok", "cache": "ok", "model_version": "2026.11-5"}', 0)
 
 
 class HttpOnlyTest(unittest.TestCase):
