@@ -176,6 +176,7 @@ typedef struct est_result {
     double perf_stores;           /* GLup/s the L2 write request rate allows */
     double updates_per_block;     /* lattice updates per thread block, average */
     double l1_wavefronts;         /* predicted L1 data-pipe wavefronts per lattice update */
+    double stores_left_in_l2;     /* bytes of stores dirty in L2 when the launch ends */
 } est_result;
 
 /* ---- estimation ---- */

@@ -329,6 +329,8 @@ static void v2_block_rate(void)
     /* predicted wavefronts (docs/model.md §3): per warp of 32 updates one load and one
      * store of 2 cycles each and the warp's own: (1.35*2 + 0.97*2 + 3.33) / 32 */
     CHECK_NEAR(num(r, "details", "l1_wavefronts"), 0.2490625, 1e-5, 0);
+    /* 16777216 * 8 B stored, far more than the 0.55 * 25 MiB the L2 keeps dirty */
+    CHECK_NEAR(num(r, "details", "stores_left_in_l2"), 0.55 * 26214400, 1e-5, 0);
     const cJSON *lim = cJSON_GetObjectItem(cJSON_GetObjectItem(r, "performance"), "limiter");
     CHECK(cJSON_IsString(lim) && strcmp(lim->valuestring, "blocks") == 0);
     CHECK(strcmp(cJSON_GetObjectItem(r, "model")->valuestring, "v2") == 0);
@@ -360,6 +362,8 @@ static void v2_scattered_stores(void)
     /* the store's 32 words all fall on bank 0 (rows 32 KiB apart): 32 cycles per warp,
      * the row load 1: (1.35*1 + 0.97*32 + 3.33) / 32 wavefronts per update */
     CHECK_NEAR(num(r, "details", "l1_wavefronts"), 1.11625, 1e-5, 0);
+    /* 8192 * 8192 floats stored: 256 MiB, so again the L2's 0.55 * 25 MiB */
+    CHECK_NEAR(num(r, "details", "stores_left_in_l2"), 0.55 * 26214400, 1e-5, 0);
     CHECK_NEAR(num(r, "estimate", "l2_store"), 32.0, 0.001, 0);
     CHECK_NEAR(num(r, "performance", "stores"), 53.33, 0.001, 0);
     const cJSON *lim = cJSON_GetObjectItem(cJSON_GetObjectItem(r, "performance"), "limiter");
