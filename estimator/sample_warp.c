@@ -421,6 +421,7 @@ typedef struct wblock_memo {
     int ngroups, n;
     uint64_t hash[WBLOCK_SLOTS];
     double lups[WBLOCK_SLOTS];
+    double warps[WBLOCK_SLOTS]; /* warps that update a lattice point */
     int64_t *keys;          /* (WBLOCK_SLOTS + 1) x ngroups, the last row a candidate's */
     est_field_sample *sums; /* WBLOCK_SLOTS x nfields, the warp pass's counters; owned */
     est_sample scratch;     /* one block's counts */
@@ -483,6 +484,7 @@ static void add_warp_counters(est_field_sample *t, const est_field_sample *f)
     t->store_sectors += f->store_sectors;
     t->store_lines += f->store_lines;
     t->load_sectors += f->load_sectors;
+    t->store_c += f->store_c;
 }
 
 /* The warp pass of whole block blk (wblock_whole) into out, through m. 0, or -1 when
@@ -508,12 +510,14 @@ static int wblock_sample(est_sampler *s, wblock_memo *m, const int64_t blk[3], i
     if (slot < 0) {
         est_sample *t = &m->scratch;
         t->warp_lups = 0;
+        t->warps = 0;
         memset(t->f, 0, (size_t)nf * sizeof *t->f);
         for (int w = 0; w < nwarps; w++)
             if (sample_warp(s, blk, w, t))
                 return -1;
         if (m->n == WBLOCK_SLOTS) { /* full: this block's counts go out unkept */
             out->warp_lups += t->warp_lups;
+            out->warps += t->warps;
             for (int f = 0; f < nf; f++)
                 add_warp_counters(&out->f[f], &t->f[f]);
             return 0;
@@ -521,9 +525,11 @@ static int wblock_sample(est_sampler *s, wblock_memo *m, const int64_t blk[3], i
         slot = m->n++;
         m->hash[slot] = h;
         m->lups[slot] = t->warp_lups;
+        m->warps[slot] = t->warps;
         memcpy(&m->sums[(size_t)slot * (size_t)nf], t->f, (size_t)nf * sizeof *t->f);
     }
     out->warp_lups += m->lups[slot];
+    out->warps += m->warps[slot];
     for (int f = 0; f < nf; f++)
         add_warp_counters(&out->f[f], &m->sums[(size_t)slot * (size_t)nf + (size_t)f]);
     return 0;
