@@ -297,6 +297,62 @@ static int make_groups(est_binding *b)
     return 0;
 }
 
+/* Address variables fixed by the launch: an expression of them and the lattice
+ * coordinates stays affine (docs/model.md §1). */
+static const uint32_t launch_consts =
+    EST_VAR_BIT(EST_VAR_BLOCKDIM_X) | EST_VAR_BIT(EST_VAR_BLOCKDIM_Y) |
+    EST_VAR_BIT(EST_VAR_BLOCKDIM_Z) | EST_VAR_BIT(EST_VAR_GRIDDIM_X) |
+    EST_VAR_BIT(EST_VAR_GRIDDIM_Y) | EST_VAR_BIT(EST_VAR_GRIDDIM_Z);
+
+/* Access acc of field f at every folding step (one step when it does not depend on the
+ * lattice point): an instruction each, unless register reuse keeps an earlier step's
+ * load. 0, or -1 with err. */
+static int bind_access(est_binding *b, int *cap, addr_set *set, int f, const est_access *acc,
+                       lr_error *err)
+{
+    est_inst in = {.field = f, .is_store = acc->is_store, .acc = acc};
+    in.lattice = (acc->uses & EST_VARS_LATTICE) != 0;
+    in.affine = 1;
+    for (int d = 0; d < acc->n; d++)
+        in.affine &= est_expr_is_affine(acc->idx[d], launch_consts);
+    int steps[3] = {1, 1, 1};
+    if (in.lattice)
+        memcpy(steps, b->cfg.launch.folding, sizeof steps);
+    for (int s2 = 0; s2 < steps[2]; s2++)
+        for (int s1 = 0; s1 < steps[1]; s1++)
+            for (int s0 = 0; s0 < steps[0]; s0++) {
+                in.step[0] = s0;
+                in.step[1] = s1;
+                in.step[2] = s2;
+                if (linearize(b, &in, f, err))
+                    return -1;
+                if (in_register(b, set, f, &in))
+                    continue;
+                if (push_inst(b, cap, &in, err))
+                    return -1;
+                remember(b, set, f, b->ninst - 1);
+            }
+    return 0;
+}
+
+/* Every access of every field, loads before stores within a field (the order the
+ * instructions and their groups keep). 0, or -1 with err. */
+static int bind_fields(est_binding *b, addr_set *set, lr_error *err)
+{
+    const est_kernel *k = b->k;
+    int cap = 0;
+    for (int f = 0; f < k->nfields; f++) {
+        const est_field *fd = &k->fields[f];
+        b->first[f] = b->ninst;
+        for (int pass = 0; pass < 2; pass++)
+            for (int a = 0; a < fd->nacc; a++)
+                if (fd->acc[a].is_store == pass && bind_access(b, &cap, set, f, &fd->acc[a], err))
+                    return -1;
+        b->count[f] = b->ninst - b->first[f];
+    }
+    return 0;
+}
+
 int est_bind(est_binding *b, const est_kernel *k, const est_device *dev, const est_config *cfg,
              lr_error *err)
 {
@@ -304,62 +360,21 @@ int est_bind(est_binding *b, const est_kernel *k, const est_device *dev, const e
     b->k = k;
     b->dev = dev;
     b->cfg = *cfg;
-    const int *blk = cfg->launch.block, *fold = cfg->launch.folding;
+    const int *blk = cfg->launch.block;
     b->threads = blk[0] * blk[1] * blk[2];
     for (int f = 0; f < k->nfields && f < EST_MAX_FIELDS; f++)
         snprintf(b->field_path[f], sizeof b->field_path[f], "kernel.fields[%d]", f);
     est_grid(cfg, b->grid);
-    const uint32_t launch_consts =
-        EST_VAR_BIT(EST_VAR_BLOCKDIM_X) | EST_VAR_BIT(EST_VAR_BLOCKDIM_Y) |
-        EST_VAR_BIT(EST_VAR_BLOCKDIM_Z) | EST_VAR_BIT(EST_VAR_GRIDDIM_X) |
-        EST_VAR_BIT(EST_VAR_GRIDDIM_Y) | EST_VAR_BIT(EST_VAR_GRIDDIM_Z);
-    int cap = 0;
     addr_set set;
-    if (addr_set_init(&set, k, fold))
+    if (addr_set_init(&set, k, cfg->launch.folding))
         return lr_error_set(err, LR_NO_MEMORY, NULL, "out of memory");
-    for (int f = 0; f < k->nfields; f++) {
-        const est_field *fd = &k->fields[f];
-        b->first[f] = b->ninst;
-        for (int pass = 0; pass < 2; pass++) {
-            for (int a = 0; a < fd->nacc; a++) {
-                const est_access *acc = &fd->acc[a];
-                if (acc->is_store != pass)
-                    continue;
-                est_inst in = {.field = f, .is_store = pass, .acc = acc};
-                in.lattice = (acc->uses & EST_VARS_LATTICE) != 0;
-                in.affine = 1;
-                for (int d = 0; d < acc->n; d++)
-                    in.affine &= est_expr_is_affine(acc->idx[d], launch_consts);
-                int steps[3] = {1, 1, 1};
-                if (in.lattice)
-                    memcpy(steps, fold, sizeof steps);
-                for (int s2 = 0; s2 < steps[2]; s2++)
-                    for (int s1 = 0; s1 < steps[1]; s1++)
-                        for (int s0 = 0; s0 < steps[0]; s0++) {
-                            in.step[0] = s0;
-                            in.step[1] = s1;
-                            in.step[2] = s2;
-                            int reused = 0;
-                            if (linearize(b, &in, f, err) ||
-                                (!(reused = in_register(b, &set, f, &in)) &&
-                                 push_inst(b, &cap, &in, err))) {
-                                free(set.slot);
-                                est_binding_release(b);
-                                return -1;
-                            }
-                            if (!reused)
-                                remember(b, &set, f, b->ninst - 1);
-                        }
-            }
-        }
-        b->count[f] = b->ninst - b->first[f];
-    }
+    int rc = bind_fields(b, &set, err);
     free(set.slot);
-    if (make_groups(b)) {
+    if (!rc && make_groups(b))
+        rc = lr_error_set(err, LR_NO_MEMORY, NULL, "out of memory");
+    if (rc)
         est_binding_release(b);
-        return lr_error_set(err, LR_NO_MEMORY, NULL, "out of memory");
-    }
-    return 0;
+    return rc;
 }
 
 void est_binding_release(est_binding *b)
