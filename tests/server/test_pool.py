@@ -57,6 +57,9 @@ BIGGER_BODY = json.dumps(BIGGER).encode()
 SMALL = load("tests/protocol/data/jacobi_baseline.json")
 SMALL_BODY = json.dumps(SMALL).encode()
 JSON = {"Content-Type": "application/json"}
+# The rankings these tests wait for must finish also in sanitizer builds (under TSan
+# the 920-configuration one takes minutes): the daemon's time limit has tests of its own.
+NO_LIMIT = ["--time-limit", "3600"]
 
 
 def post(d, path, body, headers=JSON):
@@ -123,8 +126,8 @@ def test_two_threads_rank_faster_with_the_same_answer():
     would fall below it). The load-independent half, always judged: both compute
     threads did a fair share of the CPU work."""
     with tempfile.NamedTemporaryFile("wb", suffix=".json") as f, \
-            Daemon(LR, cache=False, extra_args=["--threads", "1"]) as d1, \
-            Daemon(LR, cache=False, extra_args=["--threads", "2"]) as d2:
+            Daemon(LR, cache=False, extra_args=["--threads", "1"] + NO_LIMIT) as d1, \
+            Daemon(LR, cache=False, extra_args=["--threads", "2"] + NO_LIMIT) as d2:
         f.write(BIG_BODY)
         f.flush()
         t1, t2, c1, c2, bodies = [], [], [], [], set()
@@ -161,8 +164,8 @@ def test_two_threads_rank_faster_with_the_same_answer():
 
 
 def test_cache_rows_and_single_estimates_match():
-    with Daemon(LR, extra_args=["--threads", "1"]) as d1, \
-            Daemon(LR, extra_args=["--threads", "2"]) as d2:
+    with Daemon(LR, extra_args=["--threads", "1"] + NO_LIMIT) as d1, \
+            Daemon(LR, extra_args=["--threads", "2"] + NO_LIMIT) as d2:
         s1, _, r1, _ = post(d1, "/v1/rank", SMALL_BODY)
         s2, _, r2, _ = post(d2, "/v1/rank", SMALL_BODY)
         check(s1 == s2 == 200, "the Jacobi ranking answers 200 on both daemons")
@@ -233,7 +236,7 @@ def test_a_client_that_hangs_up_cancels_its_ranking():
 def test_an_estimate_waits_for_a_configuration_not_for_the_ranking():
     """With one compute thread, busy with a ranking, an estimate is run by the ranking's
     own thread between two configurations (server/pool.c, job_pause)."""
-    with Daemon(LR, cache=False, extra_args=["--threads", "1"]) as d:
+    with Daemon(LR, cache=False, extra_args=["--threads", "1"] + NO_LIMIT) as d:
         _, _, _, full = post(d, "/v1/rank", BIG_BODY)
         out = {}
         ranking = threading.Thread(target=lambda: out.update(
@@ -261,7 +264,7 @@ def test_an_estimate_waits_for_a_configuration_not_for_the_ranking():
 
 
 def test_progress_stream_ends_with_the_plain_answer():
-    with Daemon(LR, cache=False, extra_args=["--threads", "2"]) as d:
+    with Daemon(LR, cache=False, extra_args=["--threads", "2"] + NO_LIMIT) as d:
         _, _, plain, _ = post(d, "/v1/rank", BIG_BODY)
         status, hdrs, data, dt = post(d, "/v1/rank", BIG_BODY,
                                       dict(JSON, Accept="application/x-ndjson"))
