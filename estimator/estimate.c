@@ -271,6 +271,11 @@ static int check_inputs(const est_kernel *k, const est_device *dev, lr_error *er
     return 0;
 }
 
+static int finite_nonnegative(double x)
+{
+    return isfinite(x) && x >= 0;
+}
+
 static int all_finite_nonnegative(const est_volumes *v)
 {
     const double x[] = {
@@ -278,14 +283,9 @@ static int all_finite_nonnegative(const est_volumes *v)
         v->l2_load,        v->l2_store,  v->l2_store_requests, v->dram_load_compulsory,
         v->dram_load_warm, v->dram_load, v->dram_store};
     for (size_t i = 0; i < sizeof x / sizeof x[0]; i++)
-        if (!(isfinite(x[i]) && x[i] >= 0))
+        if (!finite_nonnegative(x[i]))
             return 0;
     return 1;
-}
-
-static int finite_nonnegative(double x)
-{
-    return isfinite(x) && x >= 0;
 }
 
 /* The invariants of a launchable result, which docs/model.md's formulas keep for
@@ -308,6 +308,7 @@ static void check_invariants(const est_kernel *k, const est_result *r)
         assert(all_finite_nonnegative(&r->field[f]));
     assert(finite_nonnegative(r->l1_coverage) && finite_nonnegative(r->l2_oversubscription));
     assert(finite_nonnegative(r->wave_oversub_y) && finite_nonnegative(r->wave_oversub_z));
+    assert(finite_nonnegative(r->l1_wavefronts) && finite_nonnegative(r->stores_left_in_l2));
     const double lim[] = {r->perf_flops,   r->perf_l1,     r->perf_l2,    r->perf_dram,
                           r->perf_latency, r->perf_blocks, r->perf_stores};
     double tightest = INFINITY;
