@@ -324,6 +324,9 @@ static enum MHD_Result request_answer(srv_server *s, struct MHD_Connection *c, s
         return srv_pool_stream(s, c, req); /* as the last line of progress */
     srv_json out = req->answer;
     req->answer.text = NULL; /* MHD's now, or freed by srv_respond_json */
+    /* A job whose client hung up was cancelled: its answer goes to nobody. */
+    if (!out.text && atomic_load(&req->gone))
+        return srv_respond_cancelled(s, c, req, &req->answer_err);
     if (!out.text)
         return srv_respond_error(s, c, req, &req->answer_err, 0, NULL);
     return srv_respond_json(s, c, req, MHD_HTTP_OK, out, NULL);
@@ -444,11 +447,14 @@ static void on_completed(void *cls, struct MHD_Connection *c, void **con_cls,
         return;
     double ms = ms_since(&req->start);
     srv_stats_count_response(&s->stats, req->route, req->status, ms / 1e3);
+    /* A cancelled job's body may have reached the closed socket's buffer: MHD then
+     * reports it sent, but the reason is known. */
     if (!s->cfg->quiet)
         srv_log_access(req, ms,
-                       toe == MHD_REQUEST_TERMINATED_COMPLETED_OK ? NULL
-                       : srv_conn_was_cut(s, req->conn_state)     ? "--receive-deadline passed"
-                                                                  : termination_reason(toe));
+                       req->status == SRV_STATUS_CLIENT_CLOSED      ? "client closed"
+                       : toe == MHD_REQUEST_TERMINATED_COMPLETED_OK ? NULL
+                       : srv_conn_was_cut(s, req->conn_state) ? "--receive-deadline passed"
+                                                              : termination_reason(toe));
     /* A kept-alive connection's next request has the deadline from now on. */
     srv_conn_next_request(s, req->conn_state);
     *con_cls = NULL;

@@ -15,9 +15,10 @@
 #include "srv_int.h"
 
 /* The statuses counted apart, in slot order; any other lands in the last slot.
- * 0 is a request that got no answer (the client left, or the receive deadline cut it). */
-static const unsigned status_slots[SRV_STATUS_SLOTS - 1] = {0,   200, 204, 400, 403, 404,
-                                                            405, 413, 415, 422, 500, 503};
+ * 0 is a request that got no answer (the client left, or the receive deadline cut it);
+ * 499 an estimate or ranking its client cancelled by closing the connection. */
+static const unsigned status_slots[SRV_STATUS_SLOTS - 1] = {
+    0, 200, 204, 400, 403, 404, 405, 413, 415, 422, SRV_STATUS_CLIENT_CLOSED, 500, 503};
 
 /* Upper bounds of the latency buckets, in seconds: a cached estimate answers in well
  * under a millisecond, a ranking in tens of milliseconds to seconds, and --time-limit
@@ -114,7 +115,8 @@ static void put_requests(text_buf *b, const srv_stats *st)
 {
     head(b, "launchrank_http_requests_total", "counter",
          "Requests completed, by route and HTTP status (code 0: no answer was sent, the "
-         "client left or was cut off first).");
+         "client left or was cut off first; 499: the client closed the connection while "
+         "its estimate or ranking waited or ran, which cancelled it).");
     for (int r = 0; r <= SRV_ROUTE_COUNT; r++)
         for (int i = 0; i < SRV_STATUS_SLOTS; i++) {
             uint64_t n = get(&st->responses[r][i]);

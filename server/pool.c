@@ -59,7 +59,9 @@
  * connection's). A job whose client left is not run, and a ranking stops within the
  * configuration each of its threads is estimating; the threads take other work. A
  * client that shuts down only its sending side while waiting for the answer looks
- * the same, and is taken as gone: HTTP clients do not do that.
+ * the same, and is taken as gone: HTTP clients do not do that. The job's 503 is
+ * still queued, but counted and logged as 499, not as an error (req->gone;
+ * srv_respond_cancelled).
  *
  * Progress lines (docs/api.md, "Progress of a ranking"). A ranking whose client sent
  * Accept: application/x-ndjson gets a progress hook (job_progress): at most every

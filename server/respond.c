@@ -143,6 +143,21 @@ enum MHD_Result srv_respond_preflight(srv_server *s, struct MHD_Connection *c, s
     return queue(s, c, req, MHD_HTTP_NO_CONTENT, r, 0, NULL, allow);
 }
 
+/* Queues the error body of err with status, or the static out-of-memory body when
+ * the error body cannot be built. */
+static enum MHD_Result queue_error(srv_server *s, struct MHD_Connection *c, srv_request *req,
+                                   const lr_error *err, unsigned status, const char *allow)
+{
+    char *text = error_json(err);
+    if (!text) {
+        struct MHD_Response *r = MHD_create_response_from_buffer(
+            sizeof oom_body - 1, (void *)oom_body, MHD_RESPMEM_PERSISTENT);
+        return queue(s, c, req, MHD_HTTP_SERVICE_UNAVAILABLE, r, sizeof oom_body - 1, NULL,
+                     NULL);
+    }
+    return srv_respond_json(s, c, req, status, (srv_json){text, cJSON_free, NULL}, allow);
+}
+
 enum MHD_Result srv_respond_error(srv_server *s, struct MHD_Connection *c, srv_request *req,
                                   const lr_error *err, unsigned status, const char *allow)
 {
@@ -155,12 +170,22 @@ enum MHD_Result srv_respond_error(srv_server *s, struct MHD_Connection *c, srv_r
     if (status >= 500)
         srv_log("launchrank: %s %s: %s: %s", req->method, req->url, lr_code_name(code),
                 err->message);
-    char *text = error_json(err);
-    if (!text) {
-        struct MHD_Response *r = MHD_create_response_from_buffer(
-            sizeof oom_body - 1, (void *)oom_body, MHD_RESPMEM_PERSISTENT);
-        return queue(s, c, req, MHD_HTTP_SERVICE_UNAVAILABLE, r, sizeof oom_body - 1, NULL,
-                     NULL);
+    return queue_error(s, c, req, err, status, allow);
+}
+
+/* The client is gone: the body goes out only to a client that shut down just its
+ * sending side (pool.c takes that for gone too), so it is queued all the same. But
+ * nobody was refused: counting it as a 503 told operators the daemon was overloaded,
+ * and a 5xx log line per hang-up would let any client write to the log, --quiet or
+ * not. The access log and /metrics say 499 instead. */
+enum MHD_Result srv_respond_cancelled(srv_server *s, struct MHD_Connection *c, srv_request *req,
+                                      const lr_error *err)
+{
+    lr_code code = lr_error_is_set(err) ? err->code : LR_INTERNAL;
+    enum MHD_Result r = queue_error(s, c, req, err, srv_status_of(code), NULL);
+    if (r == MHD_YES) {
+        req->status = SRV_STATUS_CLIENT_CLOSED;
+        req->bytes = 0;
     }
-    return srv_respond_json(s, c, req, status, (srv_json){text, cJSON_free, NULL}, allow);
+    return r;
 }

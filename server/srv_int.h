@@ -121,8 +121,15 @@ typedef struct srv_pool {
 /* HTTP statuses /metrics counts apart (metrics.c lists them; the last slot is any
  * other) and the finite buckets of its latency histogram (upper bounds in
  * metrics.c; one more slot counts the requests beyond the last). */
-#define SRV_STATUS_SLOTS 13
+#define SRV_STATUS_SLOTS 14
 #define SRV_LATENCY_BUCKETS 15
+
+/* The status /metrics and the access log give a job whose client closed the
+ * connection while the job waited or ran, which cancelled it (pool.c, job_gone):
+ * nginx's 499 "client closed request", which operators and log tools know. It is
+ * not an HTTP status anybody receives, and it keeps such a job out of the 503s, which
+ * say the daemon was overloaded or stopping. */
+#define SRV_STATUS_CLIENT_CLOSED 499u
 
 /* The routes, as indices of the routing table (routes.c) and of the handlers
  * (handlers.c); SRV_ROUTE_COUNT is how many there are. */
@@ -235,7 +242,8 @@ struct srv_request {
     size_t body_len, body_cap;
     int body_too_large;            /* more than max_body arrived: rest is discarded */
     int body_no_memory;            /* growing the buffer failed: rest is discarded */
-    unsigned status;               /* status queued, 0 while none */
+    unsigned status;               /* status queued, 0 while none; 499 when the job
+                                    * was cancelled by its client (respond.c) */
     size_t bytes;                  /* body bytes of the response queued */
     struct timespec start;         /* CLOCK_MONOTONIC when the headers had arrived */
     time_t received;               /* the same moment in wall-clock time, for the access log */
@@ -360,6 +368,11 @@ enum MHD_Result srv_respond_preflight(srv_server *s, struct MHD_Connection *c, s
  * counts it in /v1/stats. */
 enum MHD_Result srv_respond_error(srv_server *s, struct MHD_Connection *c, srv_request *req,
                                   const lr_error *err, unsigned status, const char *allow);
+/* For a job whose client closed the connection, which cancelled it (err says so):
+ * queues err's error body all the same, but records the request as
+ * SRV_STATUS_CLIENT_CLOSED with no bytes, and counts and logs no error. */
+enum MHD_Result srv_respond_cancelled(srv_server *s, struct MHD_Connection *c, srv_request *req,
+                                      const lr_error *err);
 
 /* ---- stats.c: /v1/stats -------------------------------------------------------- */
 

@@ -312,6 +312,21 @@ int http_do(unsigned port, const char *method, const char *path, const char *cty
     return http_raw(port, req, (size_t)n, r);
 }
 
+int http_send(unsigned port, const char *method, const char *path, const char *body)
+{
+    int fd = http_connect(port);
+    if (fd < 0)
+        return -1;
+    char req[1024];
+    int n = format_request(req, sizeof req, port, method, path,
+                           body ? "application/json" : NULL, body);
+    if (send_all(fd, req, (size_t)n) != 0) {
+        close(fd);
+        return -1;
+    }
+    return fd;
+}
+
 int http_get(unsigned port, const char *path, http_resp *r)
 {
     return http_do(port, "GET", path, NULL, NULL, r);

@@ -71,6 +71,9 @@ int format_request(char *out, size_t size, unsigned port, const char *method, co
                    const char *ctype, const char *body);
 int http_do(unsigned port, const char *method, const char *path, const char *ctype,
             const char *body, http_resp *r);
+/* Opens a connection and sends one request on it (a JSON body when body is not
+ * NULL) without reading the answer. Returns the socket (the caller closes it), or -1. */
+int http_send(unsigned port, const char *method, const char *path, const char *body);
 int http_get(unsigned port, const char *path, http_resp *r);
 int http_post(unsigned port, const char *path, const char *body, http_resp *r);
 /* The value of header name (copied into out), or NULL. */

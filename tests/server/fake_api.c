@@ -8,7 +8,9 @@
  *   - anything else                       -> {"ok":true,...} and one cache miss
  *   - {"sleep_ms": N, ...}                -> sleeps N ms first (then as above); a
  *                                            cancelled api ends the sleep and answers
- *                                            unavailable
+ *                                            unavailable, and so does a ranking
+ *                                            whose hooks say it is cancelled (its
+ *                                            client hung up), as estimator/rank.c
  * lr_api_rank sleeps 200 ms unless sleep_ms says otherwise, so a test can signal
  * the daemon mid-request; sleep_ms lets a test hold a compute thread.
  * Workers remember their thread and abort if used or freed on another one: the
@@ -101,16 +103,27 @@ static char *dup_text(const char *s, lr_error *err)
     return d;
 }
 
+/* Whether a ranking's hooks (NULL: none) say that it is cancelled: asked before
+ * each 10 ms, as estimator/rank.c asks before each configuration. */
+static int hooks_cancelled(const lr_rank_hooks *hooks)
+{
+    return hooks && hooks->cancelled && hooks->cancelled(hooks->user);
+}
+
 /* At most 10 s, so that a typo cannot hang a test; in 10 ms steps that end at once
- * when the api is cancelled, as the estimator's deadline checks do. */
-static void sleep_ms(lr_api *api, double ms)
+ * when the api is cancelled, as the estimator's deadline checks do, or the hooks
+ * say so. Returns whether the hooks did. */
+static int sleep_ms(lr_api *api, double ms, const lr_rank_hooks *hooks)
 {
     long m = ms <= 0 ? 0 : ms >= 10000 ? 10000 : (long)ms;
     for (long slept = 0; slept < m && !atomic_load(&api->cancelled); slept += 10) {
+        if (hooks_cancelled(hooks))
+            return 1;
         long step = m - slept < 10 ? m - slept : 10;
         struct timespec t = {0, step * 1000000L};
         nanosleep(&t, NULL);
     }
+    return hooks_cancelled(hooks);
 }
 
 void lr_api_cancel(lr_api *api)
@@ -118,22 +131,28 @@ void lr_api_cancel(lr_api *api)
     atomic_store(&api->cancelled, 1);
 }
 
-/* The steering described at the top; returns the body for success or NULL. */
+/* The steering described at the top; returns the body for success or NULL. hooks:
+ * a ranking's (NULL for an estimate). */
 static char *answer(lr_worker *w, const char *body, size_t len, double default_sleep_ms,
-                    const char *ok_text, lr_error *err)
+                    const char *ok_text, const lr_rank_hooks *hooks, lr_error *err)
 {
     check_owner(w);
     const char *end = NULL;
     cJSON *doc = cJSON_ParseWithLengthOpts(body, len, &end, 0);
     if (!doc) {
-        sleep_ms(w->api, default_sleep_ms);
+        sleep_ms(w->api, default_sleep_ms, NULL);
         lr_error_set(err, LR_INVALID_JSON, NULL, "the body is not JSON (byte %zu)",
                      end ? (size_t)(end - body) : (size_t)0);
         return NULL;
     }
     const cJSON *nap = cJSON_GetObjectItemCaseSensitive(doc, "sleep_ms");
-    sleep_ms(w->api, cJSON_IsNumber(nap) ? nap->valuedouble : default_sleep_ms);
     char *out = NULL;
+    if (sleep_ms(w->api, cJSON_IsNumber(nap) ? nap->valuedouble : default_sleep_ms, hooks)) {
+        lr_error_set(err, LR_UNAVAILABLE, NULL,
+                     "the ranking was cancelled: its client closed the connection");
+        cJSON_Delete(doc);
+        return NULL;
+    }
     if (atomic_load(&w->api->cancelled)) {
         lr_error_set(err, LR_UNAVAILABLE, NULL, "fake api cancelled");
         cJSON_Delete(doc);
@@ -160,21 +179,24 @@ static char *answer(lr_worker *w, const char *body, size_t len, double default_s
 
 char *lr_api_estimate(lr_worker *w, const char *body, size_t len, lr_error *err)
 {
-    return answer(w, body, len, 0, "{\"ok\":true,\"model_version\":\"x\"}", err);
+    return answer(w, body, len, 0, "{\"ok\":true,\"model_version\":\"x\"}", NULL, err);
 }
+
+static const char rank_text[] = "{\"ranking\":[],\"model_version\":\"x\"}";
 
 char *lr_api_rank(lr_worker *w, const char *body, size_t len, lr_progress_fn progress,
                   void *progress_user, lr_error *err)
 {
-    return answer(w, body, len, 200, "{\"ranking\":[],\"model_version\":\"x\"}", err);
+    return answer(w, body, len, 200, rank_text, NULL, err);
 }
 
-/* As lr_api_rank: the fake lends no configurations (it never calls hooks->open), so
- * the pool's helpers never reach lr_rank_help. */
+/* As lr_api_rank, cancelled when hooks->cancelled says so. The fake lends no
+ * configurations (it never calls hooks->open), so the pool's helpers never reach
+ * lr_rank_help. */
 char *lr_api_rank_with(lr_worker *w, const char *body, size_t len, const lr_rank_hooks *hooks,
                        lr_error *err)
 {
-    return lr_api_rank(w, body, len, NULL, NULL, err);
+    return answer(w, body, len, 200, rank_text, hooks, err);
 }
 
 void lr_rank_help(lr_worker *w, lr_rank_run *run, int (*leave)(void *), void *user)

@@ -611,23 +611,6 @@ static void test_concurrent_connections(unsigned port)
 
 /* ---- the compute pool ------------------------------------------------------------- */
 
-/* Opens a connection and sends one request on it without reading the answer.
- * Returns the socket, or -1. */
-static int http_send(unsigned port, const char *method, const char *path, const char *body)
-{
-    int fd = http_connect(port);
-    if (fd < 0)
-        return -1;
-    char req[1024];
-    int n = format_request(req, sizeof req, port, method, path,
-                           body ? "application/json" : NULL, body);
-    if (send_all(fd, req, (size_t)n) != 0) {
-        close(fd);
-        return -1;
-    }
-    return fd;
-}
-
 /* Reads the answer on fd and closes it. */
 static void http_recv(int fd, http_resp *r)
 {

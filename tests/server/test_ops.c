@@ -6,6 +6,8 @@
  *     and its counters move by exactly the requests the test sends;
  *   - the access log is Common Log Format (client address, timestamp, request line,
  *     status, bytes) followed by the duration;
+ *   - a ranking cancelled by its client's hang-up is a 499 there and in /metrics,
+ *     not a 503 (an overloaded daemon's answer);
  *   - --listen takes host names (localhost:0) and IPv6 ([::1]:0; skipped, saying so,
  *     where the sandbox has no IPv6 loopback), and pages of http://localhost:PORT
  *     are the daemon's own origin, and the Host names it is reached by are its own
@@ -555,6 +557,57 @@ static int status_with_host(const char *ip, unsigned port, const char *path, con
     return status;
 }
 
+/* A ranking whose client hangs up is cancelled (server/pool.c); it used to be counted
+ * as a 503 "unavailable", which reads as an overloaded daemon. Now it is code 499
+ * (nginx's "client closed request") in launchrank_http_requests_total and the access
+ * log, with no error counted and no 5xx line logged. The fake ranking sleeps 5 s and
+ * asks its hooks every 10 ms whether it is cancelled, as estimator/rank.c asks before
+ * each configuration. */
+static void test_hang_up_counts_as_499_not_503(void)
+{
+    daemon_proc d;
+    const char *const opts[] = {"--no-cache", "--threads", "1", NULL};
+    CHECK_INT(daemon_start(&d, "hang_up", opts), 0);
+    static metrics before, after;
+    if (scrape(d.port, &before))
+        return;
+    int fd = http_send(d.port, "POST", "/v1/rank", "{\"sleep_ms\":5000}");
+    CHECK(fd >= 0);
+    sleep_ms(200); /* the ranking runs */
+    double hung_up = now_s();
+    close(fd);
+    static const char rank499[] = "route=\"POST /v1/rank\",code=\"499\"";
+    double counted = -1;
+    while (counted < 1 && now_s() - hung_up < 3) {
+        sleep_ms(20);
+        if (scrape(d.port, &after))
+            return;
+        counted = metric(&after, "launchrank_http_requests_total", rank499);
+    }
+    CHECK_NEAR(counted, 1, 0, 0);
+    CHECK(now_s() - hung_up < 3); /* cancelled, not slept to its end */
+    CHECK_NEAR(metric(&after, "launchrank_http_requests_total",
+                      "route=\"POST /v1/rank\",code=\"503\""),
+               -1, 0, 0); /* no such series */
+    CHECK_NEAR(metric(&after, "launchrank_errors_total", "code=\"unavailable\""),
+               metric(&before, "launchrank_errors_total", "code=\"unavailable\""), 0, 0);
+    CHECK_NEAR(metric(&after, "launchrank_route_errors_total",
+                      "route=\"POST /v1/rank\",code=\"unavailable\""),
+               -1, 0, 0);
+    /* its duration is counted like any request's: the 0.2 s it ran, not 5 s */
+    CHECK_NEAR(metric(&after, "launchrank_http_request_duration_seconds_count",
+                      "route=\"POST /v1/rank\""),
+               1, 0, 0);
+    CHECK(metric(&after, "launchrank_http_request_duration_seconds_sum",
+                 "route=\"POST /v1/rank\"") < 3);
+    CHECK_INT(stop(&d), 0);
+    char *log = read_file(d.log_file);
+    CHECK_CONTAINS(log, "\"POST /v1/rank HTTP/1.1\" 499 - ");
+    CHECK_CONTAINS(log, "ms (client closed)\n");
+    CHECK(log && !strstr(log, "unavailable")); /* no 5xx line */
+    free(log);
+}
+
 /* --listen localhost:0: served on the address the name resolves to, pages of
  * http://localhost:PORT are ours, others still 403; Host localhost:PORT and the
  * bound address are ours, another name is refused (403); /metrics and the access
@@ -685,6 +738,7 @@ int main(void)
     test_parser_refuses_bad_text();
     test_busy_port_and_options();
     test_host_name();
+    test_hang_up_counts_as_499_not_503();
     test_ipv6();
     return test_end(
         check_report("daemon_serves_metrics_access_log_and_host_names_for_operators"));

@@ -227,10 +227,15 @@ def test_a_client_that_hangs_up_cancels_its_ranking():
                   "%s: an estimate is then served at once (%.2f s)" % (what, est_s))
             if headers:
                 continue  # a streamed answer's 200 went out with its first progress line
-            # The cancelled ranking answers 503 (to nobody) or never; a finished one 200.
+            # A finished ranking is a 200; the cancelled one is counted as 499 (client
+            # closed request), not as the 503 of an overloaded daemon (server/respond.c).
             done = metric(d, "launchrank_http_requests_total",
                           ['route="POST /v1/rank"', 'code="200"'])
             check(done == 1, "%s: only the first ranking was answered 200 (%g)" % (what, done))
+            gone = [metric(d, "launchrank_http_requests_total",
+                           ['route="POST /v1/rank"', 'code="%s"' % c]) for c in ("499", "503")]
+            check(gone == [1, 0], "%s: the cancelled ranking is counted as 499, not 503 "
+                  "(499: %g, 503: %g)" % (what, gone[0], gone[1]))
 
 
 def test_an_estimate_waits_for_a_configuration_not_for_the_ranking():
