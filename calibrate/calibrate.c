@@ -394,11 +394,18 @@ static void add_sources(cJSON *src, const cal_sources *cs)
              "launchrank calibrate on %s: model v2 fitted to the %d timed configurations "
              "(calibrate/fit.c, objective %.4f -> %.4f)",
              cs->who, cs->n, cs->before, cs->after);
-    char keys[512] = "";
-    for (int q = 0; q < CAL_NPARAMS; q++)
-        snprintf(keys + strlen(keys), sizeof keys - strlen(keys), "%s%s", q ? "," : "",
-                 cal_param_name(q));
+    char keys[512] = "", held[256] = "";
+    for (int q = 0; q < CAL_NPARAMS; q++) {
+        char *k = cal_param_held(q) ? held : keys;
+        size_t size = cal_param_held(q) ? sizeof held : sizeof keys;
+        snprintf(k + strlen(k), size - strlen(k), "%s%s", *k ? "," : "", cal_param_name(q));
+    }
     cJSON_AddStringToObject(src, keys, s);
+    cJSON_AddStringToObject(src, held,
+                            "held at the built-in default (EST_V2_DEFAULTS, the H100 corpus "
+                            "fit): it describes what the compiler hoists across folding "
+                            "steps more than the GPU, and the fit is flat along it "
+                            "(calibrate/fit.h, CAL_HELD)");
     if (cs->micro) {
         micro_source(s, sizeof s, cs->who, cs->micro);
         cJSON_AddStringToObject(src, "microbenchmarks", s);
@@ -446,6 +453,9 @@ cJSON *cal_analyse(const lr_devices *devs, const cJSON *raw, const char *base, c
     snprintf(dev.name, sizeof dev.name, "%s", devname);
     driver_figures(gpu, &dev);
     est_device_set_v2_defaults(&dev);
+    /* measured, not fitted (bench/overhead): the base device's figure, like the others
+     * calibration does not measure */
+    dev.launch_overhead_us = b->launch_overhead_us;
 
     corpus_family fams[MAX_SUITE];
     int nf = 0, n = 0;

@@ -17,7 +17,7 @@
 
 #include "estimator.h"
 
-#define CAL_NPARAMS 11
+#define CAL_NPARAMS 12
 
 /* Name (the device-figure key) and address in d of fitted parameter i. */
 const char *cal_param_name(int i);
@@ -53,6 +53,22 @@ double cal_objective(const est_device *d, cal_sample *s, int n, int left_out);
  * device (start with its fitted parameters replaced); the samples are left applied
  * to it. */
 est_device cal_fit(const est_device *start, cal_sample *s, int n, int left_out, int rounds);
+/* The fitted parameters every fit of the project holds at the device's value unless
+ * told otherwise (bench/accuracy --hold, calibrate, launchrank fit): fold_overlap says
+ * how many loads of later folding steps the compiler hoists, a property of the code
+ * more than of the GPU, and the objective is flat along it (docs/model.md, "Fitted
+ * parameters": free, the 2026.11-6 refit drives it from 0.97 to 0.68 for a 1.4 % lower
+ * objective and costs two families Spearman's rho). */
+#define CAL_HELD "fold_overlap"
+
+/* cal_fit holding the parameters named in hold (a comma-separated list of
+ * cal_param_name names; NULL or "" holds none) at their values in start. */
+est_device cal_fit_holding(const est_device *start, cal_sample *s, int n, int left_out,
+                           int rounds, const char *hold);
+/* Whether parameter i is one of CAL_HELD: 1 or 0. */
+int cal_param_held(int i);
+/* Whether hold (as for cal_fit_holding) lists only parameter names: 1 or 0. */
+int cal_hold_valid(const char *hold);
 
 /* A growing text (the readable reports of calibrate and refit). s is malloc'd and
  * NUL-terminated once anything was said; the owner frees it. Out of memory drops the
@@ -72,7 +88,7 @@ void cal_say(cal_text *t, const char *fmt, ...) __attribute__((format(printf, 2,
 void cal_report_groups(cal_text *t, const char *title, const char *column,
                        const char *const *labels, int ngroups, const cal_sample *s, int n);
 
-/* cal_fit(start, s, n, -1, 4), reported: appends to t the table of start's
+/* cal_fit_holding(start, s, n, -1, 4, CAL_HELD), reported: appends to t the table of start's
  * predictions under before_title, the table of the fitted device's, "objective B ->
  * A" and the fitted parameters (the groups as cal_report_groups has them). The
  * objectives before and after go to *before and *after. Returns the fitted device. */

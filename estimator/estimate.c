@@ -218,6 +218,9 @@ static void v2_limits(const est_device *dev, est_result *r)
      * DRAM efficiency drops, to half at dram_overload_bytes_per_sm (docs/model.md) */
     double overload = r->bytes_in_flight_per_sm / dev->dram_overload_bytes_per_sm;
     r->perf_dram *= dev->dram_efficiency / (1 + overload * overload);
+    /* every array is a stream of its own through the DRAM pages: many at once (LBM's
+     * 38 and 54) cost a share of the bandwidth, half at dram_streams_half arrays */
+    r->perf_dram /= 1 + r->nfields / dev->dram_streams_half;
     double lim[] = {r->perf_flops,   r->perf_l1,     r->perf_l2,    r->perf_dram,
                     r->perf_latency, r->perf_blocks, r->perf_stores};
     double n = dev->limit_sharpness, sum = 0;
@@ -226,6 +229,14 @@ static void v2_limits(const est_device *dev, est_result *r)
             sum += pow(lim[i], -n);
     smallest(lim, 7, r); /* the limiter named is the tightest single limit */
     r->predicted = sum > 0 ? pow(sum, -1 / n) : 0;
+    /* a launch also costs a fixed time of its own (starting the grid, filling the
+     * memory pipeline, draining the last wave), measured by bench/overhead: the limits
+     * say how fast the body runs, the prediction is the whole launch */
+    double lups = (double)r->lattice_updates;
+    if (r->predicted > 0) {
+        r->launch_time_us = (lups / r->predicted + dev->launch_overhead_us * 1e3) * 1e-3;
+        r->predicted = lups / (r->launch_time_us * 1e3);
+    }
 }
 
 void est_result_performance(const est_kernel *k, const est_device *dev, est_result *r)
@@ -309,6 +320,7 @@ static void check_invariants(const est_kernel *k, const est_result *r)
     assert(finite_nonnegative(r->l1_coverage) && finite_nonnegative(r->l2_oversubscription));
     assert(finite_nonnegative(r->wave_oversub_y) && finite_nonnegative(r->wave_oversub_z));
     assert(finite_nonnegative(r->l1_wavefronts) && finite_nonnegative(r->stores_left_in_l2));
+    assert(finite_nonnegative(r->launch_time_us));
     const double lim[] = {r->perf_flops,   r->perf_l1,     r->perf_l2,    r->perf_dram,
                           r->perf_latency, r->perf_blocks, r->perf_stores};
     double tightest = INFINITY;

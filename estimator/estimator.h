@@ -177,6 +177,7 @@ typedef struct est_result {
     double updates_per_block;     /* lattice updates per thread block, average */
     double l1_wavefronts;         /* predicted L1 data-pipe wavefronts per lattice update */
     double stores_left_in_l2;     /* bytes of stores dirty in L2 when the launch ends */
+    double launch_time_us;        /* model v2: predicted time of the launch, with overhead */
 } est_result;
 
 /* ---- estimation ---- */

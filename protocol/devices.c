@@ -67,6 +67,8 @@ static const dev_field fields[] = {
     V(store_sectors_per_ns, 1e6, "written L2 sectors per ns, whole GPU (model v2)"),
     V(dram_overload_bytes_per_sm, 1e12,
       "bytes in flight per SM that halve DRAM efficiency (model v2)"),
+    V(dram_streams_half, 1e6, "arrays streamed at once that halve DRAM efficiency (model v2)"),
+    V(launch_overhead_us, 1e6, "microseconds, fixed time of one launch (model v2)"),
     V(rank_precision, 0.5,
       "fraction of the best prediction within which rankings tie (not a model input)"),
 };

@@ -125,6 +125,20 @@ def close(a, b, rel=1e-12):
     return math.isclose(a, b, rel_tol=rel, abs_tol=0)
 
 
+def same_doc(a, b):
+    """Equal documents, numbers to 1e-12 relative: the CLI prints a double with cJSON's
+    15 significant digits when those read back within cJSON's own tolerance, Python
+    writes the shortest exact repr, so the same double can differ in its last digits."""
+    if isinstance(a, dict) and isinstance(b, dict):
+        return a.keys() == b.keys() and all(same_doc(a[k], b[k]) for k in a)
+    if isinstance(a, list) and isinstance(b, list):
+        return len(a) == len(b) and all(same_doc(x, y) for x, y in zip(a, b))
+    if isinstance(a, float) or isinstance(b, float):
+        return (isinstance(a, (int, float)) and isinstance(b, (int, float))
+                and not isinstance(a, bool) and not isinstance(b, bool) and close(a, b))
+    return a == b and type(a) == type(b)
+
+
 class T4Export(unittest.TestCase):
     """rank --format t4 and to_t4."""
 
@@ -196,7 +210,7 @@ class T4Export(unittest.TestCase):
         cli = json.loads(out)
         py = to_t4(ranking, timestamp=cli["results"][0]["timestamp"])
         self.check_t4(py)
-        self.assertEqual(py, cli)
+        self.assertTrue(same_doc(py, cli), (py, cli))
         renamed = to_t4(ranking, block_names=("bx", "by", "bz"),
                         folding_names=("fx", "fy", "fz"))
         self.assertEqual(renamed["results"][0]["configuration"],
@@ -241,7 +255,8 @@ class T4Export(unittest.TestCase):
         self.assertNotIn("time", measurements(doc["results"][2]))
         sys.path.insert(0, os.path.join(SOURCE_ROOT, "clients", "python"))
         from launchrank_client.kernel_tuner import to_t4
-        self.assertEqual(to_t4(resp, timestamp="2026-11-22T00:00:00Z"), doc)
+        py = to_t4(resp, timestamp="2026-11-22T00:00:00Z")
+        self.assertTrue(same_doc(py, doc), (py, doc))
 
     def test_format_table_is_table_and_contradictions_are_usage_errors(self):
         rc, table, err = run("rank", "--table", self.request)
@@ -391,11 +406,11 @@ class Import(unittest.TestCase):
         m = re.search(r"objective (\d+\.\d+) -> (\d+\.\d+)", err)
         self.assertIsNotNone(m, err)
         before, after = float(m.group(1)), float(m.group(2))
-        # test_refit.c logs the same timings directly: 0.1409 -> 0.0807 (its
+        # test_refit.c logs the same timings directly: 0.1090 -> 0.0783 (its
         # tolerances: 2 % before, 10 % after); the import gives the same
-        self.assertTrue(close(before, 0.1409, 0.02), before)
+        self.assertTrue(close(before, 0.1090, 0.02), before)
         self.assertLessEqual(after, before)
-        self.assertTrue(close(after, 0.0807, 0.10), after)
+        self.assertTrue(close(after, 0.0783, 0.10), after)
         self.assertEqual(json.loads(out)["name"], DEVICE + " (refit)")
 
         # a second import of the same file adds nothing

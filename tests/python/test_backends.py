@@ -355,7 +355,7 @@ class FakeDaemon:
 BUSY = (503, {"Content-Type": "application/json"},
         b'{"error": {"code": "unavailable", "message": "the queue is full", "path": ""}}', 0)
 HEALTHY = (200, {"Content-Type": "application/json"},
-           b'{"status": "ok", "cache": "ok", "model_version": "2026.11-5"}', 0)
+           b'{"status": "ok", "cache": "ok", "model_version": "2026.11-6"}', 0)
 
 
 class HttpOnlyTest(unittest.TestCase):
@@ -591,9 +591,9 @@ class ReadmeExamplesTest(DaemonBackend):
         self.assertIn("[2/2] done", out)
         self.assertRegex(out, r"(not measured: |measured )")
         out = self.run_block(decision)
-        self.assertRegex(out, r"^\d+ of \d+ configurations tie within 5\.1 % of the best\n")
+        self.assertRegex(out, r"^\d+ of \d+ configurations tie within 6\.1 % of the best\n")
         self.assertRegex(out, r"\nuse \(\d+, \d+, 1\) \(\d, \d, 1\) because one of \d+ "
-                              r"configurations predicted within 5\.1 %")
+                              r"configurations predicted within 6\.1 %")
         self.assertRegex(out, r"\nbaseline: (keep|switch) \(rank \d+, gain [0-9.]+ %\) "
                               r"(keep the baseline 16x16x1|switch: )")
         self.assertRegex(out, r"\n1 \(\d+, \d+, 1\) \(\d, \d, 1\) occupancy \d+ %, "
