@@ -10,6 +10,9 @@
  *    GPU; skipped without NVRTC).
  * 4. With a GPU, cal_micro_measure --quick runs and its own record analyses to figures
  *    in physical ranges (skipped without a GPU).
+ * 5. On a fake GPU that counts launches, each microbenchmark runs as often as it
+ *    should: the memory-bound clock run once, not six times (needs NVRTC, which
+ *    compiles the kernels as for a GPU; skipped without it).
  *
  * Usage: test_micro DATA_DIR
  */
@@ -20,6 +23,7 @@
 
 #include "check.h"
 #include "cudagen.h"
+#include "cudagen_int.h"
 #include "embedded.h"
 #include "micro.h"
 
@@ -173,6 +177,149 @@ static int on_gpu(void)
     return 1;
 }
 
+/* ---- how often each microbenchmark runs, on a fake GPU ---- */
+
+#define COUNT_STEPS 8
+#define COUNT_KERNELS 16
+
+/* A GPU that runs nothing (cudagen_int.h's backend) and counts the launches of each
+ * kernel entry during each step of cal_micro_measure (the progress callback says
+ * when a step begins). Its downloads are zeros. */
+typedef struct counting_gpu {
+    int steps;                     /* steps begun */
+    const char *step[COUNT_STEPS]; /* their names (micro.c's literals) */
+    char entry[COUNT_KERNELS][32]; /* kernel entries loaded, in order of first load */
+    int nentries, loaded;          /* how many; the one loaded now */
+    int launches[COUNT_STEPS][COUNT_KERNELS];
+    uint64_t next; /* next fake device address */
+} counting_gpu;
+
+static counting_gpu counted;
+
+static void *counting_open(const cg_backend *b, int ordinal, cg_gpu_info *info, lr_error *err)
+{
+    memset(info, 0, sizeof *info);
+    snprintf(info->name, sizeof info->name, "Counting fake GPU");
+    info->cc_major = 9;
+    info->cc_minor = 0;
+    info->sm_count = 132;
+    info->l2_bytes = 50 * 1024 * 1024;
+    counted.next = 0x10000;
+    return &counted;
+}
+
+static void counting_close(void *s)
+{
+}
+
+static int counting_load(void *s, const void *image, size_t size, const char *entry,
+                         lr_error *err)
+{
+    int i = 0;
+    while (i < counted.nentries && strcmp(counted.entry[i], entry))
+        i++;
+    if (i == COUNT_KERNELS)
+        return lr_error_set(err, LR_INTERNAL, NULL, "counting fake: too many kernels");
+    if (i == counted.nentries)
+        snprintf(counted.entry[counted.nentries++], sizeof counted.entry[0], "%s", entry);
+    counted.loaded = i;
+    return 0;
+}
+
+static int counting_alloc(void *s, size_t bytes, uint64_t *dptr, lr_error *err)
+{
+    *dptr = counted.next;
+    counted.next += (bytes + 0xffff) & ~(uint64_t)0xffff;
+    return 0;
+}
+
+static void counting_release(void *s, uint64_t dptr)
+{
+}
+
+static int counting_upload(void *s, uint64_t dst, const void *src, size_t bytes, lr_error *err)
+{
+    return 0;
+}
+
+static int counting_download(void *s, void *dst, uint64_t src, size_t bytes, lr_error *err)
+{
+    memset(dst, 0, bytes);
+    return 0;
+}
+
+static int counting_fill(void *s, uint64_t dst, unsigned char byte, size_t bytes, lr_error *err)
+{
+    return 0;
+}
+
+static int counting_launch(void *s, const unsigned grid[3], const unsigned block[3],
+                           void **args, float *ms, lr_error *err)
+{
+    if (counted.steps < 1 || counted.steps > COUNT_STEPS)
+        return lr_error_set(err, LR_INTERNAL, NULL, "counting fake: a launch outside a step");
+    counted.launches[counted.steps - 1][counted.loaded]++;
+    if (ms)
+        *ms = 1;
+    return 0;
+}
+
+static const cg_backend counting_backend = {
+    .name = "counting fake",
+    .open = counting_open,
+    .close = counting_close,
+    .load = counting_load,
+    .alloc = counting_alloc,
+    .release = counting_release,
+    .upload = counting_upload,
+    .download = counting_download,
+    .fill = counting_fill,
+    .launch = counting_launch,
+};
+
+static void counting_step(void *ctx, const char *what)
+{
+    if (counted.steps < COUNT_STEPS)
+        counted.step[counted.steps] = what;
+    counted.steps++;
+}
+
+/* Launches of kernel entry during the step named step; -1 when either is unknown. */
+static int launches(const char *step, const char *entry)
+{
+    for (int s = 0; s < counted.steps && s < COUNT_STEPS; s++)
+        for (int k = 0; k < counted.nentries; k++)
+            if (!strcmp(counted.step[s], step) && !strcmp(counted.entry[k], entry))
+                return counted.launches[s][k];
+    return -1;
+}
+
+static void counted_runs(void)
+{
+    cg_measure_opts opts;
+    cg_measure_opts_init(&opts);
+    opts.backend = &counting_backend;
+    lr_error err = {0};
+    memset(&counted, 0, sizeof counted);
+    cJSON *m = cal_micro_measure(&opts, 0, counting_step, NULL, &err);
+    if (!m && err.code == LR_UNAVAILABLE) {
+        printf("no NVRTC here (%s): the runs of the microbenchmarks are not counted\n",
+               err.message);
+        return;
+    }
+    CHECK(m != NULL);
+    CHECK_INT(counted.steps, cal_micro_steps(0));
+    /* The clock under load: the FMA probe that sizes the compute run and that run, then
+     * one run of the DRAM stream, whose per-block clocks give the memory-bound clock
+     * (it used to be timed as the sweeps are, a warm-up and five runs: six). */
+    CHECK_INT(launches("SM clock under load", "lr_fma"), 2);
+    CHECK_INT(launches("SM clock under load", "lr_stream4"), 1);
+    /* The sweeps still time each point: a warm-up and the median of five runs, for each
+     * of the 6 thread counts per SM with 4 loads in flight per thread. */
+    CHECK_INT(launches("DRAM bandwidth against bytes in flight", "lr_stream4"), 6 * 6);
+    cJSON_Delete(m);
+}
+
 int main(int argc, char **argv)
 {
     if (argc < 2) {
@@ -181,6 +328,7 @@ int main(int argc, char **argv)
     }
     recorded(argv[1]);
     compiles();
+    counted_runs();
     on_gpu();
     return check_report("test_micro");
 }
