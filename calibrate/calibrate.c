@@ -14,6 +14,7 @@
 #include "embedded.h"
 #include "fit.h"
 #include "micro.h"
+#include "overhead.h"
 #include "request.h"
 
 /* calibrate/meson.build embeds these corpus families (bench/corpus/families/): the
@@ -27,6 +28,11 @@ extern const unsigned cal_suite_files_count;
 const char *const cal_suite_families[] = {"copy_aos_f32", "d3q19_pull_f64", "star2d_r1_f32",
                                           "star3d_r1_f64", "transpose2d_f32", NULL};
 
+/* calibrate/meson.build embeds the size scans of bench/overhead/families: three corpus
+ * kernels at 6 to 8 domain sizes each, timed for the launch overhead (overhead.h). */
+extern const lr_embedded_file cal_overhead_files[];
+extern const unsigned cal_overhead_files_count;
+
 /* --quick keeps every QUICK_STRIDE-th configuration of each family. */
 #define DRAM_FAMILY "copy_aos_f32" /* the streaming copy: DRAM bandwidth */
 #define QUICK_STRIDE 3
@@ -37,22 +43,31 @@ void cal_opts_init(cal_opts *o)
     cg_measure_opts_init(&o->measure);
 }
 
-/* Families the suite may hold: calibrate/meson.build embeds five. */
+/* Families the suite may hold: calibrate/meson.build embeds five; and any embedded
+ * set of families (the size scans: 22). */
 #define MAX_SUITE 16
+#define MAX_FAMILIES 32
 
-static int load_suite(corpus_family fams[MAX_SUITE], int *n, lr_error *err)
+/* The embedded families files[0..count) into fams (MAX_FAMILIES at most). */
+static int load_families(const lr_embedded_file *files, unsigned count, corpus_family *fams,
+                         int *n, lr_error *err)
 {
     *n = 0;
-    if (cal_suite_files_count > MAX_SUITE)
-        return lr_error_set(err, LR_INTERNAL, NULL, "the calibration suite has %u families, "
-                            "more than the %d calibrate.c holds", cal_suite_files_count, MAX_SUITE);
-    for (unsigned i = 0; i < cal_suite_files_count; i++) {
-        if (corpus_family_parse(cal_suite_files[i].text, cal_suite_files[i].name, &fams[*n]))
-            return lr_error_set(err, LR_INTERNAL, NULL, "calibration suite file %s is broken",
-                                cal_suite_files[i].name);
+    if (count > MAX_FAMILIES)
+        return lr_error_set(err, LR_INTERNAL, NULL, "%u embedded families, more than the %d "
+                            "calibrate.c holds", count, MAX_FAMILIES);
+    for (unsigned i = 0; i < count; i++) {
+        if (corpus_family_parse(files[i].text, files[i].name, &fams[*n]))
+            return lr_error_set(err, LR_INTERNAL, NULL, "embedded family file %s is broken",
+                                files[i].name);
         (*n)++;
     }
     return 0;
+}
+
+static int load_suite(corpus_family fams[MAX_SUITE], int *n, lr_error *err)
+{
+    return load_families(cal_suite_files, cal_suite_files_count, fams, n, err);
 }
 
 static void release_suite(corpus_family *fams, int n)
@@ -64,6 +79,20 @@ static void release_suite(corpus_family *fams, int n)
 static cJSON *int3(const int v[3])
 {
     return cJSON_CreateIntArray(v, 3);
+}
+
+/* A JSON array of three integers into v; 0, or -1 when it is not one. */
+static int read_int3(const cJSON *a, int v[3])
+{
+    if (cJSON_GetArraySize(a) != 3)
+        return -1;
+    for (int i = 0; i < 3; i++) {
+        const cJSON *x = cJSON_GetArrayItem(a, i);
+        if (!cJSON_IsNumber(x) || x->valuedouble != (int)x->valuedouble)
+            return -1;
+        v[i] = (int)x->valuedouble;
+    }
+    return 0;
 }
 
 static void today(char *buf, size_t n)
@@ -107,20 +136,78 @@ static void micro_step(void *ctx, const char *what)
         p->o->progress(p->o->progress_ctx, p->done++, p->total, what);
 }
 
+/* Times configuration i of fam as `launchrank measure` does and appends its run
+ * (family, block, folding, ms, glups; with updates also the lattice updates, which the
+ * size scans need) to runs. 0, or -1 with err. */
+static int time_config(const lr_devices *devs, const cal_opts *o, const corpus_family *fam,
+                       int i, int updates, cJSON *runs, lr_error *err)
+{
+    char *body = corpus_body(fam, i, NULL, NULL, 0);
+    lr_request req;
+    if (!body)
+        return lr_error_set(err, LR_NO_MEMORY, NULL, "out of memory");
+    int rc = lr_request_parse(devs, body, strlen(body), LR_REQ_ESTIMATE, &req, err);
+    free(body);
+    if (rc)
+        return -1;
+    est_config cfg = {{req.domain[0], req.domain[1], req.domain[2]}, req.launch};
+    cg_measurement meas;
+    rc = cg_measure(req.kernel, &cfg, &o->measure, &meas, err);
+    lr_request_release(&req);
+    if (rc)
+        return -1;
+    cJSON *r = cJSON_CreateObject();
+    cJSON_AddStringToObject(r, "family", fam->name);
+    cJSON_AddItemToObject(r, "block", int3(fam->configs[i].block));
+    cJSON_AddItemToObject(r, "folding", int3(fam->configs[i].folding));
+    if (updates)
+        cJSON_AddNumberToObject(r, "lattice_updates",
+                                (double)cfg.domain[0] * (double)cfg.domain[1] *
+                                    (double)cfg.domain[2]);
+    cJSON_AddNumberToObject(r, "ms", meas.ms_median);
+    cJSON_AddNumberToObject(r, "glups", meas.glups);
+    cJSON_AddItemToArray(runs, r);
+    return 0;
+}
+
+/* Times every configuration of fams[0..nf) (with --quick those of suite families
+ * every QUICK_STRIDE-th) into runs, counting progress in *done. 0, or -1 with err. */
+static int time_families(const lr_devices *devs, const cal_opts *o, const corpus_family *fams,
+                         int nf, int scans, cJSON *runs, int *done, int total, lr_error *err)
+{
+    for (int f = 0; f < nf; f++)
+        for (int i = 0; i < fams[f].nconfigs; i++) {
+            if (o->quick && !scans && i % QUICK_STRIDE)
+                continue;
+            if (o->progress)
+                o->progress(o->progress_ctx, *done, total, fams[f].name);
+            if (time_config(devs, o, &fams[f], i, scans, runs, err))
+                return -1;
+            (*done)++;
+        }
+    return 0;
+}
+
 cJSON *cal_measure(const lr_devices *devs, const cal_opts *o, lr_error *err)
 {
     /* the GPU first: without one nothing else is worth doing */
     cg_gpu_props gpu;
     if (cg_gpu_query(&o->measure, &gpu, err))
         return NULL;
-    corpus_family fams[MAX_SUITE];
-    int nf = 0;
-    if (load_suite(fams, &nf, err))
+    corpus_family fams[MAX_SUITE], scans[MAX_FAMILIES];
+    int nf = 0, ns = 0;
+    if (load_suite(fams, &nf, err) ||
+        load_families(cal_overhead_files, cal_overhead_files_count, scans, &ns, err)) {
+        release_suite(fams, nf);
+        release_suite(scans, ns);
         return NULL;
+    }
     int total = 0;
     for (int f = 0; f < nf; f++)
         for (int i = 0; i < fams[f].nconfigs; i++)
             total += !o->quick || i % QUICK_STRIDE == 0;
+    for (int f = 0; f < ns; f++)
+        total += scans[f].nconfigs;
     total += cal_micro_steps(o->quick);
     cJSON *raw = cJSON_CreateObject();
     char date[32];
@@ -134,38 +221,10 @@ cJSON *cal_measure(const lr_devices *devs, const cal_opts *o, lr_error *err)
     cJSON_AddNumberToObject(m, "repetitions", o->measure.repetitions);
     cJSON_AddBoolToObject(m, "flush_l2", o->measure.flush_l2);
     cJSON *runs = cJSON_AddArrayToObject(raw, "runs");
-    int done = 0, rc = 0;
-    for (int f = 0; f < nf && !rc; f++)
-        for (int i = 0; i < fams[f].nconfigs && !rc; i++) {
-            if (o->quick && i % QUICK_STRIDE)
-                continue;
-            if (o->progress)
-                o->progress(o->progress_ctx, done, total, fams[f].name);
-            char *body = corpus_body(&fams[f], i, NULL, NULL, 0);
-            lr_request req;
-            if (!body) {
-                rc = lr_error_set(err, LR_NO_MEMORY, NULL, "out of memory");
-                break;
-            }
-            rc = lr_request_parse(devs, body, strlen(body), LR_REQ_ESTIMATE, &req, err);
-            free(body);
-            if (rc)
-                break;
-            est_config cfg = {{req.domain[0], req.domain[1], req.domain[2]}, req.launch};
-            cg_measurement meas;
-            rc = cg_measure(req.kernel, &cfg, &o->measure, &meas, err);
-            lr_request_release(&req);
-            if (rc)
-                break;
-            cJSON *r = cJSON_CreateObject();
-            cJSON_AddStringToObject(r, "family", fams[f].name);
-            cJSON_AddItemToObject(r, "block", int3(fams[f].configs[i].block));
-            cJSON_AddItemToObject(r, "folding", int3(fams[f].configs[i].folding));
-            cJSON_AddNumberToObject(r, "ms", meas.ms_median);
-            cJSON_AddNumberToObject(r, "glups", meas.glups);
-            cJSON_AddItemToArray(runs, r);
-            done++;
-        }
+    cJSON *overhead = cJSON_AddArrayToObject(raw, "overhead");
+    int done = 0;
+    int rc = time_families(devs, o, fams, nf, 0, runs, &done, total, err) ||
+             time_families(devs, o, scans, ns, 1, overhead, &done, total, err);
     if (!rc) {
         micro_progress mp = {o, done, total};
         cJSON *micro = cal_micro_measure(&o->measure, o->quick, micro_step, &mp, err);
@@ -178,6 +237,7 @@ cJSON *cal_measure(const lr_devices *devs, const cal_opts *o, lr_error *err)
     if (o->progress && !rc)
         o->progress(o->progress_ctx, done, total, NULL);
     release_suite(fams, nf);
+    release_suite(scans, ns);
     if (rc) {
         cJSON_Delete(raw);
         return NULL;
@@ -341,12 +401,49 @@ static int set_bandwidths(est_device *dev, const cal_row *rows, int n,
     return 0;
 }
 
+/* The launch overhead of the raw record's size scans ("overhead": runs with family,
+ * block, folding, lattice_updates, ms) into *o. 1 when measured, 0 when the record has
+ * none (records made before calibrate timed them), -1 with err when they are broken. */
+static int scan_overhead(const cJSON *raw, cal_overhead *o, lr_error *err)
+{
+    const cJSON *runs = cJSON_GetObjectItem(raw, "overhead"), *r;
+    int n = cJSON_GetArraySize(runs), k = 0;
+    if (!cJSON_IsArray(runs) || n == 0)
+        return 0;
+    cal_scan_point *p = calloc((size_t)n, sizeof *p);
+    if (!p)
+        return lr_error_set(err, LR_NO_MEMORY, NULL, "out of memory");
+    cJSON_ArrayForEach(r, runs)
+    {
+        const char *fam = cJSON_GetStringValue(cJSON_GetObjectItem(r, "family"));
+        const cJSON *ups = cJSON_GetObjectItem(r, "lattice_updates");
+        const cJSON *ms = cJSON_GetObjectItem(r, "ms");
+        int block[3], folding[3];
+        char kernel[64], path[48];
+        if (!fam || cal_scan_kernel(fam, kernel, sizeof kernel) || !cJSON_IsNumber(ups) ||
+            !cJSON_IsNumber(ms) || read_int3(cJSON_GetObjectItem(r, "block"), block) ||
+            read_int3(cJSON_GetObjectItem(r, "folding"), folding)) {
+            free(p);
+            snprintf(path, sizeof path, "overhead[%d]", k);
+            return bad_raw(err, path, "a size scan needs family (KERNEL_nN), block, folding, "
+                                      "lattice_updates and ms");
+        }
+        cal_scan_group(kernel, block, folding, p[k].group);
+        p[k].lattice_updates = ups->valuedouble;
+        p[k++].ms = ms->valuedouble;
+    }
+    int rc = cal_overhead_fit(p, k, o, NULL, err);
+    free(p);
+    return rc ? -1 : 1;
+}
+
 /* What the "sources" of a calibrated device say. */
 typedef struct cal_sources {
     char who[256];                  /* "GPU, CUDA driver 12.4, date" */
     int n;                          /* timed configurations */
     double before, after;           /* the fit's objective */
     const cal_micro_figures *micro; /* NULL without microbenchmarks */
+    const cal_overhead *overhead;   /* NULL when the record has no size scans */
     const char *base;               /* the built-in device of the other figures */
 } cal_sources;
 
@@ -409,6 +506,15 @@ static void add_sources(cJSON *src, const cal_sources *cs)
     if (cs->micro) {
         micro_source(s, sizeof s, cs->who, cs->micro);
         cJSON_AddStringToObject(src, "microbenchmarks", s);
+    }
+    if (cs->overhead) {
+        snprintf(s, sizeof s,
+                 "launchrank calibrate on %s: the median, over %d size scans of three "
+                 "kernels (bench/overhead/families), of the time at zero updates of a "
+                 "straight line through time against updates (%.2f to %.2f us; "
+                 "docs/model.md \"Launch overhead\")",
+                 cs->who, cs->overhead->scans, cs->overhead->lo_us, cs->overhead->hi_us);
+        cJSON_AddStringToObject(src, "launch_overhead_us", s);
     }
     snprintf(s, sizeof s, "not measured: the figures of the built-in %s", cs->base);
     cJSON_AddStringToObject(src, "other figures", s);
@@ -494,7 +600,18 @@ cJSON *cal_analyse(const lr_devices *devs, const cJSON *raw, const char *base, c
     const cJSON *micro = cJSON_GetObjectItem(raw, "micro");
     if (micro && cal_micro_analyse(micro, dev.sm_count, gpu_num(gpu, "l2_bytes"), &mf, &t, err))
         goto done;
-    cal_sources cs = {.n = n, .micro = micro ? &mf : NULL, .base = b->name};
+    cal_overhead ov;
+    int scanned = scan_overhead(raw, &ov, err);
+    if (scanned < 0)
+        goto done;
+    if (scanned) {
+        /* to 0.01 us, as the built-in devices give it */
+        dev.launch_overhead_us = round(ov.us * 100) / 100;
+        cal_say(&t, "launch overhead: %.2f us, the median of %d size scans (%.2f to %.2f us)\n",
+                ov.us, ov.scans, ov.lo_us, ov.hi_us);
+    }
+    cal_sources cs = {.n = n, .micro = micro ? &mf : NULL, .overhead = scanned ? &ov : NULL,
+                      .base = b->name};
     snprintf(cs.who, sizeof cs.who, "%s, CUDA driver %d.%d, %s", gname, drv / 1000,
              drv % 1000 / 10, date);
     const char *labels[MAX_SUITE];

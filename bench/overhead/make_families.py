@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """Writes bench/overhead/families: three kernels of the measured corpus
 (bench/corpus/families) at several domain sizes, two or three configurations each,
-for the size scans of bench/overhead/analyse.py. Run from the repository root."""
+for the size scans of the launch overhead (bench/launch_overhead.c, calibrate/overhead.c;
+calibrate/meson.build embeds them). Run from the repository root."""
 import json
 
 SRC = "bench/corpus/families/"

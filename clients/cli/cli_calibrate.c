@@ -66,12 +66,13 @@ static const lr_opt_cmd calibrate_cmd = {
         "    array-of-structs copy, a transposed copy, 2-D and 3-D stencils, D3Q19 LBM)\n"
         "    with NVRTC and CUDA events, as `launchrank measure` does, L2 flushed;\n"
         "  - sets the DRAM and L2 bandwidths to the most traffic any of them moved, and\n"
-        "    fits the twelve fitted model-v2 parameters (docs/model.md) to the timings\n"
-        "    (the launch overhead, measured by bench/overhead, comes from --base).\n"
+        "    fits the twelve fitted model-v2 parameters (docs/model.md) to the timings;\n"
+        "  - times size scans (three kernels at 6 to 8 domain sizes, 52 launches) for the\n"
+        "    fixed time of a launch, launch_overhead_us.\n"
         "A summary (bandwidths, how well the fitted model ranks each kernel before and\n"
         "after) goes to standard error. Takes about a minute on an H100 (--quick: a third\n"
-        "of the configurations). Use the result as a request's \"device\" object (its\n"
-        "\"sources\" are ignored there).\n"
+        "of the suite's configurations, about 30 s). Use the result as a request's\n"
+        "\"device\" object (its \"sources\" are ignored there).\n"
         "\n",
     .opts = calibrate_opts,
     .epilogue = "\n"

@@ -656,6 +656,17 @@ case_calibrate() {
     run estimate req.json
     expect_rc 0
     expect_in out '"device":"H100-cal"'
+    # a run recorded with the size scans (H100, 2026-11-23): the launch overhead is
+    # measured, the median of 7 scans (bench/overhead measured 6.18 us the same way)
+    run calibrate --from-raw "$DATA/../../data/calibration/h100_scans_raw.json" --name H100-scans
+    expect_rc 0
+    expect_in out '"launch_overhead_us":	6.11'
+    expect_in err "launch overhead: 6.11 us, the median of 7 size scans (4.80 to 7.99 us)"
+    expect_in out 'the median, over 7 size scans of three kernels'
+    # one without them keeps the base's figure and says so
+    run calibrate --from-raw "$DATA/../../data/calibration/h100_raw.json" --name H100-cal
+    expect_rc 0
+    expect_in out '"launch_overhead_us":	6.2'
     # the built-in H200 is what calibrate makes of the recorded H200 run, with its own
     # launch overhead (measured by bench/overhead, taken from the base device)
     run calibrate --from-raw "$DATA/../../data/calibration/h200_raw.json" --name H200-SXM-141GB \

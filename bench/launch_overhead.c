@@ -1,0 +1,214 @@
+/*
+ * launch_overhead: the fixed time of a launch from recorded size scans (bench/overhead/,
+ * docs/model.md "Launch overhead"), per scan and as the median a device carries. The
+ * fit is calibrate/overhead.c's, the one `launchrank calibrate` uses. No GPU needed.
+ *
+ *   launch_overhead [--check] FILE.jsonl...
+ *
+ * Each FILE holds `bench/corpus_measure time` timings of bench/overhead/families: one
+ * JSON line per launch configuration with its family, block, folding, ms_median and
+ * the GPU, NVIDIA driver and date. --check (the CI test) exits 1 unless the built-in
+ * device of each file's GPU carries the median as launch_overhead_us, to 0.05 us: the
+ * device figure and its measurement must not drift apart.
+ */
+#include <cjson/cJSON.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "devices.h"
+#include "overhead.h"
+
+#define FAMILIES SOURCE_DIR "/bench/overhead/families/"
+#define CHECK_TOLERANCE_US 0.05
+
+/* The built-in device of each GPU the scans were measured on. */
+static const struct {
+    const char *gpu, *device;
+} device_of_gpu[] = {{"NVIDIA H100 80GB HBM3", "H100-SXM5-80GB"},
+                     {"NVIDIA H200", "H200-SXM-141GB"}};
+
+static char *slurp(const char *path)
+{
+    FILE *f = fopen(path, "rb");
+    if (!f)
+        return NULL;
+    char *buf = NULL;
+    size_t len = 0, cap = 0, got;
+    char chunk[65536];
+    while ((got = fread(chunk, 1, sizeof chunk, f)) > 0) {
+        if (len + got + 1 > cap) {
+            cap = 2 * (len + got + 1);
+            char *nb = realloc(buf, cap);
+            if (!nb) {
+                free(buf);
+                fclose(f);
+                return NULL;
+            }
+            buf = nb;
+        }
+        memcpy(buf + len, chunk, got);
+        len += got;
+    }
+    fclose(f);
+    if (buf)
+        buf[len] = 0;
+    return buf;
+}
+
+/* Lattice updates of a family file's domain; 0 when it cannot be read. */
+static double family_updates(const char *family)
+{
+    char path[512];
+    snprintf(path, sizeof path, FAMILIES "%s.json", family);
+    char *text = slurp(path);
+    cJSON *j = text ? cJSON_Parse(text) : NULL;
+    free(text);
+    double n = 1;
+    const cJSON *d, *dom = cJSON_GetObjectItemCaseSensitive(j, "domain");
+    cJSON_ArrayForEach(d, dom) n *= cJSON_IsNumber(d) ? d->valuedouble : 0;
+    n = cJSON_IsArray(dom) ? n : 0;
+    cJSON_Delete(j);
+    return n;
+}
+
+static int int3(const cJSON *a, int v[3])
+{
+    for (int i = 0; i < 3; i++) {
+        const cJSON *x = cJSON_GetArrayItem(a, i);
+        if (!cJSON_IsNumber(x))
+            return -1;
+        v[i] = x->valueint;
+    }
+    return 0;
+}
+
+/* One JSON line into *p (and the GPU's name into gpu). 0, or -1 with a message. */
+static int read_point(const char *path, int line, const cJSON *r, cal_scan_point *p,
+                      char *gpu, size_t gpusize)
+{
+    const char *family = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(r, "family"));
+    const cJSON *ms = cJSON_GetObjectItemCaseSensitive(r, "ms_median");
+    const char *g = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(r, "gpu"));
+    int block[3], folding[3];
+    char kernel[64];
+    if (!family || !cJSON_IsNumber(ms) || !g ||
+        int3(cJSON_GetObjectItemCaseSensitive(r, "block"), block) ||
+        int3(cJSON_GetObjectItemCaseSensitive(r, "folding"), folding) ||
+        cal_scan_kernel(family, kernel, sizeof kernel)) {
+        fprintf(stderr, "%s:%d: not a size-scan timing (family KERNEL_nN, block, folding, "
+                        "ms_median, gpu)\n", path, line);
+        return -1;
+    }
+    p->lattice_updates = family_updates(family);
+    if (!(p->lattice_updates > 0)) {
+        fprintf(stderr, "%s:%d: no family file %s%s.json with a domain\n", path, line,
+                FAMILIES, family);
+        return -1;
+    }
+    p->ms = ms->valuedouble;
+    cal_scan_group(kernel, block, folding, p->group);
+    snprintf(gpu, gpusize, "%s", g);
+    return 0;
+}
+
+/* The points of one file (malloc'd) and its GPU; NULL with a message. */
+static cal_scan_point *read_file(const char *path, int *n, char *gpu, size_t gpusize)
+{
+    char *text = slurp(path);
+    if (!text) {
+        perror(path);
+        return NULL;
+    }
+    size_t lines = 1;
+    for (const char *c = text; *c; c++)
+        lines += *c == '\n';
+    cal_scan_point *p = calloc(lines, sizeof *p);
+    *n = 0;
+    int line = 0, bad = !p;
+    for (char *save = NULL, *l = strtok_r(text, "\n", &save); l && !bad;
+         l = strtok_r(NULL, "\n", &save)) {
+        line++;
+        cJSON *r = cJSON_Parse(l);
+        bad = !r || read_point(path, line, r, &p[*n], gpu, gpusize);
+        cJSON_Delete(r);
+        *n += !bad;
+    }
+    free(text);
+    if (bad || *n == 0) {
+        if (!bad)
+            fprintf(stderr, "%s: no timings\n", path);
+        free(p);
+        return NULL;
+    }
+    return p;
+}
+
+/* Prints the scans of one file and, with check, compares the median with the device.
+ * 0, or 1 on a failure. */
+static int report(const lr_devices *devs, const char *path, int check)
+{
+    char gpu[128] = "";
+    int n;
+    cal_scan_point *p = read_file(path, &n, gpu, sizeof gpu);
+    if (!p)
+        return 1;
+    cal_scan_line *lines = calloc((size_t)n, sizeof *lines);
+    cal_overhead o;
+    lr_error err;
+    lr_error_clear(&err);
+    int rc = !lines || cal_overhead_fit(p, n, &o, lines, &err);
+    free(p);
+    if (rc) {
+        fprintf(stderr, "%s: %s\n", path, lines ? err.message : "out of memory");
+        free(lines);
+        return 1;
+    }
+    printf("%s: %s\n  %-40s %5s %8s %12s\n", path, gpu, "scan (kernel, block, folding)",
+           "sizes", "t0 us", "body GLup/s");
+    for (int i = 0; i < o.scans; i++)
+        printf("  %-40s %5d %8.2f %12.1f\n", lines[i].group, lines[i].sizes, lines[i].us,
+               lines[i].body_glups);
+    printf("  launch overhead: median %.2f us over %d scans (%.2f to %.2f us)\n", o.us,
+           o.scans, o.lo_us, o.hi_us);
+    free(lines);
+    if (!check)
+        return 0;
+    const char *name = NULL;
+    for (size_t i = 0; i < sizeof device_of_gpu / sizeof *device_of_gpu; i++)
+        if (strcmp(gpu, device_of_gpu[i].gpu) == 0)
+            name = device_of_gpu[i].device;
+    const est_device *d = name ? lr_devices_find(devs, name) : NULL;
+    if (!d) {
+        printf("  no built-in device for the GPU '%s'\n", gpu);
+        return 1;
+    }
+    int ok = fabs(d->launch_overhead_us - o.us) <= CHECK_TOLERANCE_US;
+    printf("  %s: launch_overhead_us %.2f us, measured %.2f us: %s (tolerance %.2f us)\n",
+           name, d->launch_overhead_us, o.us, ok ? "OK" : "DIFFERENT", CHECK_TOLERANCE_US);
+    return !ok;
+}
+
+int main(int argc, char **argv)
+{
+    int check = argc > 1 && strcmp(argv[1], "--check") == 0;
+    if (argc < 2 + check || (argc > 1 && strcmp(argv[1], "--help") == 0)) {
+        fprintf(stderr, "usage: launch_overhead [--check] FILE.jsonl...\n"
+                        "The launch overhead (us) of recorded size scans (bench/overhead/"
+                        "README.md); --check compares it with the built-in devices.\n");
+        return 2;
+    }
+    lr_error err;
+    lr_error_clear(&err);
+    lr_devices *devs = lr_devices_load(&err);
+    if (!devs) {
+        fprintf(stderr, "launch_overhead: %s\n", err.message);
+        return 1;
+    }
+    int failed = 0;
+    for (int i = 1 + check; i < argc; i++)
+        failed |= report(devs, argv[i], check);
+    lr_devices_free(devs);
+    return failed;
+}
