@@ -60,20 +60,21 @@ static void l1_l2_volumes(const est_binding *b, const est_sample *s, est_result 
     r->l1_wavefronts = L1_WF_PER_WARP * div0(s->warps, s->warp_lups);
     for (int f = 0; f < b->k->nfields; f++) {
         const est_field_sample *fs = &s->f[f];
+        const est_warp_counts *w = &fs->warp;
         est_volumes *v = &r->field[f];
-        double C = div0(fs->c, s->warp_lups), TAG = div0(fs->tag, s->warp_lups);
-        double DP = div0(fs->dp, s->warp_lups), CST = div0(fs->store_c, s->warp_lups);
+        double C = div0(w->c, s->warp_lups), TAG = div0(w->tag, s->warp_lups);
+        double DP = div0(w->dp, s->warp_lups), CST = div0(w->store_c, s->warp_lups);
         r->l1_wavefronts += L1_WF_PER_LOAD_CYCLE * (C - CST) + L1_WF_PER_STORE_CYCLE * CST;
         /* The allocation cost counts the lines of loads and of stores separately:
          * this is what reproduces the reference L1 cycles (docs/model.md). */
         double ALLOC = div0(fs->blk_load_lines + fs->blk_store_lines, s->block_lups);
         if (dev->l1_model == EST_L1_KEPLER)
-            v->smx_load = div0(fs->smx_segments * 128.0, s->warp_lups);
+            v->smx_load = div0(w->smx_segments * 128.0, s->warp_lups);
         else
             v->l1_cycles = max3(C, TAG, DP + ALLOC);
-        v->l1_load = div0(fs->load_sectors * dev->l1_sector_bytes, s->warp_lups);
-        v->l2_store = div0(fs->store_sectors * dev->l1_sector_bytes, s->warp_lups);
-        v->l2_store_requests = div0(fs->store_lines, s->warp_lups);
+        v->l1_load = div0(w->load_sectors * dev->l1_sector_bytes, s->warp_lups);
+        v->l2_store = div0(w->store_sectors * dev->l1_sector_bytes, s->warp_lups);
+        v->l2_store_requests = div0(w->store_lines, s->warp_lups);
         v->l2_load_compulsory =
             div0(fs->blk_load_sectors * dev->l2_sector_bytes, s->block_lups);
         if (s->nblocks) {

@@ -142,14 +142,32 @@ int64_t est_inst_address(const est_binding *b, const est_inst *in,
 int64_t est_thread_lups(const est_binding *b, const int64_t coord[EST_NCOORD]);
 
 /* sample.c: L1 cycles and L2 volumes from concrete addresses. */
+
+/* The warp pass's counters of one field (docs/model.md §3): one warp instruction's
+ * counts (sample_warp.c) and their sums over a group of instructions, a block and every
+ * sampled warp. The sampler adds (and packs for its memos) them only through v
+ * (sample_warp.c, add_counts), so a counter added here is summed everywhere; the
+ * assertion below stops the build until EST_WARP_COUNTERS counts it. Whole numbers in
+ * doubles: the sums stay exact below 2^53. */
+#define EST_WARP_COUNTERS 8
+typedef union est_warp_counts {
+    struct {
+        double c, tag, dp;   /* L1 cycles */
+        double load_sectors; /* sectors requested by load instructions */
+        double store_sectors;
+        double store_lines; /* distinct lines per store instruction, summed: write requests */
+        double store_c;     /* the part of c from store instructions (L1 wavefronts) */
+        /* Kepler half-warp 128-B segments, of loads and of stores: the SMX volume counts
+         * stores too (Su et al.: 7 loads + 1 store = 80 B/Lup) */
+        double smx_segments;
+    };
+    double v[EST_WARP_COUNTERS]; /* the same counters, to add them all alike */
+} est_warp_counts;
+_Static_assert(sizeof(est_warp_counts) == EST_WARP_COUNTERS * sizeof(double),
+               "EST_WARP_COUNTERS must count every member of est_warp_counts");
+
 typedef struct est_field_sample {
-    /* warp pass, sums over sampled warp instructions */
-    double c, tag, dp;   /* L1 cycles */
-    double load_sectors; /* sectors requested by load instructions */
-    double store_sectors;
-    double store_lines;  /* distinct lines per store instruction, summed: write requests */
-    double store_c;      /* the part of c from store instructions (L1 wavefronts) */
-    double smx_segments; /* Kepler half-warp 128-B segments, loads and stores */
+    est_warp_counts warp; /* warp pass, sums over sampled warp instructions */
     /* block pass, sums over sampled blocks */
     double blk_load_sectors; /* distinct sectors loaded per block */
     double blk_load_lines;

@@ -14,12 +14,32 @@
  * sample). */
 #define WARP_SAMPLE_THREADS 64
 
-typedef struct warp_counts {
-    int c, tag, dp;
-    int load_sectors, store_sectors, segments;
-    int store_lines; /* distinct L1 lines of a store instruction: its L2 write requests */
-    int store_c;     /* c of a store instruction (0 for loads): wavefronts, docs/model.md §3 */
-} warp_counts;
+/* A group's counts as the two memos keep them: the same whole numbers in int32_t (a
+ * group has at most 2^17 instructions of at most 512 each, far below 2^31), in half the
+ * bytes of est_warp_counts. A memo slot stays at 48 bytes instead of 80, the warp memo
+ * at 3 MiB instead of 5 and the shape memo at 384 KiB instead of 640: every new est_ctx
+ * zeroes both (with doubles, rank_bench's cold estimates of the 3-D 7-point star, 0.5 ms
+ * of CPU, took about 0.06 ms more) and a warp pass reads them at random. pack_counts and
+ * unpack_counts go through every counter, as add_counts does: none can be missed. */
+typedef struct packed_counts {
+    int32_t v[EST_WARP_COUNTERS];
+} packed_counts;
+
+static packed_counts pack_counts(const est_warp_counts *w)
+{
+    packed_counts p;
+    for (int i = 0; i < EST_WARP_COUNTERS; i++)
+        p.v[i] = (int32_t)w->v[i];
+    return p;
+}
+
+static est_warp_counts unpack_counts(const packed_counts *p)
+{
+    est_warp_counts w;
+    for (int i = 0; i < EST_WARP_COUNTERS; i++)
+        w.v[i] = p->v[i];
+    return w;
+}
 
 /* Memo of full-warp counts: key (instruction, warp in block, shift mod granule).
  * 50 instructions x 32 warps x 16 shifts is a realistic worst case; 2^16 slots keep
@@ -29,7 +49,7 @@ typedef struct warp_counts {
 struct est_warp_slot {
     uint64_t key;
     uint32_t gen;
-    warp_counts v;
+    packed_counts v;
 };
 typedef struct est_warp_slot warp_slot;
 
@@ -67,9 +87,8 @@ static int distinct_granules(const int64_t *addr, int n, int64_t g)
 /* docs/model.md §3: data-pipe cycles (bank conflicts of distinct words), tag cycles
  * (distinct lines), the half-warp minimum; plus the sectors requested from L2 and,
  * for Kepler, the 128-B segments of each half-warp. */
-static warp_counts warp_metrics(const est_device *dev, int elem, const int64_t *addr, int n)
+static est_warp_counts warp_metrics(const est_device *dev, int elem, const int64_t *addr, int n)
 {
-    warp_counts w = {0};
     int64_t words[32];
     for (int i = 0; i < n; i++)
         words[i] = est_floordiv(addr[i], elem);
@@ -77,31 +96,30 @@ static warp_counts warp_metrics(const est_device *dev, int elem, const int64_t *
     int nbanks = dev->l1_bank_bytes_per_cycle / elem;
     if (nbanks < 1)
         nbanks = 1;
-    int per_bank[1024] = {0};
+    int per_bank[1024] = {0}, dp = 0;
     for (int i = 0; i < n; i++) {
         if (i > 0 && words[i] == words[i - 1])
             continue;
         int bank = (int)(words[i] - est_floordiv(words[i], nbanks) * nbanks);
-        if (++per_bank[bank] > w.dp)
-            w.dp = per_bank[bank];
+        if (++per_bank[bank] > dp)
+            dp = per_bank[bank];
     }
     int lines = distinct_granules(addr, n, dev->l1_line_bytes);
-    w.tag = (lines + 2 + 3) / 4;
-    int m = 32 * elem / dev->l1_bank_bytes_per_cycle;
-    if (m < 1)
-        m = 1;
-    w.c = m;
-    if (w.tag > w.c)
-        w.c = w.tag;
-    if (w.dp > w.c)
-        w.c = w.dp;
-
-    w.load_sectors = distinct_granules(addr, n, dev->l1_sector_bytes);
+    int tag = (lines + 2 + 3) / 4;
+    int c = 32 * elem / dev->l1_bank_bytes_per_cycle;
+    if (c < 1)
+        c = 1;
+    if (tag > c)
+        c = tag;
+    if (dp > c)
+        c = dp;
     int half = n < 16 ? n : 16;
-    w.segments = distinct_granules(addr, half, 128);
+    int segments = distinct_granules(addr, half, 128);
     if (n > 16)
-        w.segments += distinct_granules(addr + 16, n - 16, 128);
-    return w;
+        segments += distinct_granules(addr + 16, n - 16, 128);
+    int sectors = distinct_granules(addr, n, dev->l1_sector_bytes);
+    return (est_warp_counts){
+        .c = c, .tag = tag, .dp = dp, .load_sectors = sectors, .smx_segments = segments};
 }
 
 /* a modulo the granule, in [0, granule): a mask when the granule is a power of two (it
@@ -130,29 +148,14 @@ static warp_slot *warp_memo_find(est_sampler *s, uint64_t key)
     return NULL;
 }
 
-static void add_counts(est_field_sample *fs, const warp_counts *w)
+/* The one adder of the warp pass's counters: an instruction's into its group's sum, a
+ * group's into its field's, a whole block's into the sample's. (Read from a copy, the
+ * counters are added two at a time without first checking whether t and w overlap.) */
+static void add_counts(est_warp_counts *t, const est_warp_counts *w)
 {
-    fs->c += w->c;
-    fs->tag += w->tag;
-    fs->dp += w->dp;
-    /* Kepler's SMX volume counts stores too (Su et al.: 7 loads + 1 store = 80 B/Lup) */
-    fs->smx_segments += w->segments;
-    fs->store_sectors += w->store_sectors;
-    fs->store_lines += w->store_lines;
-    fs->load_sectors += w->load_sectors;
-    fs->store_c += w->store_c;
-}
-
-static void sum_counts(warp_counts *t, const warp_counts *w)
-{
-    t->c += w->c;
-    t->tag += w->tag;
-    t->dp += w->dp;
-    t->segments += w->segments;
-    t->store_sectors += w->store_sectors;
-    t->store_lines += w->store_lines;
-    t->load_sectors += w->load_sectors;
-    t->store_c += w->store_c;
+    est_warp_counts add = *w;
+    for (int i = 0; i < EST_WARP_COUNTERS; i++)
+        t->v[i] += add.v[i];
 }
 
 /* Lattice updates of the lanes of warp w of block blk; *all_full is set when every
@@ -188,7 +191,7 @@ static double warp_lups(const est_binding *b, const int64_t blk[3], int w, int l
 
 /* Counts of instruction i for the lanes of one warp; 0 when no lane executes it. */
 static int inst_counts(est_sampler *s, int i, int lanes, int64_t coords[32][EST_NCOORD],
-                       warp_counts *wc)
+                       est_warp_counts *wc)
 {
     const est_binding *b = s->b;
     const est_inst *in = &b->inst[i];
@@ -233,7 +236,7 @@ static int inst_counts(est_sampler *s, int i, int lanes, int64_t coords[32][EST_
 typedef struct shape_slot {
     uint64_t hash;
     uint32_t off, len; /* the key is arena[off .. off+len); len 0 = empty */
-    warp_counts v;
+    packed_counts v;
 } shape_slot;
 
 struct est_warp_shapes {
@@ -312,7 +315,7 @@ static shape_slot *shape_find(est_warp_shapes *m, const int64_t *key, int n, uin
 }
 
 static void shape_put(est_warp_shapes *m, const int64_t *key, int n, uint64_t h,
-                      const warp_counts *v)
+                      const est_warp_counts *v)
 {
     if (m->used + (size_t)n > SHAPE_ARENA || m->n >= SHAPE_SLOTS / 4 * 3) {
         memset(m->slot, 0, sizeof m->slot);
@@ -330,15 +333,16 @@ static void shape_put(est_warp_shapes *m, const int64_t *key, int n, uint64_t h,
     }
     shape_slot *sl = shape_find(m, key, n, h);
     memcpy(&m->arena[m->used], key, (size_t)n * sizeof *key);
-    *sl = (shape_slot){.hash = h, .off = (uint32_t)m->used, .len = (uint32_t)n, .v = *v};
+    *sl = (shape_slot){
+        .hash = h, .off = (uint32_t)m->used, .len = (uint32_t)n, .v = pack_counts(v)};
     m->used += (size_t)n;
     m->n++;
 }
 
 /* The summed counts of group G's members for the lanes at coords (all of them, for a
  * full warp whose first address is a0, through the shape memo when it applies). */
-static warp_counts group_counts(est_sampler *s, const est_group *G, int lanes, int full,
-                                int64_t a0, int64_t coords[32][EST_NCOORD])
+static est_warp_counts group_counts(est_sampler *s, const est_group *G, int lanes, int full,
+                                    int64_t a0, int64_t coords[32][EST_NCOORD])
 {
     int64_t key[SHAPE_KEY_MAX];
     int n = full && s->shapes ? shape_key(s, G, a0, coords, key) : 0;
@@ -346,12 +350,12 @@ static warp_counts group_counts(est_sampler *s, const est_group *G, int lanes, i
     if (n) {
         const shape_slot *sl = shape_find(s->shapes, key, n, h);
         if (sl->len)
-            return sl->v;
+            return unpack_counts(&sl->v);
     }
-    warp_counts sum = {0}, wc;
+    est_warp_counts sum = {0}, wc;
     for (int m = 0; m < G->n; m++)
         if (inst_counts(s, s->b->member[G->first + m], lanes, coords, &wc))
-            sum_counts(&sum, &wc);
+            add_counts(&sum, &wc);
     if (n)
         shape_put(s->shapes, key, n, h, &sum);
     return sum;
@@ -387,7 +391,8 @@ static int sample_warp(est_sampler *s, const int64_t blk[3], int w, est_sample *
                 (((uint64_t)g * 64 + (uint64_t)w) * (uint64_t)s->granule + (uint64_t)shift) + 1;
             sl = warp_memo_find(s, key);
             if (sl && sl->key == key) {
-                add_counts(&out->f[G->field], &sl->v);
+                est_warp_counts kept = unpack_counts(&sl->v);
+                add_counts(&out->f[G->field].warp, &kept);
                 continue;
             }
         }
@@ -396,12 +401,12 @@ static int sample_warp(est_sampler *s, const int64_t blk[3], int w, est_sample *
                 est_sample_coord(b, blk, 32 * w + j, coords[j]);
             have_coords = 1;
         }
-        warp_counts sum = group_counts(s, G, lanes, G->affine && all_full, a0, coords);
+        est_warp_counts sum = group_counts(s, G, lanes, G->affine && all_full, a0, coords);
         if (sl) {
             sl->key = key;
-            sl->v = sum;
+            sl->v = pack_counts(&sum);
         }
-        add_counts(&out->f[G->field], &sum);
+        add_counts(&out->f[G->field].warp, &sum);
     }
     return 0;
 }
@@ -422,9 +427,9 @@ typedef struct wblock_memo {
     uint64_t hash[WBLOCK_SLOTS];
     double lups[WBLOCK_SLOTS];
     double warps[WBLOCK_SLOTS]; /* warps that update a lattice point */
-    int64_t *keys;          /* (WBLOCK_SLOTS + 1) x ngroups, the last row a candidate's */
-    est_field_sample *sums; /* WBLOCK_SLOTS x nfields, the warp pass's counters; owned */
-    est_sample scratch;     /* one block's counts */
+    int64_t *keys;         /* (WBLOCK_SLOTS + 1) x ngroups, the last row a candidate's */
+    est_warp_counts *sums; /* WBLOCK_SLOTS x nfields, the warp pass's counters; owned */
+    est_sample scratch;    /* one block's counts */
 } wblock_memo;
 
 /* The memo for this estimate (free with wblock_free), or NULL when its blocks cannot
@@ -475,18 +480,6 @@ static int wblock_whole(const est_binding *b, const int64_t blk[3], const int64_
     return b->threads % 32 == 0;
 }
 
-static void add_warp_counters(est_field_sample *t, const est_field_sample *f)
-{
-    t->c += f->c;
-    t->tag += f->tag;
-    t->dp += f->dp;
-    t->smx_segments += f->smx_segments;
-    t->store_sectors += f->store_sectors;
-    t->store_lines += f->store_lines;
-    t->load_sectors += f->load_sectors;
-    t->store_c += f->store_c;
-}
-
 /* The warp pass of whole block blk (wblock_whole) into out, through m. 0, or -1 when
  * the deadline passed. */
 static int wblock_sample(est_sampler *s, wblock_memo *m, const int64_t blk[3], int nwarps,
@@ -519,19 +512,20 @@ static int wblock_sample(est_sampler *s, wblock_memo *m, const int64_t blk[3], i
             out->warp_lups += t->warp_lups;
             out->warps += t->warps;
             for (int f = 0; f < nf; f++)
-                add_warp_counters(&out->f[f], &t->f[f]);
+                add_counts(&out->f[f].warp, &t->f[f].warp);
             return 0;
         }
         slot = m->n++;
         m->hash[slot] = h;
         m->lups[slot] = t->warp_lups;
         m->warps[slot] = t->warps;
-        memcpy(&m->sums[(size_t)slot * (size_t)nf], t->f, (size_t)nf * sizeof *t->f);
+        for (int f = 0; f < nf; f++)
+            m->sums[(size_t)slot * (size_t)nf + (size_t)f] = t->f[f].warp;
     }
     out->warp_lups += m->lups[slot];
     out->warps += m->warps[slot];
     for (int f = 0; f < nf; f++)
-        add_warp_counters(&out->f[f], &m->sums[(size_t)slot * (size_t)nf + (size_t)f]);
+        add_counts(&out->f[f].warp, &m->sums[(size_t)slot * (size_t)nf + (size_t)f]);
     return 0;
 }
 
