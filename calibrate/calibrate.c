@@ -437,6 +437,21 @@ static int scan_overhead(const cJSON *raw, cal_overhead *o, lr_error *err)
     return rc ? -1 : 1;
 }
 
+/* The record's launch overhead into dev (scan_overhead), said in t: 1, 0 when the
+ * record has no size scans (dev keeps its figure), -1 with err. */
+static int set_overhead(const cJSON *raw, est_device *dev, cal_overhead *ov, cal_text *t,
+                        lr_error *err)
+{
+    int scanned = scan_overhead(raw, ov, err);
+    if (scanned > 0) {
+        /* to 0.01 us, as the built-in devices give it */
+        dev->launch_overhead_us = round(ov->us * 100) / 100;
+        cal_say(t, "launch overhead: %.2f us, the median of %d size scans (%.2f to %.2f us)\n",
+                ov->us, ov->scans, ov->lo_us, ov->hi_us);
+    }
+    return scanned;
+}
+
 /* What the "sources" of a calibrated device say. */
 typedef struct cal_sources {
     char who[256];                  /* "GPU, CUDA driver 12.4, date" */
@@ -542,6 +557,23 @@ static cJSON *device_with_sources(const lr_devices *devs, const est_device *dev,
     return out;
 }
 
+/* The device the analysis starts from: the base's figures, the driver's, the built-in
+ * model-v2 parameters, and the name (given, or the GPU's with " (calibrated)"). */
+static est_device start_device(const est_device *b, const cJSON *gpu, const char *name)
+{
+    est_device dev = *b;
+    const char *gname = cJSON_GetObjectItem(gpu, "name")->valuestring;
+    char devname[EST_MAX_NAME];
+    snprintf(devname, sizeof devname, "%s%s", name ? name : gname, name ? "" : " (calibrated)");
+    snprintf(dev.name, sizeof dev.name, "%s", devname);
+    driver_figures(gpu, &dev);
+    est_device_set_v2_defaults(&dev);
+    /* measured, not fitted (bench/overhead): the base device's figure unless the record
+     * has size scans (set_overhead), like the others calibration does not measure */
+    dev.launch_overhead_us = b->launch_overhead_us;
+    return dev;
+}
+
 cJSON *cal_analyse(const lr_devices *devs, const cJSON *raw, const char *base, const char *name,
                    char **report, lr_error *err)
 {
@@ -553,15 +585,7 @@ cJSON *cal_analyse(const lr_devices *devs, const cJSON *raw, const char *base, c
     const cJSON *gpu = cJSON_GetObjectItem(raw, "gpu");
     const char *gname = cJSON_GetObjectItem(gpu, "name")->valuestring;
     const char *date = cJSON_GetObjectItem(raw, "date")->valuestring;
-    est_device dev = *b;
-    char devname[EST_MAX_NAME];
-    snprintf(devname, sizeof devname, "%s%s", name ? name : gname, name ? "" : " (calibrated)");
-    snprintf(dev.name, sizeof dev.name, "%s", devname);
-    driver_figures(gpu, &dev);
-    est_device_set_v2_defaults(&dev);
-    /* measured, not fitted (bench/overhead): the base device's figure, like the others
-     * calibration does not measure */
-    dev.launch_overhead_us = b->launch_overhead_us;
+    est_device dev = start_device(b, gpu, name);
 
     corpus_family fams[MAX_SUITE];
     int nf = 0, n = 0;
@@ -601,15 +625,9 @@ cJSON *cal_analyse(const lr_devices *devs, const cJSON *raw, const char *base, c
     if (micro && cal_micro_analyse(micro, dev.sm_count, gpu_num(gpu, "l2_bytes"), &mf, &t, err))
         goto done;
     cal_overhead ov;
-    int scanned = scan_overhead(raw, &ov, err);
+    int scanned = set_overhead(raw, &dev, &ov, &t, err);
     if (scanned < 0)
         goto done;
-    if (scanned) {
-        /* to 0.01 us, as the built-in devices give it */
-        dev.launch_overhead_us = round(ov.us * 100) / 100;
-        cal_say(&t, "launch overhead: %.2f us, the median of %d size scans (%.2f to %.2f us)\n",
-                ov.us, ov.scans, ov.lo_us, ov.hi_us);
-    }
     cal_sources cs = {.n = n, .micro = micro ? &mf : NULL, .overhead = scanned ? &ov : NULL,
                       .base = b->name};
     snprintf(cs.who, sizeof cs.who, "%s, CUDA driver %d.%d, %s", gname, drv / 1000,

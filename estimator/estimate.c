@@ -283,6 +283,7 @@ static int check_inputs(const est_kernel *k, const est_device *dev, lr_error *er
     return 0;
 }
 
+#ifndef NDEBUG /* only the asserts of check_invariants call these */
 static int finite_nonnegative(double x)
 {
     return isfinite(x) && x >= 0;
@@ -299,6 +300,7 @@ static int all_finite_nonnegative(const est_volumes *v)
             return 0;
     return 1;
 }
+#endif
 
 /* The invariants of a launchable result, which docs/model.md's formulas keep for
  * every input est_estimate accepts: a wave of at least one block, volumes that are
