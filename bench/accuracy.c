@@ -39,6 +39,7 @@
 #include <string.h>
 
 #include "corpus.h"
+#include "decide.h"
 #include "devices.h"
 #include "fit.h"
 
@@ -209,7 +210,7 @@ static void *predict_family(void *arg)
 
 typedef struct figures {
     int n;
-    double err_glups, err_dram, err_l2, err_l1, rho, top1, top3, fixed, spread, noise;
+    double err_glups, err_dram, err_l2, err_l1, rho, top1, top3, rec, fixed, spread, noise;
     char fixed_block[32];
 } figures;
 
@@ -247,6 +248,46 @@ static double top_k(const family *F, int kk)
             got = F->rows[arg].m.glups;
     }
     free(taken);
+    return best > 0 ? got / best : 0;
+}
+
+static const family *order_family; /* for by_prediction (qsort has no context) */
+
+/* Best prediction first; ties go to the earlier configuration, as rankings break them. */
+static int by_prediction(const void *a, const void *b)
+{
+    int x = *(const int *)a, y = *(const int *)b;
+    double px = order_family->rows[x].pred, py = order_family->rows[y].pred;
+    return px > py ? -1 : px < py ? 1 : (x > y) - (x < y);
+}
+
+/* Measured speed of the configuration a ranking of the family would recommend
+ * (protocol/decide.c: the preferred member of the tie group within the device's
+ * rank_precision) as a share of the best measured: what a code generator that follows
+ * the decision gets. */
+static double recommended(const family *F)
+{
+    size_t cap = F->nrows > 0 ? (size_t)F->nrows : 1;
+    int *idx = calloc(cap, sizeof *idx), n = 0;
+    lr_choice *c = calloc(cap, sizeof *c);
+    double best = best_measured(F), got = 0;
+    for (int k = 0; idx && c && k < F->nrows; k++)
+        if (usable(&F->rows[k]))
+            idx[n++] = k;
+    if (idx && c && n > 0) {
+        order_family = F;
+        qsort(idx, (size_t)n, sizeof *idx, by_prediction);
+        for (int i = 0; i < n; i++) {
+            lr_choice_from_result(&c[i], &F->rows[idx[i]].r, &F->dev);
+            c[i].predicted = F->rows[idx[i]].pred;
+            c[i].rank = i + 1;
+        }
+        size_t p = lr_decision_pick(c, (size_t)n, F->dev.rank_precision,
+                                    strcmp(model, "v2") == 0);
+        got = p < (size_t)n ? F->rows[idx[p]].m.glups : 0;
+    }
+    free(idx);
+    free(c);
     return best > 0 ? got / best : 0;
 }
 
@@ -354,6 +395,7 @@ static figures family_figures(const family *F)
     g.err_l1 = volume_err(F, 2);
     g.top1 = top_k(F, 1);
     g.top3 = top_k(F, 3);
+    g.rec = recommended(F);
     int fb[3] = {0, 0, 0};
     fixed_block(F->ndims, fb);
     double b = best_measured(F);
@@ -407,21 +449,22 @@ typedef struct summary {
 static summary print_table(const char *title, figures *g, int with_lofo, figures *lofo)
 {
     printf("\n%s\n", title);
-    printf("%-18s %4s %6s | %6s %6s %6s %6s | %5s %6s %6s | %6s %-9s | %6s %6s\n", "family",
-           "n", "spread", "GLup/s", "DRAM", "L2", "L1", "rho", "top1", "top3", "fixed",
-           "block", "noise", with_lofo ? "lofo1" : "");
-    printf("%-18s %4s %6s | %27s | %19s | %16s |\n", "", "", "%", "median |error| %", "",
+    printf("%-18s %4s %6s | %6s %6s %6s %6s | %5s %6s %6s %6s | %6s %-9s | %6s %6s\n",
+           "family", "n", "spread", "GLup/s", "DRAM", "L2", "L1", "rho", "top1", "top3", "rec",
+           "fixed", "block", "noise", with_lofo ? "lofo1" : "");
+    printf("%-18s %4s %6s | %27s | %26s | %16s |\n", "", "", "%", "median |error| %", "",
            "% of best");
     int n = 0;
     double s_top1 = 0, s_top3 = 0, s_rho = 0, s_err = 0, min_top1 = 1e9, min_top3 = 1e9;
-    int beaten = 0;
+    double s_rec = 0, min_rec = 1e9;
+    int beaten = 0, rec_beaten = 0;
     for (int i = 0; i < nfams; i++) {
         figures *x = &g[i];
-        printf("%-18s %4d %6.0f | %6.1f %6.1f %6.1f %6.1f | %5.2f %6.1f %6.1f | %6.1f %-9s | "
-               "%6.1f",
+        printf("%-18s %4d %6.0f | %6.1f %6.1f %6.1f %6.1f | %5.2f %6.1f %6.1f %6.1f | %6.1f "
+               "%-9s | %6.1f",
                fams[i].f.name, x->n, 100 * x->spread, 100 * x->err_glups, 100 * x->err_dram,
                100 * x->err_l2, 100 * x->err_l1, x->rho, 100 * x->top1, 100 * x->top3,
-               100 * x->fixed, x->fixed_block, 100 * x->noise);
+               100 * x->rec, 100 * x->fixed, x->fixed_block, 100 * x->noise);
         if (with_lofo)
             printf(" %6.1f", 100 * lofo[i].top1);
         printf("\n");
@@ -432,13 +475,19 @@ static summary print_table(const char *title, figures *g, int with_lofo, figures
         s_err += x->err_glups;
         min_top1 = fmin(min_top1, x->top1);
         min_top3 = fmin(min_top3, x->top3);
+        s_rec += x->rec;
+        min_rec = fmin(min_rec, x->rec);
         beaten += x->top1 < x->fixed;
+        rec_beaten += x->rec < x->fixed;
     }
     printf("summary (%s, %d families): top1 mean %.1f %% (min %.1f), top3 mean %.1f %% (min "
            "%.1f), rho mean %.2f, median GLup/s error mean %.1f %%, fixed block beats top1 in "
            "%d\n",
            model, n, 100 * s_top1 / n, 100 * min_top1, 100 * s_top3 / n, 100 * min_top3,
            s_rho / n, 100 * s_err / n, beaten);
+    printf("recommended (%s): the decision's pick at %.1f %% of the best on average (min "
+           "%.1f); the fixed block beats it in %d\n",
+           model, 100 * s_rec / n, 100 * min_rec, rec_beaten);
     summary sm = {s_top1 / n, min_top1, s_top3 / n, s_rho / n, s_err / n};
     return sm;
 }

@@ -14,22 +14,41 @@ static double num(const cJSON *o, const char *key)
     return cJSON_IsNumber(v) ? v->valuedouble : 0;
 }
 
+/* c's occupancy and idle share from its grid (blocks per axis) and blocks per SM. */
+static void occupancy_and_idle(lr_choice *c, const double grid[3], double blocks_per_sm,
+                               const est_device *dev, const int64_t domain[3])
+{
+    const int *bd = c->launch.block;
+    c->occupancy = blocks_per_sm * bd[0] * bd[1] * bd[2] / (double)dev->max_threads_per_sm;
+    /* launched threads per axis against those with a lattice point to update */
+    double launched = 1, working = 1;
+    for (int d = 0; d < 3; d++) {
+        int64_t f = c->launch.folding[d];
+        launched *= grid[d] * bd[d];
+        working *= (double)((domain[d] + f - 1) / f);
+    }
+    c->idle = launched > 0 && working < launched ? 1 - working / launched : 0;
+}
+
 void lr_choice_from_estimate(lr_choice *c, const cJSON *est, const lr_request *req)
 {
     const cJSON *l = cJSON_GetObjectItemCaseSensitive(est, "launch"),
                 *grid = cJSON_GetObjectItemCaseSensitive(l, "grid");
     c->predicted = num(cJSON_GetObjectItemCaseSensitive(est, "performance"), "predicted");
-    c->occupancy = num(l, "blocks_per_sm") * num(l, "threads_per_block") /
-                   (double)req->device.max_threads_per_sm;
-    /* launched threads per axis against those with a lattice point to update */
-    double launched = 1, working = 1;
+    double g[3];
     for (int d = 0; d < 3; d++) {
-        const cJSON *g = cJSON_GetArrayItem(grid, d);
-        int64_t f = c->launch.folding[d];
-        launched *= (cJSON_IsNumber(g) ? g->valuedouble : 0) * c->launch.block[d];
-        working *= (double)((req->domain[d] + f - 1) / f);
+        const cJSON *x = cJSON_GetArrayItem(grid, d);
+        g[d] = cJSON_IsNumber(x) ? x->valuedouble : 0;
     }
-    c->idle = launched > 0 && working < launched ? 1 - working / launched : 0;
+    occupancy_and_idle(c, g, num(l, "blocks_per_sm"), &req->device, req->domain);
+}
+
+void lr_choice_from_result(lr_choice *c, const est_result *r, const est_device *dev)
+{
+    c->launch = r->config.launch;
+    c->predicted = r->predicted;
+    double g[3] = {(double)r->grid[0], (double)r->grid[1], (double)r->grid[2]};
+    occupancy_and_idle(c, g, r->blocks_per_sm, dev, r->config.domain);
 }
 
 static int warp_multiple(const lr_choice *c)
@@ -42,14 +61,23 @@ static int warp_multiple(const lr_choice *c)
  * occupancy should not decide first. */
 #define IDLE_SAME 0.01
 
-/* Whether a is preferred to b within the tie group. */
-static int better(const lr_choice *a, const lr_choice *b)
+/* Whether a is preferred to b within the tie group: a warp-multiple bx first. Model v2
+ * predicts what idle threads and occupancy cost (its latency and block limits), so
+ * under it the better prediction decides next. Until model 2026.11-6 the fewest idle
+ * threads and the highest occupancy came first under v2 too; on the measured corpora
+ * that picked configurations the model ranked lower and that run slower
+ * (bench/accuracy's "rec": H100 97.3 % of the best on average, min 85.7 % for D3Q19,
+ * whose tie group holds most blocks; H200 97.0 %, min 82.5 %, below the best fixed
+ * block in 4 families) where the prediction gets 99.7 % (min 98.4) and 99.6 % (98.2).
+ * The reference method ("warpspeed") sees neither, so there they decide before the
+ * prediction. */
+static int better(const lr_choice *a, const lr_choice *b, int v2)
 {
     if (warp_multiple(a) != warp_multiple(b))
         return warp_multiple(a);
-    if (fabs(a->idle - b->idle) > IDLE_SAME)
+    if (!v2 && fabs(a->idle - b->idle) > IDLE_SAME)
         return a->idle < b->idle;
-    if (fabs(a->occupancy - b->occupancy) > 1e-9)
+    if (!v2 && fabs(a->occupancy - b->occupancy) > 1e-9)
         return a->occupancy > b->occupancy;
     return a->rank < b->rank;
 }
@@ -89,20 +117,30 @@ static const char *dims(const int *v, char *buf, size_t n)
 
 /* One line: why the recommendation is this configuration. */
 static void reason(char *buf, size_t n, const lr_choice *rec, const lr_choice *best, int ntied,
-                   double precision)
+                   double precision, int v2)
 {
     if (ntied == 1)
         snprintf(buf, n,
                  "the only configuration predicted within %.1f %% (the model's precision on "
                  "this device) of the best, %.4g GLup/s",
                  100 * precision, best->predicted);
+    else if (v2)
+        snprintf(buf, n,
+                 "one of %d configurations predicted within %.1f %% of the best (%.4g "
+                 "GLup/s), which the model cannot order for certain (its precision on this "
+                 "device); chosen as the best predicted %s (occupancy %.0f %%, idle threads "
+                 "%.1f %%: model v2 predicts what both cost)",
+                 ntied, 100 * precision, best->predicted,
+                 warp_multiple(rec) ? "with a warp-multiple bx"
+                                    : "(no tied bx is a multiple of 32)",
+                 100 * rec->occupancy, 100 * rec->idle);
     else
         snprintf(buf, n,
                  "one of %d configurations predicted within %.1f %% of the best (%.4g "
                  "GLup/s), which the model cannot order (its precision on this device); "
                  "chosen for %s, then the fewest idle threads (%.1f %%; within 1 %% is a "
-                 "tie), then the highest "
-                 "occupancy (%.0f %%)",
+                 "tie), then the highest occupancy (%.0f %%), which the reference model does "
+                 "not see",
                  ntied, 100 * precision, best->predicted,
                  warp_multiple(rec) ? "a warp-multiple bx"
                                     : "the block (no tied bx is a "
@@ -155,6 +193,36 @@ static void add_baseline(jb *j, cJSON *parent, const lr_choice *c, long baseline
     jb_str(j, o, "reason", msg);
 }
 
+/* The tie group of c[pos[0..m)) (ranked): how many are within precision of the best,
+ * into *ntied; returns the position in pos of the one the decision prefers. */
+static size_t pick(const lr_choice *c, const size_t *pos, size_t m, double precision, int v2,
+                   size_t *ntied)
+{
+    size_t rec = 0;
+    *ntied = 0;
+    for (size_t i = 0; i < m; i++) {
+        if (c[pos[i]].predicted < (1 - precision) * c[pos[0]].predicted)
+            break;
+        (*ntied)++;
+        if (better(&c[pos[i]], &c[pos[rec]], v2))
+            rec = i;
+    }
+    return rec;
+}
+
+size_t lr_decision_pick(const lr_choice *c, size_t n, double precision, int v2)
+{
+    size_t *pos = calloc(n ? n : 1, sizeof *pos), m = 0, ntied;
+    if (!pos)
+        return n;
+    for (size_t i = 0; i < n; i++)
+        if (!c[i].warned)
+            pos[m++] = i;
+    size_t rec = m ? pos[pick(c, pos, m, precision, v2, &ntied)] : n;
+    free(pos);
+    return rec;
+}
+
 cJSON *lr_decision_json(const lr_choice *c, size_t n, double precision, long baseline,
                         const lr_request *req, const char *baseline_reason)
 {
@@ -184,24 +252,20 @@ cJSON *lr_decision_json(const lr_choice *c, size_t n, double precision, long bas
         add_choice(&b, o, "median", &c[pos[(m - 1) / 2]], 0);
         add_choice(&b, o, "worst", &c[pos[m - 1]], 0);
         cJSON *tie = jb_arr(&b, o, "tie_group");
-        const lr_choice *rec = best;
-        int ntied = 0, base_tied = 0;
-        for (size_t i = 0; i < m; i++) {
-            const lr_choice *x = &c[pos[i]];
-            if (x->predicted < (1 - precision) * best->predicted)
-                break;
-            ntied++;
+        size_t ntied;
+        int v2 = est_kernel_model(req->kernel) == EST_MODEL_V2;
+        const lr_choice *rec = &c[pos[pick(c, pos, m, precision, v2, &ntied)]];
+        int base_tied = 0;
+        for (size_t i = 0; i < ntied; i++) {
             base_tied |= (long)pos[i] == baseline;
-            add_choice(&b, tie, NULL, x, 1);
-            if (better(x, rec))
-                rec = x;
+            add_choice(&b, tie, NULL, &c[pos[i]], 1);
         }
         /* no recommendation out of predictions that do not describe the kernel */
         if (with_warned) {
             jb_null(&b, o, "recommended");
         } else {
             char why[512];
-            reason(why, sizeof why, rec, best, ntied, precision);
+            reason(why, sizeof why, rec, best, (int)ntied, precision, v2);
             jb_str(&b, add_choice(&b, o, "recommended", rec, 1), "reason", why);
         }
         if (req->has_baseline && !with_warned)

@@ -2,10 +2,11 @@
  * decide: a ranking turned into a decision (issue 11, docs/api.md "The decision").
  *
  * Predictions closer to the best than the device's rank_precision (measured by
- * bench/accuracy, docs/accuracy.md "Rank precision") cannot be told apart by the model:
- * they form the tie group. Among them the recommendation prefers, in this order, a
- * warp-multiple bx, the fewest idle threads (shares within 1 % of the threads count as
- * equal), the highest occupancy, then the better prediction. With a baseline (the code
+ * bench/accuracy, docs/accuracy.md "Rank precision") cannot be told apart by the model
+ * for certain: they form the tie group. Among them the recommendation prefers a
+ * warp-multiple bx, then (model v2, which predicts what idle threads and occupancy
+ * cost) the better prediction; under "warpspeed" the fewest idle threads (shares within
+ * 1 % count as equal) and the highest occupancy come before the prediction. With a baseline (the code
  * generator's current launch), the decision says how much better the recommendation
  * is predicted to be, and to keep the baseline when
  * the gain lies inside the precision. Configurations with plausibility warnings are
@@ -34,6 +35,15 @@ typedef struct lr_choice {
 /* Fills c's predicted, occupancy and idle from est (an estimate object as
  * lr_estimate_json writes it) for req's device and domain. */
 void lr_choice_from_estimate(lr_choice *c, const cJSON *est, const lr_request *req);
+
+/* The same from an estimator result on dev (launch, prediction, grid, occupancy). */
+void lr_choice_from_result(lr_choice *c, const est_result *r, const est_device *dev);
+
+/* The index in c[0..n) (ranked, best first) of the configuration the decision would
+ * recommend: the preferred member of the tie group of those without warnings (the
+ * rules of lr_decision_json; v2: the predictions are model v2's); n when every one has
+ * warnings or n is 0. */
+size_t lr_decision_pick(const lr_choice *c, size_t n, double precision, int v2);
 
 /* The "decision" object of a rank response (caller owns; NULL when out of memory) for
  * the n launchable configurations c[0..n) in ranked order. baseline: the position in

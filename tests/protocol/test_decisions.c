@@ -19,6 +19,7 @@
 
 #include "api.h"
 #include "check.h"
+#include "decide.h"
 
 #ifndef DATA_DIR
 #define DATA_DIR "tests/protocol/data"
@@ -368,6 +369,41 @@ static void default_space(lr_worker *w)
     cJSON_Delete(r);
 }
 
+/* The recommendation inside a tie group (protocol/decide.c, lr_decision_pick): a
+ * warp-multiple bx first; then under model v2 the better prediction, under warpspeed the
+ * fewest idle threads and the highest occupancy first. Ranked synthetic choices. */
+static void pick_rules(void)
+{
+    lr_choice c[4];
+    memset(c, 0, sizeof c);
+    const int bx[4] = {16, 128, 32, 64};
+    const double pred[4] = {100, 99, 98, 90}, occ[4] = {1, 0.25, 1, 1},
+                 idle[4] = {0, 0.3, 0, 0};
+    for (int i = 0; i < 4; i++) {
+        c[i].launch.block[0] = bx[i];
+        c[i].launch.block[1] = c[i].launch.block[2] = 1;
+        c[i].launch.folding[0] = c[i].launch.folding[1] = c[i].launch.folding[2] = 1;
+        c[i].rank = i + 1;
+        c[i].predicted = pred[i];
+        c[i].occupancy = occ[i];
+        c[i].idle = idle[i];
+    }
+    /* within 5 %: the first three tie; 16 is no warp multiple; v2 takes the better
+     * prediction (128, a quarter of the SM, 30 % idle), warpspeed the full block */
+    CHECK_INT((int)lr_decision_pick(c, 4, 0.05, 1), 1);
+    CHECK_INT((int)lr_decision_pick(c, 4, 0.05, 0), 2);
+    /* a precision that ties nothing leaves the best, warp multiple or not */
+    CHECK_INT((int)lr_decision_pick(c, 4, 0.001, 1), 0);
+    CHECK_INT((int)lr_decision_pick(c, 4, 0.001, 0), 0);
+    /* configurations with warnings are not recommended; all warned: none */
+    c[1].warned = 1;
+    CHECK_INT((int)lr_decision_pick(c, 4, 0.05, 1), 2);
+    for (int i = 0; i < 4; i++)
+        c[i].warned = 1;
+    CHECK_INT((int)lr_decision_pick(c, 4, 0.05, 1), 4);
+    CHECK_INT((int)lr_decision_pick(c, 0, 0.05, 1), 0);
+}
+
 int main(void)
 {
     lr_error err;
@@ -385,6 +421,7 @@ int main(void)
     casts(w);
     ties_and_baseline(w);
     default_space(w);
+    pick_rules();
     lr_worker_free(w);
     lr_api_free(api);
     return check_report("test_decisions");
