@@ -220,7 +220,8 @@ static void v2_limits(const est_device *dev, est_result *r)
     double overload = r->bytes_in_flight_per_sm / dev->dram_overload_bytes_per_sm;
     r->perf_dram *= dev->dram_efficiency / (1 + overload * overload);
     /* every array is a stream of its own through the DRAM pages: many at once (LBM's
-     * 38 and 54) cost a share of the bandwidth, half at dram_streams_half arrays */
+     * 38 and 54) cost a share of the bandwidth, half at dram_streams_half arrays
+     * (docs/model.md, "DRAM streams") */
     r->perf_dram /= 1 + r->nfields / dev->dram_streams_half;
     double lim[] = {r->perf_flops,   r->perf_l1,     r->perf_l2,    r->perf_dram,
                     r->perf_latency, r->perf_blocks, r->perf_stores};
@@ -231,7 +232,8 @@ static void v2_limits(const est_device *dev, est_result *r)
     smallest(lim, 7, r); /* the limiter named is the tightest single limit */
     r->predicted = sum > 0 ? pow(sum, -1 / n) : 0;
     /* a launch also costs a fixed time of its own (starting the grid, filling the
-     * memory pipeline, draining the last wave), measured by bench/overhead: the limits
+     * memory pipeline, draining the last wave; docs/model.md, "Launch overhead"),
+     * measured by bench/overhead and launchrank calibrate: the limits
      * say how fast the body runs, the prediction is the whole launch */
     double lups = (double)r->lattice_updates;
     if (r->predicted > 0) {
