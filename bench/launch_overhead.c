@@ -17,6 +17,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "corpus.h"
 #include "devices.h"
 #include "overhead.h"
 
@@ -29,40 +30,12 @@ static const struct {
 } device_of_gpu[] = {{"NVIDIA H100 80GB HBM3", "H100-SXM5-80GB"},
                      {"NVIDIA H200", "H200-SXM-141GB"}};
 
-static char *slurp(const char *path)
-{
-    FILE *f = fopen(path, "rb");
-    if (!f)
-        return NULL;
-    char *buf = NULL;
-    size_t len = 0, cap = 0, got;
-    char chunk[65536];
-    while ((got = fread(chunk, 1, sizeof chunk, f)) > 0) {
-        if (len + got + 1 > cap) {
-            cap = 2 * (len + got + 1);
-            char *nb = realloc(buf, cap);
-            if (!nb) {
-                free(buf);
-                fclose(f);
-                return NULL;
-            }
-            buf = nb;
-        }
-        memcpy(buf + len, chunk, got);
-        len += got;
-    }
-    fclose(f);
-    if (buf)
-        buf[len] = 0;
-    return buf;
-}
-
 /* Lattice updates of a family file's domain; 0 when it cannot be read. */
 static double family_updates(const char *family)
 {
     char path[512];
     snprintf(path, sizeof path, FAMILIES "%s.json", family);
-    char *text = slurp(path);
+    char *text = corpus_read_text(path);
     cJSON *j = text ? cJSON_Parse(text) : NULL;
     free(text);
     double n = 1;
@@ -73,17 +46,6 @@ static double family_updates(const char *family)
     return n;
 }
 
-static int int3(const cJSON *a, int v[3])
-{
-    for (int i = 0; i < 3; i++) {
-        const cJSON *x = cJSON_GetArrayItem(a, i);
-        if (!cJSON_IsNumber(x))
-            return -1;
-        v[i] = x->valueint;
-    }
-    return 0;
-}
-
 /* One JSON line into *p (and the GPU's name into gpu). 0, or -1 with a message. */
 static int read_point(const char *path, int line, const cJSON *r, cal_scan_point *p,
                       char *gpu, size_t gpusize)
@@ -91,12 +53,7 @@ static int read_point(const char *path, int line, const cJSON *r, cal_scan_point
     const char *family = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(r, "family"));
     const cJSON *ms = cJSON_GetObjectItemCaseSensitive(r, "ms_median");
     const char *g = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(r, "gpu"));
-    int block[3], folding[3];
-    char kernel[64];
-    if (!family || !cJSON_IsNumber(ms) || !g ||
-        int3(cJSON_GetObjectItemCaseSensitive(r, "block"), block) ||
-        int3(cJSON_GetObjectItemCaseSensitive(r, "folding"), folding) ||
-        cal_scan_kernel(family, kernel, sizeof kernel)) {
+    if (cal_scan_group_of(r, p->group) || !cJSON_IsNumber(ms) || !g) {
         fprintf(stderr, "%s:%d: not a size-scan timing (family KERNEL_nN, block, folding, "
                         "ms_median, gpu)\n", path, line);
         return -1;
@@ -108,7 +65,6 @@ static int read_point(const char *path, int line, const cJSON *r, cal_scan_point
         return -1;
     }
     p->ms = ms->valuedouble;
-    cal_scan_group(kernel, block, folding, p->group);
     snprintf(gpu, gpusize, "%s", g);
     return 0;
 }
@@ -116,7 +72,7 @@ static int read_point(const char *path, int line, const cJSON *r, cal_scan_point
 /* The points of one file (malloc'd) and its GPU; NULL with a message. */
 static cal_scan_point *read_file(const char *path, int *n, char *gpu, size_t gpusize)
 {
-    char *text = slurp(path);
+    char *text = corpus_read_text(path);
     if (!text) {
         perror(path);
         return NULL;

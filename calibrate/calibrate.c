@@ -81,19 +81,6 @@ static cJSON *int3(const int v[3])
     return cJSON_CreateIntArray(v, 3);
 }
 
-/* A JSON array of three integers into v; 0, or -1 when it is not one. */
-static int read_int3(const cJSON *a, int v[3])
-{
-    if (cJSON_GetArraySize(a) != 3)
-        return -1;
-    for (int i = 0; i < 3; i++) {
-        const cJSON *x = cJSON_GetArrayItem(a, i);
-        if (!cJSON_IsNumber(x) || x->valuedouble != (int)x->valuedouble)
-            return -1;
-        v[i] = (int)x->valuedouble;
-    }
-    return 0;
-}
 
 static void today(char *buf, size_t n)
 {
@@ -415,20 +402,15 @@ static int scan_overhead(const cJSON *raw, cal_overhead *o, lr_error *err)
         return lr_error_set(err, LR_NO_MEMORY, NULL, "out of memory");
     cJSON_ArrayForEach(r, runs)
     {
-        const char *fam = cJSON_GetStringValue(cJSON_GetObjectItem(r, "family"));
         const cJSON *ups = cJSON_GetObjectItem(r, "lattice_updates");
         const cJSON *ms = cJSON_GetObjectItem(r, "ms");
-        int block[3], folding[3];
-        char kernel[64], path[48];
-        if (!fam || cal_scan_kernel(fam, kernel, sizeof kernel) || !cJSON_IsNumber(ups) ||
-            !cJSON_IsNumber(ms) || read_int3(cJSON_GetObjectItem(r, "block"), block) ||
-            read_int3(cJSON_GetObjectItem(r, "folding"), folding)) {
+        char path[48];
+        if (cal_scan_group_of(r, p[k].group) || !cJSON_IsNumber(ups) || !cJSON_IsNumber(ms)) {
             free(p);
             snprintf(path, sizeof path, "overhead[%d]", k);
             return bad_raw(err, path, "a size scan needs family (KERNEL_nN), block, folding, "
                                       "lattice_updates and ms");
         }
-        cal_scan_group(kernel, block, folding, p[k].group);
         p[k].lattice_updates = ups->valuedouble;
         p[k++].ms = ms->valuedouble;
     }

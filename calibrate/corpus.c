@@ -9,7 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-static char *slurp(const char *path)
+char *corpus_read_text(const char *path)
 {
     FILE *f = fopen(path, "rb");
     if (!f)
@@ -82,7 +82,7 @@ int corpus_family_parse(const char *text, const char *path, corpus_family *fam)
 
 int corpus_family_load(const char *path, corpus_family *fam)
 {
-    char *text = slurp(path);
+    char *text = corpus_read_text(path);
     if (!text) {
         memset(fam, 0, sizeof *fam);
         fprintf(stderr, "corpus: cannot read %s\n", path);

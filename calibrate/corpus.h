@@ -25,6 +25,10 @@ typedef struct corpus_family {
     int nconfigs;
 } corpus_family;
 
+/* The whole file at path, NUL-terminated (malloc'd: the caller frees it); NULL when
+ * it cannot be read. */
+char *corpus_read_text(const char *path);
+
 /* Reads one family file into *fam. 0, or -1 with a message on stderr. Free with
  * corpus_family_release. */
 int corpus_family_load(const char *path, corpus_family *fam);

@@ -164,36 +164,49 @@ double cal_objective(const est_device *d, cal_sample *s, int n, int left_out)
     return used ? sum / used : 0;
 }
 
-/* Whether the comma-separated list names holds name (whole names only). */
-static int listed(const char *names, const char *name)
+/* The next name of the comma-separated list at *p, its length into *n, *p moved past
+ * it; NULL at the end of the list. */
+static const char *next_name(const char **p, size_t *n)
 {
-    size_t len = strlen(name);
-    for (const char *p = names; p && *p;) {
-        const char *end = strchr(p, ',');
-        size_t n = end ? (size_t)(end - p) : strlen(p);
-        if (n == len && strncmp(p, name, n) == 0)
+    const char *name = *p;
+    if (!name || !*name)
+        return NULL;
+    const char *end = strchr(name, ',');
+    *n = end ? (size_t)(end - name) : strlen(name);
+    *p = end ? end + 1 : NULL;
+    return name;
+}
+
+/* Whether the n characters at t are the name of parameter q. */
+static int is_param(const char *t, size_t n, int q)
+{
+    return n == strlen(params[q].name) && strncmp(t, params[q].name, n) == 0;
+}
+
+/* Whether the list hold names parameter q. */
+static int held_in(const char *hold, int q)
+{
+    size_t n;
+    for (const char *p = hold, *t; (t = next_name(&p, &n));)
+        if (is_param(t, n, q))
             return 1;
-        p = end ? end + 1 : NULL;
-    }
     return 0;
 }
 
 int cal_param_held(int i)
 {
-    return i >= 0 && i < CAL_NPARAMS && listed(CAL_HELD, params[i].name);
+    return i >= 0 && i < CAL_NPARAMS && held_in(CAL_HELD, i);
 }
 
 int cal_hold_valid(const char *hold)
 {
-    for (const char *p = hold; p && *p;) {
-        const char *end = strchr(p, ',');
-        size_t n = end ? (size_t)(end - p) : strlen(p);
+    size_t n;
+    for (const char *p = hold, *t; (t = next_name(&p, &n));) {
         int known = 0;
         for (int q = 0; q < CAL_NPARAMS && !known; q++)
-            known = strlen(params[q].name) == n && strncmp(p, params[q].name, n) == 0;
+            known = is_param(t, n, q);
         if (!known)
             return 0;
-        p = end ? end + 1 : NULL;
     }
     return 1;
 }
@@ -211,7 +224,7 @@ est_device cal_fit_holding(const est_device *start, cal_sample *s, int n, int le
     double best = cal_objective(&d, s, n, left_out);
     for (int it = 0; it < rounds; it++)
         for (int q = 0; q < CAL_NPARAMS; q++) {
-            if (hold && listed(hold, params[q].name))
+            if (held_in(hold, q))
                 continue;
             double base = *cal_param(&d, q), keep = base;
             for (size_t k = 0; k < sizeof steps / sizeof steps[0]; k++) {

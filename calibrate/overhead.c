@@ -4,6 +4,7 @@
  */
 #include "overhead.h"
 
+#include <cjson/cJSON.h>
 #include <ctype.h>
 #include <math.h>
 #include <stdio.h>
@@ -31,6 +32,33 @@ void cal_scan_group(const char *kernel, const int block[3], const int folding[3]
 {
     snprintf(out, 96, "%s %dx%dx%d %dx%dx%d", kernel, block[0], block[1], block[2],
              folding[0], folding[1], folding[2]);
+}
+
+/* A JSON array of three integers into v; 0, or -1 when it is not one. */
+static int read_int3(const cJSON *a, int v[3])
+{
+    if (cJSON_GetArraySize(a) != 3)
+        return -1;
+    for (int i = 0; i < 3; i++) {
+        const cJSON *x = cJSON_GetArrayItem(a, i);
+        if (!cJSON_IsNumber(x) || x->valuedouble != (int)x->valuedouble)
+            return -1;
+        v[i] = (int)x->valuedouble;
+    }
+    return 0;
+}
+
+int cal_scan_group_of(const cJSON *run, char out[96])
+{
+    const char *fam = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(run, "family"));
+    int block[3], folding[3];
+    char kernel[64];
+    if (!fam || cal_scan_kernel(fam, kernel, sizeof kernel) ||
+        read_int3(cJSON_GetObjectItemCaseSensitive(run, "block"), block) ||
+        read_int3(cJSON_GetObjectItemCaseSensitive(run, "folding"), folding))
+        return -1;
+    cal_scan_group(kernel, block, folding, out);
+    return 0;
 }
 
 static int cmp_group(const void *a, const void *b)

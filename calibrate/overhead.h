@@ -39,6 +39,12 @@ int cal_scan_kernel(const char *family, char *out, size_t size);
 void cal_scan_group(const char *kernel, const int block[3], const int folding[3],
                     char out[96]);
 
+/* The group of a timed run, a JSON object with "family" (a size-scan family,
+ * KERNEL_nN) and "block" and "folding" (three integers each), as calibrate's raw
+ * records and bench/corpus_measure write them, into out. 0, or -1 when it lacks one. */
+struct cJSON;
+int cal_scan_group_of(const struct cJSON *run, char out[96]);
+
 /* One scan's line, for reports. */
 typedef struct cal_scan_line {
     char group[96];

@@ -210,15 +210,29 @@ static size_t pick(const lr_choice *c, const size_t *pos, size_t m, double preci
     return rec;
 }
 
-size_t lr_decision_pick(const lr_choice *c, size_t n, double precision, int v2)
+/* The positions in c[0..n) the decision looks at, into pos (room for n): those
+ * without warnings, or all of them when every one has warnings (then *with_warned is
+ * set: no recommendation). Returns how many. */
+static size_t considered(const lr_choice *c, size_t n, size_t *pos, int *with_warned)
 {
-    size_t *pos = calloc(n ? n : 1, sizeof *pos), m = 0, ntied;
-    if (!pos)
-        return n;
+    size_t m = 0;
     for (size_t i = 0; i < n; i++)
         if (!c[i].warned)
             pos[m++] = i;
-    size_t rec = m ? pos[pick(c, pos, m, precision, v2, &ntied)] : n;
+    *with_warned = m == 0;
+    for (size_t i = 0; *with_warned && i < n; i++)
+        pos[m++] = i;
+    return m;
+}
+
+size_t lr_decision_pick(const lr_choice *c, size_t n, double precision, int v2)
+{
+    size_t *pos = calloc(n ? n : 1, sizeof *pos), ntied;
+    int with_warned;
+    if (!pos)
+        return n;
+    size_t m = considered(c, n, pos, &with_warned);
+    size_t rec = m && !with_warned ? pos[pick(c, pos, m, precision, v2, &ntied)] : n;
     free(pos);
     return rec;
 }
@@ -226,18 +240,13 @@ size_t lr_decision_pick(const lr_choice *c, size_t n, double precision, int v2)
 cJSON *lr_decision_json(const lr_choice *c, size_t n, double precision, long baseline,
                         const lr_request *req, const char *baseline_reason)
 {
-    /* the decision looks at the configurations without warnings, if there are any */
-    size_t *pos = calloc(n ? n : 1, sizeof *pos), m = 0;
+    size_t *pos = calloc(n ? n : 1, sizeof *pos);
+    int with_warned;
     if (!pos)
         return NULL;
     jb b = {0};
     cJSON *o = jb_new_obj(&b);
-    for (size_t i = 0; i < n; i++)
-        if (!c[i].warned)
-            pos[m++] = i;
-    int with_warned = m == 0;
-    for (size_t i = 0; with_warned && i < n; i++)
-        pos[m++] = i;
+    size_t m = considered(c, n, pos, &with_warned);
     jb_num(&b, o, "precision", precision);
     jb_num(&b, o, "considered", (double)m);
     if (m == 0) {
