@@ -1,14 +1,20 @@
 /*
  * test_overhead: the launch overhead from size scans (calibrate/overhead.c,
  * docs/model.md "Launch overhead") on hand-made scans whose lines are known exactly,
- * and the names of size-scan families. The recorded H100 and H200 scans are checked
- * by bench/launch_overhead --check (bench/meson.build).
+ * and the names of size-scan families; calibrate's analysis of a recorded run with
+ * scans (argv[1]: tests/data/calibration), whole and broken. The recorded H100 and
+ * H200 scans are checked by bench/launch_overhead --check (bench/meson.build).
  */
+#include <cjson/cJSON.h>
 #include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
+#include "calibrate.h"
 #include "check.h"
+#include "corpus.h"
+#include "devices.h"
 #include "overhead.h"
 
 /* Scan g: t(us) = t0 + updates / (rate GLup/s * 1e3) at the given sizes. */
@@ -101,10 +107,47 @@ static void kernel_names(void)
     CHECK_INT(cal_scan_kernel("star3d_r1_f64_n128", k, 4), -1); /* does not fit */
 }
 
-int main(void)
+/* The recorded H100 run with its scans: 6.11 us (the CLI test checks the same); a
+ * scan without its time is refused with the record's path, not skipped. */
+static void recorded_run(const char *dir)
+{
+    char path[512];
+    snprintf(path, sizeof path, "%s/h100_scans_raw.json", dir);
+    char *text = corpus_read_text(path);
+    cJSON *raw = text ? cJSON_Parse(text) : NULL;
+    free(text);
+    lr_error err;
+    lr_error_clear(&err);
+    lr_devices *devs = lr_devices_load(&err);
+    CHECK(raw != NULL && devs != NULL);
+    if (!raw || !devs) {
+        cJSON_Delete(raw);
+        lr_devices_free(devs);
+        return;
+    }
+    cJSON *dev = cal_analyse(devs, raw, NULL, "scans", NULL, &err);
+    CHECK(dev != NULL);
+    CHECK_NEAR(cJSON_GetNumberValue(cJSON_GetObjectItem(dev, "launch_overhead_us")), 6.11, 0,
+               1e-9);
+    cJSON_Delete(dev);
+    cJSON *run = cJSON_GetArrayItem(cJSON_GetObjectItem(raw, "overhead"), 3);
+    cJSON_DeleteItemFromObject(run, "ms");
+    lr_error_clear(&err);
+    CHECK(cal_analyse(devs, raw, NULL, "scans", NULL, &err) == NULL);
+    CHECK_STR(err.path, "overhead[3]");
+    CHECK(strstr(err.message, "lattice_updates and ms") != NULL);
+    cJSON_Delete(raw);
+    lr_devices_free(devs);
+}
+
+int main(int argc, char **argv)
 {
     exact_lines();
     refusals();
     kernel_names();
+    if (argc > 1)
+        recorded_run(argv[1]);
+    else
+        CHECK(!"usage: test_overhead DIR (tests/data/calibration)");
     return check_report("test_overhead");
 }

@@ -60,6 +60,13 @@ static const bad_case cases[] = {
      "device.dram_bw_gbs", "[1, 1e6)"},
     {0, "{\"device\":{\"base\":\"H100-SXM5-80GB\",\"store_requests_per_ns\":1e-300}}",
      "invalid_request", "device.store_requests_per_ns", "[0.001, 1e6)"},
+    /* model 2026.11-6's figures: fewer than one array, a negative launch time */
+    {0, "{\"device\":{\"base\":\"H100-SXM5-80GB\",\"dram_streams_half\":0.5}}",
+     "invalid_request", "device.dram_streams_half", "[1, 1e6) arrays"},
+    {0, "{\"device\":{\"base\":\"H100-SXM5-80GB\",\"launch_overhead_us\":-1}}",
+     "invalid_request", "device.launch_overhead_us", "from 0 to 1e+06"},
+    {0, "{\"device\":{\"base\":\"H100-SXM5-80GB\",\"launch_overhead_us\":1e7}}",
+     "invalid_request", "device.launch_overhead_us", "from 0 to 1e+06"},
     {0, "{\"device\":{\"sm_count\":10}}", "invalid_request", "device.clock_ghz", "missing"},
     {0, "{\"device\":\"A100-SXM4-40GB\"}", "invalid_request", "domain", "missing"},
     {0, "{\"device\":\"A100-SXM4-40GB\",\"domain\":[]}", "invalid_request", "domain",
