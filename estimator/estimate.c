@@ -74,6 +74,14 @@ static void l1_l2_volumes(const est_binding *b, const est_sample *s, est_result 
             v->l1_cycles = max3(C, TAG, DP + ALLOC);
         v->l1_load = div0(w->load_sectors * dev->l1_sector_bytes, s->warp_lups);
         v->l2_store = div0(w->store_sectors * dev->l1_sector_bytes, s->warp_lups);
+        /* partly written sectors completed later: by other blocks, or, when threads
+         * fold, by later folding steps of the warp or of the block's other warps;
+         * other warps of the block complete theirs at the same step, in time */
+        const int *fold = b->cfg.launch.folding;
+        if (fold[0] * fold[1] * fold[2] > 1)
+            v->l2_store_partial = div0(w->store_unwritten, s->warp_lups);
+        else
+            v->l2_store_partial = div0(fs->blk_store_unwritten, s->block_lups);
         v->l2_store_requests = div0(w->store_lines, s->warp_lups);
         v->l2_load_compulsory =
             div0(fs->blk_load_sectors * dev->l2_sector_bytes, s->block_lups);
@@ -104,6 +112,10 @@ static void l1_l2_volumes(const est_binding *b, const est_sample *s, est_result 
  * 15.2-18.1 MiB of the H200's 30 MiB (bench/corpus). Reported, not a limit. */
 #define L2_DIRTY_SHARE 0.55
 
+/* L2 sizes of traffic after which a partly written sector has been evicted with
+ * probability 1 - 1/e (docs/model.md, "Partly written sectors"). */
+#define PARTIAL_REACH 6.0
+
 /* Bytes of the launch's stores still dirty in L2 when it ends. */
 static void keep_dirty_lines(const est_binding *b, est_result *r)
 {
@@ -112,6 +124,20 @@ static void keep_dirty_lines(const est_binding *b, est_result *r)
         stored += r->field[f].dram_store * (double)r->lattice_updates;
     double kept = L2_DIRTY_SHARE * (double)b->dev->l2_bytes;
     r->stores_left_in_l2 = stored < kept ? stored : kept;
+}
+
+/* Model v2 (docs/model.md, "Partly written sectors"): the share of the sectors left
+ * partly written that L2 evicts before they are completed, which costs a DRAM read to
+ * fill them and a write. What else passes through L2 meanwhile decides it: one step
+ * of every resident thread, D = (L2 load + store bytes per update) * resident threads,
+ * against PARTIAL_REACH L2 sizes: 1 - exp(-(D / (PARTIAL_REACH * l2_bytes))^2). */
+static double partial_evicted(const est_binding *b, const est_result *r)
+{
+    double l2 = 0;
+    for (int f = 0; f < b->k->nfields; f++)
+        l2 += r->field[f].l2_load + r->field[f].l2_store;
+    double d = l2 * (double)r->wave_blocks * b->threads / (PARTIAL_REACH * (double)b->dev->l2_bytes);
+    return 1 - exp(-d * d);
 }
 
 /* docs/model.md §5: DRAM volumes per field from the wave footprints. */
@@ -145,6 +171,9 @@ static void dram_volumes(const est_binding *b, const est_wave *w, int64_t wave_l
     r->l2_oversubscription =
         (vnew_load + vnew_store) * wl / sqrt((double)dev->l2_bytes) / 2048.0;
     double miss_store = est_fit_eval(dev->miss_l2store, r->l2_oversubscription);
+    int v2 = b->k->model == EST_MODEL_V2;
+    double p_evict = v2 ? partial_evicted(b, r) : 0;
+    r->dram_charged = 0;
     for (int f = 0; f < nf; f++) {
         const est_field_wave *fw = &w->f[f];
         est_volumes *v = &r->field[f];
@@ -152,6 +181,10 @@ static void dram_volumes(const est_binding *b, const est_wave *w, int64_t wave_l
                             div0(fw->ov_z, lups) * hit_z;
         double partial = v->l2_store - v->dram_store;
         double evicts = (partial > 0 ? partial : 0) * miss_store;
+        /* what the DRAM limit charges: the volumes under the reference rule */
+        r->dram_charged += v->dram_load_warm + v->dram_store + 2 * evicts;
+        if (v2)
+            evicts = v->l2_store_partial * p_evict;
         v->dram_store += evicts;
         v->dram_load = v->dram_load_warm + evicts;
     }
@@ -172,7 +205,7 @@ static void throughput_limits(const est_kernel *k, const est_device *dev, est_re
     else
         r->perf_l1 = div0(dev->sm_count * dev->clock_ghz, t->l1_cycles);
     r->perf_l2 = div0(dev->l2_bw_gbs, t->l2_load + t->l2_store);
-    r->perf_dram = div0(dev->dram_bw_gbs, t->dram_load + t->dram_store);
+    r->perf_dram = div0(dev->dram_bw_gbs, r->dram_charged);
 }
 
 /* The smallest positive limit of lim[0..n) (ties: the first) into r. */
@@ -204,7 +237,7 @@ static void v2_limits(const est_device *dev, est_result *r)
     double in_flight = pow((double)fold, dev->fold_overlap);
     r->perf_latency = dev->sm_count * r->active_threads_per_sm * in_flight / dev->latency_ns;
     r->bytes_in_flight_per_sm =
-        r->active_threads_per_sm * in_flight * (r->total.dram_load + r->total.dram_store);
+        r->active_threads_per_sm * in_flight * r->dram_charged;
     r->perf_blocks = dev->block_rate_per_sm * 1e-3 * dev->sm_count * r->updates_per_block;
     /* a store instruction sends one write request per line it touches, and each
      * (partial) sector is written separately: scattered stores are limited by these

@@ -123,6 +123,8 @@ typedef struct est_volumes {
     double l2_load_compulsory;   /* L2LoadV1: thread-block footprint */
     double l2_load;              /* L2LoadV2: with reuse and L1 capacity misses */
     double l2_store;             /* write-through store volume */
+    double l2_store_partial;     /* model v2: bytes the sectors stores leave partly written
+                                    after a warp's folding step still miss */
     double l2_store_requests;    /* model v2: L1->L2 write requests (lines per store) */
     double dram_load_compulsory; /* memLoadV1: wave footprint */
     double dram_load_warm;       /* memLoadV2: with reuse of the previous waves' data */
@@ -177,6 +179,8 @@ typedef struct est_result {
     double updates_per_block;     /* lattice updates per thread block, average */
     double l1_wavefronts;         /* predicted L1 data-pipe wavefronts per lattice update */
     double stores_left_in_l2;     /* bytes of stores dirty in L2 when the launch ends */
+    double dram_charged; /* bytes per update the DRAM limit charges: under v2 with the
+                            reference rule's partial-store evictions (docs/model.md) */
     double launch_time_us;        /* model v2: predicted time of the launch, with overhead */
 } est_result;
 

@@ -149,12 +149,16 @@ int64_t est_thread_lups(const est_binding *b, const int64_t coord[EST_NCOORD]);
  * (sample_warp.c, add_counts), so a counter added here is summed everywhere; the
  * assertion below stops the build until EST_WARP_COUNTERS counts it. Whole numbers in
  * doubles: the sums stay exact below 2^53. */
-#define EST_WARP_COUNTERS 8
+#define EST_WARP_COUNTERS 10
 typedef union est_warp_counts {
     struct {
         double c, tag, dp;   /* L1 cycles */
         double load_sectors; /* sectors requested by load instructions */
         double store_sectors;
+        /* model v2: bytes the sectors a warp's stores leave partly written after a
+         * folding step still miss (docs/model.md "Partly written sectors") */
+        double store_unwritten;
+        double store_unwritten_warp; /* the same after all the warp's folding steps */
         double store_lines; /* distinct lines per store instruction, summed: write requests */
         double store_c;     /* the part of c from store instructions (L1 wavefronts) */
         /* Kepler half-warp 128-B segments, of loads and of stores: the SMX volume counts
@@ -172,6 +176,7 @@ typedef struct est_field_sample {
     double blk_load_sectors; /* distinct sectors loaded per block */
     double blk_load_lines;
     double blk_store_lines;
+    double blk_store_unwritten; /* model v2: bytes the block's store sectors still miss */
     double overlap_sectors; /* average shared sectors with earlier blocks on the SM */
 } est_field_sample;
 

@@ -196,6 +196,7 @@ struct est_block_slot {
     uint64_t key;  /* 0 = empty */
     uint64_t want; /* the key this slot is reserved for */
     int64_t sectors, lines;
+    int64_t unwritten; /* stores: bytes their sectors still miss (model v2) */
 };
 typedef struct est_block_slot block_slot;
 
@@ -247,10 +248,19 @@ static const block_slot *block_counts(est_sampler *s, int f, int st, const int64
     if (m && m->key != 0)
         return m;
     int64_t lines = block_units(s, f, st, blk, b->dev->l1_line_bytes, err);
-    int64_t sectors = st ? 0 : block_units(s, f, st, blk, b->dev->l2_sector_bytes, err);
+    int64_t sectors = lines < 0 ? -1 : block_units(s, f, st, blk, b->dev->l2_sector_bytes, err);
+    /* the stores' bytes: the sectors they touch less the elements they write */
+    int64_t elem = b->k->fields[f].elem_bytes, unwritten = 0;
+    if (st && sectors >= 0 && b->k->model == EST_MODEL_V2 && elem < b->dev->l2_sector_bytes) {
+        int64_t elems = block_units(s, f, st, blk, elem, err);
+        if (elems < 0)
+            return NULL;
+        unwritten = sectors * b->dev->l2_sector_bytes - elems * elem;
+    }
     if (lines < 0 || sectors < 0)
         return NULL;
-    *fresh = (block_slot){m ? m->want : 0, m ? m->want : 0, sectors, lines};
+    *fresh = (block_slot){m ? m->want : 0, m ? m->want : 0, st ? 0 : sectors, lines,
+                          unwritten};
     if (!m)
         return fresh;
     *m = *fresh;
@@ -273,6 +283,7 @@ static int sample_block(est_sampler *s, const int64_t blk[3], est_sample *out, l
                 return -1;
             if (st) {
                 out->f[f].blk_store_lines += (double)m->lines;
+                out->f[f].blk_store_unwritten += (double)m->unwritten;
             } else {
                 out->f[f].blk_load_lines += (double)m->lines;
                 out->f[f].blk_load_sectors += (double)m->sectors;

@@ -62,6 +62,17 @@ static int count_distinct_sorted(const int64_t *a, size_t n)
     return d;
 }
 
+static int cmp_i64(const void *a, const void *b)
+{
+    int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
+    return (x > y) - (x < y);
+}
+
+/* step_store_sectors merges the stores of groups of at most MERGE_MEMBERS members, at
+ * most MERGE_STORES of them per folding step. */
+#define MERGE_MEMBERS 1024
+#define MERGE_STORES 64
+
 static void isort(int64_t *a, int n)
 {
     for (int i = 1; i < n; i++) {
@@ -214,12 +225,97 @@ static int inst_counts(est_sampler *s, int i, int lanes, int64_t coords[32][EST_
     return 1;
 }
 
+/* The bytes the sectors group G's stores write for the lanes at coords still miss
+ * after all of them, every folding step merged (model v2, docs/model.md "Partly
+ * written sectors"); per_step (the count merged per step) when the group has more
+ * than MERGE_STORES stores. */
+static double warp_unwritten(const est_binding *b, const est_group *G, int lanes,
+                             int64_t coords[32][EST_NCOORD], double per_step)
+{
+    int64_t addr[MERGE_STORES * 32], sec = b->dev->l1_sector_bytes;
+    int elem = b->k->fields[G->field].elem_bytes, n = 0, valid, members = 0;
+    for (int m = 0; m < G->n; m++) {
+        const est_inst *in = &b->inst[b->member[G->first + m]];
+        if (!in->is_store)
+            continue;
+        if (++members > MERGE_STORES)
+            return per_step;
+        for (int j = 0; j < lanes; j++) {
+            int64_t a = est_inst_address(b, in, coords[j], &valid);
+            if (valid)
+                addr[n++] = est_floordiv(a, elem);
+        }
+    }
+    qsort(addr, (size_t)n, sizeof *addr, cmp_i64);
+    int64_t per = sec / elem, sectors = 0, elems = 0;
+    for (int i = 0; i < n; i++)
+        if (i == 0 || addr[i] != addr[i - 1]) {
+            elems++;
+            if (elems == 1 || est_floordiv(addr[i], per) != est_floordiv(addr[i - 1], per))
+                sectors++;
+        }
+    return (double)(sectors * sec - elems * elem);
+}
+
+/* The bytes the sectors group G's stores write for the lanes at coords still miss
+ * after each folding step, the stores of one step merged (model v2, docs/model.md
+ * "Partly written sectors"), into wc->store_unwritten; with store_unwritten_warp, the
+ * same after all the warp's steps. Steps with more than MERGE_STORES stores of the
+ * group, groups of more than MERGE_MEMBERS members and elements as wide as a sector
+ * count none. */
+static void merge_step_stores(const est_binding *b, const est_group *G, int lanes,
+                              int64_t coords[32][EST_NCOORD], est_warp_counts *wc)
+{
+    int64_t addr[MERGE_STORES * 32], sec = b->dev->l1_sector_bytes;
+    int elem = b->k->fields[G->field].elem_bytes;
+    if (G->n > MERGE_MEMBERS || b->k->model != EST_MODEL_V2 || elem >= sec || sec > 64)
+        return;
+    char done[MERGE_MEMBERS] = {0};
+    double unwritten = 0;
+    uint64_t full = sec == 64 ? ~0ull : (1ull << sec) - 1;
+    for (int m = 0; m < G->n; m++) {
+        const est_inst *in = &b->inst[b->member[G->first + m]];
+        if (!in->is_store || done[m])
+            continue;
+        int n = 0, valid, members = 0;
+        for (int o = m; o < G->n; o++) {
+            const est_inst *io = &b->inst[b->member[G->first + o]];
+            if (!io->is_store || memcmp(io->step, in->step, sizeof in->step))
+                continue;
+            done[o] = 1;
+            if (members == MERGE_STORES)
+                return; /* too many to merge */
+            for (int j = 0; j < lanes; j++) {
+                int64_t a = est_inst_address(b, io, coords[j], &valid);
+                if (valid)
+                    addr[n++] = a;
+            }
+            members++;
+        }
+        qsort(addr, (size_t)n, sizeof *addr, cmp_i64);
+        for (int i = 0; i < n;) {
+            int64_t s0 = est_floordiv(addr[i], sec);
+            uint64_t bytes = 0;
+            for (; i < n; i++) {
+                int64_t a = addr[i];
+                if (est_floordiv(a, sec) != s0)
+                    break;
+                bytes |= ((1ull << elem) - 1) << (a - s0 * sec);
+            }
+            bytes &= full;
+            unwritten += (double)(sec - __builtin_popcountll(bytes));
+        }
+    }
+    wc->store_unwritten = unwritten;
+    wc->store_unwritten_warp = warp_unwritten(b, G, lanes, coords, unwritten);
+}
+
 /* ---- the shape memo: full-warp counts across estimates ---- */
 
 /* A full warp's counts for one group of instructions that move together are a function
  * of what its addresses look like up to a move by a multiple of the granule: the first
  * address modulo the granule, the lanes' offsets from lane 0, the members' offsets from
- * the first member and which of them store, the element size, and the device's bank,
+ * the first member, which of them store and at which folding step, the element size, and the device's bank,
  * line and sector widths. Other warps of the same block (a block row of 32 or more
  * threads gives every warp the same lanes), other block shapes and the later
  * configurations of a ranking repeat these, so the thread's est_ctx keeps them, keyed
@@ -279,7 +375,7 @@ static int shape_key(const est_sampler *s, const est_group *G, int64_t a0,
         return 0;
     const est_inst *first = &b->inst[b->member[G->first]];
     int n = 0, valid;
-    key[n++] = elem;
+    key[n++] = elem + 1024 * (int64_t)b->k->model; /* the model: merge_step_stores */
     key[n++] = dev->l1_bank_bytes_per_cycle;
     key[n++] = dev->l1_line_bytes;
     key[n++] = dev->l1_sector_bytes;
@@ -290,7 +386,9 @@ static int shape_key(const est_sampler *s, const est_group *G, int64_t a0,
     for (int m = 0; m < G->n; m++) {
         const est_inst *in = &b->inst[b->member[G->first + m]];
         key[n++] = in->c0 - first->c0; /* same coefficients: the same offset in every lane */
-        key[n++] = in->is_store;
+        /* a store's folding step too: step_store_sectors merges stores per step */
+        key[n++] = in->is_store ? 1 + in->step[0] + 1024 * (in->step[1] + 1024 * in->step[2])
+                                : 0;
     }
     return n;
 }
@@ -356,6 +454,7 @@ static est_warp_counts group_counts(est_sampler *s, const est_group *G, int lane
     for (int m = 0; m < G->n; m++)
         if (inst_counts(s, s->b->member[G->first + m], lanes, coords, &wc))
             add_counts(&sum, &wc);
+    merge_step_stores(s->b, G, lanes, coords, &sum);
     if (n)
         shape_put(s->shapes, key, n, h, &sum);
     return sum;
