@@ -248,19 +248,21 @@ static const block_slot *block_counts(est_sampler *s, int f, int st, const int64
     if (m && m->key != 0)
         return m;
     int64_t lines = block_units(s, f, st, blk, b->dev->l1_line_bytes, err);
-    int64_t sectors = lines < 0 ? -1 : block_units(s, f, st, blk, b->dev->l2_sector_bytes, err);
-    /* the stores' bytes: the sectors they touch less the elements they write */
-    int64_t elem = b->k->fields[f].elem_bytes, unwritten = 0;
-    if (st && sectors >= 0 && b->k->model == EST_MODEL_V2 && elem < b->dev->l2_sector_bytes) {
-        int64_t elems = block_units(s, f, st, blk, elem, err);
-        if (elems < 0)
-            return NULL;
-        unwritten = sectors * b->dev->l2_sector_bytes - elems * elem;
+    int64_t sec = b->dev->l2_sector_bytes, elem = b->k->fields[f].elem_bytes;
+    int64_t sectors = 0, unwritten = 0;
+    if (lines >= 0 && !st)
+        sectors = block_units(s, f, st, blk, sec, err);
+    else if (lines >= 0 && b->k->model == EST_MODEL_V2 && elem < sec) {
+        /* model v2: the bytes the stores' sectors still miss, the sectors they touch
+         * less the elements they write (docs/model.md, "Partly written sectors") */
+        int64_t touched = block_units(s, f, st, blk, sec, err);
+        int64_t elems = touched < 0 ? -1 : block_units(s, f, st, blk, elem, err);
+        unwritten = touched * sec - elems * elem;
+        sectors = elems < 0 ? -1 : 0;
     }
     if (lines < 0 || sectors < 0)
         return NULL;
-    *fresh = (block_slot){m ? m->want : 0, m ? m->want : 0, st ? 0 : sectors, lines,
-                          unwritten};
+    *fresh = (block_slot){m ? m->want : 0, m ? m->want : 0, sectors, lines, unwritten};
     if (!m)
         return fresh;
     *m = *fresh;

@@ -68,7 +68,7 @@ static int cmp_i64(const void *a, const void *b)
     return (x > y) - (x < y);
 }
 
-/* step_store_sectors merges the stores of groups of at most MERGE_MEMBERS members, at
+/* merge_step_stores merges the stores of groups of at most MERGE_MEMBERS members, at
  * most MERGE_STORES of them per folding step. */
 #define MERGE_MEMBERS 1024
 #define MERGE_STORES 64
@@ -225,44 +225,28 @@ static int inst_counts(est_sampler *s, int i, int lanes, int64_t coords[32][EST_
     return 1;
 }
 
-/* The bytes the sectors group G's stores write for the lanes at coords still miss
- * after all of them, every folding step merged (model v2, docs/model.md "Partly
- * written sectors"); per_step (the count merged per step) when the group has more
- * than MERGE_STORES stores. */
-static double warp_unwritten(const est_binding *b, const est_group *G, int lanes,
-                             int64_t coords[32][EST_NCOORD], double per_step)
+/* The bytes that the sectors written at addr[0..n) (elements of elem bytes, sorted
+ * here) still miss. */
+static double unwritten_bytes(int64_t *addr, int n, int elem, int64_t sec)
 {
-    int64_t addr[MERGE_STORES * 32], sec = b->dev->l1_sector_bytes;
-    int elem = b->k->fields[G->field].elem_bytes, n = 0, valid, members = 0;
-    for (int m = 0; m < G->n; m++) {
-        const est_inst *in = &b->inst[b->member[G->first + m]];
-        if (!in->is_store)
-            continue;
-        if (++members > MERGE_STORES)
-            return per_step;
-        for (int j = 0; j < lanes; j++) {
-            int64_t a = est_inst_address(b, in, coords[j], &valid);
-            if (valid)
-                addr[n++] = est_floordiv(a, elem);
-        }
-    }
+    uint64_t full = sec == 64 ? ~0ull : (1ull << sec) - 1;
+    double unwritten = 0;
     qsort(addr, (size_t)n, sizeof *addr, cmp_i64);
-    int64_t per = sec / elem, sectors = 0, elems = 0;
-    for (int i = 0; i < n; i++)
-        if (i == 0 || addr[i] != addr[i - 1]) {
-            elems++;
-            if (elems == 1 || est_floordiv(addr[i], per) != est_floordiv(addr[i - 1], per))
-                sectors++;
-        }
-    return (double)(sectors * sec - elems * elem);
+    for (int i = 0; i < n;) {
+        int64_t s0 = est_floordiv(addr[i], sec);
+        uint64_t bytes = 0;
+        for (; i < n && est_floordiv(addr[i], sec) == s0; i++)
+            bytes |= ((1ull << elem) - 1) << (addr[i] - s0 * sec);
+        unwritten += (double)(sec - __builtin_popcountll(bytes & full));
+    }
+    return unwritten;
 }
 
-/* The bytes the sectors group G's stores write for the lanes at coords still miss
- * after each folding step, the stores of one step merged (model v2, docs/model.md
- * "Partly written sectors"), into wc->store_unwritten; with store_unwritten_warp, the
- * same after all the warp's steps. Steps with more than MERGE_STORES stores of the
- * group, groups of more than MERGE_MEMBERS members and elements as wide as a sector
- * count none. */
+/* Model v2 (docs/model.md, "Partly written sectors"): the bytes that the sectors group
+ * G's stores write for the lanes at coords still miss after each folding step, the
+ * stores of one step merged, into wc->store_unwritten. Steps with more than
+ * MERGE_STORES stores of the group, groups of more than MERGE_MEMBERS members and
+ * elements as wide as a sector count none. */
 static void merge_step_stores(const est_binding *b, const est_group *G, int lanes,
                               int64_t coords[32][EST_NCOORD], est_warp_counts *wc)
 {
@@ -272,7 +256,6 @@ static void merge_step_stores(const est_binding *b, const est_group *G, int lane
         return;
     char done[MERGE_MEMBERS] = {0};
     double unwritten = 0;
-    uint64_t full = sec == 64 ? ~0ull : (1ull << sec) - 1;
     for (int m = 0; m < G->n; m++) {
         const est_inst *in = &b->inst[b->member[G->first + m]];
         if (!in->is_store || done[m])
@@ -283,31 +266,17 @@ static void merge_step_stores(const est_binding *b, const est_group *G, int lane
             if (!io->is_store || memcmp(io->step, in->step, sizeof in->step))
                 continue;
             done[o] = 1;
-            if (members == MERGE_STORES)
+            if (members++ == MERGE_STORES)
                 return; /* too many to merge */
             for (int j = 0; j < lanes; j++) {
                 int64_t a = est_inst_address(b, io, coords[j], &valid);
                 if (valid)
                     addr[n++] = a;
             }
-            members++;
         }
-        qsort(addr, (size_t)n, sizeof *addr, cmp_i64);
-        for (int i = 0; i < n;) {
-            int64_t s0 = est_floordiv(addr[i], sec);
-            uint64_t bytes = 0;
-            for (; i < n; i++) {
-                int64_t a = addr[i];
-                if (est_floordiv(a, sec) != s0)
-                    break;
-                bytes |= ((1ull << elem) - 1) << (a - s0 * sec);
-            }
-            bytes &= full;
-            unwritten += (double)(sec - __builtin_popcountll(bytes));
-        }
+        unwritten += unwritten_bytes(addr, n, elem, sec);
     }
     wc->store_unwritten = unwritten;
-    wc->store_unwritten_warp = warp_unwritten(b, G, lanes, coords, unwritten);
 }
 
 /* ---- the shape memo: full-warp counts across estimates ---- */
@@ -326,7 +295,7 @@ static void merge_step_stores(const est_binding *b, const est_group *G, int lane
 #define SHAPE_SLOTS (1 << 13) /* 384 KiB */
 #define SHAPE_ARENA (1 << 19) /* int64 words of stored keys at most: 4 MiB */
 #define SHAPE_MAX_MEMBERS 256 /* larger groups are counted as before */
-#define SHAPE_HEAD 6          /* element, bank, line, sector, granule, shift */
+#define SHAPE_HEAD 6          /* element and model, bank, line, sector, granule, shift */
 #define SHAPE_KEY_MAX (SHAPE_HEAD + 31 + 2 * SHAPE_MAX_MEMBERS)
 
 typedef struct shape_slot {
