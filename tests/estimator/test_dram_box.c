@@ -52,36 +52,34 @@ static int image(int n, const char *a, const char *b, const char *c, const int64
     return rc;
 }
 
+/* The box f spans want_lo..want_hi along its dimension d (each check keeps its line). */
+#define CHECK_RANGE(f, d, want_lo, want_hi)                                                  \
+    do {                                                                                     \
+        CHECK_INT((f).lo[d], want_lo);                                                       \
+        CHECK_INT((f).hi[d], want_hi);                                                       \
+    } while (0)
+
 static void images(void)
 {
     const int64_t lbox[6] = {0, 1, 5, 63, 10, 5}; /* x 0..63, y 1..10, z 5 */
     est_fbox f;
     /* F[z, y - 1, floor((x + 1) * 8 / 32)]: x + 1 in 1..64 gives units 0..16 */
     CHECK_INT(image(3, "x+1", "y-1", "z", lbox, &f), 0);
-    CHECK_INT(f.lo[0], 5);
-    CHECK_INT(f.hi[0], 5);
-    CHECK_INT(f.lo[1], 0);
-    CHECK_INT(f.hi[1], 9);
-    CHECK_INT(f.lo[2], 0);
-    CHECK_INT(f.hi[2], 16);
+    CHECK_RANGE(f, 0, 5, 5);
+    CHECK_RANGE(f, 1, 0, 9);
+    CHECK_RANGE(f, 2, 0, 16);
     /* a transpose: F[0, x, floor(y * 8 / 32)], missing indices are 0 */
     CHECK_INT(image(2, "y", "x", NULL, lbox, &f), 0);
-    CHECK_INT(f.lo[0], 0);
-    CHECK_INT(f.hi[0], 0);
-    CHECK_INT(f.lo[1], 0);
-    CHECK_INT(f.hi[1], 63);
-    CHECK_INT(f.lo[2], 0);
-    CHECK_INT(f.hi[2], 2);
+    CHECK_RANGE(f, 0, 0, 0);
+    CHECK_RANGE(f, 1, 0, 63);
+    CHECK_RANGE(f, 2, 0, 2);
     /* a reversed index and a stride of 4 elements (exactly one 32-byte unit) */
     CHECK_INT(image(2, "4*x", "12-y", NULL, lbox, &f), 0);
-    CHECK_INT(f.lo[1], 2);
-    CHECK_INT(f.hi[1], 11);
-    CHECK_INT(f.lo[2], 0);
-    CHECK_INT(f.hi[2], 63);
+    CHECK_RANGE(f, 1, 2, 11);
+    CHECK_RANGE(f, 2, 0, 63);
     /* a constant index */
     CHECK_INT(image(2, "x", "7", NULL, lbox, &f), 0);
-    CHECK_INT(f.lo[1], 7);
-    CHECK_INT(f.hi[1], 7);
+    CHECK_RANGE(f, 1, 7, 7);
     /* not boxes: isl counts these */
     CHECK_INT(image(2, "x+y", "z", NULL, lbox, &f), -1);
     CHECK_INT(image(2, "x", "x", NULL, lbox, &f), -1);
