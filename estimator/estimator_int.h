@@ -149,7 +149,7 @@ int64_t est_thread_lups(const est_binding *b, const int64_t coord[EST_NCOORD]);
  * (sample_warp.c, add_counts), so a counter added here is summed everywhere; the
  * assertion below stops the build until EST_WARP_COUNTERS counts it. Whole numbers in
  * doubles: the sums stay exact below 2^53. */
-#define EST_WARP_COUNTERS 9
+#define EST_WARP_COUNTERS 10
 typedef union est_warp_counts {
     struct {
         double c, tag, dp;   /* L1 cycles */
@@ -163,6 +163,9 @@ typedef union est_warp_counts {
         /* Kepler half-warp 128-B segments, of loads and of stores: the SMX volume counts
          * stores too (Su et al.: 7 loads + 1 store = 80 B/Lup) */
         double smx_segments;
+        /* the minimum cycles m of load instructions (one per 128 B the warp reads): the
+         * wavefronts that return a load's data (L1 wavefronts, docs/model.md §3) */
+        double load_m;
     };
     double v[EST_WARP_COUNTERS]; /* the same counters, to add them all alike */
 } est_warp_counts;

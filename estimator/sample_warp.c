@@ -16,8 +16,8 @@
 
 /* A group's counts as the two memos keep them: the same whole numbers in int32_t (a
  * group has at most 2^17 instructions of at most 512 each, far below 2^31), in half the
- * bytes of est_warp_counts. A memo slot stays at 48 bytes instead of 80, the warp memo
- * at 3 MiB instead of 5 and the shape memo at 384 KiB instead of 640: every new est_ctx
+ * bytes of est_warp_counts. A memo slot stays at 56 bytes instead of 96, the warp memo
+ * at 3.5 MiB instead of 6 and the shape memo at 448 KiB instead of 768: every new est_ctx
  * zeroes both (with doubles, rank_bench's cold estimates of the 3-D 7-point star, 0.5 ms
  * of CPU, took about 0.06 ms more) and a warp pass reads them at random. pack_counts and
  * unpack_counts go through every counter, as add_counts does: none can be missed. */
@@ -117,9 +117,10 @@ static est_warp_counts warp_metrics(const est_device *dev, int elem, const int64
     }
     int lines = distinct_granules(addr, n, dev->l1_line_bytes);
     int tag = (lines + 2 + 3) / 4;
-    int c = 32 * elem / dev->l1_bank_bytes_per_cycle;
-    if (c < 1)
-        c = 1;
+    int m = 32 * elem / dev->l1_bank_bytes_per_cycle;
+    if (m < 1)
+        m = 1;
+    int c = m;
     if (tag > c)
         c = tag;
     if (dp > c)
@@ -130,7 +131,8 @@ static est_warp_counts warp_metrics(const est_device *dev, int elem, const int64
         segments += distinct_granules(addr + 16, n - 16, 128);
     int sectors = distinct_granules(addr, n, dev->l1_sector_bytes);
     return (est_warp_counts){
-        .c = c, .tag = tag, .dp = dp, .load_sectors = sectors, .smx_segments = segments};
+        .c = c, .tag = tag, .dp = dp, .load_sectors = sectors, .smx_segments = segments,
+        .load_m = m};
 }
 
 /* a modulo the granule, in [0, granule): a mask when the granule is a power of two (it
@@ -221,6 +223,7 @@ static int inst_counts(est_sampler *s, int i, int lanes, int64_t coords[32][EST_
         wc->load_sectors = 0;
         wc->store_lines = distinct_granules(addr, n, b->dev->l1_line_bytes);
         wc->store_c = wc->c;
+        wc->load_m = 0;
     }
     return 1;
 }

@@ -332,8 +332,9 @@ static void v2_block_rate(void)
     CHECK_NEAR(num(r, "details", "active_threads_per_sm"), 1016.6, 0.001, 0);
     CHECK_NEAR(num(r, "details", "store_requests_per_update"), 0.0625, 0.001, 0);
     /* predicted wavefronts (docs/model.md §3): per warp of 32 updates one load and one
-     * store of 2 cycles each and the warp's own: (1.35*2 + 0.97*2 + 3.33) / 32 */
-    CHECK_NEAR(num(r, "details", "l1_wavefronts"), 0.2490625, 1e-5, 0);
+     * store of 2 cycles each (m = 2 for doubles) and the warp's own:
+     * (1.075*2 + 0.25*2 + 1.0*2 + 3.0) / 32 */
+    CHECK_NEAR(num(r, "details", "l1_wavefronts"), 0.2390625, 1e-5, 0);
     /* 16777216 * 8 B stored, far more than the 0.55 * 25 MiB the L2 keeps dirty */
     CHECK_NEAR(num(r, "details", "stores_left_in_l2"), 0.55 * 26214400, 1e-5, 0);
     const cJSON *lim = cJSON_GetObjectItem(cJSON_GetObjectItem(r, "performance"), "limiter");
@@ -366,8 +367,9 @@ static void v2_scattered_stores(void)
     CHECK(r != NULL);
     CHECK_NEAR(num(r, "details", "store_requests_per_update"), 1.0, 0.001, 0);
     /* the store's 32 words all fall on bank 0 (rows 32 KiB apart): 32 cycles per warp,
-     * the row load 1: (1.35*1 + 0.97*32 + 3.33) / 32 wavefronts per update */
-    CHECK_NEAR(num(r, "details", "l1_wavefronts"), 1.11625, 1e-5, 0);
+     * the row load 1 (m = 1 for floats): (1.075*1 + 0.25*1 + 1.0*32 + 3.0) / 32 wavefronts
+     * per update */
+    CHECK_NEAR(num(r, "details", "l1_wavefronts"), 1.13515625, 1e-5, 0);
     /* 8192 * 8192 floats stored: 256 MiB, so again the L2's 0.55 * 25 MiB */
     CHECK_NEAR(num(r, "details", "stores_left_in_l2"), 0.55 * 26214400, 1e-5, 0);
     CHECK_NEAR(num(r, "estimate", "l2_store"), 32.0, 0.001, 0);
