@@ -368,8 +368,9 @@ static const est_device *raw_base(const lr_devices *devs, const cJSON *raw, cons
 
 /* Attainable bandwidths: DRAM from the streaming copy, unfolded: it stores exactly the
  * elements it loads, so it moves twice its compulsory load volume (32 B per update);
- * L2 as the most L2 traffic any suite kernel moved in the model's volumes (which
- * match the profiler within a few per cent for these kernels). 0, or -1 with err. */
+ * L2 as the most L2 traffic any suite kernel moved in the volumes the model's limits
+ * charge (l2_store_charged: every store instruction's sectors, as the L2 limit
+ * counts them). 0, or -1 with err. */
 static int set_bandwidths(est_device *dev, const cal_row *rows, int n,
                           const corpus_family *fams, lr_error *err)
 {
@@ -379,7 +380,7 @@ static int set_bandwidths(est_device *dev, const cal_row *rows, int n,
         const int *fo = rows[i].r.config.launch.folding;
         if (!strcmp(fams[rows[i].family].name, DRAM_FAMILY) && fo[0] * fo[1] * fo[2] == 1)
             dram = fmax(dram, rows[i].glups * 2 * v->dram_load_compulsory);
-        l2 = fmax(l2, rows[i].glups * (v->l2_load + v->l2_store));
+        l2 = fmax(l2, rows[i].glups * (v->l2_load + v->l2_store_charged));
     }
     if (!(dram > 0))
         return bad_raw(err, "runs", "no unfolded run of " DRAM_FAMILY " to measure DRAM with");

@@ -25,6 +25,7 @@ static void add_volumes(est_volumes *t, const est_volumes *v)
     t->l2_load_compulsory += v->l2_load_compulsory;
     t->l2_load += v->l2_load;
     t->l2_store += v->l2_store;
+    t->l2_store_charged += v->l2_store_charged;
     t->l2_store_requests += v->l2_store_requests;
     t->dram_load_compulsory += v->dram_load_compulsory;
     t->dram_load_warm += v->dram_load_warm;
@@ -76,7 +77,12 @@ static void l1_l2_volumes(const est_binding *b, const est_sample *s, est_result 
         else
             v->l1_cycles = max3(C, TAG, DP + ALLOC);
         v->l1_load = div0(w->load_sectors * dev->l1_sector_bytes, s->warp_lups);
-        v->l2_store = div0(w->store_sectors * dev->l1_sector_bytes, s->warp_lups);
+        /* L2 receives a sector that one folding step's stores complete once; the limits
+         * still charge every store instruction's sectors (docs/model.md "Partly written
+         * sectors") */
+        v->l2_store_charged = div0(w->store_sectors * dev->l1_sector_bytes, s->warp_lups);
+        v->l2_store =
+            div0((w->store_sectors - w->store_merged) * dev->l1_sector_bytes, s->warp_lups);
         /* partly written sectors completed later: by other blocks, or, when threads
          * fold, by later folding steps of the warp or of the block's other warps;
          * other warps of the block complete theirs at the same step, in time */
@@ -182,7 +188,7 @@ static void dram_volumes(const est_binding *b, const est_wave *w, int64_t wave_l
         est_volumes *v = &r->field[f];
         v->dram_load_warm = v->dram_load_compulsory - div0(fw->ov_y, lups) * hit_y -
                             div0(fw->ov_z, lups) * hit_z;
-        double partial = v->l2_store - v->dram_store;
+        double partial = v->l2_store_charged - v->dram_store;
         double evicts = (partial > 0 ? partial : 0) * miss_store;
         /* what the DRAM limit charges: the volumes under the reference rule */
         r->dram_charged += v->dram_load_warm + v->dram_store + 2 * evicts;
@@ -207,7 +213,7 @@ static void throughput_limits(const est_kernel *k, const est_device *dev, est_re
         r->perf_l1 = div0(dev->smx_bw_gbs, t->smx_load);
     else
         r->perf_l1 = div0(dev->sm_count * dev->clock_ghz, t->l1_cycles);
-    r->perf_l2 = div0(dev->l2_bw_gbs, t->l2_load + t->l2_store);
+    r->perf_l2 = div0(dev->l2_bw_gbs, t->l2_load + t->l2_store_charged);
     r->perf_dram = div0(dev->dram_bw_gbs, r->dram_charged);
 }
 
@@ -247,7 +253,7 @@ static void v2_limits(const est_device *dev, est_result *r)
      * rates long before their bytes reach a bandwidth (docs/model.md) */
     const est_volumes *t = &r->total;
     double store_ns = div0(t->l2_store_requests, dev->store_requests_per_ns) +
-                      div0(t->l2_store / dev->l2_sector_bytes, dev->store_sectors_per_ns);
+                      div0(t->l2_store_charged / dev->l2_sector_bytes, dev->store_sectors_per_ns);
     r->perf_stores = div0(1, store_ns);
     r->perf_l1 *= dev->l1_efficiency;
     r->perf_l2 *= dev->l2_efficiency;
@@ -332,7 +338,7 @@ static int all_finite_nonnegative(const est_volumes *v)
     const double x[] = {
         v->l1_cycles,      v->smx_load,  v->l1_load,           v->l2_load_compulsory,
         v->l2_load,        v->l2_store,  v->l2_store_requests, v->dram_load_compulsory,
-        v->dram_load_warm, v->dram_load, v->dram_store};
+        v->dram_load_warm, v->dram_load, v->dram_store,         v->l2_store_charged};
     for (size_t i = 0; i < sizeof x / sizeof x[0]; i++)
         if (!finite_nonnegative(x[i]))
             return 0;

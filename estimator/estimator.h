@@ -122,7 +122,9 @@ typedef struct est_volumes {
     double l1_load;              /* requested L2->L1 volume, no reuse between instructions */
     double l2_load_compulsory;   /* L2LoadV1: thread-block footprint */
     double l2_load;              /* L2LoadV2: with reuse and L1 capacity misses */
-    double l2_store;             /* write-through store volume */
+    double l2_store;             /* write-through store volume (v2: what L2 receives) */
+    double l2_store_charged;     /* the store volume the limits charge: every store
+                                    instruction's sectors, before model v2's merge */
     double l2_store_partial;     /* model v2: bytes the sectors stores leave partly written
                                     after a warp's folding step still miss */
     double l2_store_requests;    /* model v2: L1->L2 write requests (lines per store) */

@@ -149,7 +149,7 @@ int64_t est_thread_lups(const est_binding *b, const int64_t coord[EST_NCOORD]);
  * (sample_warp.c, add_counts), so a counter added here is summed everywhere; the
  * assertion below stops the build until EST_WARP_COUNTERS counts it. Whole numbers in
  * doubles: the sums stay exact below 2^53. */
-#define EST_WARP_COUNTERS 10
+#define EST_WARP_COUNTERS 11
 typedef union est_warp_counts {
     struct {
         double c, tag, dp;   /* L1 cycles */
@@ -158,6 +158,9 @@ typedef union est_warp_counts {
         /* model v2: bytes the sectors a warp's stores leave partly written after a
          * folding step still miss (docs/model.md "Partly written sectors") */
         double store_unwritten;
+        /* model v2: the sector writes of store_sectors that L1 merges because one folding
+         * step's stores complete the sector (docs/model.md "Partly written sectors") */
+        double store_merged;
         double store_lines; /* distinct lines per store instruction, summed: write requests */
         double store_c;     /* the part of c from store instructions (L1 wavefronts) */
         /* Kepler half-warp 128-B segments, of loads and of stores: the SMX volume counts

@@ -16,8 +16,8 @@
 
 /* A group's counts as the two memos keep them: the same whole numbers in int32_t (a
  * group has at most 2^17 instructions of at most 512 each, far below 2^31), in half the
- * bytes of est_warp_counts. A memo slot stays at 56 bytes instead of 96, the warp memo
- * at 3.5 MiB instead of 6 and the shape memo at 448 KiB instead of 768: every new est_ctx
+ * bytes of est_warp_counts. A memo slot stays at 56 bytes instead of 104, the warp memo
+ * at 3.5 MiB instead of 6.5 and the shape memo at 448 KiB instead of 832: every new est_ctx
  * zeroes both (with doubles, rank_bench's cold estimates of the 3-D 7-point star, 0.5 ms
  * of CPU, took about 0.06 ms more) and a warp pass reads them at random. pack_counts and
  * unpack_counts go through every counter, as add_counts does: none can be missed. */
@@ -229,36 +229,53 @@ static int inst_counts(est_sampler *s, int i, int lanes, int64_t coords[32][EST_
 }
 
 /* The bytes that the sectors written at addr[0..n) (elements of elem bytes, sorted
- * here) still miss. */
-static double unwritten_bytes(int64_t *addr, int n, int elem, int64_t sec)
+ * here, with the index of the store that wrote each in who[]) still miss, and in
+ * *merged the writes to the sectors they complete that L2 does not see: a sector that
+ * k stores of one step complete reaches L2 as one write, not k (docs/model.md "Partly
+ * written sectors"). */
+static double unwritten_bytes(int64_t *addr, int *who, int n, int elem, int64_t sec,
+                              double *merged)
 {
     uint64_t full = sec == 64 ? ~0ull : (1ull << sec) - 1;
     double unwritten = 0;
-    qsort(addr, (size_t)n, sizeof *addr, cmp_i64);
+    int64_t key[MERGE_STORES * 32];
+    /* sort by address, carrying the store: keys of address * MERGE_STORES + store */
+    for (int i = 0; i < n; i++)
+        key[i] = addr[i] * MERGE_STORES + who[i];
+    qsort(key, (size_t)n, sizeof *key, cmp_i64);
+    *merged = 0;
     for (int i = 0; i < n;) {
-        int64_t s0 = est_floordiv(addr[i], sec);
-        uint64_t bytes = 0;
-        for (; i < n && est_floordiv(addr[i], sec) == s0; i++)
-            bytes |= ((1ull << elem) - 1) << (addr[i] - s0 * sec);
-        unwritten += (double)(sec - __builtin_popcountll(bytes & full));
+        int64_t s0 = est_floordiv(est_floordiv(key[i], MERGE_STORES), sec);
+        uint64_t bytes = 0, stores = 0;
+        for (; i < n && est_floordiv(est_floordiv(key[i], MERGE_STORES), sec) == s0; i++) {
+            int64_t a = est_floordiv(key[i], MERGE_STORES);
+            bytes |= ((1ull << elem) - 1) << (a - s0 * sec);
+            stores |= 1ull << (key[i] - a * MERGE_STORES);
+        }
+        int missing = (int)sec - __builtin_popcountll(bytes & full);
+        unwritten += (double)missing;
+        if (missing == 0)
+            *merged += (double)(__builtin_popcountll(stores) - 1);
     }
     return unwritten;
 }
 
 /* Model v2 (docs/model.md, "Partly written sectors"): the bytes that the sectors group
  * G's stores write for the lanes at coords still miss after each folding step, the
- * stores of one step merged, into wc->store_unwritten. Steps with more than
- * MERGE_STORES stores of the group, groups of more than MERGE_MEMBERS members and
- * elements as wide as a sector count none. */
+ * stores of one step merged, into wc->store_unwritten; the writes to sectors a step's
+ * stores complete beyond the first, into wc->store_merged. Steps with more than MERGE_STORES stores of
+ * the group, groups of more than MERGE_MEMBERS members and elements as wide as a sector
+ * count none. */
 static void merge_step_stores(const est_binding *b, const est_group *G, int lanes,
                               int64_t coords[32][EST_NCOORD], est_warp_counts *wc)
 {
     int64_t addr[MERGE_STORES * 32], sec = b->dev->l1_sector_bytes;
+    int who[MERGE_STORES * 32];
     int elem = b->k->fields[G->field].elem_bytes;
     if (G->n > MERGE_MEMBERS || b->k->model != EST_MODEL_V2 || elem >= sec || sec > 64)
         return;
     char done[MERGE_MEMBERS] = {0};
-    double unwritten = 0;
+    double unwritten = 0, merged_all = 0;
     for (int m = 0; m < G->n; m++) {
         const est_inst *in = &b->inst[b->member[G->first + m]];
         if (!in->is_store || done[m])
@@ -269,17 +286,23 @@ static void merge_step_stores(const est_binding *b, const est_group *G, int lane
             if (!io->is_store || memcmp(io->step, in->step, sizeof in->step))
                 continue;
             done[o] = 1;
-            if (members++ == MERGE_STORES)
+            if (members == MERGE_STORES)
                 return; /* too many to merge */
             for (int j = 0; j < lanes; j++) {
                 int64_t a = est_inst_address(b, io, coords[j], &valid);
-                if (valid)
+                if (valid) {
+                    who[n] = members;
                     addr[n++] = a;
+                }
             }
+            members++;
         }
-        unwritten += unwritten_bytes(addr, n, elem, sec);
+        double merged;
+        unwritten += unwritten_bytes(addr, who, n, elem, sec, &merged);
+        merged_all += merged;
     }
     wc->store_unwritten = unwritten;
+    wc->store_merged = merged_all;
 }
 
 /* ---- the shape memo: full-warp counts across estimates ---- */

@@ -385,6 +385,43 @@ static void v2_scattered_stores(void)
  * are 12 warp loads of 8 sectors each for 128 updates, l1_load = 12 * 8 * 32 B / 128 =
  * 24 B/Lup. With __restrict__ (the default) under v2 the rows y-1 .. y+4 are loaded once
  * each: 6 loads, 12 B/Lup. "restrict": false and "warpspeed" keep all 12. */
+/* Merged store sectors (docs/model.md "Partly written sectors"): an array-of-structs
+ * float copy, B[4x+f] = A[4x+f] for f = 0..3, 128-thread blocks. Unfolded, each of a
+ * warp's 4 store instructions writes 4 B per lane 16 B apart: 512 B, 16 sectors, each
+ * half written; the 4 together complete all 16. Every instruction's sectors: 64 per 32
+ * updates, 64 B/Lup (details.l2_store_charged, what the limits charge); L2 receives each
+ * completed sector once: 16 B/Lup (volumes.l2_store), the counters' figure. Folded 2 in
+ * x, a step's 4 stores fill only half of each of their 32 sectors (lane t writes element
+ * 2t + step), so nothing merges: 2 steps x 4 x 32 sectors per 64 updates = 128 B/Lup
+ * both. The reference model counts every instruction's sectors: 64. */
+static void v2_merged_store_sectors(void)
+{
+    const char *fmt =
+        "{%s" V2_DEVICE ",\"domain\":[1048576],\"launch\":{\"block\":[128],"
+        "\"folding\":[%d]},\"kernel\":{\"fields\":[{\"name\":\"A\",\"element_bytes\":4,"
+        "\"dims\":[4194304],\"loads\":[[\"4*x\"],[\"4*x+1\"],[\"4*x+2\"],[\"4*x+3\"]]},"
+        "{\"name\":\"B\",\"element_bytes\":4,\"dims\":[4194304],"
+        "\"stores\":[[\"4*x\"],[\"4*x+1\"],[\"4*x+2\"],[\"4*x+3\"]]}]}}";
+    char body[2048];
+    snprintf(body, sizeof body, fmt, "", 1);
+    cJSON *r = estimate_text(body);
+    CHECK(r != NULL);
+    CHECK_NEAR(num(r, "estimate", "l2_store"), 16.0, 1e-9, 0);
+    CHECK_NEAR(num(r, "details", "l2_store_charged"), 64.0, 1e-9, 0);
+    cJSON_Delete(r);
+    snprintf(body, sizeof body, fmt, "", 2);
+    r = estimate_text(body);
+    CHECK(r != NULL);
+    CHECK_NEAR(num(r, "estimate", "l2_store"), 128.0, 1e-9, 0);
+    CHECK_NEAR(num(r, "details", "l2_store_charged"), 128.0, 1e-9, 0);
+    cJSON_Delete(r);
+    snprintf(body, sizeof body, fmt, "\"model\":\"warpspeed\",", 1);
+    r = estimate_text(body);
+    CHECK(r != NULL);
+    CHECK_NEAR(num(r, "estimate", "l2_store"), 64.0, 1e-9, 0);
+    cJSON_Delete(r);
+}
+
 static void v2_register_reuse(void)
 {
     const char *fmt =
@@ -487,6 +524,7 @@ int main(int argc, char **argv)
     layer_condition();
     v2_block_rate();
     v2_scattered_stores();
+    v2_merged_store_sectors();
     v2_register_reuse();
     v2_register_reuse_keeps_the_footprint();
     direct_call_with_a_zero_domain();
