@@ -228,27 +228,24 @@ static int inst_counts(est_sampler *s, int i, int lanes, int64_t coords[32][EST_
     return 1;
 }
 
-/* The bytes that the sectors written at addr[0..n) (elements of elem bytes, sorted
- * here, with the index of the store that wrote each in who[]) still miss, and in
- * *merged the writes to the sectors they complete that L2 does not see: a sector that
- * k stores of one step complete reaches L2 as one write, not k (docs/model.md "Partly
- * written sectors"). */
-static double unwritten_bytes(int64_t *addr, int *who, int n, int elem, int64_t sec,
-                              double *merged)
+/* The bytes that the sectors written at key[0..n) still miss, and in *merged the writes
+ * to the sectors they complete that L2 does not see: a sector that k stores of one step
+ * complete reaches L2 as one write, not k (docs/model.md "Partly written sectors"). A
+ * key is an element's address * MERGE_STORES + the index of the store that wrote it
+ * (elements of elem bytes; sorted here, so by address). */
+static double unwritten_bytes(int64_t *key, int n, int elem, int64_t sec, double *merged)
 {
     uint64_t full = sec == 64 ? ~0ull : (1ull << sec) - 1;
     double unwritten = 0;
-    int64_t key[MERGE_STORES * 32];
-    /* sort by address, carrying the store: keys of address * MERGE_STORES + store */
-    for (int i = 0; i < n; i++)
-        key[i] = addr[i] * MERGE_STORES + who[i];
     qsort(key, (size_t)n, sizeof *key, cmp_i64);
     *merged = 0;
     for (int i = 0; i < n;) {
         int64_t s0 = est_floordiv(est_floordiv(key[i], MERGE_STORES), sec);
         uint64_t bytes = 0, stores = 0;
-        for (; i < n && est_floordiv(est_floordiv(key[i], MERGE_STORES), sec) == s0; i++) {
+        for (; i < n; i++) {
             int64_t a = est_floordiv(key[i], MERGE_STORES);
+            if (est_floordiv(a, sec) != s0)
+                break;
             bytes |= ((1ull << elem) - 1) << (a - s0 * sec);
             stores |= 1ull << (key[i] - a * MERGE_STORES);
         }
@@ -263,14 +260,13 @@ static double unwritten_bytes(int64_t *addr, int *who, int n, int elem, int64_t 
 /* Model v2 (docs/model.md, "Partly written sectors"): the bytes that the sectors group
  * G's stores write for the lanes at coords still miss after each folding step, the
  * stores of one step merged, into wc->store_unwritten; the writes to sectors a step's
- * stores complete beyond the first, into wc->store_merged. Steps with more than MERGE_STORES stores of
- * the group, groups of more than MERGE_MEMBERS members and elements as wide as a sector
- * count none. */
+ * stores complete beyond the first, into wc->store_merged. Steps with more than
+ * MERGE_STORES stores of the group, groups of more than MERGE_MEMBERS members and
+ * elements as wide as a sector count none. */
 static void merge_step_stores(const est_binding *b, const est_group *G, int lanes,
                               int64_t coords[32][EST_NCOORD], est_warp_counts *wc)
 {
-    int64_t addr[MERGE_STORES * 32], sec = b->dev->l1_sector_bytes;
-    int who[MERGE_STORES * 32];
+    int64_t key[MERGE_STORES * 32], sec = b->dev->l1_sector_bytes;
     int elem = b->k->fields[G->field].elem_bytes;
     if (G->n > MERGE_MEMBERS || b->k->model != EST_MODEL_V2 || elem >= sec || sec > 64)
         return;
@@ -290,15 +286,13 @@ static void merge_step_stores(const est_binding *b, const est_group *G, int lane
                 return; /* too many to merge */
             for (int j = 0; j < lanes; j++) {
                 int64_t a = est_inst_address(b, io, coords[j], &valid);
-                if (valid) {
-                    who[n] = members;
-                    addr[n++] = a;
-                }
+                if (valid)
+                    key[n++] = a * MERGE_STORES + members;
             }
             members++;
         }
         double merged;
-        unwritten += unwritten_bytes(addr, who, n, elem, sec, &merged);
+        unwritten += unwritten_bytes(key, n, elem, sec, &merged);
         merged_all += merged;
     }
     wc->store_unwritten = unwritten;

@@ -69,8 +69,7 @@ static void add_units(jb *b, cJSON *u)
            "store_requests_per_update in L2 write requests per lattice "
            "update, l1_wavefronts in L1 data-pipe wavefronts per lattice update, "
            "stores_left_in_l2 in bytes, dram_charged and l2_store_charged in B/Lup, "
-           "launch_time_us in "
-           "microseconds");
+           "launch_time_us in microseconds");
 }
 
 cJSON *lr_units_json(void)
