@@ -21,7 +21,7 @@
  * --device-file a description such as `launchrank calibrate` writes.
  *
  * --dump writes one JSON line per configuration (prediction and measurement side by
- * side) for closer study; --lofo adds leave-one-family-out figures: the model's
+ * side, with the predicted volumes in bytes per update) for closer study; --lofo adds leave-one-family-out figures: the model's
  * fitted parameters (docs/model.md, "Fitted parameters") are refitted without each
  * family and that family is predicted with them; --fit refits them on every family
  * and prints them (how the built-in defaults were made), then the table again with
@@ -554,7 +554,10 @@ static void dump(const char *path)
                     "\"blocks_per_sm\":%d,\"l1_cycles\":%.5g,\"l1_wavefronts\":%.5g,"
                     "\"dram\":%.5g,\"dram_m\":%.5g,\"l2\":%.5g,\"l2_m\":%.5g,"
                     "\"active_threads\":%.5g,\"bytes_in_flight\":%.5g,\"updates_per_block\":%.5g,"
-                    "\"registers\":%d,\"l1_wavefronts_predicted\":%.5g}\n",
+                    "\"registers\":%d,\"l1_wavefronts_predicted\":%.5g,"
+                    "\"volumes\":{\"l2_load\":%.5g,\"l2_store\":%.5g,\"l2_store_charged\":%.5g,"
+                    "\"l2_store_requests\":%.5g,\"dram_load\":%.5g,\"dram_store\":%.5g,"
+                    "\"dram_charged\":%.5g},\"lattice_updates\":%lld}\n",
                     fams[i].f.name, r->c.block[0], r->c.block[1], r->c.block[2],
                     r->c.folding[0], r->c.folding[1], r->c.folding[2], r->m.glups, r->pred,
                     est_limiter_name(e->limiter), e->perf_flops, e->perf_l1, e->perf_l2,
@@ -563,7 +566,9 @@ static void dump(const char *path)
                     e->total.dram_load + e->total.dram_store, r->m.dram_load + r->m.dram_store,
                     e->total.l2_load + e->total.l2_store, r->m.l2_load + r->m.l2_store,
                     e->active_threads_per_sm, e->bytes_in_flight_per_sm, e->updates_per_block,
-                    r->m.registers, e->l1_wavefronts);
+                    r->m.registers, e->l1_wavefronts, e->total.l2_load, e->total.l2_store,
+                    e->total.l2_store_charged, e->total.l2_store_requests, e->total.dram_load,
+                    e->total.dram_store, e->dram_charged, (long long)e->lattice_updates);
         }
     fclose(f);
 }
