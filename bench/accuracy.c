@@ -25,7 +25,8 @@
  * fitted parameters (docs/model.md, "Fitted parameters") are refitted without each
  * family and that family is predicted with them; --fit refits them on every family
  * and prints them (how the built-in defaults were made), then the table again with
- * the fitted parameters (the --dump file then holds their predictions); --hold names
+ * the fitted parameters (the --dump file then holds their predictions), --starts N
+ * does so from N starts and keeps the best (best_fit below); --hold names
  * parameters both keep at the device's values (DEFAULT_HOLD below). --check (the CI test) exits
  * 1 when a configuration cannot be predicted or measured, or when model v2 falls below
  * the floors of docs/accuracy.md (floors[] below, on the leave-one-family-out figures
@@ -573,12 +574,66 @@ static void dump(const char *path)
     fclose(f);
 }
 
+/* Whether name is one of the comma-separated names of list. */
+static int listed(const char *list, const char *name)
+{
+    size_t n = strlen(name);
+    for (const char *p = list; p && *p;) {
+        const char *end = strchr(p, ',');
+        size_t len = end ? (size_t)(end - p) : strlen(p);
+        if (len == n && !strncmp(p, name, n))
+            return 1;
+        p = end ? end + 1 : NULL;
+    }
+    return 0;
+}
+
+/* --fit with --starts N: coordinate descent lands in different minima from different
+ * starts (docs/model.md, "Tried and not kept": the objective moved by as much between
+ * starts as between model variants), so a change is judged on the best of N fits: from
+ * the device's values and from N-1 starts whose free parameters are scaled by factors
+ * in [0.7, 1.4] (a fixed sequence, so that runs repeat). Prints each start's result;
+ * leaves the samples applied to the best. */
+static est_device best_fit(const est_device *dev, cal_sample *smp, int ns, const char *hold,
+                           int starts)
+{
+    est_device best = cal_fit_holding(dev, smp, ns, -1, 6, hold);
+    double best_obj = cal_objective(&best, smp, ns, -1);
+    unsigned long long state = 0x9E3779B97F4A7C15ull;
+    for (int k = 1; k < starts; k++) {
+        est_device start = *dev;
+        for (int q = 0; q < CAL_NPARAMS; q++) {
+            state = state * 6364136223846793005ull + 1442695040888963407ull;
+            double u = (double)(state >> 11) / 9007199254740992.0; /* [0, 1) */
+            if (!listed(hold, cal_param_name(q)))
+                *cal_param(&start, q) *= 0.7 * pow(2, u);
+        }
+        char why[160];
+        if (est_device_check(&start, why, sizeof why)) {
+            printf("start %d: skipped (%s)\n", k, why);
+            continue;
+        }
+        est_device d = cal_fit_holding(&start, smp, ns, -1, 6, hold);
+        double obj = cal_objective(&d, smp, ns, -1);
+        printf("start %d: objective %.4f\n", k, obj);
+        if (obj < best_obj) {
+            best = d;
+            best_obj = obj;
+        }
+    }
+    if (starts > 1)
+        printf("start 0 (the device's values) and %d more: best objective %.4f\n", starts - 1,
+               best_obj);
+    cal_apply(&best, smp, ns);
+    return best;
+}
+
 int main(int argc, char **argv)
 {
     const char *corpus = SOURCE_DIR "/bench/corpus/families";
     const char *measured = SOURCE_DIR "/bench/corpus/h100.jsonl";
     const char *dump_path = NULL, *only = NULL, *hold = DEFAULT_HOLD;
-    int lofo = 0, refit = 0, check = 0;
+    int lofo = 0, refit = 0, check = 0, starts = 1;
     for (int i = 1; i < argc; i++) {
         if (!strcmp(argv[i], "--model") && i + 1 < argc)
             model = argv[++i];
@@ -598,6 +653,9 @@ int main(int argc, char **argv)
             lofo = 1;
         else if (!strcmp(argv[i], "--fit"))
             refit = 1;
+        else if (!strcmp(argv[i], "--starts") && i + 1 < argc &&
+                 sscanf(argv[++i], "%d", &starts) == 1 && starts >= 1 && starts <= 1000)
+            refit = 1;
         else if (!strcmp(argv[i], "--hold") && i + 1 < argc && cal_hold_valid(argv[i + 1]))
             hold = argv[++i];
         else if (!strcmp(argv[i], "--check"))
@@ -609,11 +667,12 @@ int main(int argc, char **argv)
         else {
             fprintf(stderr, "usage: accuracy [--model warpspeed|v2] [--corpus DIR] "
                             "[--measured FILE] [--device NAME | --device-file FILE] [--dump FILE] [--family NAME] "
-                            "[--lofo] [--fit] [--hold NAME,...] [--check] "
+                            "[--lofo] [--fit] [--starts N] [--hold NAME,...] [--check] "
                             "[--floors T1MEAN,T1MIN,T3MEAN,RHO,ERR]\n"
                             "--hold names fitted parameters (calibrate/fit.c) that --fit and "
                             "--lofo keep at the device's values (default \"" DEFAULT_HOLD
-                            "\"; \"\" holds none)\n");
+                            "\"; \"\" holds none); --starts N fits from the device's values "
+                            "and N-1 perturbed starts and keeps the best\n");
             return 2;
         }
     }
@@ -685,7 +744,7 @@ int main(int argc, char **argv)
     }
     if (refit && strcmp(model, "v2") == 0) {
         double before = cal_objective(&fams[0].dev, smp, ns, -1);
-        est_device d = cal_fit_holding(&fams[0].dev, smp, ns, -1, 6, hold);
+        est_device d = best_fit(&fams[0].dev, smp, ns, hold, starts);
         printf("\nparameters fitted on all %d families (objective %.4f -> %.4f):\n", nfams,
                before, cal_objective(&d, smp, ns, -1));
         for (int q = 0; q < CAL_NPARAMS; q++)
