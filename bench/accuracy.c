@@ -574,20 +574,6 @@ static void dump(const char *path)
     fclose(f);
 }
 
-/* Whether name is one of the comma-separated names of list. */
-static int listed(const char *list, const char *name)
-{
-    size_t n = strlen(name);
-    for (const char *p = list; p && *p;) {
-        const char *end = strchr(p, ',');
-        size_t len = end ? (size_t)(end - p) : strlen(p);
-        if (len == n && !strncmp(p, name, n))
-            return 1;
-        p = end ? end + 1 : NULL;
-    }
-    return 0;
-}
-
 /* --fit with --starts N: coordinate descent lands in different minima from different
  * starts (docs/model.md, "Tried and not kept": the objective moved by as much between
  * starts as between model variants), so a change is judged on the best of N fits: from
@@ -605,12 +591,13 @@ static est_device best_fit(const est_device *dev, cal_sample *smp, int ns, const
         for (int q = 0; q < CAL_NPARAMS; q++) {
             state = state * 6364136223846793005ull + 1442695040888963407ull;
             double u = (double)(state >> 11) / 9007199254740992.0; /* [0, 1) */
-            if (!listed(hold, cal_param_name(q)))
+            if (!cal_param_held_in(hold, q))
                 *cal_param(&start, q) *= 0.7 * pow(2, u);
         }
         char why[160];
-        if (est_device_check(&start, why, sizeof why)) {
-            printf("start %d: skipped (%s)\n", k, why);
+        const char *bad = est_device_check(&start, why, sizeof why);
+        if (bad) {
+            printf("start %d: skipped (%s: %s)\n", k, bad, why);
             continue;
         }
         est_device d = cal_fit_holding(&start, smp, ns, -1, 6, hold);

@@ -193,9 +193,14 @@ static int held_in(const char *hold, int q)
     return 0;
 }
 
+int cal_param_held_in(const char *hold, int i)
+{
+    return i >= 0 && i < CAL_NPARAMS && held_in(hold, i);
+}
+
 int cal_param_held(int i)
 {
-    return i >= 0 && i < CAL_NPARAMS && held_in(CAL_HELD, i);
+    return cal_param_held_in(CAL_HELD, i);
 }
 
 int cal_hold_valid(const char *hold)

@@ -67,6 +67,9 @@ est_device cal_fit_holding(const est_device *start, cal_sample *s, int n, int le
                            int rounds, const char *hold);
 /* Whether parameter i is one of CAL_HELD: 1 or 0. */
 int cal_param_held(int i);
+/* Whether the list hold (as for cal_fit_holding; NULL or "" names none) names
+ * parameter i: 1 or 0. */
+int cal_param_held_in(const char *hold, int i);
 /* Whether hold (as for cal_fit_holding) lists only parameter names: 1 or 0. */
 int cal_hold_valid(const char *hold);
 
