@@ -20,7 +20,8 @@ static const struct {
     P(block_rate_per_sm), P(latency_ns),           P(fold_overlap),
     P(block_granularity), P(limit_sharpness),      P(dram_efficiency),
     P(l2_efficiency),     P(l1_efficiency),        P(store_requests_per_ns),
-    P(store_sectors_per_ns), P(dram_overload_bytes_per_sm), P(dram_streams_half)};
+    P(store_sectors_per_ns), P(dram_overload_bytes_per_sm), P(dram_streams_half),
+    P(partial_sectors_half)};
 #undef P
 
 const char *cal_param_name(int i)

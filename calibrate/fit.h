@@ -17,7 +17,7 @@
 
 #include "estimator.h"
 
-#define CAL_NPARAMS 12
+#define CAL_NPARAMS 13
 
 /* Name (the device-figure key) and address in d of fitted parameter i. */
 const char *cal_param_name(int i);

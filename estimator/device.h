@@ -62,6 +62,8 @@ typedef struct est_device {
     double store_sectors_per_ns;  /* written L2 sectors the GPU serves per ns */
     double dram_overload_bytes_per_sm; /* bytes in flight per SM halving DRAM efficiency */
     double dram_streams_half;  /* arrays streamed at once that halve DRAM efficiency */
+    double partial_sectors_half; /* sectors in flight per SM, left partly written for
+                                    other blocks, that halve DRAM efficiency */
     double launch_overhead_us; /* fixed time of one launch (start, ramp, drain): measured */
 
     /* Not a model input: the relative difference of two predictions below which the
@@ -71,15 +73,16 @@ typedef struct est_device {
 } est_device;
 
 /* rank_precision of the H100 corpus: the value of devices measured on no corpus. */
-#define EST_RANK_PRECISION_DEFAULT 0.0607
+#define EST_RANK_PRECISION_DEFAULT 0.0585
 
 /* The model-v2 parameters of the H100 (docs/model.md): block rate, latency, fold
  * overlap, granularity, sharpness, DRAM, L2 and L1 efficiency, store request and store
- * sector rates, DRAM overload, DRAM streams, fitted on the H100 corpus; then the launch
+ * sector rates, DRAM overload, DRAM streams, sectors left partial, fitted on the H100
+ * corpus; then the launch
  * overhead in microseconds, measured on the H100 (bench/overhead). */
 #define EST_V2_DEFAULTS                                                                     \
-    12.79, 954.1, 0.9669, 0.482, 6.826, 0.8748, 3.016, 0.9465, 80.72, 181.4, 2.205e6, 437.7, \
-        6.2
+    14.8, 897.3, 0.9669, 0.4565, 3.991, 0.9792, 2.44, 0.9679, 78.15, 199.7, 5.55e+06, 275.3, \
+        5928, 6.2
 
 /* Sets d's model-v2 parameters to EST_V2_DEFAULTS. */
 void est_device_set_v2_defaults(est_device *d);

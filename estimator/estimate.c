@@ -27,6 +27,8 @@ static void add_volumes(est_volumes *t, const est_volumes *v)
     t->l2_store += v->l2_store;
     t->l2_store_charged += v->l2_store_charged;
     t->l2_store_requests += v->l2_store_requests;
+    t->l2_store_partial += v->l2_store_partial;
+    t->l2_store_left += v->l2_store_left;
     t->dram_load_compulsory += v->dram_load_compulsory;
     t->dram_load_warm += v->dram_load_warm;
     t->dram_load += v->dram_load;
@@ -92,6 +94,7 @@ static void l1_l2_volumes(const est_binding *b, const est_sample *s, est_result 
         else
             v->l2_store_partial = div0(fs->blk_store_unwritten, s->block_lups);
         v->l2_store_requests = div0(w->store_lines, s->warp_lups);
+        v->l2_store_left = div0(fs->blk_store_unwritten, s->block_lups);
         v->l2_load_compulsory =
             div0(fs->blk_load_sectors * dev->l2_sector_bytes, s->block_lups);
         if (s->nblocks) {
@@ -229,6 +232,11 @@ static void smallest(const double *lim, int n, est_result *r)
         }
 }
 
+/* docs/model.md, "Sectors left to other blocks": the exponent of the DRAM efficiency
+ * lost to them, chosen on bench/align (the corpus layout against aligned arrays of six
+ * families, H100); the amplitude, partial_sectors_half, is fitted on the corpus. */
+#define PARTIAL_EXPONENT 0.8
+
 /* docs/model.md "Latency and occupancy": model v2's concurrency and block-rate limits,
  * the attainable bandwidths, and the smooth minimum that combines them. */
 static void v2_limits(const est_device *dev, est_result *r)
@@ -247,6 +255,8 @@ static void v2_limits(const est_device *dev, est_result *r)
     r->perf_latency = dev->sm_count * r->active_threads_per_sm * in_flight / dev->latency_ns;
     r->bytes_in_flight_per_sm =
         r->active_threads_per_sm * in_flight * r->dram_charged;
+    r->partial_sectors_in_flight_per_sm = r->active_threads_per_sm * in_flight *
+                                          r->total.l2_store_left / dev->l2_sector_bytes;
     r->perf_blocks = dev->block_rate_per_sm * 1e-3 * dev->sm_count * r->updates_per_block;
     /* a store instruction sends one write request per line it touches, and each
      * (partial) sector is written separately: scattered stores are limited by these
@@ -265,6 +275,12 @@ static void v2_limits(const est_device *dev, est_result *r)
      * 38 and 54) cost a share of the bandwidth, half at dram_streams_half arrays
      * (docs/model.md, "DRAM streams") */
     r->perf_dram /= 1 + r->nfields / dev->dram_streams_half;
+    /* sectors that a block's stores leave partly written for another block to
+     * complete keep DRAM less busy than their volumes say, the more of them the SM
+     * has in flight: half at partial_sectors_half (docs/model.md, "Sectors left to
+     * other blocks") */
+    double partial = r->partial_sectors_in_flight_per_sm / dev->partial_sectors_half;
+    r->perf_dram /= 1 + pow(partial, PARTIAL_EXPONENT);
     double lim[] = {r->perf_flops,   r->perf_l1,     r->perf_l2,    r->perf_dram,
                     r->perf_latency, r->perf_blocks, r->perf_stores};
     double n = dev->limit_sharpness, sum = 0;

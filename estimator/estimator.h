@@ -128,6 +128,8 @@ typedef struct est_volumes {
     double l2_store_partial;     /* model v2: bytes the sectors stores leave partly written
                                     after a warp's folding step still miss */
     double l2_store_requests;    /* model v2: L1->L2 write requests (lines per store) */
+    double l2_store_left;        /* model v2: bytes the sectors a thread block's stores
+                                    touch still miss: completed by other blocks */
     double dram_load_compulsory; /* memLoadV1: wave footprint */
     double dram_load_warm;       /* memLoadV2: with reuse of the previous waves' data */
     double dram_load;            /* memLoadV3: with store-eviction reads */
@@ -175,6 +177,8 @@ typedef struct est_result {
     /* Model v2 (docs/model.md, "Latency and occupancy"); 0 under "warpspeed". */
     double active_threads_per_sm; /* threads that update lattice points, per SM */
     double bytes_in_flight_per_sm; /* DRAM bytes the active threads have requested */
+    double partial_sectors_in_flight_per_sm; /* sectors the active threads' stores leave
+                                                partly written for other blocks */
     double perf_latency;          /* GLup/s the concurrency allows (Little's law) */
     double perf_blocks;           /* GLup/s the block start rate allows */
     double perf_stores;           /* GLup/s the L2 write request rate allows */

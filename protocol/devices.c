@@ -68,6 +68,9 @@ static const dev_field fields[] = {
     V(dram_overload_bytes_per_sm, 1e12,
       "bytes in flight per SM that halve DRAM efficiency (model v2)"),
     V(dram_streams_half, 1e6, "arrays streamed at once that halve DRAM efficiency (model v2)"),
+    V(partial_sectors_half, 1e6,
+      "sectors in flight per SM, left partly written for other blocks, that halve DRAM "
+      "efficiency (model v2)"),
     V(launch_overhead_us, 1e6, "microseconds, fixed time of one launch (model v2)"),
     V(rank_precision, 0.5,
       "fraction of the best prediction within which rankings tie (not a model input)"),

@@ -66,6 +66,7 @@ static void add_units(jb *b, cJSON *u)
            "oversubscriptions are dimensionless; overlaps in B/Lup; "
            "updates_per_block in lattice updates, active_threads_per_sm "
            "in threads, bytes_in_flight_per_sm in bytes, "
+           "partial_sectors_in_flight_per_sm in L2 sectors, "
            "store_requests_per_update in L2 write requests per lattice "
            "update, l1_wavefronts in L1 data-pipe wavefronts per lattice update, "
            "stores_left_in_l2 in bytes, dram_charged and l2_store_charged in B/Lup, "
@@ -119,6 +120,7 @@ static void add_details(jb *b, cJSON *d, const est_result *r, int v2, int kepler
         add_num(b, d, "updates_per_block", r->updates_per_block);
         add_num(b, d, "active_threads_per_sm", r->active_threads_per_sm);
         add_num(b, d, "bytes_in_flight_per_sm", r->bytes_in_flight_per_sm);
+        add_num(b, d, "partial_sectors_in_flight_per_sm", r->partial_sectors_in_flight_per_sm);
         add_num(b, d, "store_requests_per_update", r->total.l2_store_requests);
         add_num_or_null(b, d, "l1_wavefronts", r->l1_wavefronts, !kepler);
         add_num(b, d, "stores_left_in_l2", r->stores_left_in_l2);

@@ -331,6 +331,8 @@ static void v2_block_rate(void)
     CHECK_NEAR(num(r, "details", "launch_time_us"), 327.19, 0.001, 0);
     CHECK_NEAR(num(r, "details", "active_threads_per_sm"), 1016.6, 0.001, 0);
     CHECK_NEAR(num(r, "details", "store_requests_per_update"), 0.0625, 0.001, 0);
+    /* every store sector is whole: nothing left for another block to complete */
+    CHECK_NEAR(num(r, "details", "partial_sectors_in_flight_per_sm"), 0, 0, 1e-12);
     /* predicted wavefronts (docs/model.md §3): per warp of 32 updates one load and one
      * store of 2 cycles each (m = 2 for doubles) and the warp's own:
      * (1.075*2 + 0.25*2 + 1.0*2 + 3.0) / 32 */
@@ -348,6 +350,39 @@ static void v2_block_rate(void)
     CHECK(cJSON_IsNull(cJSON_GetObjectItem(cJSON_GetObjectItem(r, "performance"), "latency")));
     CHECK(cJSON_IsNull(cJSON_GetObjectItem(cJSON_GetObjectItem(r, "performance"), "stores")));
     cJSON_Delete(r);
+}
+
+/* Sectors left to other blocks (docs/model.md), hand-derived with V2_DEVICE: the
+ * double copy of v2_block_rate with the store moved one element on, B[x+1] = A[x]. A
+ * block's 32 stores then cover bytes 8 .. 264 of its 256-B stretch: 9 sectors, the
+ * first missing 8 B and the last 24, 32 B that the neighbouring blocks complete, so
+ * 1 B per update, 1/32 sector. With 1016.6 active threads per SM (v2_block_rate) and
+ * nothing folded: 31.77 sectors in flight per SM. The DRAM limit falls as
+ * 1 / (1 + (31.77 / partial_sectors_half)^0.8): with 100 by 1.39955, with 1e5 by
+ * 1.00159, so the first is 1.00159 / 1.39955 = 0.71565 of the second. */
+static void v2_sectors_left(void)
+{
+    const char *fmt =
+        "{\"device\":{\"base\":\"H100-SXM5-80GB\",\"block_rate_per_sm\":12.33,"
+        "\"latency_ns\":892.5,\"fold_overlap\":0.66,\"block_granularity\":0.462,"
+        "\"dram_overload_bytes_per_sm\":1e6,\"dram_streams_half\":200,"
+        "\"partial_sectors_half\":%s},\"domain\":[16777216],\"launch\":{\"block\":[32]},"
+        "\"kernel\":{\"fields\":[{\"name\":\"A\",\"dims\":[16777216],\"loads\":[[\"x\"]]},"
+        "{\"name\":\"B\",\"dims\":[16777218],\"stores\":[[\"x+1\"]]}]}}";
+    char body[2048];
+    double dram[2];
+    const char *half[2] = {"100", "1e5"};
+    for (int i = 0; i < 2; i++) {
+        snprintf(body, sizeof body, fmt, half[i]);
+        cJSON *r = estimate_text(body);
+        CHECK(r != NULL);
+        CHECK_NEAR(num(r, "details", "active_threads_per_sm"), 1016.6, 0.001, 0);
+        CHECK_NEAR(num(r, "details", "partial_sectors_in_flight_per_sm"), 1016.6 / 32, 0.001,
+                   0);
+        dram[i] = num(r, "performance", "dram");
+        cJSON_Delete(r);
+    }
+    CHECK_NEAR(dram[0] / dram[1], 0.71565, 0.0005, 0);
 }
 
 /* The store-request limit (docs/model.md), hand-derived with V2_DEVICE: a float copy
@@ -522,6 +557,7 @@ int main(int argc, char **argv)
     su_k20();
     layer_condition();
     v2_block_rate();
+    v2_sectors_left();
     v2_scattered_stores();
     v2_merged_store_sectors();
     v2_register_reuse();

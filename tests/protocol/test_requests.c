@@ -63,6 +63,9 @@ static const bad_case cases[] = {
     /* model 2026.11-6's figures: fewer than one array, a negative launch time */
     {0, "{\"device\":{\"base\":\"H100-SXM5-80GB\",\"dram_streams_half\":0.5}}",
      "invalid_request", "device.dram_streams_half", "[1, 1e6) arrays"},
+    /* model 2026.11-10's: no sectors at all would divide by zero */
+    {0, "{\"device\":{\"base\":\"H100-SXM5-80GB\",\"partial_sectors_half\":0}}",
+     "invalid_request", "device.partial_sectors_half", "[0.01, 1e6) sectors"},
     {0, "{\"device\":{\"base\":\"H100-SXM5-80GB\",\"launch_overhead_us\":-1}}",
      "invalid_request", "device.launch_overhead_us", "from 0 to 1e+06"},
     {0, "{\"device\":{\"base\":\"H100-SXM5-80GB\",\"launch_overhead_us\":1e7}}",
