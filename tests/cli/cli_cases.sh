@@ -513,7 +513,7 @@ case_readme_decision() {
         fail "the first line is not the recommendation"
     sed -n 2p "$T/out" | grep -q '^  why: one of [0-9]* configurations predicted within 5\.9 % of the best' ||
         fail "the second line does not say why"
-    expect_in out "tie group (within 6.1 % of the best): "
+    expect_in out "tie group (within 5.9 % of the best): "
     expect_in out "predicted GLup/s: best "
     grep -q '^baseline (rank [0-9]*, [0-9.]* GLup/s): keep the baseline 32x4x1, folding 1x1x1' "$T/out" ||
         fail "no baseline advice"
