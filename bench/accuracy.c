@@ -558,7 +558,8 @@ static void dump(const char *path)
                     "\"registers\":%d,\"l1_wavefronts_predicted\":%.5g,"
                     "\"volumes\":{\"l2_load\":%.5g,\"l2_store\":%.5g,\"l2_store_charged\":%.5g,"
                     "\"l2_store_requests\":%.5g,\"dram_load\":%.5g,\"dram_store\":%.5g,"
-                    "\"l2_store_partial\":%.5g,\"l2_store_left\":%.5g,\"dram_charged\":%.5g},\"lattice_updates\":%lld}\n",
+                    "\"l2_store_partial\":%.5g,\"l2_store_left\":%.5g,\"dram_charged\":%.5g},"
+                    "\"lattice_updates\":%lld}\n",
                     fams[i].f.name, r->c.block[0], r->c.block[1], r->c.block[2],
                     r->c.folding[0], r->c.folding[1], r->c.folding[2], r->m.glups, r->pred,
                     est_limiter_name(e->limiter), e->perf_flops, e->perf_l1, e->perf_l2,
@@ -569,8 +570,8 @@ static void dump(const char *path)
                     e->active_threads_per_sm, e->bytes_in_flight_per_sm, e->updates_per_block,
                     r->m.registers, e->l1_wavefronts, e->total.l2_load, e->total.l2_store,
                     e->total.l2_store_charged, e->total.l2_store_requests, e->total.dram_load,
-                    e->total.dram_store, e->total.l2_store_partial, e->total.l2_store_left, e->dram_charged,
-                    (long long)e->lattice_updates);
+                    e->total.dram_store, e->total.l2_store_partial, e->total.l2_store_left,
+                    e->dram_charged, (long long)e->lattice_updates);
         }
     fclose(f);
 }

@@ -89,12 +89,11 @@ static void l1_l2_volumes(const est_binding *b, const est_sample *s, est_result 
          * fold, by later folding steps of the warp or of the block's other warps;
          * other warps of the block complete theirs at the same step, in time */
         const int *fold = b->cfg.launch.folding;
-        if (fold[0] * fold[1] * fold[2] > 1)
-            v->l2_store_partial = div0(w->store_unwritten, s->warp_lups);
-        else
-            v->l2_store_partial = div0(fs->blk_store_unwritten, s->block_lups);
-        v->l2_store_requests = div0(w->store_lines, s->warp_lups);
         v->l2_store_left = div0(fs->blk_store_unwritten, s->block_lups);
+        v->l2_store_partial = fold[0] * fold[1] * fold[2] > 1
+                                  ? div0(w->store_unwritten, s->warp_lups)
+                                  : v->l2_store_left;
+        v->l2_store_requests = div0(w->store_lines, s->warp_lups);
         v->l2_load_compulsory =
             div0(fs->blk_load_sectors * dev->l2_sector_bytes, s->block_lups);
         if (s->nblocks) {
