@@ -15,6 +15,11 @@
  * load with weight 1/(k+2) (k: the load's number) by fma, runs a dependent fma
  * chain for the kernel's flops (cg_chain_steps), and store k writes sum + k.
  * Accesses written without x, y, z run once per thread, as the model counts them.
+ * Pointers are __restrict__ unless the kernel says otherwise (est_kernel_restrict). A
+ * folded thread with __restrict__ pointers and no field both loaded and stored computes
+ * every step's sum before it stores any, so that the compiler loads an element several
+ * steps need once, as model v2 counts (docs/model.md, "Register reuse across folding
+ * steps"); threads with a step outside the domain guard each step instead.
  *
  * Threads: every call is independent (no state kept between calls); the driver's
  * primary context is shared by the process, so measurements on one GPU should not

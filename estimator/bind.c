@@ -353,6 +353,24 @@ static int bind_fields(est_binding *b, addr_set *set, lr_error *err)
     return 0;
 }
 
+/* Stores of a thread, all fields and steps, that L1 still merges across steps when the
+ * thread issues them back to back: on the H100 the stencils' 2 and 4 merge (x-folded
+ * 7-point, double: 9.7 B/Lup reach L2 of the 16 written per instruction, 8 complete),
+ * the array-of-structs copy's 8 mostly do not (75-100 of 128, 16 complete) and its 16
+ * and 32 or D3Q19's 38 not at all (docs/model.md, "Partly written sectors"). */
+#define MERGE_DEFERRED 4
+
+/* Whether the stores of all of a folded thread's steps merge as one step's (model v2). */
+static int merges_all_steps(const est_kernel *k, const int fold[3])
+{
+    int64_t stores = 0, steps = (int64_t)fold[0] * fold[1] * fold[2];
+    if (k->model != EST_MODEL_V2 || steps == 1 || !est_kernel_defers_stores(k))
+        return 0;
+    for (int f = 0; f < k->nfields; f++)
+        stores += k->fields[f].nstores;
+    return stores * steps <= MERGE_DEFERRED;
+}
+
 int est_bind(est_binding *b, const est_kernel *k, const est_device *dev, const est_config *cfg,
              lr_error *err)
 {
@@ -362,6 +380,7 @@ int est_bind(est_binding *b, const est_kernel *k, const est_device *dev, const e
     b->cfg = *cfg;
     const int *blk = cfg->launch.block;
     b->threads = blk[0] * blk[1] * blk[2];
+    b->merge_all_steps = merges_all_steps(k, cfg->launch.folding);
     for (int f = 0; f < k->nfields && f < EST_MAX_FIELDS; f++)
         snprintf(b->field_path[f], sizeof b->field_path[f], "kernel.fields[%d]", f);
     est_grid(cfg, b->grid);

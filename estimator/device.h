@@ -81,8 +81,8 @@ typedef struct est_device {
  * corpus; then the launch
  * overhead in microseconds, measured on the H100 (bench/overhead). */
 #define EST_V2_DEFAULTS                                                                     \
-    14.8, 897.3, 0.9669, 0.4565, 3.991, 0.9792, 2.44, 0.9679, 78.15, 199.7, 5.55e+06, 275.3, \
-        5928, 6.2
+    16.24, 896.9, 0.9669, 0.4306, 3.368, 1.063, 2.736, 1.128, 80.27, 198.5, 6.449e+07, 150.5, \
+        11580, 6.2
 
 /* Sets d's model-v2 parameters to EST_V2_DEFAULTS. */
 void est_device_set_v2_defaults(est_device *d);

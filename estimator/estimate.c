@@ -80,11 +80,13 @@ static void l1_l2_volumes(const est_binding *b, const est_sample *s, est_result 
             v->l1_cycles = max3(C, TAG, DP + ALLOC);
         v->l1_load = div0(w->load_sectors * dev->l1_sector_bytes, s->warp_lups);
         /* L2 receives a sector that one folding step's stores complete once; the limits
-         * still charge every store instruction's sectors (docs/model.md "Partly written
-         * sectors") */
+         * still charge every store instruction's sectors, except where the stores of all
+         * steps merge (docs/model.md "Partly written sectors") */
         v->l2_store_charged = div0(w->store_sectors * dev->l1_sector_bytes, s->warp_lups);
         v->l2_store =
             div0((w->store_sectors - w->store_merged) * dev->l1_sector_bytes, s->warp_lups);
+        if (b->merge_all_steps)
+            v->l2_store_charged = v->l2_store;
         /* partly written sectors completed later: by other blocks, or, when threads
          * fold, by later folding steps of the warp or of the block's other warps;
          * other warps of the block complete theirs at the same step, in time */
@@ -241,14 +243,14 @@ static void smallest(const double *lim, int n, est_result *r)
 static void v2_limits(const est_device *dev, est_result *r)
 {
     const est_config *c = &r->config;
-    int threads = c->launch.block[0] * c->launch.block[1] * c->launch.block[2];
     int fold = c->launch.folding[0] * c->launch.folding[1] * c->launch.folding[2];
     double blocks = (double)r->grid[0] * (double)r->grid[1] * (double)r->grid[2];
     r->updates_per_block = div0((double)r->lattice_updates, blocks);
     /* threads with work: a block wider than the domain, or cut by its edge, has idle
-     * threads that hold slots but request nothing */
+     * threads that hold slots but request nothing; they return at once, so only the
+     * working ones drain (docs/model.md "Latency and occupancy") */
     double working = r->updates_per_block / fold;
-    double drain = 1 - dev->block_granularity * threads / (double)dev->max_threads_per_sm;
+    double drain = 1 - dev->block_granularity * working / (double)dev->max_threads_per_sm;
     r->active_threads_per_sm = r->blocks_per_sm * working * drain;
     double in_flight = pow((double)fold, dev->fold_overlap);
     r->perf_latency = dev->sm_count * r->active_threads_per_sm * in_flight / dev->latency_ns;

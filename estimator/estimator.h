@@ -80,6 +80,13 @@ void est_kernel_set_model(est_kernel *k, est_model model, int restrict_);
 est_model est_kernel_model(const est_kernel *k);
 int est_kernel_restrict(const est_kernel *k);
 
+/* Whether a folded thread of this kernel computes all its lattice points before it
+ * stores any: with __restrict__ pointers and no field both loaded and stored (a store
+ * could change a later step's load). The code shape model v2 assumes (its loads kept in
+ * registers across steps, its stores of all steps merged as one step's) and the one
+ * cudagen emits (docs/model.md, "Register reuse across folding steps"). */
+int est_kernel_defers_stores(const est_kernel *k);
+
 /* Kernels with equal identity must have equal fields and accesses: each thread's
  * caches (access maps, footprint counts) then serve them all, across requests. By
  * default every kernel object has an identity of its own; the request layer sets one

@@ -120,6 +120,8 @@ typedef struct est_binding {
     est_config cfg;
     int64_t grid[3];
     int threads;    /* per block */
+    int merge_all_steps; /* model v2: L1 merges the stores of all of a thread's folding
+                          * steps as one step's (bind.c, merges_all_steps) */
     est_inst *inst; /* owned; grouped by field, loads before stores */
     int ninst;
     int first[EST_MAX_FIELDS], count[EST_MAX_FIELDS];

@@ -136,6 +136,16 @@ int est_kernel_restrict(const est_kernel *k)
     return k->restrict_;
 }
 
+int est_kernel_defers_stores(const est_kernel *k)
+{
+    if (!k->restrict_)
+        return 0;
+    for (int f = 0; f < k->nfields; f++)
+        if (k->fields[f].nloads && k->fields[f].nstores)
+            return 0;
+    return 1;
+}
+
 void est_kernel_set_identity(est_kernel *k, uint64_t identity)
 {
     /* the top bit keeps content identities apart from the counter's */

@@ -260,9 +260,10 @@ static double unwritten_bytes(int64_t *key, int n, int elem, int64_t sec, double
 /* Model v2 (docs/model.md, "Partly written sectors"): the bytes that the sectors group
  * G's stores write for the lanes at coords still miss after each folding step, the
  * stores of one step merged, into wc->store_unwritten; the writes to sectors a step's
- * stores complete beyond the first, into wc->store_merged. Steps with more than
- * MERGE_STORES stores of the group, groups of more than MERGE_MEMBERS members and
- * elements as wide as a sector count none. */
+ * stores complete beyond the first, into wc->store_merged. A kernel whose threads store
+ * after all their steps (est_kernel_defers_stores) merges the stores of every step as
+ * one step's. Steps with more than MERGE_STORES stores of the group, groups of more than
+ * MERGE_MEMBERS members and elements as wide as a sector count none. */
 static void merge_step_stores(const est_binding *b, const est_group *G, int lanes,
                               int64_t coords[32][EST_NCOORD], est_warp_counts *wc)
 {
@@ -272,6 +273,7 @@ static void merge_step_stores(const est_binding *b, const est_group *G, int lane
         return;
     char done[MERGE_MEMBERS] = {0};
     double unwritten = 0, merged_all = 0;
+    int one_step = b->merge_all_steps;
     for (int m = 0; m < G->n; m++) {
         const est_inst *in = &b->inst[b->member[G->first + m]];
         if (!in->is_store || done[m])
@@ -279,7 +281,7 @@ static void merge_step_stores(const est_binding *b, const est_group *G, int lane
         int n = 0, valid, members = 0;
         for (int o = m; o < G->n; o++) {
             const est_inst *io = &b->inst[b->member[G->first + o]];
-            if (!io->is_store || memcmp(io->step, in->step, sizeof in->step))
+            if (!io->is_store || (!one_step && memcmp(io->step, in->step, sizeof in->step)))
                 continue;
             done[o] = 1;
             if (members == MERGE_STORES)
@@ -364,7 +366,8 @@ static int shape_key(const est_sampler *s, const est_group *G, int64_t a0,
         return 0;
     const est_inst *first = &b->inst[b->member[G->first]];
     int n = 0, valid;
-    key[n++] = elem + 1024 * (int64_t)b->k->model; /* the model: merge_step_stores */
+    /* the model and the code shape: merge_step_stores */
+    key[n++] = elem + 1024 * (int64_t)b->k->model + 4096 * (int64_t)b->merge_all_steps;
     key[n++] = dev->l1_bank_bytes_per_cycle;
     key[n++] = dev->l1_line_bytes;
     key[n++] = dev->l1_sector_bytes;

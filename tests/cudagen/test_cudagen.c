@@ -5,7 +5,8 @@
  *    is compared byte for byte with tests/cudagen/golden/<name>.cu. After an
  *    intended change of the generator, run with LR_REGEN_GOLDEN=1 to rewrite them,
  *    and read the diff.
- * 2. NVRTC compiles each to PTX for compute_75, compute_80 and compute_90.
+ * 2. NVRTC compiles each to PTX for compute_75, compute_80 and compute_90; a folded
+ *    stencil's PTX loads each element once per thread (the model's register reuse).
  * 3. The C printer, configuration checks and field layout, with exact expectations.
  * 4. The runner against a fake GPU backend: errors on every step come back as
  *    values with all device memory released, and timing statistics are right.
@@ -166,6 +167,45 @@ static void test_compile_errors(void)
     CHECK_INT(cg_compile("", "compute_10", &image, &size, NULL, &err), -1);
     CHECK_INT(err.code, LR_UNAVAILABLE);
     CHECK_CONTAINS(err.message, "cannot compile for compute_10");
+}
+
+/* Counts the global loads in the PTX NVRTC makes of kernel k under cfg (-1 when it
+ * does not compile). */
+static int ptx_loads(const est_kernel *k, const est_config *cfg)
+{
+    lr_error err;
+    char *src, *image = NULL;
+    size_t size;
+    int n = -1;
+
+    lr_error_clear(&err);
+    if (!(src = cg_emit_source(k, cfg, &err)))
+        return -1;
+    if (cg_compile(src, "compute_90", &image, &size, NULL, &err) == 0) {
+        n = 0;
+        for (const char *p = image; (p = strstr(p, "ld.global")); p++)
+            n++;
+    }
+    free(image);
+    free(src);
+    return n;
+}
+
+/* docs/model.md, "Register reuse across folding steps": a 7-point stencil folded 4 in z
+ * loads 7 elements per point, 28 per thread, of which the centre column z-1 .. z+4 is
+ * 6 distinct ones instead of 12, so 22 loads with __restrict__ (the generated code
+ * computes every step's sum before it stores); without it the stores in between make
+ * the compiler load all 28. The domain is a multiple of block x folding, so only the
+ * deferred form is emitted. */
+static void test_register_reuse(void)
+{
+    est_kernel *k = tk_3d7pt(64, 32, 32);
+    est_config c = tk_config(64, 32, 32, 32, 4, 1, 1, 1, 4);
+
+    CHECK_INT(ptx_loads(k, &c), 22);
+    est_kernel_set_model(k, EST_MODEL_V2, 0);
+    CHECK_INT(ptx_loads(k, &c), 28);
+    est_kernel_free(k);
 }
 
 /* ---- printer, checks, layout ---- */
@@ -531,6 +571,7 @@ int main(int argc, char **argv)
         no_nvrtc = test_nvrtc(&cases[i]);
     if (!no_nvrtc) {
         test_compile_errors();
+        test_register_reuse();
         test_fake_runner();
     }
     for (size_t i = 0; i < n; i++)

@@ -38,17 +38,38 @@ extern "C" __global__ void lr_kernel(const float *__restrict__ f0, float *__rest
     if (tidx * 2 >= nx || tidy >= ny || tidz >= nz)
         return;
 
-    #pragma unroll
-    for (int ix = 0; ix < 2; ix++) {
-        const long x = tidx * 2 + ix, y = tidy, z = tidz;
-        if (x < nx && y < ny && z < nz) {
+    if (tidx * 2 + 1 < nx && tidy < ny && tidz < nz) {
+        float sums[2];
+        #pragma unroll
+        for (int ix = 0; ix < 2; ix++) {
+            const long x = tidx * 2 + ix;
             float sum = 0.0f;
             sum = fmaf(0.5f, f0[x], sum);
             sum = fmaf(0.333333343f, f0[lr_floordiv(x + 1, 2)], sum);
             #pragma unroll 4
             for (int s = 0; s < 2; s++)
                 sum = fmaf(sum, 0.999023438f, 0.0009765625f);
+            sums[ix] = sum;
+        }
+        #pragma unroll
+        for (int ix = 0; ix < 2; ix++) {
+            const long x = tidx * 2 + ix;
+            const float sum = sums[ix];
             f1[x] = sum + 0.0f;
+        }
+    } else {
+        #pragma unroll
+        for (int ix = 0; ix < 2; ix++) {
+            const long x = tidx * 2 + ix, y = tidy, z = tidz;
+            if (x < nx && y < ny && z < nz) {
+                float sum = 0.0f;
+                sum = fmaf(0.5f, f0[x], sum);
+                sum = fmaf(0.333333343f, f0[lr_floordiv(x + 1, 2)], sum);
+                #pragma unroll 4
+                for (int s = 0; s < 2; s++)
+                    sum = fmaf(sum, 0.999023438f, 0.0009765625f);
+                f1[x] = sum + 0.0f;
+            }
         }
     }
 }

@@ -38,10 +38,11 @@ extern "C" __global__ void lr_kernel(const double *__restrict__ f0, double *__re
     if (tidx >= nx || tidy >= ny || tidz * 2 >= nz)
         return;
 
-    #pragma unroll
-    for (int iz = 0; iz < 2; iz++) {
-        const long x = tidx, y = tidy, z = tidz * 2 + iz;
-        if (x < nx && y < ny && z < nz) {
+    if (tidx < nx && tidy < ny && tidz * 2 + 1 < nz) {
+        double sums[2];
+        #pragma unroll
+        for (int iz = 0; iz < 2; iz++) {
+            const long x = tidx, y = tidy, z = tidz * 2 + iz;
             double sum = 0.0;
             sum = fma(0.5, f0[x + y * 40L + z * 1200L], sum);
             sum = fma(0.33333333333333331, f0[x - 1 + y * 40L + z * 1200L], sum);
@@ -50,7 +51,29 @@ extern "C" __global__ void lr_kernel(const double *__restrict__ f0, double *__re
             sum = fma(0.16666666666666666, f0[x + (y + 1) * 40L + z * 1200L], sum);
             sum = fma(0.14285714285714285, f0[x + y * 40L + (z - 1) * 1200L], sum);
             sum = fma(0.125, f0[x + y * 40L + (z + 1) * 1200L], sum);
+            sums[iz] = sum;
+        }
+        #pragma unroll
+        for (int iz = 0; iz < 2; iz++) {
+            const long x = tidx, y = tidy, z = tidz * 2 + iz;
+            const double sum = sums[iz];
             f1[x + y * 40L + z * 1200L] = sum + 0.0;
+        }
+    } else {
+        #pragma unroll
+        for (int iz = 0; iz < 2; iz++) {
+            const long x = tidx, y = tidy, z = tidz * 2 + iz;
+            if (x < nx && y < ny && z < nz) {
+                double sum = 0.0;
+                sum = fma(0.5, f0[x + y * 40L + z * 1200L], sum);
+                sum = fma(0.33333333333333331, f0[x - 1 + y * 40L + z * 1200L], sum);
+                sum = fma(0.25, f0[x + 1 + y * 40L + z * 1200L], sum);
+                sum = fma(0.20000000000000001, f0[x + (y - 1) * 40L + z * 1200L], sum);
+                sum = fma(0.16666666666666666, f0[x + (y + 1) * 40L + z * 1200L], sum);
+                sum = fma(0.14285714285714285, f0[x + y * 40L + (z - 1) * 1200L], sum);
+                sum = fma(0.125, f0[x + y * 40L + (z + 1) * 1200L], sum);
+                f1[x + y * 40L + z * 1200L] = sum + 0.0;
+            }
         }
     }
 }

@@ -49,14 +49,32 @@ extern "C" __global__ void lr_kernel(const double *__restrict__ f0, const float 
     tsum = fma(0.5, f0[tix + bix * bdx + 1 + (tidy + 1) * 132], tsum);
     tsum = fma(0.33333333333333331, (double)f1[lr_floormod(tix, 64)], tsum);
 
-    #pragma unroll
-    for (int ix = 0; ix < 2; ix++) {
-        const long x = tidx * 2 + ix, y = tidy, z = tidz;
-        if (x < nx && y < ny && z < nz) {
+    if (tidx * 2 + 1 < nx && tidy < ny && tidz < nz) {
+        double sums[2];
+        #pragma unroll
+        for (int ix = 0; ix < 2; ix++) {
+            const long x = tidx * 2 + ix, y = tidy;
             double sum = tsum;
             sum = fma(0.25, f0[x + 2 + (y + 1) * 132], sum);
+            sums[ix] = sum;
+        }
+        #pragma unroll
+        for (int ix = 0; ix < 2; ix++) {
+            const long x = tidx * 2 + ix, y = tidy;
+            const double sum = sums[ix];
             f2[x + y * 130L] = (float)(sum + 0.0);
             acc += sum;
+        }
+    } else {
+        #pragma unroll
+        for (int ix = 0; ix < 2; ix++) {
+            const long x = tidx * 2 + ix, y = tidy, z = tidz;
+            if (x < nx && y < ny && z < nz) {
+                double sum = tsum;
+                sum = fma(0.25, f0[x + 2 + (y + 1) * 132], sum);
+                f2[x + y * 130L] = (float)(sum + 0.0);
+                acc += sum;
+            }
         }
     }
 
