@@ -591,7 +591,7 @@ class ReadmeExamplesTest(DaemonBackend):
         self.assertIn("[2/2] done", out)
         self.assertRegex(out, r"(not measured: |measured )")
         out = self.run_block(decision)
-        self.assertRegex(out, r"^\d+ of \d+ configurations tie within 5\.9 % of the best\n")
+        self.assertRegex(out, r"^\d+ of \d+ configurations tie within 9\.6 % of the best\n")
         self.assertRegex(out, r"\nuse \(\d+, \d+, 1\) \(\d, \d, 1\) because one of \d+ "
                               r"configurations predicted within 5\.9 %")
         self.assertRegex(out, r"\nbaseline: (keep|switch) \(rank \d+, gain [0-9.]+ %\) "
