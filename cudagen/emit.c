@@ -318,6 +318,22 @@ static void emit_signature(emitter *e)
     fprintf(e->f, ")\n{\n");
 }
 
+/* Thread coordinates and folding-step counters of the generated code, x, y, z. */
+static const char *const TID[3] = {"tidx", "tidy", "tidz"}, *const STEP[3] = {"ix", "iy", "iz"};
+
+/* Into buf: dimension d of a thread's lattice point at folding step `step` (the loop
+ * counter or a number; NULL: the first step), e.g. "tidz * 4 + iz"; just "tidz"
+ * when d is not folded. */
+static void point_text(char *buf, size_t cap, const est_launch *l, int d, const char *step)
+{
+    if (l->folding[d] == 1)
+        snprintf(buf, cap, "%s", TID[d]);
+    else if (!step)
+        snprintf(buf, cap, "%s * %d", TID[d], l->folding[d]);
+    else
+        snprintf(buf, cap, "%s * %d + %s", TID[d], l->folding[d], step);
+}
+
 /* The launch constants and thread coordinates: only those the accesses use, so the
  * compiler has no unused variables to warn about. */
 static void emit_prologue(emitter *e)
@@ -346,13 +362,8 @@ static void emit_prologue(emitter *e)
     fputc('\n', e->f);
     /* A thread whose first lattice point is outside has none inside: it issues
      * nothing, not even its per-thread accesses. */
-    for (int d = 0; d < 3; d++) {
-        static const char *const tid[3] = {"tidx", "tidy", "tidz"};
-        if (c->launch.folding[d] == 1)
-            snprintf(first[d], sizeof first[d], "%s", tid[d]);
-        else
-            snprintf(first[d], sizeof first[d], "%s * %d", tid[d], c->launch.folding[d]);
-    }
+    for (int d = 0; d < 3; d++)
+        point_text(first[d], sizeof first[d], &c->launch, d, NULL);
     line(e, "if (%s >= nx || %s >= ny || %s >= nz)", first[0], first[1], first[2]);
     line(e, "    return;");
 }
@@ -402,29 +413,25 @@ static int emit_point(emitter *e)
  * use); returns how many loops it opened. */
 static int open_steps(emitter *e, int all)
 {
-    static const char *const step[3] = {"ix", "iy", "iz"};
     const est_launch *l = &e->cfg->launch;
     int opened = 0;
-    char c[3][48], decl[200] = "";
+    char c[48], decl[200] = "";
 
     for (int d = 2; d >= 0; d--) {
         if (l->folding[d] == 1)
             continue;
         line(e, "#pragma unroll");
-        line(e, "for (int %s = 0; %s < %d; %s++) {", step[d], step[d], l->folding[d], step[d]);
+        line(e, "for (int %s = 0; %s < %d; %s++) {", STEP[d], STEP[d], l->folding[d], STEP[d]);
         e->indent += 4;
         opened++;
     }
     for (int d = 0; d < 3; d++) {
-        static const char *const tid[3] = {"tidx", "tidy", "tidz"}, *const name[3] = {"x", "y", "z"};
+        static const char *const name[3] = {"x", "y", "z"};
         size_t used = strlen(decl);
         if (!all && !(e->uses & EST_VAR_BIT(EST_VAR_X + d)))
             continue;
-        if (l->folding[d] == 1)
-            snprintf(c[d], sizeof c[d], "%s", tid[d]);
-        else
-            snprintf(c[d], sizeof c[d], "%s * %d + %s", tid[d], l->folding[d], step[d]);
-        snprintf(decl + used, sizeof decl - used, "%s%s = %s", used ? ", " : "", name[d], c[d]);
+        point_text(c, sizeof c, l, d, STEP[d]);
+        snprintf(decl + used, sizeof decl - used, "%s%s = %s", used ? ", " : "", name[d], c);
     }
     if (decl[0])
         line(e, "const long %s;", decl);
@@ -462,7 +469,6 @@ static int emit_points_guarded(emitter *e)
 static int emit_points_deferred(emitter *e)
 {
     const int *fold = e->cfg->launch.folding;
-    static const char *const step[3] = {"ix", "iy", "iz"};
     int n = fold[0] * fold[1] * fold[2], opened, rc, stride = 1;
     char idx[64] = "";
 
@@ -472,9 +478,9 @@ static int emit_points_deferred(emitter *e)
         if (fold[d] == 1)
             continue;
         if (stride == 1)
-            snprintf(idx + used, sizeof idx - used, "%s%s", used ? " + " : "", step[d]);
+            snprintf(idx + used, sizeof idx - used, "%s%s", used ? " + " : "", STEP[d]);
         else
-            snprintf(idx + used, sizeof idx - used, "%s%s * %d", used ? " + " : "", step[d],
+            snprintf(idx + used, sizeof idx - used, "%s%s * %d", used ? " + " : "", STEP[d],
                      stride);
         stride *= fold[d];
     }
@@ -512,14 +518,10 @@ static int emit_points(emitter *e)
     if (!defer_stores(e))
         return emit_points_guarded(e);
     for (int d = 0; d < 3; d++) {
-        static const char *const tid[3] = {"tidx", "tidy", "tidz"};
-        int span = c->launch.block[d] * c->launch.folding[d];
-        whole &= c->domain[d] % span == 0;
-        if (c->launch.folding[d] == 1)
-            snprintf(last[d], sizeof last[d], "%s", tid[d]);
-        else
-            snprintf(last[d], sizeof last[d], "%s * %d + %d", tid[d], c->launch.folding[d],
-                     c->launch.folding[d] - 1);
+        char step[16];
+        whole &= c->domain[d] % (c->launch.block[d] * c->launch.folding[d]) == 0;
+        snprintf(step, sizeof step, "%d", c->launch.folding[d] - 1);
+        point_text(last[d], sizeof last[d], &c->launch, d, step);
     }
     if (whole) /* the entry guard already returned every thread with a step outside */
         return emit_points_deferred(e);
