@@ -81,6 +81,8 @@ static const char *v2_broken(const est_device *d, char *why, unsigned whysize)
          "must be in [1, 1e6) arrays"},
         {d->partial_sectors_half >= 0.01 && d->partial_sectors_half < 1e6,
          "partial_sectors_half", "must be in [0.01, 1e6) sectors in flight per SM"},
+        {d->partial_sector_ns >= 0 && d->partial_sector_ns < 1e3, "partial_sector_ns",
+         "must be in [0, 1000) ns per sector"},
         {d->launch_overhead_us >= 0 && d->launch_overhead_us < 1e6, "launch_overhead_us",
          "must be in [0, 1e6) microseconds"},
         {d->rank_precision >= 0 && d->rank_precision <= 0.5, "rank_precision",
@@ -165,6 +167,7 @@ void est_device_set_v2_defaults(est_device *d)
     d->dram_overload_bytes_per_sm = v[10];
     d->dram_streams_half = v[11];
     d->partial_sectors_half = v[12];
-    d->launch_overhead_us = v[13];
+    d->partial_sector_ns = v[13];
+    d->launch_overhead_us = v[14];
     d->rank_precision = EST_RANK_PRECISION_DEFAULT;
 }

@@ -64,6 +64,8 @@ typedef struct est_device {
     double dram_streams_half;  /* arrays streamed at once that halve DRAM efficiency */
     double partial_sectors_half; /* sectors in flight per SM, left partly written for
                                     other blocks, that halve DRAM efficiency */
+    double partial_sector_ns;  /* ns the whole GPU loses per sector (of 8-byte elements)
+                                  a block leaves to other blocks, at long store bursts */
     double launch_overhead_us; /* fixed time of one launch (start, ramp, drain): measured */
 
     /* Not a model input: the relative difference of two predictions below which the
@@ -73,16 +75,16 @@ typedef struct est_device {
 } est_device;
 
 /* rank_precision of the H100 corpus: the value of devices measured on no corpus. */
-#define EST_RANK_PRECISION_DEFAULT 0.0956
+#define EST_RANK_PRECISION_DEFAULT 0.0817
 
 /* The model-v2 parameters of the H100 (docs/model.md): block rate, latency, fold
  * overlap, granularity, sharpness, DRAM, L2 and L1 efficiency, store request and store
- * sector rates, DRAM overload, DRAM streams, sectors left partial, fitted on the H100
- * corpus; then the launch
+ * sector rates, DRAM overload, DRAM streams, sectors left partial (in flight, and the
+ * time per sector), fitted on the H100 corpus; then the launch
  * overhead in microseconds, measured on the H100 (bench/overhead). */
 #define EST_V2_DEFAULTS                                                                     \
-    16.24, 896.9, 0.9669, 0.4306, 3.368, 1.063, 2.736, 1.128, 80.27, 198.5, 6.449e+07, 150.5, \
-        11580, 6.2
+    15.79, 801.9, 0.9669, 0.7499, 3.455, 1.091, 4.193, 1.128, 80.95, 195.7, 1.888e+08, 177.9, \
+        16490, 0.04457, 6.2
 
 /* Sets d's model-v2 parameters to EST_V2_DEFAULTS. */
 void est_device_set_v2_defaults(est_device *d);

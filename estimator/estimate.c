@@ -238,9 +238,33 @@ static void smallest(const double *lim, int n, est_result *r)
  * families, H100); the amplitude, partial_sectors_half, is fitted on the corpus. */
 #define PARTIAL_EXPONENT 0.8
 
+/* docs/model.md, "Store bursts that leave sectors to other blocks": the stores per
+ * thread at which the time a sector left to other blocks costs is half its full cost,
+ * chosen on the H100 corpus and bench/align (1.5 and 4 fit worse; docs/model.md) */
+#define STORE_BURST_HALF 2.5
+
+/* The time per lattice update, in ns of the whole GPU, that stores leaving sectors
+ * partly written for other blocks add to a launch: partial_sector_ns per such sector,
+ * weighted by element size (a float's costs half a double's) and by the thread's
+ * store burst B (its store instructions times its folding): B^2 / (B^2 + 2.5^2), so
+ * one store per thread costs 14 % of a burst of 19 (docs/model.md). */
+static double partial_sector_time(const est_kernel *k, const est_device *dev,
+                                  const est_result *r, int fold)
+{
+    int stores = 0;
+    double sectors = 0;
+    for (int f = 0; f < k->nfields; f++) {
+        stores += k->fields[f].nstores;
+        sectors += r->field[f].l2_store_left * k->fields[f].elem_bytes / 8.0;
+    }
+    sectors /= dev->l2_sector_bytes;
+    double burst = (double)fold * stores, half = STORE_BURST_HALF;
+    return dev->partial_sector_ns * sectors * burst * burst / (burst * burst + half * half);
+}
+
 /* docs/model.md "Latency and occupancy": model v2's concurrency and block-rate limits,
  * the attainable bandwidths, and the smooth minimum that combines them. */
-static void v2_limits(const est_device *dev, est_result *r)
+static void v2_limits(const est_kernel *k, const est_device *dev, est_result *r)
 {
     const est_config *c = &r->config;
     int fold = c->launch.folding[0] * c->launch.folding[1] * c->launch.folding[2];
@@ -290,6 +314,14 @@ static void v2_limits(const est_device *dev, est_result *r)
             sum += pow(lim[i], -n);
     smallest(lim, 7, r); /* the limiter named is the tightest single limit */
     r->predicted = sum > 0 ? pow(sum, -1 / n) : 0;
+    /* the stores that leave sectors to other blocks hold the load/store pipe while
+     * every limit above waits: their time adds to the body's, it does not overlap it
+     * (docs/model.md, "Store bursts that leave sectors to other blocks") */
+    if (r->predicted > 0) {
+        double partial_ns = partial_sector_time(k, dev, r, fold);
+        r->predicted = 1 / (1 / r->predicted + partial_ns);
+        r->partial_sector_share = partial_ns * r->predicted;
+    }
     /* a launch also costs a fixed time of its own (starting the grid, filling the
      * memory pipeline, draining the last wave; docs/model.md, "Launch overhead"),
      * measured by bench/overhead and launchrank calibrate: the limits
@@ -305,7 +337,7 @@ void est_result_performance(const est_kernel *k, const est_device *dev, est_resu
 {
     throughput_limits(k, dev, r);
     if (k->model == EST_MODEL_V2) {
-        v2_limits(dev, r);
+        v2_limits(k, dev, r);
         return;
     }
     double lim[4] = {r->perf_flops, r->perf_l1, r->perf_l2, r->perf_dram};

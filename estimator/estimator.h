@@ -186,6 +186,8 @@ typedef struct est_result {
     double bytes_in_flight_per_sm; /* DRAM bytes the active threads have requested */
     double partial_sectors_in_flight_per_sm; /* sectors the active threads' stores leave
                                                 partly written for other blocks */
+    double partial_sector_share;  /* share of the predicted time lost to the stores
+                                     that leave those sectors (docs/model.md) */
     double perf_latency;          /* GLup/s the concurrency allows (Little's law) */
     double perf_blocks;           /* GLup/s the block start rate allows */
     double perf_stores;           /* GLup/s the L2 write request rate allows */

@@ -71,6 +71,9 @@ static const dev_field fields[] = {
     V(partial_sectors_half, 1e6,
       "sectors in flight per SM, left partly written for other blocks, that halve DRAM "
       "efficiency (model v2)"),
+    V(partial_sector_ns, 1e3,
+      "ns of the whole GPU per L2 sector (of 8-byte elements) a thread block leaves "
+      "partly written for other blocks, at long store bursts (model v2)"),
     V(launch_overhead_us, 1e6, "microseconds, fixed time of one launch (model v2)"),
     V(rank_precision, 0.5,
       "fraction of the best prediction within which rankings tie (not a model input)"),

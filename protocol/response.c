@@ -63,7 +63,7 @@ static void add_units(jb *b, cJSON *u)
     jb_str(b, u, "performance", "GLup/s (10^9 lattice updates per second); null = no limit");
     jb_str(b, u, "launch", "grid and wave in thread blocks, blocks_per_sm in blocks");
     jb_str(b, u, "details",
-           "oversubscriptions are dimensionless; overlaps in B/Lup; "
+           "oversubscriptions and partial_sector_share are dimensionless; overlaps in B/Lup; "
            "updates_per_block in lattice updates, active_threads_per_sm "
            "in threads, bytes_in_flight_per_sm in bytes, "
            "partial_sectors_in_flight_per_sm in L2 sectors, "
@@ -121,6 +121,7 @@ static void add_details(jb *b, cJSON *d, const est_result *r, int v2, int kepler
         add_num(b, d, "active_threads_per_sm", r->active_threads_per_sm);
         add_num(b, d, "bytes_in_flight_per_sm", r->bytes_in_flight_per_sm);
         add_num(b, d, "partial_sectors_in_flight_per_sm", r->partial_sectors_in_flight_per_sm);
+        add_num(b, d, "partial_sector_share", r->partial_sector_share);
         add_num(b, d, "store_requests_per_update", r->total.l2_store_requests);
         add_num_or_null(b, d, "l1_wavefronts", r->l1_wavefronts, !kepler);
         add_num(b, d, "stores_left_in_l2", r->stores_left_in_l2);

@@ -33,7 +33,7 @@ static const lr_opt_cmd fit_cmd = {
     .usage =
         "Usage: launchrank fit [--db PATH] [--out FILE] [--name NAME] DEVICE\n"
         "\n"
-        "Refits the twelve fitted model-v2 parameters of DEVICE (docs/model.md, \"Fitted\n"
+        "Refits the thirteen fitted model-v2 parameters of DEVICE (docs/model.md, \"Fitted\n"
         "parameters\") to the GPU timings in the measurement log of the database: every\n"
         "`launchrank measure --db PATH` and `launchrank rank --measure-top K --db PATH` run\n"
         "(and the daemon's measured rankings) add to it. It uses the measurements whose\n"

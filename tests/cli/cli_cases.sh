@@ -678,7 +678,7 @@ case_calibrate() {
     for k in sm_count l2_bytes clock_ghz dram_bw_gbs l2_bw_gbs block_rate_per_sm latency_ns \
         fold_overlap block_granularity limit_sharpness dram_efficiency l2_efficiency \
         l1_efficiency store_requests_per_ns store_sectors_per_ns dram_overload_bytes_per_sm \
-        dram_streams_half partial_sectors_half launch_overhead_us; do
+        dram_streams_half partial_sectors_half partial_sector_ns launch_overhead_us; do
         # the first occurrence: units and sources repeat the names
         a=$(tr -d ' \t\n' < h200.json | sed 's/"units".*//;s/"sources".*//' |
             sed -n "s/.*\"$k\":\([^,}]*\).*/\1/p")

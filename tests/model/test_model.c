@@ -290,7 +290,8 @@ static void layer_condition(void)
     "\"fold_overlap\":0.66,\"block_granularity\":0.462,\"limit_sharpness\":7.59,"               \
     "\"dram_efficiency\":0.717,\"l2_efficiency\":1.697,\"l1_efficiency\":0.999,"               \
     "\"store_requests_per_ns\":80,\"store_sectors_per_ns\":160,"                               \
-    "\"dram_overload_bytes_per_sm\":1e6,\"dram_streams_half\":200,\"launch_overhead_us\":5}"
+    "\"dram_overload_bytes_per_sm\":1e6,\"dram_streams_half\":200,\"launch_overhead_us\":5," \
+    "\"partial_sector_ns\":0}"
 
 /* Model v2 (docs/model.md, "Latency and occupancy"), hand-derived with V2_DEVICE on
  * the H100 (132 SMs, 1.755 GHz, L2 5300 GB/s, DRAM 2900 GB/s) for a double copy
@@ -383,6 +384,43 @@ static void v2_sectors_left(void)
         cJSON_Delete(r);
     }
     CHECK_NEAR(dram[0] / dram[1], 0.71565, 0.0005, 0);
+}
+
+/* Store bursts that leave sectors to other blocks (docs/model.md), hand-derived: the
+ * copy of v2_sectors_left leaves 1/32 sector per update (8-byte elements, weight 1),
+ * and each thread stores once, B = 1: B^2 / (B^2 + 2.5^2) = 1/7.25. The term adds
+ * partial_sector_ns / 32 / 7.25 ns per update in series, and the launch overhead
+ * adds the same time to both, so 1/predicted (ns per update) with partial_sector_ns 1
+ * exceeds that with 0 by 1/232 = 0.00431034 ns; folded 4 in x (a block's stretch 4
+ * times as long: 1/128 sector per update; B = 4: 16/22.25) by 1/128 * 16/22.25 =
+ * 0.00561798 ns. */
+static void v2_store_bursts(void)
+{
+    const char *fmt =
+        "{\"device\":{\"base\":\"H100-SXM5-80GB\",\"partial_sector_ns\":%s},"
+        "\"domain\":[16777216],\"launch\":{\"block\":[32],\"folding\":[%d]},"
+        "\"kernel\":{\"fields\":[{\"name\":\"A\",\"dims\":[16777216],\"loads\":[[\"x\"]]},"
+        "{\"name\":\"B\",\"dims\":[16777218],\"stores\":[[\"x+1\"]]}]}}";
+    const int fold[2] = {1, 4};
+    const double want[2] = {1 / 232.0, 16 / 22.25 / 128};
+    for (int k = 0; k < 2; k++) {
+        double inv[2];
+        for (int i = 0; i < 2; i++) {
+            char body[2048];
+            snprintf(body, sizeof body, fmt, i ? "1" : "0", fold[k]);
+            cJSON *r = estimate_text(body);
+            CHECK(r != NULL);
+            inv[i] = 1 / num(r, "performance", "predicted");
+            if (i) /* the share of the body's time: the term's ns times the body's rate */
+                CHECK(num(r, "details", "partial_sector_share") > 0 &&
+                      num(r, "details", "partial_sector_share") < 1);
+            else
+                CHECK_NEAR(num(r, "details", "partial_sector_share"), 0, 0, 1e-12);
+            cJSON_Delete(r);
+        }
+        /* 1e-3: the response gives predicted to 5 significant digits */
+        CHECK_NEAR(inv[1] - inv[0], want[k], 1e-3, 0);
+    }
 }
 
 /* The store-request limit (docs/model.md), hand-derived with V2_DEVICE: a float copy
@@ -558,6 +596,7 @@ int main(int argc, char **argv)
     layer_condition();
     v2_block_rate();
     v2_sectors_left();
+    v2_store_bursts();
     v2_scattered_stores();
     v2_merged_store_sectors();
     v2_register_reuse();
