@@ -363,12 +363,10 @@ static int bind_fields(est_binding *b, addr_set *set, lr_error *err)
 /* Whether the stores of all of a folded thread's steps merge as one step's (model v2). */
 static int merges_all_steps(const est_kernel *k, const int fold[3])
 {
-    int64_t stores = 0, steps = (int64_t)fold[0] * fold[1] * fold[2];
+    int64_t steps = (int64_t)fold[0] * fold[1] * fold[2];
     if (k->model != EST_MODEL_V2 || steps == 1 || !est_kernel_defers_stores(k))
         return 0;
-    for (int f = 0; f < k->nfields; f++)
-        stores += k->fields[f].nstores;
-    return stores * steps <= MERGE_DEFERRED;
+    return est_kernel_stores(k) * steps <= MERGE_DEFERRED;
 }
 
 int est_bind(est_binding *b, const est_kernel *k, const est_device *dev, const est_config *cfg,

@@ -251,14 +251,11 @@ static void smallest(const double *lim, int n, est_result *r)
 static double partial_sector_time(const est_kernel *k, const est_device *dev,
                                   const est_result *r, int fold)
 {
-    int stores = 0;
     double sectors = 0;
-    for (int f = 0; f < k->nfields; f++) {
-        stores += k->fields[f].nstores;
+    for (int f = 0; f < k->nfields; f++)
         sectors += r->field[f].l2_store_left * k->fields[f].elem_bytes / 8.0;
-    }
     sectors /= dev->l2_sector_bytes;
-    double burst = (double)fold * stores, half = STORE_BURST_HALF;
+    double burst = (double)fold * est_kernel_stores(k), half = STORE_BURST_HALF;
     return dev->partial_sector_ns * sectors * burst * burst / (burst * burst + half * half);
 }
 

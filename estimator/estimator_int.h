@@ -229,6 +229,10 @@ static inline int est_ctx_expired(est_ctx *ctx)
     return atomic_load_explicit(&ctx->expired, memory_order_relaxed);
 }
 
+/* kernel.c: the store instructions of one lattice update, all fields: a folded
+ * thread issues them once per step (its store burst, docs/model.md) */
+int est_kernel_stores(const est_kernel *k);
+
 /* launch.c */
 int est_blocks_per_sm(const est_kernel *k, const est_device *dev, int threads);
 /* launch.c: whether the model can estimate cfg's folding of k: a folding of more than

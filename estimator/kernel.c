@@ -146,6 +146,14 @@ int est_kernel_defers_stores(const est_kernel *k)
     return 1;
 }
 
+int est_kernel_stores(const est_kernel *k)
+{
+    int stores = 0;
+    for (int f = 0; f < k->nfields; f++)
+        stores += k->fields[f].nstores;
+    return stores;
+}
+
 void est_kernel_set_identity(est_kernel *k, uint64_t identity)
 {
     /* the top bit keeps content identities apart from the counter's */
