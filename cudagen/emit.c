@@ -512,14 +512,13 @@ static int defer_stores(const emitter *e)
 static int emit_points(emitter *e)
 {
     const est_config *c = e->cfg;
-    int whole = 1, load_no = e->load_no, store_no = e->store_no, rc;
+    int whole = est_config_tiles_domain(c), load_no = e->load_no, store_no = e->store_no, rc;
     char last[3][64];
 
     if (!defer_stores(e))
         return emit_points_guarded(e);
     for (int d = 0; d < 3; d++) {
         char step[16];
-        whole &= c->domain[d] % (c->launch.block[d] * c->launch.folding[d]) == 0;
         snprintf(step, sizeof step, "%d", c->launch.folding[d] - 1);
         point_text(last[d], sizeof last[d], &c->launch, d, step);
     }

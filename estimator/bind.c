@@ -360,11 +360,18 @@ static int bind_fields(est_binding *b, addr_set *set, lr_error *err)
  * and 32 or D3Q19's 38 not at all (docs/model.md, "Partly written sectors"). */
 #define MERGE_DEFERRED 4
 
-/* Whether the stores of all of a folded thread's steps merge as one step's (model v2). */
-static int merges_all_steps(const est_kernel *k, const int fold[3])
+/* Whether the stores of all of a folded thread's steps merge as one step's (model v2).
+ * Only where block x folding tiles the domain: with the guarded second form for the
+ * edge threads, NVCC computes and stores the first step before it branches on the
+ * others, and the steps' stores no longer reach L1 together (H100: doubles folded 2 in
+ * x on the odd domains, 16.5 B/Lup of L2 stores, the per-instruction count; docs/model.md,
+ * "Partly written sectors"). */
+static int merges_all_steps(const est_kernel *k, const est_config *cfg)
 {
+    const int *fold = cfg->launch.folding;
     int64_t steps = (int64_t)fold[0] * fold[1] * fold[2];
-    if (k->model != EST_MODEL_V2 || steps == 1 || !est_kernel_defers_stores(k))
+    if (k->model != EST_MODEL_V2 || steps == 1 || !est_kernel_defers_stores(k) ||
+        !est_config_tiles_domain(cfg))
         return 0;
     return est_kernel_stores(k) * steps <= MERGE_DEFERRED;
 }
@@ -378,7 +385,7 @@ int est_bind(est_binding *b, const est_kernel *k, const est_device *dev, const e
     b->cfg = *cfg;
     const int *blk = cfg->launch.block;
     b->threads = blk[0] * blk[1] * blk[2];
-    b->merge_all_steps = merges_all_steps(k, cfg->launch.folding);
+    b->merge_all_steps = merges_all_steps(k, cfg);
     for (int f = 0; f < k->nfields && f < EST_MAX_FIELDS; f++)
         snprintf(b->field_path[f], sizeof b->field_path[f], "kernel.fields[%d]", f);
     est_grid(cfg, b->grid);

@@ -258,6 +258,13 @@ void est_result_performance(const est_kernel *k, const est_device *dev, est_resu
  * (0 where a block or folding side is not positive). */
 void est_grid(const est_config *cfg, int64_t grid[3]);
 
+/* Whether block x folding tiles cfg's domain in every dimension, so that every thread
+ * the entry guard keeps has all its folding steps in the domain. cudagen emits a
+ * folded thread's steps in one form then, else with a guarded second form for the
+ * threads at the edge, and the model v2's store merging follows that code shape
+ * (docs/model.md, "Partly written sectors"). */
+int est_config_tiles_domain(const est_config *cfg);
+
 /* The one check of launch limits (launch.c), which est_estimate and cudagen's
  * cg_config_check both call. Returns 0 when cfg can run, else -1 with err:
  *   LR_INVALID_REQUEST for a domain side outside 1..EST_MAX_DOMAIN_SIDE or more than

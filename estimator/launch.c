@@ -51,6 +51,16 @@ void est_grid(const est_config *cfg, int64_t grid[3])
     }
 }
 
+int est_config_tiles_domain(const est_config *cfg)
+{
+    for (int d = 0; d < 3; d++) {
+        int64_t per_block = (int64_t)cfg->launch.block[d] * cfg->launch.folding[d];
+        if (per_block <= 0 || cfg->domain[d] % per_block)
+            return 0;
+    }
+    return 1;
+}
+
 /* Sides of the domain, block and folding are at least 1; the domain's within
  * EST_MAX_DOMAIN_SIDE and EST_MAX_DOMAIN_POINTS, so that every product of them below
  * (and the estimate's) fits in int64. */
