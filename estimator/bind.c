@@ -362,10 +362,10 @@ static int bind_fields(est_binding *b, addr_set *set, lr_error *err)
 
 /* Whether the stores of all of a folded thread's steps merge as one step's (model v2).
  * Only where block x folding tiles the domain: with the guarded second form for the
- * edge threads, NVCC computes and stores the first step before it branches on the
- * others, and the steps' stores no longer reach L1 together (H100: doubles folded 2 in
- * x on the odd domains, 16.5 B/Lup of L2 stores, the per-instruction count; docs/model.md,
- * "Partly written sectors"). */
+ * edge threads, NVCC computes the first step before it branches on the others (PTX),
+ * and the steps' stores no longer merge (H100: doubles folded 2 in x on the odd
+ * domains, 16.5 B/Lup of L2 stores, the per-instruction count; docs/model.md, "Partly
+ * written sectors"). */
 static int merges_all_steps(const est_kernel *k, const est_config *cfg)
 {
     const int *fold = cfg->launch.folding;

@@ -500,7 +500,7 @@ static void v2_merged_store_sectors(void)
  * written. Where block x folding tiles the domain (2^20 = 4096 x 256), the thread stores
  * both steps back to back and L1 merges them: 16 complete sectors per 64 updates,
  * 8 B/Lup. With 8 points fewer, cudagen adds a guarded form for the edge threads, NVCC
- * stores the first step before the branch, and nothing merges: 2 x 16 sectors per 64
+ * computes the first step before it branches, and nothing merges: 2 x 16 sectors per 64
  * updates, 16 B/Lup (the edge warp's fewer sectors are within the tolerance). */
 static void v2_stores_of_all_steps(void)
 {
