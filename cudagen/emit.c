@@ -512,18 +512,19 @@ static int defer_stores(const emitter *e)
 static int emit_points(emitter *e)
 {
     const est_config *c = e->cfg;
-    int whole = est_config_tiles_domain(c), load_no = e->load_no, store_no = e->store_no, rc;
+    int load_no = e->load_no, store_no = e->store_no, rc;
     char last[3][64];
 
     if (!defer_stores(e))
         return emit_points_guarded(e);
+    if (est_config_tiles_domain(c)) /* the entry guard returned every thread with a step
+                                       outside */
+        return emit_points_deferred(e);
     for (int d = 0; d < 3; d++) {
         char step[16];
         snprintf(step, sizeof step, "%d", c->launch.folding[d] - 1);
         point_text(last[d], sizeof last[d], &c->launch, d, step);
     }
-    if (whole) /* the entry guard already returned every thread with a step outside */
-        return emit_points_deferred(e);
     line(e, "if (%s < nx && %s < ny && %s < nz) {", last[0], last[1], last[2]);
     e->indent += 4;
     rc = emit_points_deferred(e);
