@@ -353,27 +353,65 @@ static int bind_fields(est_binding *b, addr_set *set, lr_error *err)
     return 0;
 }
 
-/* Stores of a thread, all fields and steps, that L1 still merges across steps when the
- * thread issues them back to back: on the H100 the stencils' 2 and 4 merge (x-folded
- * 7-point, double: 9.7 B/Lup reach L2 of the 16 written per instruction, 8 complete),
- * the array-of-structs copy's 8 mostly do not (75-100 of 128, 16 complete) and its 16
- * and 32 or D3Q19's 38 not at all (docs/model.md, "Partly written sectors"). */
-#define MERGE_DEFERRED 4
+/* How much of a folded thread's stores reach L2 merged, by the bytes R the thread
+ * stores over all fields and steps when it issues them back to back (model v2;
+ * docs/model.md, "Partly written sectors"). Measured on the H100 with bench/storemerge
+ * (a copy storing F consecutive elements per thread, with K+1 loads per store):
+ *  - R <= 16 B merges (doubles folded 2, floats folded 4: 0-10 % of the steps' sector
+ *    writes left unmerged at full occupancy);
+ *  - R = 32 B merges in part: unmerged 62-72 % with one to four loads per store, 35-42 %
+ *    with 13, and the corpus's 17-load star2d_r4_f64 about 20 % (MERGE_SHARE_*);
+ *  - R >= 64 B does not (96 %), nor do D3Q19's 38 stores.
+ * Between 16 and 32 bytes the share is interpolated linearly. Lower occupancy merges
+ * more (32-thread blocks: 0-50 %); the rule does not model that. */
+#define MERGE_FULL_BYTES 16
+#define MERGE_PART_BYTES 32
+#define MERGE_UNMERGED_ONE_LOAD 0.72 /* unmerged share at R = 32 B, one load per store */
+#define MERGE_UNMERGED_PER_LOAD 0.03 /* less for each further load per store */
 
-/* Whether the stores of all of a folded thread's steps merge as one step's (model v2).
- * Only where block x folding tiles the domain: with the guarded second form for the
- * edge threads, NVCC computes the first step before it branches on the others (PTX),
- * and the steps' stores no longer merge (H100: doubles folded 2 in x on the odd
- * domains, 16.5 B/Lup of L2 stores, the per-instruction count; docs/model.md, "Partly
- * written sectors"). */
-static int merges_all_steps(const est_kernel *k, const est_config *cfg)
+static double bytes_stored_per_step(const est_kernel *k)
+{
+    double bytes = 0;
+    for (int f = 0; f < k->nfields; f++)
+        bytes += (double)k->fields[f].nstores * k->fields[f].elem_bytes;
+    return bytes;
+}
+
+static double loads_per_store(const est_kernel *k)
+{
+    int loads = 0, stores = 0;
+    for (int f = 0; f < k->nfields; f++) {
+        loads += k->fields[f].nloads;
+        stores += k->fields[f].nstores;
+    }
+    return stores ? (double)loads / stores : 0;
+}
+
+/* Whether the stores of all of a folded thread's steps are sampled as one step's
+ * (model v2), and the share of the steps' sector writes that still reach L2 unmerged
+ * (*unmerged, 0 to 1). Where block x folding does not tile the domain, cudagen adds a
+ * guarded second form for the edge threads; with two steps NVCC then issues the first
+ * step's store while the second step's loads are in flight, and the second store one
+ * memory latency later (SASS, H100: doubles folded 2 in x on the odd domains measure
+ * 16.5 B/Lup of L2 stores, the per-instruction count). With more steps the inner
+ * threads' form stores all steps back to back (SASS), as on tiled domains. */
+static int merges_all_steps(const est_kernel *k, const est_config *cfg, double *unmerged)
 {
     const int *fold = cfg->launch.folding;
     int64_t steps = (int64_t)fold[0] * fold[1] * fold[2];
+    *unmerged = 0;
     if (k->model != EST_MODEL_V2 || steps == 1 || !est_kernel_defers_stores(k) ||
-        !est_config_tiles_domain(cfg))
+        (steps == 2 && !est_config_tiles_domain(cfg)))
         return 0;
-    return est_kernel_stores(k) * steps <= MERGE_DEFERRED;
+    double R = bytes_stored_per_step(k) * (double)steps;
+    if (R > MERGE_PART_BYTES)
+        return 0;
+    if (R > MERGE_FULL_BYTES) {
+        double u = MERGE_UNMERGED_ONE_LOAD - MERGE_UNMERGED_PER_LOAD * (loads_per_store(k) - 1);
+        u = u < 0 ? 0 : (u > 1 ? 1 : u);
+        *unmerged = u * (R - MERGE_FULL_BYTES) / (MERGE_PART_BYTES - MERGE_FULL_BYTES);
+    }
+    return 1;
 }
 
 int est_bind(est_binding *b, const est_kernel *k, const est_device *dev, const est_config *cfg,
@@ -385,7 +423,7 @@ int est_bind(est_binding *b, const est_kernel *k, const est_device *dev, const e
     b->cfg = *cfg;
     const int *blk = cfg->launch.block;
     b->threads = blk[0] * blk[1] * blk[2];
-    b->merge_all_steps = merges_all_steps(k, cfg);
+    b->merge_all_steps = merges_all_steps(k, cfg, &b->store_unmerged);
     for (int f = 0; f < k->nfields && f < EST_MAX_FIELDS; f++)
         snprintf(b->field_path[f], sizeof b->field_path[f], "kernel.fields[%d]", f);
     est_grid(cfg, b->grid);

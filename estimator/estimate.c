@@ -82,11 +82,12 @@ static void l1_l2_volumes(const est_binding *b, const est_sample *s, est_result 
         /* L2 receives a sector that one folding step's stores complete once; the limits
          * still charge every store instruction's sectors, except where the stores of all
          * steps merge (docs/model.md "Partly written sectors") */
+        double per_instruction = div0(w->store_sectors * dev->l1_sector_bytes, s->warp_lups);
         v->l2_store =
             div0((w->store_sectors - w->store_merged) * dev->l1_sector_bytes, s->warp_lups);
-        v->l2_store_charged =
-            b->merge_all_steps ? v->l2_store
-                               : div0(w->store_sectors * dev->l1_sector_bytes, s->warp_lups);
+        if (b->merge_all_steps)
+            v->l2_store += b->store_unmerged * (per_instruction - v->l2_store);
+        v->l2_store_charged = b->merge_all_steps ? v->l2_store : per_instruction;
         /* partly written sectors completed later: by other blocks, or, when threads
          * fold, by later folding steps of the warp or of the block's other warps;
          * other warps of the block complete theirs at the same step, in time */

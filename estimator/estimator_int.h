@@ -122,6 +122,8 @@ typedef struct est_binding {
     int threads;    /* per block */
     int merge_all_steps; /* model v2: L1 merges the stores of all of a thread's folding
                           * steps as one step's (bind.c, merges_all_steps) */
+    double store_unmerged; /* with merge_all_steps: the share of the steps' sector
+                            * writes that still reach L2 unmerged (bind.c) */
     est_inst *inst; /* owned; grouped by field, loads before stores */
     int ninst;
     int first[EST_MAX_FIELDS], count[EST_MAX_FIELDS];

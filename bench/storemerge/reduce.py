@@ -1,0 +1,55 @@
+#!/usr/bin/env python3
+"""Reduce device_run.sh's output to one table: bench/storemerge/h100.csv.
+
+Usage: reduce.py RUNDIR [DATE] > h100.csv
+Per configuration: the L2 store sectors per lattice update (B/Lup, what reaches L2),
+the L1 store sectors (B/Lup, every instruction's) and the unmerged share
+(L2 - merged) / (L1 - merged), merged being the element size (every sector once)."""
+import csv
+import io
+import sys
+from collections import defaultdict
+
+N = 1 << 25  # elements stored by every probe launch
+
+
+def ncu_table(path):
+    lines = [l for l in open(path) if l.startswith('"')]
+    rows = list(csv.reader(io.StringIO("".join(lines))))
+    head = rows[0]
+    iid, iname, ival = head.index("ID"), head.index("Metric Name"), head.index("Metric Value")
+    out = defaultdict(dict)
+    for r in rows[1:]:
+        out[int(r[iid])][r[iname]] = float(r[ival].replace(",", ""))
+    return out
+
+
+def main():
+    run = sys.argv[1]
+    date = sys.argv[2] if len(sys.argv) > 2 else ""
+    gpu = open(f"{run}/gpu.txt").read().strip().replace(", ", ",").split(",")
+    w = csv.writer(sys.stdout, lineterminator="\n")
+    w.writerow(["probe", "type", "fold_x", "loads_per_store", "fma_before_store", "offset_elements",
+                "block", "smem_kib", "glups", "l2_store_b_per_lup", "l1_store_b_per_lup",
+                "unmerged_share", "warps_active_pct", "gpu", "driver", "date"])
+    for probe in ("occupancy", "loads"):
+        m = ncu_table(f"{run}/{probe}_ncu.csv")
+        for line in open(f"{run}/{probe}_time.csv"):
+            p = line.strip().split(",")
+            i, name, T, F = int(p[0]), p[1], int(p[2]), int(p[3])
+            if probe == "occupancy":
+                loads, gap, off, block, smem, glups = int(p[4]), int(p[5]) * 16, 0, int(p[6]), int(p[7]), p[9]
+            else:
+                loads, gap, off, block, smem, glups = int(p[5]) + 1, 0, int(p[4]), int(p[6]), 0, p[8]
+            x = m[i]
+            l2 = 32 * x["lts__t_sectors_srcunit_tex_op_write.sum"] / N
+            l1 = 32 * x["l1tex__t_sectors_pipe_lsu_mem_global_op_st.sum"] / N
+            u = (l2 - T) / (l1 - T) if l1 > T + 0.1 else 0.0
+            w.writerow([probe, "float" if T == 4 else "double", F, loads, gap, off, block,
+                        smem // 1024, glups, f"{l2:.2f}", f"{l1:.2f}", f"{u:.3f}",
+                        f"{x['sm__warps_active.avg.pct_of_peak_sustained_active']:.1f}",
+                        gpu[0], gpu[1], date])
+
+
+if __name__ == "__main__":
+    main()
