@@ -2,6 +2,7 @@
 """Reduce device_run.sh's output to one table: bench/storemerge/h100.csv.
 
 Usage: reduce.py RUNDIR [DATE] > h100.csv
+       reduce.py --scatter RUNDIR [DATE] > h100_scatter.csv   (probe_scatter's table)
 Per configuration: the L2 store sectors per lattice update (B/Lup, what reaches L2),
 the L1 store sectors (B/Lup, every instruction's) and the unmerged share
 (L2 - merged) / (L1 - merged), merged being the element size (every sector once)."""
@@ -24,7 +25,39 @@ def ncu_table(path):
     return out
 
 
+def scatter(run, date, gpu):
+    """probe_scatter: the transposed copy folded F in y, blocks of bx x 256/bx. A warp's
+    store instruction touches bx rows; merged, each row's run of (32/bx) x F elements
+    completes its sectors once (B/Lup = element size x max(1, 32 / run bytes))."""
+    w = csv.writer(sys.stdout, lineterminator="\n")
+    w.writerow(["type", "fold_y", "block_x", "block_y", "store_lines_per_instruction", "glups",
+                "l2_store_b_per_lup", "l1_store_b_per_lup", "merged_b_per_lup", "unmerged_share",
+                "warps_active_pct", "gpu", "driver", "date"])
+    m = ncu_table(f"{run}/scatter_ncu.csv")
+    n = 8192 * 4096
+    for line in open(f"{run}/scatter_time.csv"):
+        p = line.strip().split(",")
+        i, T, F, bx, by = int(p[0]), int(p[2]), int(p[3]), int(p[4]), int(p[5])
+        x = m[i]
+        l2 = 32 * x["lts__t_sectors_srcunit_tex_op_write.sum"] / n
+        l1 = 32 * x["l1tex__t_sectors_pipe_lsu_mem_global_op_st.sum"] / n
+        run_bytes = (32 // bx) * F * T
+        merged = T * max(1.0, 32.0 / run_bytes)
+        u = (l2 - merged) / (l1 - merged) if l1 > merged + 0.1 else 0.0
+        lines = bx * max(1, -(-(32 // bx) * T // 128))
+        w.writerow(["float" if T == 4 else "double", F, bx, by, lines, p[7], f"{l2:.2f}",
+                    f"{l1:.2f}", f"{merged:.2f}", f"{u:.3f}",
+                    f"{x['sm__warps_active.avg.pct_of_peak_sustained_active']:.1f}",
+                    gpu[0], gpu[1], date])
+
+
 def main():
+    if sys.argv[1] == "--scatter":
+        run = sys.argv[2]
+        date = sys.argv[3] if len(sys.argv) > 3 else ""
+        gpu = open(f"{run}/gpu.txt").read().strip().replace(", ", ",").split(",")
+        scatter(run, date, gpu)
+        return
     run = sys.argv[1]
     date = sys.argv[2] if len(sys.argv) > 2 else ""
     gpu = open(f"{run}/gpu.txt").read().strip().replace(", ", ",").split(",")
