@@ -355,15 +355,17 @@ static int bind_fields(est_binding *b, addr_set *set, lr_error *err)
 
 /* How much of a folded thread's stores reach L2 merged, by the bytes R the thread
  * stores over all fields and steps when it issues them back to back (model v2;
- * docs/model.md, "Partly written sectors"). Measured on the H100 with bench/storemerge
- * (a copy storing F consecutive elements per thread, with K+1 loads per store):
+ * docs/model.md, "Partly written sectors"). Measured on the H100 and the H200 with
+ * bench/storemerge (a copy storing F consecutive elements per thread, with K+1
+ * coalesced loads per store):
  *  - R <= 16 B merges (doubles folded 2, floats folded 4: 0-10 % of the steps' sector
  *    writes left unmerged at full occupancy);
  *  - R = 32 B merges in part: unmerged 62-72 % with one to four loads per store, 35-42 %
- *    with 13, and the corpus's 17-load star2d_r4_f64 about 20 % (MERGE_SHARE_*);
+ *    with 13, and the corpus's 17-load star2d_r4_f64 about 20 % (MERGE_UNMERGED_*);
  *  - R >= 64 B does not (96 %), nor do D3Q19's 38 stores.
- * Between 16 and 32 bytes the share is interpolated linearly. Lower occupancy merges
- * more (32-thread blocks: 0-50 %); the rule does not model that. */
+ * Between 16 and 32 bytes the share is interpolated linearly. Not modelled: lower
+ * occupancy merges more (32-thread blocks: 17-58 %), scattered loads less (a transposed
+ * copy's 8-16 B: 49-86 %, bench/storemerge/h100_scatter.csv). */
 #define MERGE_FULL_BYTES 16
 #define MERGE_PART_BYTES 32
 #define MERGE_UNMERGED_ONE_LOAD 0.72 /* unmerged share at R = 32 B, one load per store */

@@ -81,7 +81,8 @@ static void l1_l2_volumes(const est_binding *b, const est_sample *s, est_result 
         v->l1_load = div0(w->load_sectors * dev->l1_sector_bytes, s->warp_lups);
         /* L2 receives a sector that one folding step's stores complete once; the limits
          * still charge every store instruction's sectors, except where the stores of all
-         * steps merge (docs/model.md "Partly written sectors") */
+         * steps merge, and there the share left unmerged (store_unmerged, bind.c) comes
+         * back (docs/model.md "Partly written sectors") */
         double per_instruction = div0(w->store_sectors * dev->l1_sector_bytes, s->warp_lups);
         v->l2_store =
             div0((w->store_sectors - w->store_merged) * dev->l1_sector_bytes, s->warp_lups);
