@@ -381,11 +381,9 @@ static double bytes_stored_per_step(const est_kernel *k)
 
 static double loads_per_store(const est_kernel *k)
 {
-    int loads = 0, stores = 0;
-    for (int f = 0; f < k->nfields; f++) {
+    int loads = 0, stores = est_kernel_stores(k);
+    for (int f = 0; f < k->nfields; f++)
         loads += k->fields[f].nloads;
-        stores += k->fields[f].nstores;
-    }
     return stores ? (double)loads / stores : 0;
 }
 
@@ -409,8 +407,10 @@ static int merges_all_steps(const est_kernel *k, const est_config *cfg, double *
     if (R > MERGE_PART_BYTES)
         return 0;
     if (R > MERGE_FULL_BYTES) {
+        /* at most 0.75, with no load at all */
         double u = MERGE_UNMERGED_ONE_LOAD - MERGE_UNMERGED_PER_LOAD * (loads_per_store(k) - 1);
-        u = u < 0 ? 0 : (u > 1 ? 1 : u);
+        if (u < 0)
+            u = 0;
         *unmerged = u * (R - MERGE_FULL_BYTES) / (MERGE_PART_BYTES - MERGE_FULL_BYTES);
     }
     return 1;

@@ -2,9 +2,7 @@
 // bytes, OFF elements past alignment, each the sum of K+1 loads from separate arrays.
 // bench/storemerge/README.md
 #include <cstdio>
-#include <vector>
-#include <algorithm>
-#include <cuda_runtime.h>
+#include "timing.cuh"
 template <typename T, int F, int OFF, int K>
 __global__ void k(const T *__restrict__ a, T *__restrict__ b, long n)
 {
@@ -37,22 +35,16 @@ int main(int argc, char **argv)
     cudaMalloc(&a, 13 * (n + 64) * 8); cudaMalloc(&b, (n + 64) * 8); cudaMalloc(&fl, 256 << 20);
     cudaMemset(a, 0, 13 * (n + 64) * 8);
     int blocks[] = {32, 128, 256};
-    cudaEvent_t e0, e1; cudaEventCreate(&e0); cudaEventCreate(&e1);
     int id = 0;
     for (auto &c : cs)
         for (int bs : blocks) {
             long threads = n / c.F; int grid = (threads + bs - 1) / bs;
+            auto run = [&] { c.f(a, b, n, grid, bs); };
             float ms = 0;
-            if (timing) {
-                std::vector<float> v;
-                for (int r = 0; r < 7; r++) {
-                    cudaMemset(fl, r, 256 << 20);
-                    cudaEventRecord(e0); c.f(a, b, n, grid, bs); cudaEventRecord(e1);
-                    cudaEventSynchronize(e1); cudaEventElapsedTime(&ms, e0, e1);
-                    if (r >= 2) v.push_back(ms);
-                }
-                std::sort(v.begin(), v.end()); ms = v[v.size() / 2];
-            } else c.f(a, b, n, grid, bs);
+            if (timing)
+                ms = median_ms(run, fl, 7, 2);
+            else
+                run();
             printf("%d,%s,%d,%d,%d,%d,%d,%.4f,%.2f,%s\n", id++, c.name, c.T, c.F, c.off, c.k, bs, ms,
                    ms > 0 ? n / ms / 1e6 : 0.0, cudaGetErrorString(cudaGetLastError()));
         }

@@ -3,16 +3,12 @@
 // over 5 block sizes and, with 48 KiB of shared memory per block, at 4 blocks per SM.
 // bench/storemerge/README.md
 #include <cstdio>
-#include <cstdlib>
-#include <vector>
-#include <algorithm>
-#include <cuda_runtime.h>
+#include "timing.cuh"
 template <typename T, int F, int LOAD, int GAP>
 __global__ void k(const T *__restrict__ a, T *__restrict__ b, long n)
 {
     long t = (long)blockIdx.x * blockDim.x + threadIdx.x;
     if (t * F >= n) return;
-    extern __shared__ char sm[];
     T v[F];
 #pragma unroll
     for (int i = 0; i < F; i++) v[i] = LOAD ? a[t * F + i] : (T)(t * F + i);
@@ -45,7 +41,6 @@ int main(int argc, char **argv)
     cudaMalloc(&a, n * 8); cudaMalloc(&b, n * 8); cudaMalloc(&fl, 256 << 20);
     cudaMemset(a, 0, n * 8);
     int blocks[] = {32, 64, 128, 256, 1024};
-    cudaEvent_t e0, e1; cudaEventCreate(&e0); cudaEventCreate(&e1);
     int id = 0;
     for (auto &c : cs)
         for (int bs : blocks)
@@ -55,17 +50,12 @@ int main(int argc, char **argv)
                 if (occ && !(c.F >= 2 && c.load && !c.gap)) continue;
                 int smem = occ == 0 ? 0 : 48 * 1024;
                 long threads = n / c.F; int grid = (threads + bs - 1) / bs;
+                auto run = [&] { c.f(a, b, n, grid, bs, smem); };
                 float ms = 0;
-                if (timing) {
-                    std::vector<float> v;
-                    for (int r = 0; r < 8; r++) {
-                        cudaMemset(fl, r, 256 << 20);
-                        cudaEventRecord(e0); c.f(a, b, n, grid, bs, smem); cudaEventRecord(e1);
-                        cudaEventSynchronize(e1); cudaEventElapsedTime(&ms, e0, e1);
-                        if (r >= 2) v.push_back(ms);
-                    }
-                    std::sort(v.begin(), v.end()); ms = v[v.size() / 2];
-                } else c.f(a, b, n, grid, bs, smem);
+                if (timing)
+                    ms = median_ms(run, fl, 8, 2);
+                else
+                    run();
                 cudaError_t err = cudaGetLastError();
                 printf("%d,%s,%d,%d,%d,%d,%d,%d,%.4f,%.2f,%s\n", id++, c.name, c.T, c.F, c.load, c.gap, bs, smem, ms,
                        ms > 0 ? n / ms / 1e6 : 0.0, cudaGetErrorString(err));

@@ -4,9 +4,7 @@
 // bx times as many lines as a contiguous run of the same bytes.
 // bench/storemerge/README.md
 #include <cstdio>
-#include <vector>
-#include <algorithm>
-#include <cuda_runtime.h>
+#include "timing.cuh"
 static const long NX = 8192, NY = 4096;
 template <typename T, int F>
 __global__ void k(const T *__restrict__ in, T *__restrict__ out)
@@ -34,22 +32,16 @@ int main(int argc, char **argv)
     cudaMalloc(&a, n * 8); cudaMalloc(&b, n * 8); cudaMalloc(&fl, 256 << 20);
     cudaMemset(a, 0, n * 8);
     int bxs[] = {1, 2, 4, 8, 16, 32};
-    cudaEvent_t e0, e1; cudaEventCreate(&e0); cudaEventCreate(&e1);
     int id = 0;
     for (auto &c : cs)
         for (int bx : bxs) {
             dim3 bl(bx, 256 / bx), g(NX / bx, NY / (256 / bx) / c.F);
+            auto run = [&] { c.f(a, b, g, bl); };
             float ms = 0;
-            if (timing) {
-                std::vector<float> v;
-                for (int r = 0; r < 7; r++) {
-                    cudaMemset(fl, r, 256 << 20);
-                    cudaEventRecord(e0); c.f(a, b, g, bl); cudaEventRecord(e1);
-                    cudaEventSynchronize(e1); cudaEventElapsedTime(&ms, e0, e1);
-                    if (r >= 2) v.push_back(ms);
-                }
-                std::sort(v.begin(), v.end()); ms = v[v.size() / 2];
-            } else c.f(a, b, g, bl);
+            if (timing)
+                ms = median_ms(run, fl, 7, 2);
+            else
+                run();
             printf("%d,%s,%d,%d,%d,%d,%.4f,%.2f,%s\n", id++, c.name, c.T, c.F, bx, 256 / bx, ms,
                    ms > 0 ? n / ms / 1e6 : 0.0, cudaGetErrorString(cudaGetLastError()));
         }

@@ -25,6 +25,12 @@ def ncu_table(path):
     return out
 
 
+def store_bytes(x, n):
+    """L2 and L1 store B/Lup of one profiled launch that stored n elements."""
+    return (32 * x["lts__t_sectors_srcunit_tex_op_write.sum"] / n,
+            32 * x["l1tex__t_sectors_pipe_lsu_mem_global_op_st.sum"] / n)
+
+
 def scatter(run, date, gpu):
     """probe_scatter: the transposed copy folded F in y, blocks of bx x 256/bx. A warp's
     store instruction touches bx rows; merged, each row's run of (32/bx) x F elements
@@ -39,8 +45,7 @@ def scatter(run, date, gpu):
         p = line.strip().split(",")
         i, T, F, bx, by = int(p[0]), int(p[2]), int(p[3]), int(p[4]), int(p[5])
         x = m[i]
-        l2 = 32 * x["lts__t_sectors_srcunit_tex_op_write.sum"] / n
-        l1 = 32 * x["l1tex__t_sectors_pipe_lsu_mem_global_op_st.sum"] / n
+        l2, l1 = store_bytes(x, n)
         run_bytes = (32 // bx) * F * T
         merged = T * max(1.0, 32.0 / run_bytes)
         u = (l2 - merged) / (l1 - merged) if l1 > merged + 0.1 else 0.0
@@ -52,15 +57,16 @@ def scatter(run, date, gpu):
 
 
 def main():
-    if sys.argv[1] == "--scatter":
-        run = sys.argv[2]
-        date = sys.argv[3] if len(sys.argv) > 3 else ""
-        gpu = open(f"{run}/gpu.txt").read().strip().replace(", ", ",").split(",")
+    args = sys.argv[1:]
+    is_scatter = args[:1] == ["--scatter"]
+    if is_scatter:
+        args = args[1:]
+    run = args[0]
+    date = args[1] if len(args) > 1 else ""
+    gpu = open(f"{run}/gpu.txt").read().strip().replace(", ", ",").split(",")
+    if is_scatter:
         scatter(run, date, gpu)
         return
-    run = sys.argv[1]
-    date = sys.argv[2] if len(sys.argv) > 2 else ""
-    gpu = open(f"{run}/gpu.txt").read().strip().replace(", ", ",").split(",")
     w = csv.writer(sys.stdout, lineterminator="\n")
     w.writerow(["probe", "type", "fold_x", "loads_per_store", "fma_before_store", "offset_elements",
                 "block", "smem_kib", "glups", "l2_store_b_per_lup", "l1_store_b_per_lup",
@@ -75,8 +81,7 @@ def main():
             else:
                 loads, gap, off, block, smem, glups = int(p[5]) + 1, 0, int(p[4]), int(p[6]), 0, p[8]
             x = m[i]
-            l2 = 32 * x["lts__t_sectors_srcunit_tex_op_write.sum"] / N
-            l1 = 32 * x["l1tex__t_sectors_pipe_lsu_mem_global_op_st.sum"] / N
+            l2, l1 = store_bytes(x, N)
             u = (l2 - T) / (l1 - T) if l1 > T + 0.1 else 0.0
             w.writerow([probe, "float" if T == 4 else "double", F, loads, gap, off, block,
                         smem // 1024, glups, f"{l2:.2f}", f"{l1:.2f}", f"{u:.3f}",
