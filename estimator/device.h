@@ -75,7 +75,7 @@ typedef struct est_device {
 } est_device;
 
 /* rank_precision of the H100 corpus: the value of devices measured on no corpus. */
-#define EST_RANK_PRECISION_DEFAULT 0.0836
+#define EST_RANK_PRECISION_DEFAULT 0.0826
 
 /* The model-v2 parameters of the H100 (docs/model.md): block rate, latency, fold
  * overlap, granularity, sharpness, DRAM, L2 and L1 efficiency, store request and store
@@ -83,8 +83,8 @@ typedef struct est_device {
  * time per sector), fitted on the H100 corpus; then the launch
  * overhead in microseconds, measured on the H100 (bench/overhead). */
 #define EST_V2_DEFAULTS                                                                     \
-    15.79, 801.9, 0.9669, 0.7499, 3.455, 1.091, 4.193, 1.128, 80.95, 195.7, 1.888e+08, 177.9, \
-        16490, 0.04457, 6.2
+    15.32, 801.9, 0.9669, 0.7499, 3.455, 1.091, 2.935, 1.128, 86.62, 195.7, 1.012e+08, 183.2, \
+        16490, 0.04591, 6.2
 
 /* Sets d's model-v2 parameters to EST_V2_DEFAULTS. */
 void est_device_set_v2_defaults(est_device *d);

@@ -179,14 +179,23 @@ static void dram_volumes(const est_binding *b, const est_wave *w, int64_t wave_l
     r->wave_overlap_z = ov_z;
     /* whole-wave volumes are the per-update ones scaled to exactly W blocks */
     double wl = (double)wave_lups;
-    r->wave_oversub_y = (old_y + (vnew_load - ov_y) * wl) / (double)dev->l2_bytes;
-    r->wave_oversub_z = (old_z + (vnew_load - ov_z) * wl) / (double)dev->l2_bytes;
+    int v2 = b->k->model == EST_MODEL_V2;
+    /* model v2 (docs/model.md, "Warm cache of folded waves"): a folded wave's blocks
+     * make their steps together, so between a row's (layer's) first use and its reuse
+     * L2 sees one step of the wave, and of the row (layer) of blocks before it only
+     * its last step in y (z); the reference model counts all steps */
+    const int *fold = b->cfg.launch.folding;
+    double steps = v2 ? (double)fold[0] * fold[1] * fold[2] : 1;
+    double last_y = v2 ? fold[1] : 1, last_z = v2 ? fold[2] : 1;
+    r->wave_oversub_y =
+        (old_y / last_y + (vnew_load - ov_y) * wl / steps) / (double)dev->l2_bytes;
+    r->wave_oversub_z =
+        (old_z / last_z + (vnew_load - ov_z) * wl / steps) / (double)dev->l2_bytes;
     double hit_y = 1 - est_fit_eval(dev->miss_ovy, r->wave_oversub_y);
     double hit_z = 1 - est_fit_eval(dev->miss_ovz, r->wave_oversub_z);
     r->l2_oversubscription =
         (vnew_load + vnew_store) * wl / sqrt((double)dev->l2_bytes) / 2048.0;
     double miss_store = est_fit_eval(dev->miss_l2store, r->l2_oversubscription);
-    int v2 = b->k->model == EST_MODEL_V2;
     double p_evict = v2 ? partial_evicted(b, r) : 0;
     r->dram_charged = 0;
     for (int f = 0; f < nf; f++) {
@@ -245,18 +254,36 @@ static void smallest(const double *lim, int n, est_result *r)
  * chosen on the H100 corpus and bench/align (1.5 and 4 fit worse; docs/model.md) */
 #define STORE_BURST_HALF 2.5
 
+/* docs/model.md, "Scattered store bursts": what a write request that fills less than
+ * a sector (a transposed copy's 4 B, a 4-wide block's 16 B) costs in the store burst,
+ * as a share of a sector left to other blocks, times the part of the sector it leaves
+ * empty. Chosen on the H100 corpus with every fitted parameter refitted (best of 8
+ * starts; 0.02 / 0.03 / 0.04 / 0.05 / 0.07: objective 0.0510 / 0.0508 / 0.0505 /
+ * 0.0507 / 0.0520, none 0.0530): about 2 ps per such request in a long burst. */
+#define SCATTERED_REQUEST_SHARE 0.04
+
 /* The time per lattice update, in ns of the whole GPU, that stores leaving sectors
- * partly written for other blocks add to a launch: partial_sector_ns per such sector,
- * weighted by element size (a float's costs half a double's) and by the thread's
- * store burst B (its store instructions times its folding): B^2 / (B^2 + 2.5^2), so
- * one store per thread costs 14 % of a burst of 19 (docs/model.md). */
+ * partly written for other blocks, or sent as scattered requests, add to a launch:
+ * partial_sector_ns per such sector (weighted by element size: a float's costs half a
+ * double's) and SCATTERED_REQUEST_SHARE of it per scattered request, times the
+ * thread's store burst B (its store instructions times its folding):
+ * B^2 / (B^2 + 2.5^2), so one store per thread costs 14 % of a burst of 19
+ * (docs/model.md). */
 static double partial_sector_time(const est_kernel *k, const est_device *dev,
                                   const est_result *r, int fold)
 {
-    double sectors = 0;
-    for (int f = 0; f < k->nfields; f++)
-        sectors += r->field[f].l2_store_left * k->fields[f].elem_bytes / 8.0;
+    double sectors = 0, scattered = 0;
+    for (int f = 0; f < k->nfields; f++) {
+        const est_volumes *v = &r->field[f];
+        sectors += v->l2_store_left * k->fields[f].elem_bytes / 8.0;
+        /* the share of a sector that one write request of this field fills */
+        double bytes = (double)k->fields[f].nstores * k->fields[f].elem_bytes;
+        double fill = div0(bytes, v->l2_store_requests * dev->l2_sector_bytes);
+        if (fill < 1)
+            scattered += v->l2_store_requests * (1 - fill);
+    }
     sectors /= dev->l2_sector_bytes;
+    sectors += SCATTERED_REQUEST_SHARE * scattered;
     double burst = (double)fold * est_kernel_stores(k), half = STORE_BURST_HALF;
     return dev->partial_sector_ns * sectors * burst * burst / (burst * burst + half * half);
 }
