@@ -375,7 +375,7 @@ static double bytes_stored_per_step(const est_kernel *k)
 {
     double bytes = 0;
     for (int f = 0; f < k->nfields; f++)
-        bytes += (double)k->fields[f].nstores * k->fields[f].elem_bytes;
+        bytes += est_kernel_field_store_bytes(k, f);
     return bytes;
 }
 

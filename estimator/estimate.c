@@ -277,8 +277,8 @@ static double partial_sector_time(const est_kernel *k, const est_device *dev,
         const est_volumes *v = &r->field[f];
         sectors += v->l2_store_left * k->fields[f].elem_bytes / 8.0;
         /* the share of a sector that one write request of this field fills */
-        double bytes = (double)k->fields[f].nstores * k->fields[f].elem_bytes;
-        double fill = div0(bytes, v->l2_store_requests * dev->l2_sector_bytes);
+        double fill = div0(est_kernel_field_store_bytes(k, f),
+                           v->l2_store_requests * dev->l2_sector_bytes);
         if (fill < 1)
             scattered += v->l2_store_requests * (1 - fill);
     }

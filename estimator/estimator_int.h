@@ -235,6 +235,10 @@ static inline int est_ctx_expired(est_ctx *ctx)
  * thread issues them once per step (its store burst, docs/model.md) */
 int est_kernel_stores(const est_kernel *k);
 
+/* kernel.c: the bytes field f's stores write per lattice update (its store
+ * instructions times its element size) */
+double est_kernel_field_store_bytes(const est_kernel *k, int f);
+
 /* launch.c */
 int est_blocks_per_sm(const est_kernel *k, const est_device *dev, int threads);
 /* launch.c: whether the model can estimate cfg's folding of k: a folding of more than

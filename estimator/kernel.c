@@ -154,6 +154,11 @@ int est_kernel_stores(const est_kernel *k)
     return stores;
 }
 
+double est_kernel_field_store_bytes(const est_kernel *k, int f)
+{
+    return (double)k->fields[f].nstores * k->fields[f].elem_bytes;
+}
+
 void est_kernel_set_identity(est_kernel *k, uint64_t identity)
 {
     /* the top bit keeps content identities apart from the counter's */
