@@ -509,6 +509,12 @@ int est_wave_run(est_ctx *ctx, const est_binding *b, int64_t W, est_wave *out, l
         fw->old_y = (lv[WAVE_OLD_Y] + sv[WAVE_OLD_Y]) * fetch;
         fw->old_z = (lv[WAVE_OLD_Z] + sv[WAVE_OLD_Z]) * fetch;
         fw->vnew_store = sv[WAVE_CUR] * fetch;
+        fw->ov_store_y = (sv[WAVE_OVERLAP_X] + sv[WAVE_OVERLAP_Y]) * fetch;
+        fw->ov_store_z = sv[WAVE_OVERLAP_Z] * fetch;
+        /* a store written in x, y, z alone writes its element once per lattice update
+         * (docs/model.md, "Stores shared with the previous wave") */
+        if (b->k->fields[f].nstores && lattice_only(b, f, 1))
+            fw->store_floor = est_kernel_field_store_bytes(b->k, f);
     }
     return rc;
 }

@@ -204,6 +204,8 @@ int est_sample_run(est_ctx *ctx, const est_binding *b, est_sample *out, lr_error
 typedef struct est_field_wave {
     double vnew_load, vnew_store;
     double ov_y, ov_z;   /* Ox+Oy and Oz, loads */
+    double ov_store_y, ov_store_z; /* Ox+Oy and Oz, stores */
+    double store_floor; /* bytes per lattice update the stores write at the least */
     double old_y, old_z; /* |A(y)|, |A(z)|, loads and stores */
 } est_field_wave;
 
