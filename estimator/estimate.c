@@ -96,18 +96,17 @@ static void l1_l2_volumes(const est_binding *b, const est_sample *s, est_result 
         if (b->merge_all_steps)
             v->l2_store += b->store_unmerged * (per_instruction - v->l2_store);
         v->l2_store_charged = b->merge_all_steps ? v->l2_store : per_instruction;
-        /* partly written sectors completed later: by other blocks, or, when threads
-         * fold, by later folding steps of the warp or of the block's other warps;
-         * other warps of the block complete theirs at the same step, in time */
+        /* partly written sectors completed later (model v2's evictions): by other
+         * blocks, or, when threads fold, by later folding steps of the warp or of the
+         * block's other warps; unfolded, the block's other warps complete theirs at
+         * the same step, and those count in part (BLOCK_PARTIAL_SHARE) */
         const int *fold = b->cfg.launch.folding;
+        double warp_unwritten = div0(w->store_unwritten, s->warp_lups);
         v->l2_store_left = div0(fs->blk_store_unwritten, s->block_lups);
-        v->l2_store_partial = v->l2_store_left;
-        if (fold[0] * fold[1] * fold[2] > 1)
-            v->l2_store_partial = div0(w->store_unwritten, s->warp_lups);
-        else /* model v2: a warp's partial sectors that the block's other warps
-              * complete at the same step count in part (BLOCK_PARTIAL_SHARE) */
-            v->l2_store_partial +=
-                BLOCK_PARTIAL_SHARE * (div0(w->store_unwritten, s->warp_lups) - v->l2_store_left);
+        v->l2_store_partial =
+            fold[0] * fold[1] * fold[2] > 1
+                ? warp_unwritten
+                : v->l2_store_left + BLOCK_PARTIAL_SHARE * (warp_unwritten - v->l2_store_left);
         v->l2_store_requests = div0(w->store_lines, s->warp_lups);
         v->l2_load_compulsory =
             div0(fs->blk_load_sectors * dev->l2_sector_bytes, s->block_lups);
@@ -224,11 +223,11 @@ static void dram_volumes(const est_binding *b, const est_wave *w, int64_t wave_l
          * unit the wave stores into, and the row (layer) before it stored into too, is
          * written back once when L2 still holds it */
         if (v2) {
-            double kept = div0(fw->ov_store_y, lups) * hit_y + div0(fw->ov_store_z, lups) * hit_z;
-            double first = v->dram_store - kept;
-            v->dram_store = first > fw->store_floor ? first : fw->store_floor;
-            if (v->dram_store > div0(fw->vnew_store, lups))
-                v->dram_store = div0(fw->vnew_store, lups);
+            double vnew = v->dram_store;
+            double first = vnew - div0(fw->ov_store_y, lups) * hit_y -
+                           div0(fw->ov_store_z, lups) * hit_z;
+            double floor = fw->store_floor < vnew ? fw->store_floor : vnew;
+            v->dram_store = first > floor ? first : floor;
         }
         double partial = v->l2_store_charged - v->dram_store;
         double evicts = (partial > 0 ? partial : 0) * miss_store;
