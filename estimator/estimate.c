@@ -86,16 +86,19 @@ static void l1_l2_volumes(const est_binding *b, const est_sample *s, est_result 
         else
             v->l1_cycles = max3(C, TAG, DP + ALLOC);
         v->l1_load = div0(w->load_sectors * dev->l1_sector_bytes, s->warp_lups);
-        /* L2 receives a sector that one folding step's stores complete once; the limits
-         * still charge every store instruction's sectors, except where the stores of all
-         * steps merge, and there the share left unmerged (store_unmerged, bind.c) comes
-         * back (docs/model.md "Partly written sectors") */
+        /* L2 receives a sector that one folding step's stores complete once, and where
+         * the stores of all steps merge, the share left unmerged (store_unmerged,
+         * bind.c) comes back (docs/model.md "Partly written sectors"). Model v2's limits
+         * charge what L2 receives; the reference model charges every store
+         * instruction's sectors, except where the stores of all steps merge */
         double per_instruction = div0(w->store_sectors * dev->l1_sector_bytes, s->warp_lups);
         v->l2_store =
             div0((w->store_sectors - w->store_merged) * dev->l1_sector_bytes, s->warp_lups);
         if (b->merge_all_steps)
             v->l2_store += b->store_unmerged * (per_instruction - v->l2_store);
-        v->l2_store_charged = b->merge_all_steps ? v->l2_store : per_instruction;
+        v->l2_store_charged = b->merge_all_steps || b->k->model == EST_MODEL_V2
+                                  ? v->l2_store
+                                  : per_instruction;
         /* partly written sectors completed later (model v2's evictions): by other
          * blocks, or, when threads fold, by later folding steps of the warp or of the
          * block's other warps; unfolded, the block's other warps complete theirs at

@@ -556,8 +556,9 @@ static void v2_scattered_stores(void)
  * float copy, B[4x+f] = A[4x+f] for f = 0..3, 128-thread blocks. Unfolded, each of a
  * warp's 4 store instructions writes 4 B per lane 16 B apart: 512 B, 16 sectors, each
  * half written; the 4 together complete all 16. Every instruction's sectors: 64 per 32
- * updates, 64 B/Lup (details.l2_store_charged, what the limits charge); L2 receives each
- * completed sector once: 16 B/Lup (volumes.l2_store), the counters' figure. Folded 2 in
+ * updates, 64 B/Lup; L2 receives each completed sector once: 16 B/Lup (volumes.l2_store),
+ * the counters' figure, and since model 2026.11-17 v2's limits charge the same
+ * (details.l2_store_charged; 64 until 2026.11-16). Folded 2 in
  * x, a step's 4 stores fill only half of each of their 32 sectors (lane t writes element
  * 2t + step): 2 steps x 4 x 32 sectors per 64 updates = 128 B/Lup per instruction, 16
  * merged; the thread stores 32 bytes with one load per store, so 72 % of the writes
@@ -578,7 +579,7 @@ static void v2_merged_store_sectors(void)
         int fold;
         double received, charged;
     } cases[] = {
-        {"", 1, 16.0, 64.0}, {"", 2, 96.64, 96.64}, {"\"model\":\"warpspeed\",", 1, 64.0, 0}};
+        {"", 1, 16.0, 16.0}, {"", 2, 96.64, 96.64}, {"\"model\":\"warpspeed\",", 1, 64.0, 0}};
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
         char body[2048];
         snprintf(body, sizeof body, fmt, cases[i].model, cases[i].fold);
