@@ -9,10 +9,11 @@ timings only (no profiler counters), so it checks rankings, not volumes.
   repeat.py make OUT.jsonl TIME.jsonl TIME2.jsonl GPU.txt
       joins two timing passes into one line per configuration: family, block,
       folding, gpu, driver, cuda, date, ms, glups (first pass), glups_repeat (second)
-  repeat.py compare [--corpus F] [--repeat F] [--accuracy BIN] [--check]
+  repeat.py compare [--corpus F] [--repeat F] [--device NAME] [--accuracy BIN] [--check]
       per family: Spearman's rho between the corpus and the repeat, between the
       repeat's two passes, of the model (bench/accuracy --dump, which predicts with the
-      corpus' registers) against each; where the corpus' best lands in the repeat; the
+      corpus' registers, with --device's parameters if given, else the family's device)
+      against each; where the corpus' best lands in the repeat; the
       median ratio of the repeat's GLup/s to the corpus'; where the model's top 1 and
       the best fixed block land in each (% of that measurement's best). --check (a
       test) exits 1 unless the repeat covers every configuration of the corpus and, in
@@ -86,17 +87,18 @@ def fixed_blocks(table):
     return out
 
 
-def compare(corpus, repeat, accuracy, check):
+def compare(corpus, repeat, device, accuracy, check):
     C = {key(d): d["glups"] for d in map(json.loads, open(corpus))}
     R = {key(d): d for d in map(json.loads, open(repeat))}
     with tempfile.NamedTemporaryFile("r", suffix=".jsonl") as dump:
-        table = subprocess.run([accuracy, "--measured", corpus, "--dump", dump.name],
-                               check=True, capture_output=True, text=True).stdout
+        cmd = [accuracy, "--measured", corpus, "--dump", dump.name]
+        cmd += ["--device", device] if device else []
+        table = subprocess.run(cmd, check=True, capture_output=True, text=True).stdout
         P = {key(d): d["predicted"] for d in map(json.loads, open(dump.name))}
     fixed_block = fixed_blocks(table)
     first = next(iter(R.values()))
     print(f"repeat: {first['gpu']}, driver {first['driver']}, {first['date']} ({repeat})")
-    print(f"corpus: {corpus}; model: {accuracy} --dump")
+    print(f"corpus: {corpus}; model: {accuracy} --dump" + (f" --device {device}" if device else ""))
     head = ("family", "rho C-R", "rho R-R2", "rho P-C", "rho P-R", "C best@R", "R/C med",
             "top1@C", "top1@R", "fixed@C", "fixed@R")
     print("%-18s" % head[0] + "".join("%9s" % h for h in head[1:]))
@@ -136,7 +138,7 @@ def main():
         return
     if args and args[0] == "compare":
         opts = {"--corpus": os.path.join(HERE, "h100.jsonl"),
-                "--repeat": os.path.join(HERE, "h100_repeat.jsonl"),
+                "--repeat": os.path.join(HERE, "h100_repeat.jsonl"), "--device": None,
                 "--accuracy": os.path.join(ROOT, "build-release", "bench", "accuracy")}
         rest = [a for a in args[1:] if a != "--check"]
         while rest:
@@ -144,7 +146,8 @@ def main():
                 sys.exit(f"repeat.py: unknown or incomplete option {rest[0]!r}\n{__doc__}")
             opts[rest[0]] = rest[1]
             rest = rest[2:]
-        compare(opts["--corpus"], opts["--repeat"], opts["--accuracy"], "--check" in args)
+        compare(opts["--corpus"], opts["--repeat"], opts["--device"], opts["--accuracy"],
+                "--check" in args)
         return
     sys.exit(__doc__)
 
