@@ -58,7 +58,7 @@
 typedef struct meas {
     double glups, glups_repeat;
     int has_counters;
-    double dram_load, dram_store, l2_load, l2_store, l1_wavefronts;
+    double dram_load, dram_store, l2_load, l2_store, l1_wavefronts, l2_load_requests;
     int registers;
 } meas;
 
@@ -135,6 +135,7 @@ static void attach_measurements(const char *path)
                     r->m.l2_load = jnum(c, "l2_load");
                     r->m.l2_store = jnum(c, "l2_store");
                     r->m.l1_wavefronts = jnum(c, "l1_wavefronts");
+                    r->m.l2_load_requests = jnum(c, "l2_load_requests");
                     r->m.registers = (int)jnum(c, "registers");
                 }
                 const cJSON *gpu = cJSON_GetObjectItem(j, "gpu");
@@ -560,7 +561,8 @@ static void dump(const char *path)
                     "\"active_threads\":%.5g,\"bytes_in_flight\":%.5g,\"updates_per_block\":%.5g,"
                     "\"registers\":%d,\"l1_wavefronts_predicted\":%.5g,"
                     "\"volumes\":{\"l2_load\":%.5g,\"l2_store\":%.5g,\"l2_store_charged\":%.5g,"
-                    "\"l2_store_requests\":%.5g,\"dram_load\":%.5g,\"dram_store\":%.5g,"
+                    "\"l2_store_requests\":%.5g,\"l2_load_requests\":%.5g,"
+                    "\"l2_load_requests_m\":%.5g,\"dram_load\":%.5g,\"dram_store\":%.5g,"
                     "\"l2_store_partial\":%.5g,\"l2_store_left\":%.5g,\"dram_charged\":%.5g},"
                     "\"lattice_updates\":%lld}\n",
                     fams[i].f.name, r->c.block[0], r->c.block[1], r->c.block[2],
@@ -572,7 +574,8 @@ static void dump(const char *path)
                     e->total.l2_load + e->total.l2_store, r->m.l2_load + r->m.l2_store,
                     e->active_threads_per_sm, e->bytes_in_flight_per_sm, e->updates_per_block,
                     r->m.registers, e->l1_wavefronts, e->total.l2_load, e->total.l2_store,
-                    e->total.l2_store_charged, e->total.l2_store_requests, e->total.dram_load,
+                    e->total.l2_store_charged, e->total.l2_store_requests,
+                    e->total.l2_load_requests, r->m.l2_load_requests, e->total.dram_load,
                     e->total.dram_store, e->total.l2_store_partial, e->total.l2_store_left,
                     e->dram_charged, (long long)e->lattice_updates);
         }

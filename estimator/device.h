@@ -57,7 +57,7 @@ typedef struct est_device {
     double limit_sharpness;    /* n of the smooth minimum (sum p_i^-n)^(-1/n) */
     double dram_efficiency;    /* attainable share of dram_bw_gbs */
     double l2_efficiency;      /* attainable share of l2_bw_gbs (may exceed 1) */
-    double l1_efficiency;      /* attainable share of the L1 cycle limit */
+    double l1_efficiency;      /* attainable share of the L1 wavefront limit */
     double store_requests_per_ns; /* L1->L2 write requests (lines) the GPU serves per ns */
     double store_sectors_per_ns;  /* written L2 sectors the GPU serves per ns */
     double dram_overload_bytes_per_sm; /* bytes in flight per SM halving DRAM efficiency */
@@ -67,6 +67,8 @@ typedef struct est_device {
     double partial_sector_ns;  /* ns the whole GPU loses per sector (of 8-byte elements)
                                   a block leaves to other blocks, at long store bursts */
     double launch_overhead_us; /* fixed time of one launch (start, ramp, drain): measured */
+    double l2_requests_per_ns; /* L2 tag lookups the GPU serves per ns: read requests,
+                                  and written sectors at L2_TAG_STORE_SHARE of one */
 
     /* Not a model input: the relative difference of two predictions below which the
      * model cannot tell which configuration runs faster (a ranking's tie group), as
@@ -75,7 +77,7 @@ typedef struct est_device {
 } est_device;
 
 /* rank_precision of the H100 corpus: the value of devices measured on no corpus. */
-#define EST_RANK_PRECISION_DEFAULT 0.0826
+#define EST_RANK_PRECISION_DEFAULT 0.0732
 
 /* The model-v2 parameters of the H100 (docs/model.md): block rate, latency, fold
  * overlap, granularity, sharpness, DRAM, L2 and L1 efficiency, store request and store
@@ -83,8 +85,8 @@ typedef struct est_device {
  * time per sector), fitted on the H100 corpus; then the launch
  * overhead in microseconds, measured on the H100 (bench/overhead). */
 #define EST_V2_DEFAULTS                                                                     \
-    15.32, 801.9, 0.9669, 0.7499, 3.455, 1.091, 2.935, 1.128, 86.62, 195.7, 1.012e+08, 183.2, \
-        16490, 0.04591, 6.2
+    15.31, 826, 0.9669, 0.6565, 3.559, 1.091, 3.707, 1.207, 86.62, 201.6, 4e+07, 183.2, 16490, \
+        0.04591, 6.2, 140
 
 /* Sets d's model-v2 parameters to EST_V2_DEFAULTS. */
 void est_device_set_v2_defaults(est_device *d);

@@ -135,6 +135,7 @@ typedef struct est_volumes {
     double l2_store_partial;     /* model v2: bytes the sectors stores leave partly written
                                     after a warp's folding step still miss */
     double l2_store_requests;    /* model v2: L1->L2 write requests (lines per store) */
+    double l2_load_requests;     /* model v2: L1->L2 read requests (lines loads miss) */
     double l2_store_left;        /* model v2: bytes the sectors a thread block's stores
                                     touch still miss: completed by other blocks */
     double dram_load_compulsory; /* memLoadV1: wave footprint */
@@ -151,6 +152,7 @@ typedef enum est_limiter {
     EST_LIMITER_LATENCY, /* model v2: too few updates in flight (Little's law) */
     EST_LIMITER_BLOCKS,  /* model v2: blocks too small for the block start rate */
     EST_LIMITER_STORES,  /* model v2: scattered stores, too many L2 write requests */
+    EST_LIMITER_L2_REQUESTS, /* model v2: the L2 tags, too many requests and sectors */
     EST_LIMITER_NONE
 } est_limiter;
 
@@ -191,6 +193,7 @@ typedef struct est_result {
     double perf_latency;          /* GLup/s the concurrency allows (Little's law) */
     double perf_blocks;           /* GLup/s the block start rate allows */
     double perf_stores;           /* GLup/s the L2 write request rate allows */
+    double perf_l2_requests;      /* model v2: GLup/s the L2 tag lookup rate allows */
     double updates_per_block;     /* lattice updates per thread block, average */
     double l1_wavefronts;         /* predicted L1 data-pipe wavefronts per lattice update */
     double stores_left_in_l2;     /* bytes of stores dirty in L2 when the launch ends */

@@ -153,7 +153,7 @@ int64_t est_thread_lups(const est_binding *b, const int64_t coord[EST_NCOORD]);
  * (sample_warp.c, add_counts), so a counter added here is summed everywhere; the
  * assertion below stops the build until EST_WARP_COUNTERS counts it. Whole numbers in
  * doubles: the sums stay exact below 2^53. */
-#define EST_WARP_COUNTERS 11
+#define EST_WARP_COUNTERS 12
 typedef union est_warp_counts {
     struct {
         double c, tag, dp;   /* L1 cycles */
@@ -173,6 +173,9 @@ typedef union est_warp_counts {
         /* the minimum cycles m of load instructions (one per 128 B the warp reads): the
          * wavefronts that return a load's data (L1 wavefronts, docs/model.md §3) */
         double load_m;
+        /* distinct lines per load instruction, summed: L1 load requests (what misses
+         * of them reaches L2 as requests, docs/model.md "L2 requests") */
+        double load_lines;
     };
     double v[EST_WARP_COUNTERS]; /* the same counters, to add them all alike */
 } est_warp_counts;

@@ -132,7 +132,7 @@ static est_warp_counts warp_metrics(const est_device *dev, int elem, const int64
     int sectors = distinct_granules(addr, n, dev->l1_sector_bytes);
     return (est_warp_counts){
         .c = c, .tag = tag, .dp = dp, .load_sectors = sectors, .smx_segments = segments,
-        .load_m = m};
+        .load_m = m, .load_lines = lines};
 }
 
 /* a modulo the granule, in [0, granule): a mask when the granule is a power of two (it
@@ -224,6 +224,7 @@ static int inst_counts(est_sampler *s, int i, int lanes, int64_t coords[32][EST_
         wc->store_lines = distinct_granules(addr, n, b->dev->l1_line_bytes);
         wc->store_c = wc->c;
         wc->load_m = 0;
+        wc->load_lines = 0;
     }
     return 1;
 }

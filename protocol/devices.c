@@ -62,7 +62,7 @@ static const dev_field fields[] = {
     V(limit_sharpness, 100, "n of the smooth minimum of the limits (model v2)"),
     V(dram_efficiency, 10, "attainable share of dram_bw_gbs (model v2)"),
     V(l2_efficiency, 10, "attainable share of l2_bw_gbs (model v2)"),
-    V(l1_efficiency, 10, "attainable share of the L1 cycle limit (model v2)"),
+    V(l1_efficiency, 10, "attainable share of the L1 wavefront limit (model v2)"),
     V(store_requests_per_ns, 1e6, "L1->L2 write requests (lines) per ns, whole GPU (model v2)"),
     V(store_sectors_per_ns, 1e6, "written L2 sectors per ns, whole GPU (model v2)"),
     V(dram_overload_bytes_per_sm, 1e12,
@@ -75,6 +75,9 @@ static const dev_field fields[] = {
       "ns of the whole GPU per L2 sector (of 8-byte elements) a thread block leaves "
       "partly written for other blocks, at long store bursts (model v2)"),
     V(launch_overhead_us, 1e6, "microseconds, fixed time of one launch (model v2)"),
+    V(l2_requests_per_ns, 1e6,
+      "L2 tag lookups per ns, whole GPU: read requests, written sectors at 2/3 of one "
+      "(model v2)"),
     V(rank_precision, 0.5,
       "fraction of the best prediction within which rankings tie (not a model input)"),
 };

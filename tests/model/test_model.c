@@ -291,7 +291,7 @@ static void layer_condition(void)
     "\"dram_efficiency\":0.717,\"l2_efficiency\":1.697,\"l1_efficiency\":0.999,"               \
     "\"store_requests_per_ns\":80,\"store_sectors_per_ns\":160,"                               \
     "\"dram_overload_bytes_per_sm\":1e6,\"dram_streams_half\":200,\"launch_overhead_us\":5," \
-    "\"partial_sector_ns\":0}"
+    "\"partial_sector_ns\":0,\"l2_requests_per_ns\":140}"
 
 /* Model v2 (docs/model.md, "Latency and occupancy"), hand-derived with V2_DEVICE on
  * the H100 (132 SMs, 1.755 GHz, L2 5300 GB/s, DRAM 2900 GB/s) for a double copy
@@ -302,11 +302,16 @@ static void layer_condition(void)
  * - dram: 16 B/Lup in flight per thread: 16266 B per SM, overload (16266/1e6)^2; two
  *   arrays streamed: 2900 GB/s * 0.717 / 16 B/Lup / (1 + 0.00026) / (1 + 2/200)
  *   = 128.64 GLup/s;
- * - l2: 5300 * 1.697 / 16 = 562.13; l1: 0.25 cycles/Lup (per field max(C, TAG,
- *   DP + ALLOC) = 2/32 + 2/32), 132 * 1.755 / 0.25 * 0.999 = 925.71;
+ * - l2: 5300 * 1.697 / 16 = 562.13; l1 (since model 2026.11-18 on the predicted
+ *   wavefronts, docs/model.md §3): per warp 3, per load cycle 1.075 (c = 2), per store
+ *   cycle 1 (c = 2), per load minimum cycle 0.25 (m = 2): 7.65 per 32 updates, so
+ *   132 * 1.755 / 0.2390625 * 0.999 = 968.07 (the L1 cycles gave 925.71);
+ * - L2 requests: a warp's load touches 2 lines, all missing L1 (0.0625 per update), its
+ *   store writes 8 sectors (0.25 per update, 2/3 of a lookup each):
+ *   140 / (0.0625 + 0.25 * 2/3) = 610.91 GLup/s;
  * - stores: a warp's store touches 2 lines and 8 sectors: 1/16 request and 1/4 sector
  *   per update, 1 / (0.0625/80 + 0.25/160) = 426.67 GLup/s;
- * - the smooth minimum of all six with n = 7.59: 52.07 GLup/s for the body of the launch;
+ * - the smooth minimum of all seven with n = 7.59: 52.07 GLup/s for the body of the launch;
  *   the limiter is the block start rate;
  * - with the launch overhead: 2^24 updates / 52.07 GLup/s = 322.19 us, plus 5 us =
  *   327.19 us (launch_time_us), so predicted = 2^24 / 327.19 us = 51.28 GLup/s.
@@ -326,7 +331,9 @@ static void v2_block_rate(void)
     CHECK_NEAR(num(r, "performance", "latency"), 150.36, 0.001, 0);
     CHECK_NEAR(num(r, "performance", "dram"), 128.64, 0.001, 0);
     CHECK_NEAR(num(r, "performance", "l2"), 562.13, 0.001, 0);
-    CHECK_NEAR(num(r, "performance", "l1"), 925.71, 0.001, 0);
+    CHECK_NEAR(num(r, "performance", "l1"), 968.07, 0.001, 0);
+    CHECK_NEAR(num(r, "performance", "l2_requests"), 610.91, 0.001, 0);
+    CHECK_NEAR(num(r, "details", "load_requests_per_update"), 0.0625, 0.001, 0);
     CHECK_NEAR(num(r, "performance", "stores"), 426.67, 0.001, 0);
     CHECK_NEAR(num(r, "performance", "predicted"), 51.28, 0.001, 0);
     CHECK_NEAR(num(r, "details", "launch_time_us"), 327.19, 0.001, 0);
@@ -350,6 +357,7 @@ static void v2_block_rate(void)
     CHECK_NEAR(num(r, "performance", "predicted"), 181.25, 0.001, 0);
     CHECK(cJSON_IsNull(cJSON_GetObjectItem(cJSON_GetObjectItem(r, "performance"), "latency")));
     CHECK(cJSON_IsNull(cJSON_GetObjectItem(cJSON_GetObjectItem(r, "performance"), "stores")));
+    CHECK(cJSON_IsNull(cJSON_GetObjectItem(cJSON_GetObjectItem(r, "performance"), "l2_requests")));
     cJSON_Delete(r);
 }
 
