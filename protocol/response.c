@@ -68,7 +68,8 @@ static void add_units(jb *b, cJSON *u)
            "in threads, bytes_in_flight_per_sm in bytes, "
            "partial_sectors_in_flight_per_sm in L2 sectors, "
            "store_requests_per_update in L2 write requests and "
-           "load_requests_per_update in L2 read requests per lattice update, l1_wavefronts in L1 data-pipe wavefronts per lattice update, "
+           "load_requests_per_update in L2 read requests per lattice update, "
+           "l1_wavefronts in L1 data-pipe wavefronts per lattice update, "
            "stores_left_in_l2 in bytes, dram_charged and l2_store_charged in B/Lup, "
            "launch_time_us in microseconds");
 }
