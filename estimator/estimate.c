@@ -260,6 +260,12 @@ static void throughput_limits(const est_kernel *k, const est_device *dev, est_re
                         : 0;
     if (dev->l1_model == EST_L1_KEPLER)
         r->perf_l1 = div0(dev->smx_bw_gbs, t->smx_load);
+    else if (k->model == EST_MODEL_V2)
+        /* the L1 data pipe serves one wavefront per cycle: model v2 counts the
+         * predicted wavefronts (§3), not the reference method's L1 cycles, whose tag
+         * and allocation terms stood in for the L2 tags (docs/model.md "L2 requests
+         * and the L1 data pipe") */
+        r->perf_l1 = div0(dev->sm_count * dev->clock_ghz, r->l1_wavefronts);
     else
         r->perf_l1 = div0(dev->sm_count * dev->clock_ghz, t->l1_cycles);
     r->perf_l2 = div0(dev->l2_bw_gbs, t->l2_load + t->l2_store_charged);
@@ -363,11 +369,6 @@ static void v2_limits(const est_kernel *k, const est_device *dev, est_result *r)
         div0(dev->l2_requests_per_ns, t->l2_load_requests + L2_TAG_STORE_SHARE *
                                                                 t->l2_store_charged /
                                                                 dev->l2_sector_bytes);
-    /* the L1 data pipe serves one wavefront per cycle: the limit counts the predicted
-     * wavefronts (§3), not the reference method's L1 cycles, whose tag and allocation
-     * terms stood in for the L2 tags above (same section) */
-    if (dev->l1_model != EST_L1_KEPLER)
-        r->perf_l1 = div0(dev->sm_count * dev->clock_ghz, r->l1_wavefronts);
     r->perf_l1 *= dev->l1_efficiency;
     r->perf_l2 *= dev->l2_efficiency;
     /* far more bytes requested than the memory system can queue: the L2 thrashes and

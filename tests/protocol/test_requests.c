@@ -60,6 +60,9 @@ static const bad_case cases[] = {
      "device.dram_bw_gbs", "[1, 1e6)"},
     {0, "{\"device\":{\"base\":\"H100-SXM5-80GB\",\"store_requests_per_ns\":1e-300}}",
      "invalid_request", "device.store_requests_per_ns", "[0.001, 1e6)"},
+    /* model 2026.11-18's L2 request rate: 0 would make its limit read as "no limit" */
+    {0, "{\"device\":{\"base\":\"H100-SXM5-80GB\",\"l2_requests_per_ns\":0}}",
+     "invalid_request", "device.l2_requests_per_ns", "[0.001, 1e6)"},
     /* model 2026.11-6's figures: fewer than one array, a negative launch time */
     {0, "{\"device\":{\"base\":\"H100-SXM5-80GB\",\"dram_streams_half\":0.5}}",
      "invalid_request", "device.dram_streams_half", "[1, 1e6) arrays"},
