@@ -77,7 +77,7 @@ typedef struct est_device {
 } est_device;
 
 /* rank_precision of the H100 corpus: the value of devices measured on no corpus. */
-#define EST_RANK_PRECISION_DEFAULT 0.0732
+#define EST_RANK_PRECISION_DEFAULT 0.0723
 
 /* The model-v2 parameters of the H100 (docs/model.md): block rate, latency, fold
  * overlap, granularity, sharpness, DRAM, L2 and L1 efficiency, store request and store
@@ -85,8 +85,8 @@ typedef struct est_device {
  * time per sector), fitted on the H100 corpus; then the launch
  * overhead in microseconds, measured on the H100 (bench/overhead). */
 #define EST_V2_DEFAULTS                                                                     \
-    15.31, 826, 0.9669, 0.6565, 3.559, 1.091, 3.707, 1.207, 86.62, 201.6, 4e+07, 183.2, 16490, \
-        0.04591, 6.2, 140
+    12.75, 860.4, 0.9669, 0.6147, 3.676, 1.098, 6.03, 1.207, 89.4, 191, 7.028e+08, 172.4, 16490, \
+        0.04522, 6.2, 120
 
 /* Sets d's model-v2 parameters to EST_V2_DEFAULTS. */
 void est_device_set_v2_defaults(est_device *d);

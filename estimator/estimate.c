@@ -389,11 +389,17 @@ static void v2_limits(const est_kernel *k, const est_device *dev, est_result *r)
                     r->perf_latency, r->perf_blocks, r->perf_stores, r->perf_l2_requests};
     double n = dev->limit_sharpness, sum = 0;
     int nlim = (int)(sizeof lim / sizeof *lim);
+    /* the block start rate is a ceiling, not one more overlapping limit: blocks of 32
+     * and 64 threads run at the same block rate in every kernel of the corpus, and a
+     * rate twice what a kernel needs costs it nothing (docs/model.md, "Block start
+     * rate") */
     for (int i = 0; i < nlim; i++)
-        if (lim[i] > 0)
+        if (lim[i] > 0 && i != EST_LIMITER_BLOCKS)
             sum += pow(lim[i], -n);
     smallest(lim, nlim, r); /* the limiter named is the tightest single limit */
     r->predicted = sum > 0 ? pow(sum, -1 / n) : 0;
+    if (r->perf_blocks > 0 && r->perf_blocks < r->predicted)
+        r->predicted = r->perf_blocks;
     /* the stores that leave sectors to other blocks hold the load/store pipe while
      * every limit above waits: their time adds to the body's, it does not overlap it
      * (docs/model.md, "Store bursts that leave sectors to other blocks") */

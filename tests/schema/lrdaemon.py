@@ -92,7 +92,11 @@ class Daemon:
 
     def close(self):
         try:
-            return self.stop()
+            rc = self.stop()
+            # what the daemon said before a bad exit (a sanitizer report, an abort) is
+            # the only trace of it: keep it for the error below
+            self.last_words = self.stderr()[-4000:] if rc != 0 else ""
+            return rc
         finally:
             self.log.close()
             self.tmp.cleanup()
@@ -103,5 +107,6 @@ class Daemon:
     def __exit__(self, *exc):
         rc = self.close()
         if exc[0] is None and rc != 0:
-            raise RuntimeError("launchrank serve exited with %d after SIGTERM" % rc)
+            raise RuntimeError("launchrank serve exited with %d after SIGTERM; its stderr "
+                               "ends:\n%s" % (rc, self.last_words))
         return False
