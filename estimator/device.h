@@ -85,7 +85,7 @@ typedef struct est_device {
  * time per sector), fitted on the H100 corpus; then the launch
  * overhead in microseconds, measured on the H100 (bench/overhead). */
 #define EST_V2_DEFAULTS                                                                     \
-    12.75, 860.4, 0.9669, 0.6147, 3.676, 1.098, 6.03, 1.207, 89.4, 191, 7.028e+08, 172.4, 16490, \
+    12.75, 860.4, 0.9669, 0.6147, 3.676, 1.098, 6.03, 1.0698, 89.4, 191, 7.028e+08, 172.4, 16490, \
         0.04522, 6.2, 120
 
 /* Sets d's model-v2 parameters to EST_V2_DEFAULTS. */

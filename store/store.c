@@ -88,10 +88,17 @@ static const char *const stmt_sql[ST_STMT_COUNT] = {
     [ST_STMT_GET] = "SELECT p.json FROM prediction p JOIN request r ON r.id = p.request_id"
                     " WHERE p.key = ?1 AND r.text = ?2 AND p.config = ?3",
     [ST_STMT_PUT_REQUEST] = "INSERT OR IGNORE INTO request(text) VALUES (?1)",
+    /* used: julianday('now') has millisecond steps, and a fast cache stores and reads
+     * many rows within one, whose order the eviction would then pick at random (the
+     * row just read among them); so a row is always used after every other row,
+     * by at least 1e-8 days (0.9 ms, well above the 5e-10 a julian day's double
+     * resolves) */
     [ST_STMT_PUT] = "INSERT OR REPLACE INTO prediction(key, kind, json, request_id, config,"
                     " used) VALUES (?1, ?2, ?3, (SELECT id FROM request WHERE text = ?4), ?5,"
-                    " julianday('now'))",
-    [ST_STMT_TOUCH] = "UPDATE prediction SET used = julianday('now') WHERE key = ?1",
+                    " max(julianday('now'), (SELECT ifnull(max(used), 0) FROM prediction)"
+                    " + 1e-8))",
+    [ST_STMT_TOUCH] = "UPDATE prediction SET used = max(julianday('now'), (SELECT"
+                      " ifnull(max(used), 0) FROM prediction) + 1e-8) WHERE key = ?1",
     /* the least recently used rows beyond ?1, then the request texts nothing names */
     [ST_STMT_EVICT] = "DELETE FROM prediction WHERE key IN (SELECT key FROM prediction"
                       " ORDER BY used LIMIT max(0, (SELECT count(*) FROM prediction) - ?1))",

@@ -335,7 +335,7 @@ case_devices_add() {
     expect_rc 0
     run devices --db "$db" --table H100-fast
     expect_rc 0
-    grep -q '^H100-fast  *132  *1\.755 .* 3300  stored$' "$T/out" || fail "no row for H100-fast"
+    grep -q '^H100-fast  *132  *1\.980 .* 3300  stored$' "$T/out" || fail "no row for H100-fast"
     # a daemon started on the database serves the stored devices
     if command -v curl >/dev/null 2>&1; then
         "$LR" serve --listen 127.0.0.1:0 --db "$db" --port-file port --threads 1 --quiet \
