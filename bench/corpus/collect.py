@@ -4,7 +4,10 @@ corpus file: one JSON line per configuration with the measured time (cudagen, L2
 flushed, median of 10 runs after 3 warm-ups), a second independent timing run, and the
 profiler's counters turned into per-lattice-update figures (the model's units).
 
-  collect.py OUT.jsonl TIME.jsonl TIME2.jsonl GPU.txt PROFILE_DIR [PROFILE_DIR...]
+  collect.py [--families DIR] OUT.jsonl TIME.jsonl TIME2.jsonl GPU.txt PROFILE_DIR [...]
+
+--families: the family files measured (default bench/corpus/families; the held-out
+kernels are bench/corpus/heldout).
 
 Each PROFILE_DIR holds order.txt (family, configuration index, ok|error in launch
 order) and ncu.csv (one row per lr_kernel launch, same order).
@@ -36,7 +39,11 @@ def load_profile(d):
 
 
 def main():
-    out_path, t1, t2, gpu_txt, *pdirs = sys.argv[1:]
+    args = sys.argv[1:]
+    fam_dir = os.path.join(HERE, "families")
+    if args[:1] == ["--families"]:
+        fam_dir, args = args[1], args[2:]
+    out_path, t1, t2, gpu_txt, *pdirs = args
     gpu_line = open(gpu_txt).read().splitlines()[1].split(", ")
     driver = gpu_line[1]
     prof = {}
@@ -53,7 +60,7 @@ def main():
             r = json.loads(line)
             fam = r["family"]
             if fam not in fams:
-                fams[fam] = json.load(open(os.path.join(HERE, "families", fam + ".json")))
+                fams[fam] = json.load(open(os.path.join(fam_dir, fam + ".json")))
             f = fams[fam]
             cfg = r["block"] + r["folding"]
             idx = f["configs"].index(cfg)

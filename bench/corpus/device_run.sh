@@ -3,6 +3,8 @@
 # see bench/corpus/README.md). Needs a release build's corpus_measure and the shared
 # libraries it links (carried in .carry/, made by bench/corpus/pack.sh).
 #   bench/corpus/device_run.sh time|profile OUTDIR [FAMILY...]
+# FAMILIES=DIR measures the family files of DIR instead of bench/corpus/families
+# (bench/corpus/heldout: the held-out kernels).
 # time: timings into OUTDIR/time.jsonl. profile: ncu counters of one run per
 # configuration into OUTDIR/ncu.csv with the launch order in OUTDIR/order.txt.
 set -uo pipefail
@@ -12,9 +14,10 @@ here=$(cd "$(dirname "$0")" && pwd)
 root=$(cd "$here/../.." && pwd)
 export LD_LIBRARY_PATH="$root/.carry/lib:/usr/local/cuda/lib64:${LD_LIBRARY_PATH:-}"
 bin="$root/.carry/corpus_measure"
+fams="${FAMILIES:-$root/bench/corpus/families}"
 nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.max.sm --format=csv > "$out/gpu.txt" 2>&1
 if [ "$mode" = time ]; then
-  "$bin" time "$root/bench/corpus/families" "$out/time.jsonl" "$@"
+  "$bin" time "$fams" "$out/time.jsonl" "$@"
   exit $?
 fi
 wanted="gpu__time_duration.sum dram__bytes_read.sum dram__bytes_write.sum
@@ -33,4 +36,4 @@ for m in $wanted; do
 done
 ncu --csv --page raw --print-units base --clock-control none --cache-control all \
     -k lr_kernel --metrics "${list#,}" --log-file "$out/ncu.csv" \
-    "$bin" profile "$root/bench/corpus/families" "$out/order.txt" "$@"
+    "$bin" profile "$fams" "$out/order.txt" "$@"

@@ -6,7 +6,8 @@ Each family is one kernel on one domain and a list of launch configurations
 narrow in x, wider than the domain) and foldings in x, y and z. The files are the
 single description of the corpus: bench/corpus_measure times and profiles them on a
 GPU, bench/accuracy predicts them and compares. Run it again after editing this
-script; the output is deterministic (sorted keys, fixed order).
+script; the output is deterministic (sorted keys, fixed order). With --heldout it
+writes bench/corpus/heldout/*.json instead: kernels kept out of every fit.
 """
 import json
 import os
@@ -213,10 +214,56 @@ def families():
     return fam
 
 
+def triad_kernel(n):
+    return {"fields": [
+        {"name": "b", "element_bytes": 8, "dims": [n], "loads": [["x"]]},
+        {"name": "c", "element_bytes": 8, "dims": [n], "loads": [["x"]]},
+        {"name": "a", "element_bytes": 8, "dims": [n], "stores": [["x"]]}], "flops": 2}
+
+
+def heldout_families():
+    """Kernels no parameter was ever fitted on (bench/corpus/heldout/): measured after
+    model 2026.11-19 was fixed, to say how the model does on kernels it has not seen
+    (docs/accuracy.md, "Held-out kernels")."""
+    c3 = configs(BLOCKS_3D, FOLDED_3D, FOLDINGS_3D)
+    c2 = configs(BLOCKS_2D, FOLDED_2D, FOLDINGS_2D)
+    d3 = [256, 256, 256]
+    d2 = [8192, 4096, 1]
+    fam = []
+
+    def add(name, what, kernel, domain, cfgs):
+        fam.append({"family": name, "description": what, "device": DEVICE,
+                    "kernel": kernel, "domain": domain, "configs": cfgs})
+
+    add("star3d_r2_f32", "3-D 13-point star (range 2), float, 256^3",
+        stencil_kernel(3, star(3, 2), 2, 4, d3), d3, c3)
+    add("box3d_r1_f32", "3-D 27-point box, float, 256^3",
+        stencil_kernel(3, box(3, 1), 1, 4, d3), d3, c3)
+    add("star2d_r2_f64", "2-D 9-point star (range 2), double, 8192x4096",
+        stencil_kernel(2, star(2, 2), 2, 8, d2[:2]), d2, c2)
+    add("box2d_r2_f64", "2-D 25-point box (range 2), double, 8192x4096",
+        stencil_kernel(2, box(2, 2), 2, 8, d2[:2]), d2, c2)
+    n = 1 << 25
+    add("triad_f64", "1-D triad a[x] = b[x] + s*c[x], double, 2^25", triad_kernel(n),
+        [n, 1, 1], cfg1d())
+    df = [1024, 1024, 32]
+    add("star3d_r1_f64_flat", "3-D 7-point star, double, flat domain 1024x1024x32",
+        stencil_kernel(3, star(3, 1), 1, 8, df), df, c3)
+    dl = [160, 160, 160]
+    k = lbm_kernel(D3Q19, dl, True)
+    for f in k["fields"]:
+        f["element_bytes"] = 4
+    k["precision"] = "fp32"
+    add("d3q19_pull_f32", "D3Q19 LBM stream, pull, structure of arrays, float, 160^3", k,
+        dl, c3)
+    return fam
+
+
 def main():
-    out = os.path.join(HERE, "families")
+    heldout = "--heldout" in sys.argv[1:]
+    out = os.path.join(HERE, "heldout" if heldout else "families")
     os.makedirs(out, exist_ok=True)
-    fams = families()
+    fams = heldout_families() if heldout else families()
     for f in fams:
         with open(os.path.join(out, f["family"] + ".json"), "w") as fh:
             json.dump(f, fh, indent=1, sort_keys=True)
