@@ -91,8 +91,9 @@ static int failures; /* configurations that could not be predicted or matched */
  * parameters were not fitted on) */
 /* top-1 min 0.96 since model 2026.11-11 (0.97 before): on the corpus measured with
  * cudagen's deferred stores star3d_r1_f64 picks a z-folded block at 96.7 % of its best
- * (docs/accuracy.md) */
-static double floors[5] = {0.99, 0.96, 0.99, 0.85, 0.08};
+ * (docs/accuracy.md); 0.95, issue 8's own floor, since the float LBM families joined
+ * the corpus (2026-11-27): d3q27_pull_f32 picks a block folded in y at 95.5 % */
+static double floors[5] = {0.99, 0.95, 0.99, 0.85, 0.08};
 static family *fams;
 static int nfams;
 static lr_devices *devs;
@@ -695,6 +696,23 @@ int main(int argc, char **argv)
     }
     corpus_list_free(files, nfiles);
     attach_measurements(measured);
+    /* a family the measurement file has no line of was not measured on that GPU (the
+     * H200 corpus predates the float LBM families): it is left out and said so, where
+     * a family with some configurations missing counts them as failures below */
+    int kept = 0;
+    for (int i = 0; i < nfams; i++) {
+        int measured_rows = 0;
+        for (int k = 0; k < fams[i].nrows; k++)
+            measured_rows += fams[i].rows[k].m.glups > 0;
+        if (!measured_rows) {
+            fprintf(stderr, "%s: not measured in %s, left out\n", fams[i].f.name, measured);
+            free(fams[i].rows);
+            corpus_family_release(&fams[i].f);
+            continue;
+        }
+        fams[kept++] = fams[i];
+    }
+    nfams = kept;
     pthread_t *th = calloc((size_t)nfams, sizeof *th);
     for (int i = 0; i < nfams; i++)
         pthread_create(&th[i], NULL, predict_family, &fams[i]);

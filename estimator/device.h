@@ -77,7 +77,7 @@ typedef struct est_device {
 } est_device;
 
 /* rank_precision of the H100 corpus: the value of devices measured on no corpus. */
-#define EST_RANK_PRECISION_DEFAULT 0.0723
+#define EST_RANK_PRECISION_DEFAULT 0.0690
 
 /* The model-v2 parameters of the H100 (docs/model.md): block rate, latency, fold
  * overlap, granularity, sharpness, DRAM, L2 and L1 efficiency, store request and store

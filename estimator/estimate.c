@@ -376,9 +376,14 @@ static void v2_limits(const est_kernel *k, const est_device *dev, est_result *r)
     double overload = r->bytes_in_flight_per_sm / dev->dram_overload_bytes_per_sm;
     r->perf_dram *= dev->dram_efficiency / (1 + overload * overload);
     /* every array is a stream of its own through the DRAM pages: many at once (LBM's
-     * 38 and 54) cost a share of the bandwidth, half at dram_streams_half arrays
-     * (docs/model.md, "DRAM streams") */
-    r->perf_dram /= 1 + r->nfields / dev->dram_streams_half;
+     * 38 and 54) cost a share of the bandwidth, half at dram_streams_half arrays of
+     * doubles. An array of floats counts twice: a warp moves half as many of its bytes
+     * at a time, so its pages are opened twice as often per byte (float LBM moves 15 %
+     * less DRAM bandwidth than double LBM; docs/model.md, "DRAM streams") */
+    double streams = 0;
+    for (int f = 0; f < k->nfields; f++)
+        streams += 8.0 / k->fields[f].elem_bytes;
+    r->perf_dram /= 1 + streams / dev->dram_streams_half;
     /* sectors that a block's stores leave partly written for another block to
      * complete keep DRAM less busy than their volumes say, the more of them the SM
      * has in flight: half at partial_sectors_half (docs/model.md, "Sectors left to

@@ -205,6 +205,18 @@ def families():
         cfg1d())
     add("builtin2d_f32", "2-D 5-point star written with CUDA built-ins, float, 8192x4096",
         builtin_kernel(d2[:2]), d2, [b + [1, 1, 1] for b in BLOCKS_2D])
+    # float LBM (added 2026-11-27, after the held-out D3Q19 pull in float showed float
+    # LBM moving 15 % less DRAM bandwidth than double; docs/accuracy.md)
+    for name, what, st, dd, pull in (
+            ("d3q19_push_f32", "D3Q19 LBM stream, push, structure of arrays, float, 160^3",
+             D3Q19, dl, False),
+            ("d3q27_pull_f32", "D3Q27 LBM stream, pull, structure of arrays, float, 128^3",
+             D3Q27, d27, True)):
+        k = lbm_kernel(st, dd, pull)
+        for f in k["fields"]:
+            f["element_bytes"] = 4
+        k["precision"] = "fp32"
+        add(name, what, k, dd, c3)
     do = [300, 150, 120]
     add("star3d_r1_f64_odd", "3-D 7-point star, double, odd domain 300x150x120",
         stencil_kernel(3, star(3, 1), 1, 8, do), do, c3)

@@ -365,6 +365,24 @@ static void v2_block_rate(void)
     cJSON_Delete(r);
 }
 
+/* docs/model.md, "DRAM streams": an array of floats counts as two streams. The copy of
+ * v2_block_rate in floats: 8 B/Lup, 1016.6 active threads x 8 B = 8133 B in flight per
+ * SM, overload (8133/1e6)^2 = 6.6e-5, and 2 float arrays = 4 streams:
+ * 2900 * 0.717 / 8 / 1.000066 / (1 + 4/200) = 254.80 GLup/s (with the arrays counted
+ * once, / (1 + 2/200): 257.32). */
+static void v2_float_arrays_count_twice(void)
+{
+    const char *body =
+        "{" V2_DEVICE ",\"domain\":[16777216],\"launch\":{\"block\":[32]},"
+        "\"kernel\":{\"fields\":[{\"name\":\"A\",\"dims\":[16777216],\"element_bytes\":4,"
+        "\"loads\":[[\"x\"]]},{\"name\":\"B\",\"dims\":[16777216],\"element_bytes\":4,"
+        "\"stores\":[[\"x\"]]}]}}";
+    cJSON *r = estimate_text(body);
+    CHECK(r != NULL);
+    CHECK_NEAR(num(r, "performance", "dram"), 254.80, 1e-4, 0);
+    cJSON_Delete(r);
+}
+
 /* docs/model.md, "Block start rate": the block start rate caps the smooth minimum of
  * the other limits instead of entering it. The copy of v2_block_rate in blocks of 64
  * and 256 threads (block limits 12.33e-3 * 132 * T = 104.17 and 416.66 GLup/s): with
@@ -786,6 +804,7 @@ int main(int argc, char **argv)
     layer_condition();
     v2_block_rate();
     v2_block_rate_is_a_ceiling();
+    v2_float_arrays_count_twice();
     v2_sectors_left();
     v2_store_bursts();
     v2_scattered_store_bursts();
