@@ -92,7 +92,8 @@ static const char *const stmt_sql[ST_STMT_COUNT] = {
      * many rows within one, whose order the eviction would then pick at random (the
      * row just read among them); so a row is always used after every other row,
      * by at least 1e-8 days (0.9 ms, well above the 5e-10 a julian day's double
-     * resolves) */
+     * resolves). Only the order of used matters: a busy cache may run it ahead of
+     * the clock */
     [ST_STMT_PUT] = "INSERT OR REPLACE INTO prediction(key, kind, json, request_id, config,"
                     " used) VALUES (?1, ?2, ?3, (SELECT id FROM request WHERE text = ?4), ?5,"
                     " max(julianday('now'), (SELECT ifnull(max(used), 0) FROM prediction)"
