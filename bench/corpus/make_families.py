@@ -109,22 +109,24 @@ D3Q19 = [[0, 0, 0], [1, 0, 0], [-1, 0, 0], [0, 1, 0], [0, -1, 0], [0, 0, 1], [0,
 D3Q27 = [[i, j, k] for k in (-1, 0, 1) for j in (-1, 0, 1) for i in (-1, 0, 1)]
 
 
-def lbm_kernel(stencil, domain, pull):
-    """One field per population (structure of arrays), ghost layer of 1."""
+def lbm_kernel(stencil, domain, pull, elem=8):
+    """One field per population (structure of arrays) of elem-byte values, ghost layer
+    of 1."""
     dims = [n + 2 for n in domain]
     fields = []
     for q, c in enumerate(stencil):
         at = ["x+1", "y+1", "z+1"]
         moved = [shift(VARS[a], 1 - c[a]) if pull else shift(VARS[a], 1 + c[a])
                  for a in range(3)]
-        fields.append({"name": f"f{q}", "element_bytes": 8, "dims": dims,
+        fields.append({"name": f"f{q}", "element_bytes": elem, "dims": dims,
                        "loads": [moved if pull else at]})
     for q, c in enumerate(stencil):
         at = ["x+1", "y+1", "z+1"]
         moved = [shift(VARS[a], 1 + c[a]) for a in range(3)]
-        fields.append({"name": f"g{q}", "element_bytes": 8, "dims": dims,
+        fields.append({"name": f"g{q}", "element_bytes": elem, "dims": dims,
                        "stores": [at if pull else moved]})
-    return {"fields": fields, "flops": 10 * len(stencil), "precision": "fp64"}
+    return {"fields": fields, "flops": 10 * len(stencil),
+            "precision": "fp64" if elem == 8 else "fp32"}
 
 
 def copy_kernels():
@@ -161,68 +163,71 @@ def builtin_kernel(domain):
         "flops": 10}
 
 
-def families():
-    c3 = configs(BLOCKS_3D, FOLDED_3D, FOLDINGS_3D)
-    c2 = configs(BLOCKS_2D, FOLDED_2D, FOLDINGS_2D)
-    d3 = [256, 256, 256]
-    d2 = [8192, 4096, 1]
+# The configurations and domains the 2-D and 3-D families share.
+C3 = configs(BLOCKS_3D, FOLDED_3D, FOLDINGS_3D)
+C2 = configs(BLOCKS_2D, FOLDED_2D, FOLDINGS_2D)
+D3 = [256, 256, 256]
+D2 = [8192, 4096, 1]
+
+
+def collector():
+    """A list of families and the function that appends one to it."""
     fam = []
 
     def add(name, what, kernel, domain, cfgs):
         fam.append({"family": name, "description": what, "device": DEVICE,
                     "kernel": kernel, "domain": domain, "configs": cfgs})
+    return fam, add
+
+
+def families():
+    fam, add = collector()
 
     add("star3d_r1_f64", "3-D 7-point star, double, 256^3",
-        stencil_kernel(3, star(3, 1), 1, 8, d3), d3, c3)
+        stencil_kernel(3, star(3, 1), 1, 8, D3), D3, C3)
     add("star3d_r1_f32", "3-D 7-point star, float, 256^3",
-        stencil_kernel(3, star(3, 1), 1, 4, d3), d3, c3)
+        stencil_kernel(3, star(3, 1), 1, 4, D3), D3, C3)
     add("star3d_r4_f64", "3-D 25-point star (range 4), double, 256^3",
-        stencil_kernel(3, star(3, 4), 4, 8, d3), d3, c3)
+        stencil_kernel(3, star(3, 4), 4, 8, D3), D3, C3)
     add("box3d_r1_f64", "3-D 27-point box, double, 256^3",
-        stencil_kernel(3, box(3, 1), 1, 8, d3), d3, c3)
+        stencil_kernel(3, box(3, 1), 1, 8, D3), D3, C3)
     add("varcoef3d_f64", "3-D 7-point variable-coefficient operator, double, 256^3",
-        varcoef_kernel(d3), d3, c3)
+        varcoef_kernel(D3), D3, C3)
     add("star2d_r1_f32", "2-D 5-point star, float, 8192x4096",
-        stencil_kernel(2, star(2, 1), 1, 4, d2[:2]), d2, c2)
+        stencil_kernel(2, star(2, 1), 1, 4, D2[:2]), D2, C2)
     add("box2d_r1_f32", "2-D 9-point box, float, 8192x4096",
-        stencil_kernel(2, box(2, 1), 1, 4, d2[:2]), d2, c2)
+        stencil_kernel(2, box(2, 1), 1, 4, D2[:2]), D2, C2)
     add("star2d_r4_f64", "2-D 17-point star (range 4), double, 8192x4096",
-        stencil_kernel(2, star(2, 4), 4, 8, d2[:2]), d2, c2)
+        stencil_kernel(2, star(2, 4), 4, 8, D2[:2]), D2, C2)
     dl = [160, 160, 160]
     add("d3q19_pull_f64", "D3Q19 LBM stream, pull, structure of arrays, double, 160^3",
-        lbm_kernel(D3Q19, dl, True), dl, c3)
+        lbm_kernel(D3Q19, dl, True), dl, C3)
     add("d3q19_push_f64", "D3Q19 LBM stream, push, structure of arrays, double, 160^3",
-        lbm_kernel(D3Q19, dl, False), dl, c3)
+        lbm_kernel(D3Q19, dl, False), dl, C3)
     d27 = [128, 128, 128]
     add("d3q27_pull_f64", "D3Q27 LBM stream, pull, structure of arrays, double, 128^3",
-        lbm_kernel(D3Q27, d27, True), d27, c3)
+        lbm_kernel(D3Q27, d27, True), d27, C3)
     add("transpose2d_f32", "2-D transposed copy b[y][x] = a[x][y], float, 8192x8192",
-        transpose_kernel(8192), [8192, 8192, 1], c2)
+        transpose_kernel(8192), [8192, 8192, 1], C2)
     (strided, ds), (aos, da) = copy_kernels()
     add("copy_strided_f64", "1-D strided copy b[x] = a[2x], double, 2^25", strided, ds,
         cfg1d())
     add("copy_aos_f32", "1-D array-of-structs copy (4 floats per element), 2^24", aos, da,
         cfg1d())
     add("builtin2d_f32", "2-D 5-point star written with CUDA built-ins, float, 8192x4096",
-        builtin_kernel(d2[:2]), d2, [b + [1, 1, 1] for b in BLOCKS_2D])
+        builtin_kernel(D2[:2]), D2, [b + [1, 1, 1] for b in BLOCKS_2D])
     # float LBM (added 2026-11-27, after the held-out D3Q19 pull in float showed float
     # LBM moving 15 % less DRAM bandwidth than double; docs/accuracy.md)
-    for name, what, st, dd, pull in (
-            ("d3q19_push_f32", "D3Q19 LBM stream, push, structure of arrays, float, 160^3",
-             D3Q19, dl, False),
-            ("d3q27_pull_f32", "D3Q27 LBM stream, pull, structure of arrays, float, 128^3",
-             D3Q27, d27, True)):
-        k = lbm_kernel(st, dd, pull)
-        for f in k["fields"]:
-            f["element_bytes"] = 4
-        k["precision"] = "fp32"
-        add(name, what, k, dd, c3)
+    add("d3q19_push_f32", "D3Q19 LBM stream, push, structure of arrays, float, 160^3",
+        lbm_kernel(D3Q19, dl, False, 4), dl, C3)
+    add("d3q27_pull_f32", "D3Q27 LBM stream, pull, structure of arrays, float, 128^3",
+        lbm_kernel(D3Q27, d27, True, 4), d27, C3)
     do = [300, 150, 120]
     add("star3d_r1_f64_odd", "3-D 7-point star, double, odd domain 300x150x120",
-        stencil_kernel(3, star(3, 1), 1, 8, do), do, c3)
+        stencil_kernel(3, star(3, 1), 1, 8, do), do, C3)
     do2 = [1000, 3001, 1]
     add("star2d_r1_f64_odd", "2-D 5-point star, double, odd domain 1000x3001",
-        stencil_kernel(2, star(2, 1), 1, 8, do2[:2]), do2, c2)
+        stencil_kernel(2, star(2, 1), 1, 8, do2[:2]), do2, C2)
     return fam
 
 
@@ -237,37 +242,25 @@ def heldout_families():
     """Kernels no parameter was ever fitted on (bench/corpus/heldout/): measured after
     model 2026.11-19 was fixed, to say how the model does on kernels it has not seen
     (docs/accuracy.md, "Held-out kernels")."""
-    c3 = configs(BLOCKS_3D, FOLDED_3D, FOLDINGS_3D)
-    c2 = configs(BLOCKS_2D, FOLDED_2D, FOLDINGS_2D)
-    d3 = [256, 256, 256]
-    d2 = [8192, 4096, 1]
-    fam = []
-
-    def add(name, what, kernel, domain, cfgs):
-        fam.append({"family": name, "description": what, "device": DEVICE,
-                    "kernel": kernel, "domain": domain, "configs": cfgs})
+    fam, add = collector()
 
     add("star3d_r2_f32", "3-D 13-point star (range 2), float, 256^3",
-        stencil_kernel(3, star(3, 2), 2, 4, d3), d3, c3)
+        stencil_kernel(3, star(3, 2), 2, 4, D3), D3, C3)
     add("box3d_r1_f32", "3-D 27-point box, float, 256^3",
-        stencil_kernel(3, box(3, 1), 1, 4, d3), d3, c3)
+        stencil_kernel(3, box(3, 1), 1, 4, D3), D3, C3)
     add("star2d_r2_f64", "2-D 9-point star (range 2), double, 8192x4096",
-        stencil_kernel(2, star(2, 2), 2, 8, d2[:2]), d2, c2)
+        stencil_kernel(2, star(2, 2), 2, 8, D2[:2]), D2, C2)
     add("box2d_r2_f64", "2-D 25-point box (range 2), double, 8192x4096",
-        stencil_kernel(2, box(2, 2), 2, 8, d2[:2]), d2, c2)
+        stencil_kernel(2, box(2, 2), 2, 8, D2[:2]), D2, C2)
     n = 1 << 25
     add("triad_f64", "1-D triad a[x] = b[x] + s*c[x], double, 2^25", triad_kernel(n),
         [n, 1, 1], cfg1d())
     df = [1024, 1024, 32]
     add("star3d_r1_f64_flat", "3-D 7-point star, double, flat domain 1024x1024x32",
-        stencil_kernel(3, star(3, 1), 1, 8, df), df, c3)
+        stencil_kernel(3, star(3, 1), 1, 8, df), df, C3)
     dl = [160, 160, 160]
-    k = lbm_kernel(D3Q19, dl, True)
-    for f in k["fields"]:
-        f["element_bytes"] = 4
-    k["precision"] = "fp32"
-    add("d3q19_pull_f32", "D3Q19 LBM stream, pull, structure of arrays, float, 160^3", k,
-        dl, c3)
+    add("d3q19_pull_f32", "D3Q19 LBM stream, pull, structure of arrays, float, 160^3",
+        lbm_kernel(D3Q19, dl, True, 4), dl, C3)
     return fam
 
 
