@@ -565,7 +565,8 @@ static void dump(const char *path)
                     "\"l2_store_requests\":%.5g,\"l2_load_requests\":%.5g,"
                     "\"l2_load_requests_m\":%.5g,\"dram_load\":%.5g,\"dram_store\":%.5g,"
                     "\"l2_store_partial\":%.5g,\"l2_store_left\":%.5g,\"dram_charged\":%.5g},"
-                    "\"lattice_updates\":%lld}\n",
+                    "\"wave\":{\"overlap_y\":%.5g,\"overlap_z\":%.5g,\"oversub_y\":%.5g,"
+                    "\"oversub_z\":%.5g},\"dram_load_m\":%.5g,\"lattice_updates\":%lld}\n",
                     fams[i].f.name, r->c.block[0], r->c.block[1], r->c.block[2],
                     r->c.folding[0], r->c.folding[1], r->c.folding[2], r->m.glups, r->pred,
                     est_limiter_name(e->limiter), e->perf_flops, e->perf_l1, e->perf_l2,
@@ -578,7 +579,8 @@ static void dump(const char *path)
                     e->total.l2_store_charged, e->total.l2_store_requests,
                     e->total.l2_load_requests, r->m.l2_load_requests, e->total.dram_load,
                     e->total.dram_store, e->total.l2_store_partial, e->total.l2_store_left,
-                    e->dram_charged, (long long)e->lattice_updates);
+                    e->dram_charged, e->wave_overlap_y, e->wave_overlap_z, e->wave_oversub_y,
+                    e->wave_oversub_z, r->m.dram_load, (long long)e->lattice_updates);
         }
     fclose(f);
 }

@@ -206,15 +206,14 @@ static void dram_volumes(const est_binding *b, const est_wave *w, int64_t wave_l
     int v2 = b->k->model == EST_MODEL_V2;
     /* model v2 (docs/model.md, "Warm cache of folded waves"): a folded wave's blocks
      * make their steps together, so between a row's (layer's) first use and its reuse
-     * L2 sees one step of the wave, and of the row (layer) of blocks before it only
-     * its last step in y (z); the reference model counts all steps */
+     * L2 sees one step of the wave; the row (layer) of blocks before it has made all
+     * its steps before the reuse, so its whole footprint counts (2026.11-20: dividing
+     * it by the folding too put z-folded blocks on large layers far below the misses
+     * bench/corpus/h100_layers.jsonl measures). The reference model counts all steps */
     const int *fold = b->cfg.launch.folding;
     double steps = v2 ? (double)fold[0] * fold[1] * fold[2] : 1;
-    double last_y = v2 ? fold[1] : 1, last_z = v2 ? fold[2] : 1;
-    r->wave_oversub_y =
-        (old_y / last_y + (vnew_load - ov_y) * wl / steps) / (double)dev->l2_bytes;
-    r->wave_oversub_z =
-        (old_z / last_z + (vnew_load - ov_z) * wl / steps) / (double)dev->l2_bytes;
+    r->wave_oversub_y = (old_y + (vnew_load - ov_y) * wl / steps) / (double)dev->l2_bytes;
+    r->wave_oversub_z = (old_z + (vnew_load - ov_z) * wl / steps) / (double)dev->l2_bytes;
     double hit_y = 1 - est_fit_eval(dev->miss_ovy, r->wave_oversub_y);
     double hit_z = 1 - est_fit_eval(dev->miss_ovz, r->wave_oversub_z);
     r->l2_oversubscription =

@@ -7,7 +7,9 @@ narrow in x, wider than the domain) and foldings in x, y and z. The files are th
 single description of the corpus: bench/corpus_measure times and profiles them on a
 GPU, bench/accuracy predicts them and compares. Run it again after editing this
 script; the output is deterministic (sorted keys, fixed order). With --heldout it
-writes bench/corpus/heldout/*.json instead: kernels kept out of every fit.
+writes bench/corpus/heldout/*.json instead: kernels kept out of every fit; with
+--layers bench/corpus/layers/*.json: 3-D stencils on domains whose z layers straddle
+the L2, the data of the layer-condition miss curve.
 """
 import json
 import os
@@ -264,11 +266,44 @@ def heldout_families():
     return fam
 
 
+# The layer scan's configurations: unfolded blocks from flat to cubic, and the foldings
+# whose reuse of z layers differs most (in z 2 and 4, in y, in x).
+L3 = ([b + [1, 1, 1] for b in [[256, 1, 1], [1024, 1, 1], [128, 2, 1], [64, 4, 1],
+                               [32, 8, 1], [32, 4, 4], [16, 8, 2]]]
+      + [[128, 2, 1] + f for f in FOLDINGS_3D]
+      + [[32, 8, 1, 1, 1, 2], [32, 8, 1, 1, 1, 4], [16, 8, 2, 1, 1, 2]])
+
+
+def layer_families():
+    """3-D stencils on domains whose z layers straddle the L2 (bench/corpus/layers/):
+    what the reuse of a layer between the passes of its neighbours costs when a few of
+    them no longer fit, the range the corpus' 256^3 domains never reach (the L2's
+    capacity-miss curve of z layers, docs/model.md "Layer conditions on Hopper"). The
+    held-out flat domain 1024x1024x32 is not among them."""
+    fam, add = collector()
+    for nx, nz in [(512, 128), (640, 96), (768, 64), (896, 48), (1152, 24), (1280, 20),
+                   (1536, 16), (2048, 12)]:
+        d = [nx, nx, nz]
+        add(f"star3d_r1_f64_l{nx}", f"3-D 7-point star, double, {nx}x{nx}x{nz}",
+            stencil_kernel(3, star(3, 1), 1, 8, d), d, L3)
+    for nx, nz in [(1280, 20), (1536, 16), (2048, 12)]:
+        d = [nx, nx, nz]
+        add(f"star3d_r1_f32_l{nx}", f"3-D 7-point star, float, {nx}x{nx}x{nz}",
+            stencil_kernel(3, star(3, 1), 1, 4, d), d, L3)
+    for nx, nz in [(768, 64), (1152, 24)]:
+        d = [nx, nx, nz]
+        add(f"box3d_r1_f64_l{nx}", f"3-D 27-point box, double, {nx}x{nx}x{nz}",
+            stencil_kernel(3, box(3, 1), 1, 8, d), d, L3)
+    return fam
+
+
 def main():
     heldout = "--heldout" in sys.argv[1:]
-    out = os.path.join(HERE, "heldout" if heldout else "families")
+    layers = "--layers" in sys.argv[1:]
+    out = os.path.join(HERE, "heldout" if heldout else "layers" if layers else "families")
     os.makedirs(out, exist_ok=True)
-    fams = heldout_families() if heldout else families()
+    fams = (heldout_families() if heldout else layer_families() if layers
+            else families())
     for f in fams:
         with open(os.path.join(out, f["family"] + ".json"), "w") as fh:
             json.dump(f, fh, indent=1, sort_keys=True)
