@@ -15,6 +15,7 @@
  *            [--device NAME | --device-file FILE] [--dump FILE] [--lofo] [--fit]
  *            [--check] [--family NAME]
  *
+ * --corpus and --measured take comma-separated lists (several corpora, their files).
  * --measured picks the measurements (default bench/corpus/h100.jsonl), --device the
  * built-in device every family is predicted for (default: the one its file names, the
  * H100): bench/corpus/h200.jsonl with --device H200-SXM-141GB is the H200 corpus;
@@ -677,27 +678,43 @@ int main(int argc, char **argv)
     lr_error err;
     lr_error_clear(&err);
     devs = lr_devices_load(&err);
-    int nfiles = 0;
-    char **files = corpus_list(corpus, &nfiles);
-    if (!devs || !files)
+    if (!devs)
         return 1;
-    fams = calloc((size_t)nfiles, sizeof *fams);
-    for (int i = 0; i < nfiles; i++) {
-        family *F = &fams[nfams];
-        if (corpus_family_load(files[i], &F->f))
+    /* --corpus and --measured may each name several, comma-separated: the families of
+     * every directory, with the lines of every file (family names are unique across
+     * the corpora), e.g. the corpus and the layer scan the built-in H100 is fitted on */
+    char dirs[4096], *save = NULL;
+    snprintf(dirs, sizeof dirs, "%s", corpus);
+    for (char *dir = strtok_r(dirs, ",", &save); dir; dir = strtok_r(NULL, ",", &save)) {
+        int nfiles = 0;
+        char **files = corpus_list(dir, &nfiles);
+        if (!files)
             return 1;
-        if (only && strcmp(only, F->f.name)) {
-            corpus_family_release(&F->f);
-            continue;
+        family *grown = realloc(fams, (size_t)(nfams + nfiles) * sizeof *fams);
+        if (!grown)
+            return 1;
+        fams = grown;
+        for (int i = 0; i < nfiles; i++) {
+            family *F = &fams[nfams];
+            memset(F, 0, sizeof *F);
+            if (corpus_family_load(files[i], &F->f))
+                return 1;
+            if (only && strcmp(only, F->f.name)) {
+                corpus_family_release(&F->f);
+                continue;
+            }
+            F->nrows = F->f.nconfigs;
+            F->rows = calloc((size_t)F->nrows, sizeof *F->rows);
+            for (int k = 0; k < F->nrows; k++)
+                F->rows[k].c = F->f.configs[k];
+            nfams++;
         }
-        F->nrows = F->f.nconfigs;
-        F->rows = calloc((size_t)F->nrows, sizeof *F->rows);
-        for (int k = 0; k < F->nrows; k++)
-            F->rows[k].c = F->f.configs[k];
-        nfams++;
+        corpus_list_free(files, nfiles);
     }
-    corpus_list_free(files, nfiles);
-    attach_measurements(measured);
+    char paths[4096];
+    snprintf(paths, sizeof paths, "%s", measured);
+    for (char *m = strtok_r(paths, ",", &save); m; m = strtok_r(NULL, ",", &save))
+        attach_measurements(m);
     /* a family the measurement file has no line of was not measured on that GPU (the
      * H200 corpus predates the float LBM families): it is left out and said so, where
      * a family with some configurations missing counts them as failures below */

@@ -77,16 +77,17 @@ typedef struct est_device {
 } est_device;
 
 /* rank_precision of the H100 corpus: the value of devices measured on no corpus. */
-#define EST_RANK_PRECISION_DEFAULT 0.0690
+#define EST_RANK_PRECISION_DEFAULT 0.0594
 
 /* The model-v2 parameters of the H100 (docs/model.md): block rate, latency, fold
  * overlap, granularity, sharpness, DRAM, L2 and L1 efficiency, store request and store
  * sector rates, DRAM overload, DRAM streams, sectors left partial (in flight, and the
- * time per sector), fitted on the H100 corpus; then the launch
- * overhead in microseconds, measured on the H100 (bench/overhead). */
+ * time per sector), fitted on the H100 corpus and its layer scan (bench/corpus/h100.jsonl
+ * and h100_layers.jsonl, model 2026.11-20); then the launch overhead in microseconds,
+ * measured on the H100 (bench/overhead), and the L2 request rate (chosen on a grid). */
 #define EST_V2_DEFAULTS                                                                     \
-    12.75, 860.4, 0.9669, 0.6147, 3.676, 1.098, 6.03, 1.0698, 89.4, 191, 7.028e+08, 172.4, 16490, \
-        0.04522, 6.2, 120
+    12.7, 899.8, 0.9669, 0.7076, 4.224, 1.09, 3.02, 1.0698, 87.1, 200.7, 9.814e+11, 170.6,      \
+        59590, 0.05669, 6.2, 120
 
 /* Sets d's model-v2 parameters to EST_V2_DEFAULTS. */
 void est_device_set_v2_defaults(est_device *d);

@@ -351,8 +351,12 @@ static void v2_limits(const est_kernel *k, const est_device *dev, est_result *r)
     r->perf_latency = dev->sm_count * r->active_threads_per_sm * in_flight / dev->latency_ns;
     r->bytes_in_flight_per_sm =
         r->active_threads_per_sm * in_flight * r->dram_charged;
+    /* every sector a warp's stores leave partly written, whoever completes it: other
+     * blocks, later folding steps, or (counted in part, BLOCK_PARTIAL_SHARE) the
+     * block's other warps (2026.11-20; until then only those left to other blocks,
+     * which let folded blocks look cheaper than the GPU runs them) */
     r->partial_sectors_in_flight_per_sm = r->active_threads_per_sm * in_flight *
-                                          r->total.l2_store_left / dev->l2_sector_bytes;
+                                          r->total.l2_store_partial / dev->l2_sector_bytes;
     r->perf_blocks = dev->block_rate_per_sm * 1e-3 * dev->sm_count * r->updates_per_block;
     /* a store instruction sends one write request per line it touches, and each
      * (partial) sector is written separately: scattered stores are limited by these

@@ -187,7 +187,7 @@ typedef struct est_result {
     double active_threads_per_sm; /* threads that update lattice points, per SM */
     double bytes_in_flight_per_sm; /* DRAM bytes the active threads have requested */
     double partial_sectors_in_flight_per_sm; /* sectors the active threads' stores leave
-                                                partly written for other blocks */
+                                                partly written, whoever completes them */
     double partial_sector_share;  /* share of the predicted time lost to the stores
                                      that leave those sectors (docs/model.md) */
     double perf_latency;          /* GLup/s the concurrency allows (Little's law) */
