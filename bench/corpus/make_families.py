@@ -224,6 +224,13 @@ def families():
         lbm_kernel(D3Q19, dl, False, 4), dl, C3)
     add("d3q27_pull_f32", "D3Q27 LBM stream, pull, structure of arrays, float, 128^3",
         lbm_kernel(D3Q27, d27, True, 4), d27, C3)
+    # float stencils with many loads per update (added 2026-11-27, after the held-out
+    # 27-point float box ran 11-25 % below its prediction at about 0.48 warp load/store
+    # instructions per cycle and SM: the L1 request rate, docs/model.md)
+    add("box2d_r2_f32", "2-D 25-point box (range 2), float, 8192x4096",
+        stencil_kernel(2, box(2, 2), 2, 4, D2[:2]), D2, C2)
+    add("star2d_r4_f32", "2-D 17-point star (range 4), float, 8192x4096",
+        stencil_kernel(2, star(2, 4), 4, 4, D2[:2]), D2, C2)
     do = [300, 150, 120]
     add("star3d_r1_f64_odd", "3-D 7-point star, double, odd domain 300x150x120",
         stencil_kernel(3, star(3, 1), 1, 8, do), do, C3)
