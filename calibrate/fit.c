@@ -21,7 +21,8 @@ static const struct {
     P(block_granularity), P(limit_sharpness),      P(dram_efficiency),
     P(l2_efficiency),     P(l1_efficiency),        P(store_requests_per_ns),
     P(store_sectors_per_ns), P(dram_overload_bytes_per_sm), P(dram_streams_half),
-    P(partial_sectors_half), P(partial_sector_ns), P(l2_requests_per_ns)};
+    P(partial_sectors_half), P(partial_sector_ns), P(l2_requests_per_ns),
+    P(l1_requests_per_cycle)};
 #undef P
 
 const char *cal_param_name(int i)

@@ -85,6 +85,8 @@ static const char *v2_broken(const est_device *d, char *why, unsigned whysize)
          "must be in [0, 1000) ns per sector"},
         {d->launch_overhead_us >= 0 && d->launch_overhead_us < 1e6, "launch_overhead_us",
          "must be in [0, 1e6) microseconds"},
+        {d->l1_requests_per_cycle >= 0.001 && d->l1_requests_per_cycle < 100,
+         "l1_requests_per_cycle", "must be in [0.001, 100) warp instructions per cycle per SM"},
         {d->l2_requests_per_ns >= 0.001 && d->l2_requests_per_ns < 1e6, "l2_requests_per_ns",
          "must be in [0.001, 1e6) requests per ns"},
         {d->rank_precision >= 0 && d->rank_precision <= 0.5, "rank_precision",
@@ -172,5 +174,6 @@ void est_device_set_v2_defaults(est_device *d)
     d->partial_sector_ns = v[13];
     d->launch_overhead_us = v[14];
     d->l2_requests_per_ns = v[15];
+    d->l1_requests_per_cycle = v[16];
     d->rank_precision = EST_RANK_PRECISION_DEFAULT;
 }

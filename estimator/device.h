@@ -69,6 +69,8 @@ typedef struct est_device {
     double launch_overhead_us; /* fixed time of one launch (start, ramp, drain): measured */
     double l2_requests_per_ns; /* L2 tag lookups the GPU serves per ns: read requests,
                                   and written sectors at L2_TAG_STORE_SHARE of one */
+    double l1_requests_per_cycle; /* warp load and store instructions an SM's L1 accepts
+                                     per cycle */
 
     /* Not a model input: the relative difference of two predictions below which the
      * model cannot tell which configuration runs faster (a ranking's tie group), as
@@ -77,7 +79,7 @@ typedef struct est_device {
 } est_device;
 
 /* rank_precision of the H100 corpus: the value of devices measured on no corpus. */
-#define EST_RANK_PRECISION_DEFAULT 0.0594
+#define EST_RANK_PRECISION_DEFAULT 0.0597
 
 /* The model-v2 parameters of the H100 (docs/model.md): block rate, latency, fold
  * overlap, granularity, sharpness, DRAM, L2 and L1 efficiency, store request and store
@@ -86,8 +88,8 @@ typedef struct est_device {
  * and h100_layers.jsonl, model 2026.11-20); then the launch overhead in microseconds,
  * measured on the H100 (bench/overhead), and the L2 request rate (chosen on a grid). */
 #define EST_V2_DEFAULTS                                                                     \
-    12.7, 899.8, 0.9669, 0.7076, 4.224, 1.09, 3.02, 1.0698, 87.1, 200.7, 9.814e+11, 170.6,      \
-        59590, 0.05669, 6.2, 120
+    12.7, 899.8, 0.9669, 0.6383, 4.224, 1.09, 3.932, 1.0698, 89.71, 194.7, 6.134e+10, 170.6,    \
+        61380, 0.05669, 6.2, 120, 0.5511
 
 /* Sets d's model-v2 parameters to EST_V2_DEFAULTS. */
 void est_device_set_v2_defaults(est_device *d);

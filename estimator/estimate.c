@@ -13,8 +13,9 @@
 
 const char *est_limiter_name(est_limiter l)
 {
-    static const char *const names[] = {"flops",  "l1",     "l2",     "dram",        "latency",
-                                        "blocks", "stores", "l2_requests", "none"};
+    static const char *const names[] = {"flops",  "l1",     "l2",          "dram",
+                                        "latency", "blocks", "stores",     "l2_requests",
+                                        "l1_requests", "none"};
     return l <= EST_LIMITER_NONE ? names[l] : "none";
 }
 
@@ -72,6 +73,7 @@ static void l1_l2_volumes(const est_binding *b, const est_sample *s, est_result 
     const est_device *dev = b->dev;
     double block_l1_alloc = 0, block_l2_load = 0;
     r->l1_wavefronts = L1_WF_PER_WARP * div0(s->warps, s->warp_lups);
+    r->l1_requests_per_update = 0;
     for (int f = 0; f < b->k->nfields; f++) {
         const est_field_sample *fs = &s->f[f];
         const est_warp_counts *w = &fs->warp;
@@ -88,6 +90,7 @@ static void l1_l2_volumes(const est_binding *b, const est_sample *s, est_result 
         else
             v->l1_cycles = max3(C, TAG, DP + ALLOC);
         v->l1_load = div0(w->load_sectors * dev->l1_sector_bytes, s->warp_lups);
+        r->l1_requests_per_update += div0(w->inst, s->warp_lups);
         /* L2 receives a sector that one folding step's stores complete once, and where
          * the stores of all steps merge, the share left unmerged (store_unmerged,
          * bind.c) comes back (docs/model.md "Partly written sectors"). Model v2's limits
@@ -372,6 +375,11 @@ static void v2_limits(const est_kernel *k, const est_device *dev, est_result *r)
         div0(dev->l2_requests_per_ns, t->l2_load_requests + L2_TAG_STORE_SHARE *
                                                                 t->l2_store_charged /
                                                                 dev->l2_sector_bytes);
+    /* the L1 accepts about one warp load or store instruction every other cycle per
+     * SM, whatever its width: float stencils with many loads per update meet this
+     * before the wavefronts (docs/model.md, "L1 requests") */
+    r->perf_l1_requests = div0(dev->sm_count * dev->clock_ghz * dev->l1_requests_per_cycle,
+                               r->l1_requests_per_update);
     r->perf_l1 *= dev->l1_efficiency;
     r->perf_l2 *= dev->l2_efficiency;
     /* far more bytes requested than the memory system can queue: the L2 thrashes and
@@ -393,8 +401,9 @@ static void v2_limits(const est_kernel *k, const est_device *dev, est_result *r)
      * other blocks") */
     double partial = r->partial_sectors_in_flight_per_sm / dev->partial_sectors_half;
     r->perf_dram /= 1 + pow(partial, PARTIAL_EXPONENT);
-    double lim[] = {r->perf_flops,   r->perf_l1,     r->perf_l2,    r->perf_dram,
-                    r->perf_latency, r->perf_blocks, r->perf_stores, r->perf_l2_requests};
+    double lim[] = {r->perf_flops,       r->perf_l1,      r->perf_l2,
+                    r->perf_dram,        r->perf_latency, r->perf_blocks,
+                    r->perf_stores,      r->perf_l2_requests, r->perf_l1_requests};
     double n = dev->limit_sharpness, sum = 0;
     int nlim = (int)(sizeof lim / sizeof *lim);
     /* the block start rate is a ceiling, not one more overlapping limit: blocks of 32
@@ -511,8 +520,9 @@ static void check_invariants(const est_kernel *k, const est_result *r)
     assert(finite_nonnegative(r->wave_oversub_y) && finite_nonnegative(r->wave_oversub_z));
     assert(finite_nonnegative(r->l1_wavefronts) && finite_nonnegative(r->stores_left_in_l2));
     assert(finite_nonnegative(r->launch_time_us));
-    const double lim[] = {r->perf_flops,   r->perf_l1,     r->perf_l2,    r->perf_dram,
-                          r->perf_latency, r->perf_blocks, r->perf_stores, r->perf_l2_requests};
+    const double lim[] = {r->perf_flops,   r->perf_l1,     r->perf_l2,
+                          r->perf_dram,    r->perf_latency, r->perf_blocks,
+                          r->perf_stores,  r->perf_l2_requests, r->perf_l1_requests};
     double tightest = INFINITY;
     for (size_t i = 0; i < sizeof lim / sizeof lim[0]; i++) {
         assert(finite_nonnegative(lim[i]));

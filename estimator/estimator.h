@@ -153,6 +153,7 @@ typedef enum est_limiter {
     EST_LIMITER_BLOCKS,  /* model v2: blocks too small for the block start rate */
     EST_LIMITER_STORES,  /* model v2: scattered stores, too many L2 write requests */
     EST_LIMITER_L2_REQUESTS, /* model v2: the L2 tags, too many requests and sectors */
+    EST_LIMITER_L1_REQUESTS, /* model v2: too many load and store instructions */
     EST_LIMITER_NONE
 } est_limiter;
 
@@ -194,6 +195,9 @@ typedef struct est_result {
     double perf_blocks;           /* GLup/s the block start rate allows */
     double perf_stores;           /* GLup/s the L2 write request rate allows */
     double perf_l2_requests;      /* model v2: GLup/s the L2 tag lookup rate allows */
+    double perf_l1_requests;      /* model v2: GLup/s the L1 request rate allows */
+    double l1_requests_per_update; /* model v2: warp load and store instructions per
+                                      lattice update, all fields */
     double updates_per_block;     /* lattice updates per thread block, average */
     double l1_wavefronts;         /* predicted L1 data-pipe wavefronts per lattice update */
     double stores_left_in_l2;     /* bytes of stores dirty in L2 when the launch ends */

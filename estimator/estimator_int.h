@@ -153,7 +153,7 @@ int64_t est_thread_lups(const est_binding *b, const int64_t coord[EST_NCOORD]);
  * (sample_warp.c, add_counts), so a counter added here is summed everywhere; the
  * assertion below stops the build until EST_WARP_COUNTERS counts it. Whole numbers in
  * doubles: the sums stay exact below 2^53. */
-#define EST_WARP_COUNTERS 12
+#define EST_WARP_COUNTERS 13
 typedef union est_warp_counts {
     struct {
         double c, tag, dp;   /* L1 cycles */
@@ -176,6 +176,9 @@ typedef union est_warp_counts {
         /* distinct lines per load instruction, summed: L1 load requests (what misses
          * of them reaches L2 as requests, docs/model.md "L2 requests") */
         double load_lines;
+        /* model v2: warp load and store instructions, one each: the requests the L1
+         * accepts (docs/model.md, "L1 requests") */
+        double inst;
     };
     double v[EST_WARP_COUNTERS]; /* the same counters, to add them all alike */
 } est_warp_counts;

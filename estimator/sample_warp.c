@@ -132,7 +132,7 @@ static est_warp_counts warp_metrics(const est_device *dev, int elem, const int64
     int sectors = distinct_granules(addr, n, dev->l1_sector_bytes);
     return (est_warp_counts){
         .c = c, .tag = tag, .dp = dp, .load_sectors = sectors, .smx_segments = segments,
-        .load_m = m, .load_lines = lines};
+        .load_m = m, .load_lines = lines, .inst = 1};
 }
 
 /* a modulo the granule, in [0, granule): a mask when the granule is a power of two (it

@@ -78,6 +78,8 @@ static const dev_field fields[] = {
     V(l2_requests_per_ns, 1e6,
       "L2 tag lookups per ns, whole GPU: read requests, written sectors at 2/3 of one "
       "(model v2)"),
+    V(l1_requests_per_cycle, 100,
+      "warp load and store instructions an SM's L1 accepts per cycle (model v2)"),
     V(rank_precision, 0.5,
       "fraction of the best prediction within which rankings tie (not a model input)"),
 };

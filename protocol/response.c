@@ -69,6 +69,7 @@ static void add_units(jb *b, cJSON *u)
            "partial_sectors_in_flight_per_sm in L2 sectors, "
            "store_requests_per_update in L2 write requests and "
            "load_requests_per_update in L2 read requests per lattice update, "
+           "l1_requests_per_update in warp load and store instructions per lattice update, "
            "l1_wavefronts in L1 data-pipe wavefronts per lattice update, "
            "stores_left_in_l2 in bytes, dram_charged and l2_store_charged in B/Lup, "
            "launch_time_us in microseconds");
@@ -105,6 +106,7 @@ static void add_performance(jb *b, cJSON *p, const est_result *r, int v2)
     add_num_or_null(b, p, "blocks", r->perf_blocks, v2 && r->perf_blocks > 0);
     add_num_or_null(b, p, "stores", r->perf_stores, v2 && r->perf_stores > 0);
     add_num_or_null(b, p, "l2_requests", r->perf_l2_requests, v2 && r->perf_l2_requests > 0);
+    add_num_or_null(b, p, "l1_requests", r->perf_l1_requests, v2 && r->perf_l1_requests > 0);
     add_num(b, p, "predicted", r->predicted);
     jb_str(b, p, "limiter", est_limiter_name(r->limiter));
 }
@@ -126,6 +128,7 @@ static void add_details(jb *b, cJSON *d, const est_result *r, int v2, int kepler
         add_num(b, d, "partial_sector_share", r->partial_sector_share);
         add_num(b, d, "store_requests_per_update", r->total.l2_store_requests);
         add_num(b, d, "load_requests_per_update", r->total.l2_load_requests);
+        add_num(b, d, "l1_requests_per_update", r->l1_requests_per_update);
         add_num_or_null(b, d, "l1_wavefronts", r->l1_wavefronts, !kepler);
         add_num(b, d, "stores_left_in_l2", r->stores_left_in_l2);
         add_num(b, d, "dram_charged", r->dram_charged);

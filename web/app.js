@@ -401,9 +401,10 @@ const FIELD_COLOURS = ["#4e79a7", "#f28e2b", "#59a14f", "#e15759", "#76b7b2", "#
   "#b07aa1", "#ff9da7", "#9c755f", "#bab0ac"];
 const LIMITER_COLOURS = {flops: "#b07aa1", l1: "#59a14f", l2: "#f28e2b", dram: "#4e79a7",
   latency: "#e15759", blocks: "#76b7b2", stores: "#9c755f", l2_requests: "#edc948",
-  none: "#bab0ac"};
+  l1_requests: "#ff9da7", none: "#bab0ac"};
 const LIMIT_NAMES = {flops: "flops", l1: "L1", l2: "L2", dram: "DRAM", latency: "latency",
-  blocks: "block starts", stores: "store requests", l2_requests: "L2 requests"};
+  blocks: "block starts", stores: "store requests", l2_requests: "L2 requests",
+  l1_requests: "L1 requests"};
 
 /* The levels of the volume chart: the keys of a volumes object (docs/api.md). */
 const LEVELS = [
@@ -460,10 +461,10 @@ function limitsChart(perf, model) {
     svg.append(s("text", {x: left - 6, y: y + 15, "text-anchor": "end",
       class: limiter ? "limiter" : null}, LIMIT_NAMES[k]));
     if (v === null) {
-      /* null: no limit at that level, or (latency, blocks, stores, L2 requests) one
-       * the reference method does not model. */
+      /* null: no limit at that level, or (latency, blocks, stores, L2 and L1 requests)
+       * one the reference method does not model. */
       const v2only = model === "warpspeed" &&
-        ["latency", "blocks", "stores", "l2_requests"].includes(k);
+        ["latency", "blocks", "stores", "l2_requests", "l1_requests"].includes(k);
       svg.append(s("text", {x: left + 4, y: y + 15, class: "none", "data-limit": k},
         v2only ? "not in the warpspeed model" : "no limit"));
       return;

@@ -132,13 +132,15 @@ class Performance(_Raw):
     blocks: Optional[float]
     stores: Optional[float]
     l2_requests: Optional[float]
+    l1_requests: Optional[float]
     raw: Dict[str, Any] = _raw_field()
 
     @classmethod
     def from_json(cls, d: Dict[str, Any]) -> "Performance":
         return cls(float(d.get("predicted") or 0.0), str(d.get("limiter") or ""),
                    *(_num(d.get(k)) for k in ("flops", "l1", "l2", "dram", "latency",
-                                              "blocks", "stores", "l2_requests")),
+                                              "blocks", "stores", "l2_requests",
+                                              "l1_requests")),
                    raw=d)
 
 
