@@ -591,6 +591,43 @@ static void v2_folded_wave_reuse(void)
     CHECK_NEAR(oz[0] - oz[1], wave_new / 2 / 26214400.0, 1e-4, 0); /* 6 digits in JSON */
 }
 
+/* The L1 request limit (docs/model.md, "L1 requests"): a 2-D 25-point float box on
+ * 8192 x 4096, 128x1x1 blocks. Unfolded, a warp executes 25 loads and 1 store for 32
+ * updates: 26 / 32 = 0.8125 requests per update, and the built-in H100 (132 SMs at
+ * 1.98 GHz, 0.5511 requests per cycle) allows 132 * 1.98 * 0.5511 / 0.8125 = 177.27
+ * GLup/s. Folded 2 in y, a thread loads its 5 x 6 window once (register reuse) and
+ * stores twice: (30 + 2) / 2 / 32 = 0.5, so 288.07 GLup/s. Both are the tightest limit. */
+static void v2_l1_request_limit(void)
+{
+    char body[2048], loads[1024] = "";
+    for (int j = -2; j <= 2; j++)
+        for (int i = -2; i <= 2; i++) {
+            char one[32];
+            snprintf(one, sizeof one, "%s[\"x+%d\",\"y+%d\"]", loads[0] ? "," : "", 2 + i,
+                     2 + j);
+            strcat(loads, one);
+        }
+    const int fy[2] = {1, 2};
+    const double per_update[2] = {0.8125, 0.5}, limit[2] = {177.27, 288.07};
+    for (int c = 0; c < 2; c++) {
+        snprintf(body, sizeof body,
+                 "{\"device\":\"H100-SXM5-80GB\",\"domain\":[8192,4096],"
+                 "\"launch\":{\"block\":[128,1,1],\"folding\":[1,%d,1]},"
+                 "\"kernel\":{\"fields\":[{\"name\":\"u\",\"element_bytes\":4,"
+                 "\"dims\":[8196,4100],\"loads\":[%s]},{\"name\":\"v\",\"element_bytes\":4,"
+                 "\"dims\":[8196,4100],\"stores\":[[\"x+2\",\"y+2\"]]}]}}",
+                 fy[c], loads);
+        cJSON *r = estimate_text(body);
+        CHECK(r != NULL);
+        CHECK_NEAR(num(r, "details", "l1_requests_per_update"), per_update[c], 1e-6, 0);
+        CHECK_NEAR(num(r, "performance", "l1_requests"), limit[c], 1e-4, 0);
+        CHECK_STR(cJSON_GetStringValue(
+                      cJSON_GetObjectItem(cJSON_GetObjectItem(r, "performance"), "limiter")),
+                  "l1_requests");
+        cJSON_Delete(r);
+    }
+}
+
 /* The store-request limit (docs/model.md), hand-derived with V2_DEVICE: a float copy
  * into a transposed array, B[y][x] = A[x][y] on 8192 x 8192, 32x4 blocks. Each warp
  * store writes 32 lanes into 32 rows 32 KiB apart: 32 lines and 32 sectors for 32
@@ -818,6 +855,7 @@ int main(int argc, char **argv)
     v2_folded_wave_reuse();
     v2_stores_shared_with_previous_wave();
     v2_scattered_stores();
+    v2_l1_request_limit();
     v2_merged_store_sectors();
     v2_stores_of_all_steps();
     v2_register_reuse();
