@@ -148,6 +148,14 @@ static void reason(char *buf, size_t n, const lr_choice *rec, const lr_choice *b
                  100 * rec->idle, 100 * rec->occupancy);
 }
 
+/* The advice on a baseline: keep it when it has no warnings and is tied with the best
+ * or the recommendation's gain over it lies inside the precision. */
+static int keeps(const lr_choice *base, const lr_choice *rec, int tied, double precision)
+{
+    double gain = base->predicted > 0 ? rec->predicted / base->predicted - 1 : 0;
+    return !base->warned && (tied || gain <= precision);
+}
+
 static void add_baseline(jb *j, cJSON *parent, const lr_choice *c, long baseline,
                          const lr_choice *rec, int tied, double precision,
                          const lr_request *req, const char *why_not)
@@ -170,7 +178,7 @@ static void add_baseline(jb *j, cJSON *parent, const lr_choice *c, long baseline
     }
     const lr_choice *base = &c[baseline];
     double gain = base->predicted > 0 ? rec->predicted / base->predicted - 1 : 0;
-    int keep = !base->warned && (tied || gain <= precision);
+    int keep = keeps(base, rec, tied, precision);
     jb_num(j, o, "rank", base->rank);
     jb_num(j, o, "predicted", base->predicted);
     jb_num(j, o, "gain", round6(gain));
@@ -235,6 +243,25 @@ size_t lr_decision_pick(const lr_choice *c, size_t n, double precision, int v2)
     size_t rec = m && !with_warned ? pos[pick(c, pos, m, precision, v2, &ntied)] : n;
     free(pos);
     return rec;
+}
+
+size_t lr_decision_follow(const lr_choice *c, size_t n, double precision, int v2,
+                          size_t baseline)
+{
+    size_t *pos = calloc(n ? n : 1, sizeof *pos), ntied = 0;
+    int with_warned;
+    if (!pos)
+        return n;
+    size_t m = considered(c, n, pos, &with_warned), got = n;
+    if (m && !with_warned) {
+        size_t rec = pos[pick(c, pos, m, precision, v2, &ntied)];
+        int tied = 0;
+        for (size_t i = 0; i < ntied; i++)
+            tied |= pos[i] == baseline;
+        got = baseline < n && keeps(&c[baseline], &c[rec], tied, precision) ? baseline : rec;
+    }
+    free(pos);
+    return got;
 }
 
 cJSON *lr_decision_json(const lr_choice *c, size_t n, double precision, long baseline,

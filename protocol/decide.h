@@ -45,6 +45,12 @@ void lr_choice_from_result(lr_choice *c, const est_result *r, const est_device *
  * warnings or n is 0. */
 size_t lr_decision_pick(const lr_choice *c, size_t n, double precision, int v2);
 
+/* The index in c[0..n) of the configuration a code generator runs that passes the one
+ * at index baseline as its baseline and follows the advice: the baseline when the
+ * decision keeps it, else the recommendation; n as lr_decision_pick. */
+size_t lr_decision_follow(const lr_choice *c, size_t n, double precision, int v2,
+                          size_t baseline);
+
 /* The "decision" object of a rank response (caller owns; NULL when out of memory) for
  * the n launchable configurations c[0..n) in ranked order. baseline: the position in
  * c of the request's baseline, -1 when it has none or it cannot run; then
