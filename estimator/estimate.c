@@ -377,7 +377,8 @@ static void v2_limits(const est_kernel *k, const est_device *dev, est_result *r)
                                                                 dev->l2_sector_bytes);
     /* the L1 accepts about one warp load or store instruction every other cycle per
      * SM, whatever its width: float stencils with many loads per update meet this
-     * before the wavefronts (docs/model.md, "L1 requests") */
+     * before the wavefronts. A fitted rate, not a hardware figure: a held-out 2-D
+     * float box passes it (docs/model.md, "L1 requests") */
     r->perf_l1_requests = div0(dev->sm_count * dev->clock_ghz * dev->l1_requests_per_cycle,
                                r->l1_requests_per_update);
     r->perf_l1 *= dev->l1_efficiency;
