@@ -411,6 +411,41 @@ static void pick_rules(void)
     CHECK_INT((int)lr_decision_pick(c, 0, 0.05, 1), 0);
 }
 
+/* What a code generator runs that passes a baseline and follows the advice
+ * (lr_decision_follow, the rule of decision.baseline.advice): the baseline when it is
+ * tied with the best or the recommendation's gain over it lies inside the precision,
+ * else the recommendation; a baseline with warnings is never kept. */
+static void follow_rules(void)
+{
+    lr_choice c[4];
+    memset(c, 0, sizeof c);
+    const double pred[4] = {100, 97, 94, 80};
+    for (int i = 0; i < 4; i++) {
+        c[i].launch.block[0] = 32 * (i + 1);
+        c[i].launch.block[1] = c[i].launch.block[2] = 1;
+        c[i].launch.folding[0] = c[i].launch.folding[1] = c[i].launch.folding[2] = 1;
+        c[i].rank = i + 1;
+        c[i].predicted = pred[i];
+        c[i].occupancy = 1;
+    }
+    /* precision 5 %: the recommendation is the best (index 0); 97 lies 3.1 % below it
+     * (kept), 94 6.4 % (switch), 80 25 % (switch) */
+    CHECK_INT((int)lr_decision_follow(c, 4, 0.05, 1, 1), 1);
+    CHECK_INT((int)lr_decision_follow(c, 4, 0.05, 1, 2), 0);
+    CHECK_INT((int)lr_decision_follow(c, 4, 0.05, 1, 3), 0);
+    /* a wider precision keeps the 94 (gain 6.4 % <= 7 %) */
+    CHECK_INT((int)lr_decision_follow(c, 4, 0.07, 1, 2), 2);
+    /* the best itself as the baseline: kept */
+    CHECK_INT((int)lr_decision_follow(c, 4, 0.05, 1, 0), 0);
+    /* a baseline with warnings is never kept */
+    c[1].warned = 1;
+    CHECK_INT((int)lr_decision_follow(c, 4, 0.05, 1, 1), 0);
+    /* no baseline in the list (index n): the recommendation */
+    CHECK_INT((int)lr_decision_follow(c, 4, 0.05, 1, 4), 0);
+    /* nothing to follow */
+    CHECK_INT((int)lr_decision_follow(c, 0, 0.05, 1, 0), 0);
+}
+
 int main(void)
 {
     lr_error err;
@@ -429,6 +464,7 @@ int main(void)
     ties_and_baseline(w);
     default_space(w);
     pick_rules();
+    follow_rules();
     lr_worker_free(w);
     lr_api_free(api);
     return check_report("test_decisions");
