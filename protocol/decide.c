@@ -148,12 +148,18 @@ static void reason(char *buf, size_t n, const lr_choice *rec, const lr_choice *b
                  100 * rec->idle, 100 * rec->occupancy);
 }
 
+/* The recommendation's predicted gain over the baseline (0 when the baseline predicts
+ * nothing). */
+static double gain_over(const lr_choice *base, const lr_choice *rec)
+{
+    return base->predicted > 0 ? rec->predicted / base->predicted - 1 : 0;
+}
+
 /* The advice on a baseline: keep it when it has no warnings and is tied with the best
  * or the recommendation's gain over it lies inside the precision. */
 static int keeps(const lr_choice *base, const lr_choice *rec, int tied, double precision)
 {
-    double gain = base->predicted > 0 ? rec->predicted / base->predicted - 1 : 0;
-    return !base->warned && (tied || gain <= precision);
+    return !base->warned && (tied || gain_over(base, rec) <= precision);
 }
 
 static void add_baseline(jb *j, cJSON *parent, const lr_choice *c, long baseline,
@@ -177,7 +183,7 @@ static void add_baseline(jb *j, cJSON *parent, const lr_choice *c, long baseline
         return;
     }
     const lr_choice *base = &c[baseline];
-    double gain = base->predicted > 0 ? rec->predicted / base->predicted - 1 : 0;
+    double gain = gain_over(base, rec);
     int keep = keeps(base, rec, tied, precision);
     jb_num(j, o, "rank", base->rank);
     jb_num(j, o, "predicted", base->predicted);
@@ -233,35 +239,41 @@ static size_t considered(const lr_choice *c, size_t n, size_t *pos, int *with_wa
     return m;
 }
 
-size_t lr_decision_pick(const lr_choice *c, size_t n, double precision, int v2)
+/* The index in c[0..n) of the recommendation (n when there is none: n is 0, out of
+ * memory, or every configuration has warnings); into *base_tied whether the one at
+ * index baseline is in the tie group. */
+static size_t recommend(const lr_choice *c, size_t n, double precision, int v2,
+                        size_t baseline, int *base_tied)
 {
-    size_t *pos = calloc(n ? n : 1, sizeof *pos), ntied;
+    size_t *pos = calloc(n ? n : 1, sizeof *pos), ntied = 0, rec = n;
     int with_warned;
+    *base_tied = 0;
     if (!pos)
         return n;
     size_t m = considered(c, n, pos, &with_warned);
-    size_t rec = m && !with_warned ? pos[pick(c, pos, m, precision, v2, &ntied)] : n;
+    if (m && !with_warned) {
+        rec = pos[pick(c, pos, m, precision, v2, &ntied)];
+        for (size_t i = 0; i < ntied; i++)
+            *base_tied |= pos[i] == baseline;
+    }
     free(pos);
     return rec;
+}
+
+size_t lr_decision_pick(const lr_choice *c, size_t n, double precision, int v2)
+{
+    int tied;
+    return recommend(c, n, precision, v2, n, &tied);
 }
 
 size_t lr_decision_follow(const lr_choice *c, size_t n, double precision, int v2,
                           size_t baseline)
 {
-    size_t *pos = calloc(n ? n : 1, sizeof *pos), ntied = 0;
-    int with_warned;
-    if (!pos)
-        return n;
-    size_t m = considered(c, n, pos, &with_warned), got = n;
-    if (m && !with_warned) {
-        size_t rec = pos[pick(c, pos, m, precision, v2, &ntied)];
-        int tied = 0;
-        for (size_t i = 0; i < ntied; i++)
-            tied |= pos[i] == baseline;
-        got = baseline < n && keeps(&c[baseline], &c[rec], tied, precision) ? baseline : rec;
-    }
-    free(pos);
-    return got;
+    int tied;
+    size_t rec = recommend(c, n, precision, v2, baseline, &tied);
+    return rec < n && baseline < n && keeps(&c[baseline], &c[rec], tied, precision)
+               ? baseline
+               : rec;
 }
 
 cJSON *lr_decision_json(const lr_choice *c, size_t n, double precision, long baseline,
