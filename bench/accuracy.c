@@ -270,6 +270,18 @@ static int by_prediction(const void *a, const void *b)
     return px > py ? -1 : px < py ? 1 : (x > y) - (x < y);
 }
 
+/* The row of F that runs block unfolded; -1 when F has none. */
+static int unfolded_row(const family *F, const int block[3])
+{
+    for (int k = 0; k < F->nrows; k++) {
+        const corpus_config *c = &F->rows[k].c;
+        if (!memcmp(c->block, block, sizeof c->block) &&
+            c->folding[0] * c->folding[1] * c->folding[2] == 1)
+            return k;
+    }
+    return -1;
+}
+
 /* Measured speed of the configuration a ranking of the family would recommend
  * (protocol/decide.c: the preferred member of the tie group within the device's
  * rank_precision) as a share of the best measured: what a code generator that follows
@@ -295,13 +307,11 @@ static double recommended(const family *F, const int fb[3], double *advised)
         int v2 = strcmp(model, "v2") == 0;
         size_t p = lr_decision_pick(c, (size_t)n, F->dev.rank_precision, v2);
         got = p < (size_t)n ? F->rows[idx[p]].m.glups : 0;
+        int fk = unfolded_row(F, fb);
         size_t base = (size_t)n;
-        for (int i = 0; i < n; i++) {
-            const corpus_config *q = &F->rows[idx[i]].c;
-            if (!memcmp(q->block, fb, 3 * sizeof *fb) &&
-                q->folding[0] * q->folding[1] * q->folding[2] == 1)
+        for (int i = 0; i < n; i++)
+            if (idx[i] == fk)
                 base = (size_t)i;
-        }
         size_t a = base < (size_t)n
                        ? lr_decision_follow(c, (size_t)n, F->dev.rank_precision, v2, base)
                        : p;
@@ -363,13 +373,8 @@ static void fixed_block(int ndims, int block[3])
             for (int j = 0; j < nfams; j++) {
                 if (fams[j].ndims != ndims)
                     continue;
-                double b = best_measured(&fams[j]), v = 0;
-                for (int q = 0; q < fams[j].nrows; q++) {
-                    const row *r = &fams[j].rows[q];
-                    if (!memcmp(r->c.block, c->block, sizeof c->block) &&
-                        r->c.folding[0] * r->c.folding[1] * r->c.folding[2] == 1)
-                        v = r->m.glups;
-                }
+                int q = unfolded_row(&fams[j], c->block);
+                double b = best_measured(&fams[j]), v = q >= 0 ? fams[j].rows[q].m.glups : 0;
                 if (v <= 0 || b <= 0)
                     missing = 1;
                 else
@@ -420,12 +425,9 @@ static figures family_figures(const family *F)
     fixed_block(F->ndims, fb);
     g.rec = recommended(F, fb, &g.advised);
     double b = best_measured(F);
-    for (int k = 0; k < N; k++) {
-        const row *r = &F->rows[k];
-        if (!memcmp(r->c.block, fb, sizeof fb) &&
-            r->c.folding[0] * r->c.folding[1] * r->c.folding[2] == 1 && b > 0)
-            g.fixed = r->m.glups / b;
-    }
+    int fk = unfolded_row(F, fb);
+    if (fk >= 0 && b > 0)
+        g.fixed = F->rows[fk].m.glups / b;
     snprintf(g.fixed_block, sizeof g.fixed_block, "%dx%dx%d", fb[0], fb[1], fb[2]);
     free(pe);
     free(pp);
@@ -702,8 +704,9 @@ int main(int argc, char **argv)
     /* --corpus and --measured may each name several, comma-separated: the families of
      * every directory, with the lines of every file (family names are unique across
      * the corpora), e.g. the corpus and the layer scan the built-in H100 is fitted on */
-    char dirs[4096], *save = NULL;
-    snprintf(dirs, sizeof dirs, "%s", corpus);
+    char *dirs = strdup(corpus), *save = NULL;
+    if (!dirs)
+        return 1;
     for (char *dir = strtok_r(dirs, ",", &save); dir; dir = strtok_r(NULL, ",", &save)) {
         int nfiles = 0;
         char **files = corpus_list(dir, &nfiles);
@@ -730,10 +733,13 @@ int main(int argc, char **argv)
         }
         corpus_list_free(files, nfiles);
     }
-    char paths[4096];
-    snprintf(paths, sizeof paths, "%s", measured);
+    free(dirs);
+    char *paths = strdup(measured);
+    if (!paths)
+        return 1;
     for (char *m = strtok_r(paths, ",", &save); m; m = strtok_r(NULL, ",", &save))
         attach_measurements(m);
+    free(paths);
     /* a family the measurement file has no line of was not measured on that GPU (the
      * H200 corpus predates the float LBM families): it is left out and said so, where
      * a family with some configurations missing counts them as failures below */
