@@ -321,15 +321,18 @@ def layer_families():
     return fam
 
 
+# Each option's family list and the directory (under bench/corpus/) it writes.
+SETS = {"--heldout": ("heldout", heldout_families),
+        "--heldout2": ("heldout2", heldout2_families),
+        "--layers": ("layers", layer_families)}
+
+
 def main():
-    heldout = "--heldout" in sys.argv[1:]
-    heldout2 = "--heldout2" in sys.argv[1:]
-    layers = "--layers" in sys.argv[1:]
-    out = os.path.join(HERE, "heldout" if heldout else "heldout2" if heldout2
-                       else "layers" if layers else "families")
+    chosen = [a for a in sys.argv[1:] if a in SETS]
+    name, make = SETS[chosen[0]] if chosen else ("families", families)
+    out = os.path.join(HERE, name)
     os.makedirs(out, exist_ok=True)
-    fams = (heldout_families() if heldout else heldout2_families() if heldout2
-            else layer_families() if layers else families())
+    fams = make()
     for f in fams:
         with open(os.path.join(out, f["family"] + ".json"), "w") as fh:
             json.dump(f, fh, indent=1, sort_keys=True)
