@@ -578,7 +578,8 @@ static void dump(const char *path)
                     "{\"family\":\"%s\",\"block\":[%d,%d,%d],\"folding\":[%d,%d,%d],"
                     "\"measured\":%.5g,\"predicted\":%.5g,\"limiter\":\"%s\","
                     "\"perf\":{\"flops\":%.5g,\"l1\":%.5g,\"l2\":%.5g,\"dram\":%.5g,"
-                    "\"latency\":%.5g,\"blocks\":%.5g,\"stores\":%.5g},"
+                    "\"latency\":%.5g,\"blocks\":%.5g,\"stores\":%.5g,\"l2_requests\":%.5g,"
+                    "\"l1_requests\":%.5g},"
                     "\"blocks_per_sm\":%d,\"l1_cycles\":%.5g,\"l1_wavefronts\":%.5g,"
                     "\"dram\":%.5g,\"dram_m\":%.5g,\"l2\":%.5g,\"l2_m\":%.5g,"
                     "\"active_threads\":%.5g,\"bytes_in_flight\":%.5g,\"updates_per_block\":%.5g,"
@@ -593,7 +594,7 @@ static void dump(const char *path)
                     r->c.folding[0], r->c.folding[1], r->c.folding[2], r->m.glups, r->pred,
                     est_limiter_name(e->limiter), e->perf_flops, e->perf_l1, e->perf_l2,
                     e->perf_dram, e->perf_latency, e->perf_blocks, e->perf_stores,
-                    e->blocks_per_sm, e->total.l1_cycles, r->m.l1_wavefronts,
+                    e->perf_l2_requests, e->perf_l1_requests, e->blocks_per_sm, e->total.l1_cycles, r->m.l1_wavefronts,
                     e->total.dram_load + e->total.dram_store, r->m.dram_load + r->m.dram_store,
                     e->total.l2_load + e->total.l2_store, r->m.l2_load + r->m.l2_store,
                     e->active_threads_per_sm, e->bytes_in_flight_per_sm, e->updates_per_block,
