@@ -27,7 +27,9 @@
  * family and that family is predicted with them; --fit refits them on every family
  * and prints them (how the built-in defaults were made), then the table again with
  * the fitted parameters (the --dump file then holds their predictions), --starts N
- * does so from N starts and keeps the best (best_fit below); --hold names
+ * does so from N starts and keeps the best (best_fit below), --save FILE writes the
+ * fitted device as a description --device-file reads (fit on one corpus, judge on
+ * another: docs/accuracy.md, "Block depth scan"); --hold names
  * parameters both keep at the device's values (DEFAULT_HOLD below). --check (the CI test) exits
  * 1 when a configuration cannot be predicted or measured, or when model v2 falls below
  * the floors of docs/accuracy.md (floors[] below, on the leave-one-family-out figures
@@ -169,6 +171,25 @@ static const char *device_file(const char *path)
         exit(2);
     }
     return s; /* kept for the whole run */
+}
+
+/* The fitted device as a description --device-file reads back (the device's own name
+ * and figures, the fitted parameters in place); 0 when it cannot be written. */
+static int save_device(const char *path, const est_device *d)
+{
+    cJSON *j = lr_device_to_json(devs, d, 0);
+    char *s = j ? cJSON_Print(j) : NULL;
+    FILE *f = s ? fopen(path, "w") : NULL;
+    int ok = f && fputs(s, f) >= 0 && fputc('\n', f) != EOF;
+    if (f && fclose(f) != 0)
+        ok = 0;
+    if (!ok)
+        fprintf(stderr, "accuracy: cannot write the fitted device to %s\n", path);
+    else
+        printf("fitted device written to %s (read it with --device-file)\n", path);
+    cJSON_free(s);
+    cJSON_Delete(j);
+    return ok;
 }
 
 /* ---- predicting ---- */
@@ -653,8 +674,8 @@ int main(int argc, char **argv)
 {
     const char *corpus = SOURCE_DIR "/bench/corpus/families";
     const char *measured = SOURCE_DIR "/bench/corpus/h100.jsonl";
-    const char *dump_path = NULL, *only = NULL, *hold = DEFAULT_HOLD;
-    int lofo = 0, refit = 0, check = 0, starts = 1;
+    const char *dump_path = NULL, *only = NULL, *hold = DEFAULT_HOLD, *save_path = NULL;
+    int lofo = 0, refit = 0, check = 0, starts = 1, saved_badly = 0;
     for (int i = 1; i < argc; i++) {
         if (!strcmp(argv[i], "--model") && i + 1 < argc)
             model = argv[++i];
@@ -668,6 +689,8 @@ int main(int argc, char **argv)
             device_name = device_file(argv[++i]);
         else if (!strcmp(argv[i], "--dump") && i + 1 < argc)
             dump_path = argv[++i];
+        else if (!strcmp(argv[i], "--save") && i + 1 < argc)
+            save_path = argv[++i], refit = 1;
         else if (!strcmp(argv[i], "--family") && i + 1 < argc)
             only = argv[++i];
         else if (!strcmp(argv[i], "--lofo"))
@@ -688,12 +711,13 @@ int main(int argc, char **argv)
         else {
             fprintf(stderr, "usage: accuracy [--model warpspeed|v2] [--corpus DIR] "
                             "[--measured FILE] [--device NAME | --device-file FILE] [--dump FILE] [--family NAME] "
-                            "[--lofo] [--fit] [--starts N] [--hold NAME,...] [--check] "
+                            "[--lofo] [--fit] [--starts N] [--save FILE] [--hold NAME,...] [--check] "
                             "[--floors T1MEAN,T1MIN,T3MEAN,RHO,ERR]\n"
                             "--hold names fitted parameters (calibrate/fit.c) that --fit and "
                             "--lofo keep at the device's values (default \"" DEFAULT_HOLD
                             "\"; \"\" holds none); --starts N fits from the device's values "
-                            "and N-1 perturbed starts and keeps the best\n");
+                            "and N-1 perturbed starts and keeps the best; --save FILE (implies "
+                            "--fit) writes the fitted device for --device-file\n");
             return 2;
         }
     }
@@ -808,6 +832,8 @@ int main(int argc, char **argv)
         for (int q = 0; q < CAL_NPARAMS; q++)
             printf("  %-26s %10.4g (was %.4g)\n", cal_param_name(q), *cal_param(&d, q),
                    *cal_param(&fams[0].dev, q));
+        if (save_path && !save_device(save_path, &d))
+            saved_badly = 1;
         /* the table and the dump below show the fitted parameters' predictions */
         sync_predictions();
         for (int i = 0; i < nfams; i++)
@@ -839,7 +865,7 @@ int main(int argc, char **argv)
                "%.0f %%: %s\n",
                failures, 100 * floors[0], 100 * floors[1], 100 * floors[2], floors[3],
                100 * floors[4], bad ? "FAILED" : "passed");
-        return bad;
+        return bad || saved_badly;
     }
-    return 0;
+    return saved_badly;
 }
