@@ -17,7 +17,7 @@
 
 #include "estimator.h"
 
-#define CAL_NPARAMS 16
+#define CAL_NPARAMS 17
 
 /* Name (the device-figure key) and address in d of fitted parameter i. */
 const char *cal_param_name(int i);
@@ -70,9 +70,11 @@ est_device cal_fit(const est_device *start, cal_sample *s, int n, int left_out, 
  * (the range-4 star is not in it), and on the H100 corpus the fit is flat along it
  * (130 and 140 requests per ns: objective 0.0452 and 0.0453). l1_requests_per_cycle
  * since model 2026.11-20: no suite kernel issues enough load instructions per update
- * for the L1 request rate to hold it. */
+ * for the L1 request rate to hold it. depth_saving_share since model 2026.11-21: the
+ * suite's blocks are flat, so nothing in it saves DRAM bytes by its depth. */
 #define CAL_HELD                                                                           \
-    "fold_overlap,l1_efficiency,partial_sectors_half,l2_requests_per_ns,l1_requests_per_cycle"
+    "fold_overlap,l1_efficiency,partial_sectors_half,l2_requests_per_ns,l1_requests_per_cycle," \
+    "depth_saving_share"
 
 /* cal_fit holding the parameters named in hold (a comma-separated list of
  * cal_param_name names; NULL or "" holds none) at their values in start. */
@@ -93,6 +95,14 @@ typedef struct cal_text {
     char *s;
     size_t len, cap;
 } cal_text;
+
+/* The best of `starts` fits holding hold (6 rounds each): from start's values and from
+ * starts-1 fixed perturbations of its free parameters (factors 0.7 to 1.4); each
+ * start's objective reported to t unless t is NULL. Leaves the samples applied to the
+ * best. */
+est_device cal_fit_best(const est_device *start, cal_sample *s, int n, const char *hold,
+                        int starts, cal_text *t);
+
 
 void cal_say(cal_text *t, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 

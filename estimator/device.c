@@ -87,6 +87,8 @@ static const char *v2_broken(const est_device *d, char *why, unsigned whysize)
          "must be in [0, 1e6) microseconds"},
         {d->l1_requests_per_cycle >= 0.001 && d->l1_requests_per_cycle < 100,
          "l1_requests_per_cycle", "must be in [0.001, 100) warp instructions per cycle per SM"},
+        {d->depth_saving_share >= 0 && d->depth_saving_share <= 1, "depth_saving_share",
+         "must be 0..1 (a share of the bytes saved)"},
         {d->l2_requests_per_ns >= 0.001 && d->l2_requests_per_ns < 1e6, "l2_requests_per_ns",
          "must be in [0.001, 1e6) requests per ns"},
         {d->rank_precision >= 0 && d->rank_precision <= 0.5, "rank_precision",
@@ -175,5 +177,6 @@ void est_device_set_v2_defaults(est_device *d)
     d->launch_overhead_us = v[14];
     d->l2_requests_per_ns = v[15];
     d->l1_requests_per_cycle = v[16];
+    d->depth_saving_share = v[17];
     d->rank_precision = EST_RANK_PRECISION_DEFAULT;
 }

@@ -71,6 +71,8 @@ typedef struct est_device {
                                   and written sectors at L2_TAG_STORE_SHARE of one */
     double l1_requests_per_cycle; /* warp load and store instructions an SM's L1 accepts
                                      per cycle */
+    double depth_saving_share; /* share of the DRAM bytes a block's depth in z saves
+                                  (against the block laid flat) that still cost DRAM time */
 
     /* Not a model input: the relative difference of two predictions below which the
      * model cannot tell which configuration runs faster (a ranking's tie group), as
@@ -79,17 +81,19 @@ typedef struct est_device {
 } est_device;
 
 /* rank_precision of the H100 corpus: the value of devices measured on no corpus. */
-#define EST_RANK_PRECISION_DEFAULT 0.0597
+#define EST_RANK_PRECISION_DEFAULT 0.0653
 
 /* The model-v2 parameters of the H100 (docs/model.md): block rate, latency, fold
  * overlap, granularity, sharpness, DRAM, L2 and L1 efficiency, store request and store
  * sector rates, DRAM overload, DRAM streams, sectors left partial (in flight, and the
- * time per sector), fitted on the H100 corpus and its layer scan (bench/corpus/h100.jsonl
- * and h100_layers.jsonl, model 2026.11-20); then the launch overhead in microseconds,
- * measured on the H100 (bench/overhead), and the L2 request rate (chosen on a grid). */
+ * time per sector), fitted on the H100 corpus, its layer scan and its block depth scan
+ * (bench/corpus/h100.jsonl, h100_layers.jsonl and h100_depth.jsonl, model 2026.11-21);
+ * then the launch overhead in microseconds, measured on the H100 (bench/overhead), the
+ * L2 request rate (chosen on a grid), the L1 request rate and the share of the DRAM
+ * bytes a block's depth saves that still cost time (fitted with the first ones). */
 #define EST_V2_DEFAULTS                                                                     \
-    12.7, 899.8, 0.9669, 0.6383, 4.224, 1.09, 3.932, 1.0698, 89.71, 194.7, 6.134e+10, 170.6,    \
-        61380, 0.05669, 6.2, 120, 0.5511
+    13.01, 855.1, 0.9669, 0.7777, 4.09, 1.098, 3.636, 1.0698, 88.2, 208.5, 9.936e+11, 176.7,    \
+        60480, 0.06346, 6.2, 120, 0.5616, 0.1289
 
 /* Sets d's model-v2 parameters to EST_V2_DEFAULTS. */
 void est_device_set_v2_defaults(est_device *d);

@@ -6,6 +6,7 @@
 #include <assert.h>
 #include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "estimator_int.h"
@@ -271,7 +272,10 @@ static void throughput_limits(const est_kernel *k, const est_device *dev, est_re
     else
         r->perf_l1 = div0(dev->sm_count * dev->clock_ghz, t->l1_cycles);
     r->perf_l2 = div0(dev->l2_bw_gbs, t->l2_load + t->l2_store_charged);
-    r->perf_dram = div0(dev->dram_bw_gbs, r->dram_charged);
+    /* model v2: a block deep in z pays part of the DRAM bytes its depth saves
+     * (docs/model.md, "Deep blocks"); 0 under the reference model */
+    r->perf_dram = div0(dev->dram_bw_gbs,
+                        r->dram_charged + dev->depth_saving_share * r->dram_saved_by_depth);
 }
 
 /* The smallest positive limit of lim[0..n) (ties: the first) into r. */
@@ -538,6 +542,31 @@ static void check_invariants(const est_kernel *k, const est_result *r)
     (void)k, (void)working, (void)tightest; /* unused when NDEBUG drops the asserts */
 }
 
+/* docs/model.md, "Deep blocks": the DRAM bytes per update a block deep in z (bz > 1)
+ * saves against the same threads laid flat, bx x (by * bz) x 1 with the same folding:
+ * the z layers its warps share and load once. Estimated by estimating the flat block
+ * (it has bz = 1, so this does not recurse); 0 when the flat block cannot launch (by *
+ * bz past the device's limits) or saves nothing. A model-v2 figure. */
+static double saved_by_depth(est_ctx *ctx, const est_kernel *k, const est_device *dev,
+                             const est_config *cfg, const est_result *r)
+{
+    const int *bd = cfg->launch.block;
+    if (k->model != EST_MODEL_V2 || bd[2] <= 1 || cfg->domain[2] <= 1)
+        return 0;
+    est_config flat = *cfg;
+    flat.launch.block[1] = bd[1] * bd[2];
+    flat.launch.block[2] = 1;
+    est_result *rf = malloc(sizeof *rf);
+    lr_error ignored;
+    lr_error_clear(&ignored);
+    double saved = 0;
+    if (rf && est_estimate(ctx, k, dev, &flat, rf, &ignored) == 0 && rf->launchable &&
+        rf->dram_charged > r->dram_charged)
+        saved = rf->dram_charged - r->dram_charged;
+    free(rf);
+    return saved;
+}
+
 int est_estimate(est_ctx *ctx, const est_kernel *k, const est_device *dev,
                  const est_config *cfg, est_result *r, lr_error *err)
 {
@@ -592,6 +621,7 @@ int est_estimate(est_ctx *ctx, const est_kernel *k, const est_device *dev,
         dram_volumes(&b, w, W * threads * fold[0] * fold[1] * fold[2], r);
         for (int f = 0; f < k->nfields; f++)
             add_volumes(&r->total, &r->field[f]);
+        r->dram_saved_by_depth = saved_by_depth(ctx, k, dev, cfg, r);
         est_result_performance(k, dev, r);
         check_invariants(k, r);
     }

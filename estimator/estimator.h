@@ -204,6 +204,9 @@ typedef struct est_result {
     double dram_charged; /* bytes per update the DRAM limit charges: under v2 with the
                             reference rule's partial-store evictions (docs/model.md) */
     double launch_time_us;        /* model v2: predicted time of the launch, with overhead */
+    double dram_saved_by_depth;   /* model v2: DRAM bytes per update the block's depth in z
+                                     saves against the same block laid flat (bx, by * bz, 1);
+                                     the DRAM limit charges depth_saving_share of them */
 } est_result;
 
 /* ---- estimation ---- */

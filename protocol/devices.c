@@ -80,6 +80,9 @@ static const dev_field fields[] = {
       "(model v2)"),
     V(l1_requests_per_cycle, 100,
       "warp load and store instructions an SM's L1 accepts per cycle (model v2)"),
+    V(depth_saving_share, 1,
+      "share of the DRAM bytes a block's depth in z saves, against the block laid flat, "
+      "that still cost DRAM time (model v2)"),
     V(rank_precision, 0.5,
       "fraction of the best prediction within which rankings tie (not a model input)"),
 };

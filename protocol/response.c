@@ -71,7 +71,8 @@ static void add_units(jb *b, cJSON *u)
            "load_requests_per_update in L2 read requests per lattice update, "
            "l1_requests_per_update in warp load and store instructions per lattice update, "
            "l1_wavefronts in L1 data-pipe wavefronts per lattice update, "
-           "stores_left_in_l2 in bytes, dram_charged and l2_store_charged in B/Lup, "
+           "stores_left_in_l2 in bytes, dram_charged, dram_saved_by_depth and "
+           "l2_store_charged in B/Lup, "
            "launch_time_us in microseconds");
 }
 
@@ -132,6 +133,7 @@ static void add_details(jb *b, cJSON *d, const est_result *r, int v2, int kepler
         add_num_or_null(b, d, "l1_wavefronts", r->l1_wavefronts, !kepler);
         add_num(b, d, "stores_left_in_l2", r->stores_left_in_l2);
         add_num(b, d, "dram_charged", r->dram_charged);
+        add_num(b, d, "dram_saved_by_depth", r->dram_saved_by_depth);
         add_num(b, d, "l2_store_charged", r->total.l2_store_charged);
         add_num(b, d, "launch_time_us", r->launch_time_us);
     }

@@ -594,9 +594,57 @@ static void v2_folded_wave_reuse(void)
 /* The L1 request limit (docs/model.md, "L1 requests"): a 2-D 25-point float box on
  * 8192 x 4096, 128x1x1 blocks. Unfolded, a warp executes 25 loads and 1 store for 32
  * updates: 26 / 32 = 0.8125 requests per update, and the built-in H100 (132 SMs at
- * 1.98 GHz, 0.5511 requests per cycle) allows 132 * 1.98 * 0.5511 / 0.8125 = 177.27
- * GLup/s. Folded 2 in y, a thread loads its 5 x 6 window once (register reuse) and
- * stores twice: (30 + 2) / 2 / 32 = 0.5, so 288.07 GLup/s. Both are the tightest limit. */
+ * 1.98 GHz, 0.5616 requests per cycle since model 2026.11-21) allows 132 * 1.98 * 0.5616
+ * / 0.8125 = 180.65 GLup/s. Folded 2 in y, a thread loads its 5 x 6 window once
+ * (register reuse) and stores twice: (30 + 2) / 2 / 32 = 0.5, so 293.56 GLup/s. Both
+ * are the tightest limit. */
+static void v2_l1_request_limit(void);
+
+/* Deep blocks (docs/model.md): the range-2 double star on 1280 x 1280 x 20, whose z
+ * layers do not stay in L2 between block layers. A 32x4x4 block shares its z layers
+ * among its warps, a 32x16x1 block of the same threads does not: details.
+ * dram_saved_by_depth of the deep block is the flat block's dram_charged less its own
+ * (bytes per update; about 24 of 48), 0 for the flat block, and the DRAM limit charges
+ * depth_saving_share of it: with the share 0 and 1 the limits stand in the ratio
+ * (charged + saved) / charged, every other factor of the DRAM limit being the same. */
+static void v2_depth_saving(void)
+{
+    char loads[1024] = "", body[4096];
+    const int off[13][3] = {{0, 0, 0},  {-1, 0, 0}, {1, 0, 0},  {-2, 0, 0}, {2, 0, 0},
+                            {0, -1, 0}, {0, 1, 0},  {0, -2, 0}, {0, 2, 0},  {0, 0, -1},
+                            {0, 0, 1},  {0, 0, -2}, {0, 0, 2}};
+    for (int i = 0; i < 13; i++) {
+        char one[64];
+        snprintf(one, sizeof one, "%s[\"x+%d\",\"y+%d\",\"z+%d\"]", i ? "," : "",
+                 2 + off[i][0], 2 + off[i][1], 2 + off[i][2]);
+        strcat(loads, one);
+    }
+    const char *fmt = "{\"device\":{\"base\":\"H100-SXM5-80GB\"%s},"
+                      "\"domain\":[1280,1280,20],\"launch\":{\"block\":[%s]},"
+                      "\"kernel\":{\"fields\":[{\"name\":\"u\",\"dims\":[1284,1284,24],"
+                      "\"loads\":[%s]},{\"name\":\"v\",\"dims\":[1284,1284,24],"
+                      "\"stores\":[[\"x+2\",\"y+2\",\"z+2\"]]}]}}";
+    const char *share[2] = {",\"depth_saving_share\":0", ",\"depth_saving_share\":1"};
+    double dram[2], charged = 0, saved = 0;
+    for (int s = 0; s < 2; s++) {
+        snprintf(body, sizeof body, fmt, share[s], "32,4,4", loads);
+        cJSON *r = estimate_text(body);
+        CHECK(r != NULL);
+        dram[s] = num(r, "performance", "dram");
+        charged = num(r, "details", "dram_charged");
+        saved = num(r, "details", "dram_saved_by_depth");
+        cJSON_Delete(r);
+    }
+    snprintf(body, sizeof body, fmt, "", "32,16,1", loads);
+    cJSON *flat = estimate_text(body);
+    CHECK(flat != NULL);
+    CHECK_NEAR(num(flat, "details", "dram_saved_by_depth"), 0, 0, 1e-12);
+    CHECK_NEAR(saved, num(flat, "details", "dram_charged") - charged, 1e-5, 1e-6);
+    CHECK(saved > 20 && saved < 28 && charged > 20 && charged < 28);
+    CHECK_NEAR(dram[0] / dram[1], (charged + saved) / charged, 1e-5, 0);
+    cJSON_Delete(flat);
+}
+
 static void v2_l1_request_limit(void)
 {
     char body[2048], loads[1024] = "";
@@ -608,7 +656,7 @@ static void v2_l1_request_limit(void)
             strcat(loads, one);
         }
     const int fy[2] = {1, 2};
-    const double per_update[2] = {0.8125, 0.5}, limit[2] = {177.27, 288.07};
+    const double per_update[2] = {0.8125, 0.5}, limit[2] = {180.65, 293.56};
     for (int c = 0; c < 2; c++) {
         snprintf(body, sizeof body,
                  "{\"device\":\"H100-SXM5-80GB\",\"domain\":[8192,4096],"
@@ -856,6 +904,7 @@ int main(int argc, char **argv)
     v2_stores_shared_with_previous_wave();
     v2_scattered_stores();
     v2_l1_request_limit();
+    v2_depth_saving();
     v2_merged_store_sectors();
     v2_stores_of_all_steps();
     v2_register_reuse();

@@ -1,7 +1,7 @@
 #!/usr/bin/python3
 """test_api_examples: every example of docs/api.md runs and prints what the docs say.
 
-Usage: test_api_examples.py LAUNCHRANK_BINARY SOURCE_ROOT [--show] [--doc docs/OTHER.md]
+Usage: test_api_examples.py LAUNCHRANK_BINARY SOURCE_ROOT [--show | --update] [--doc docs/OTHER.md]
 
 --doc runs the examples of another page the same way (docs/pystencils.md); the default
 is docs/api.md, which must also have a curl example of every route.
@@ -23,7 +23,10 @@ Examples run in document order with the source root as working directory against
 fresh daemon (`launchrank serve --db NEW_FILE`, so the cache starts empty); the docs'
 http://127.0.0.1:8080 is replaced by its address and `launchrank` by the binary. A
 .curlrc with a write-out format is how the status is read, so commands run as written.
---show prints what each example really outputs (to update the docs).
+--show prints what each example really outputs (to update the docs); --update writes
+it into the page in place of each differing expected output, keeping the page's "..."
+abridgements (an object left open stays open, a closed one takes the new keys), then
+reports as usual: read the diff before committing it.
 Exits 1 on any failure, 0 otherwise.
 """
 import json
@@ -53,13 +56,15 @@ ELLIPSIS = "..."
 
 
 class Example:
-    def __init__(self, line, command, kind, expected_status, out_lang, out_text):
+    def __init__(self, line, command, kind, expected_status, out_lang, out_text,
+                 out_lines=None):
         self.line = line
         self.command = command
         self.kind = kind  # "curl" or "cli"
         self.expected_status = expected_status
         self.out_lang = out_lang
         self.out_text = out_text
+        self.out_lines = out_lines  # (first, end) line indices of the output block's text
 
 
 def fenced_blocks(lines):
@@ -95,13 +100,14 @@ def parse_examples(md):
             problems.append("docs/api.md:%d: the example is not followed by %s" % (
                 start + 1, "'Answer: **STATUS ...**'" if kind == "curl" else "'Exit status: **N**'"))
             continue
-        out_lang = out_text = None
+        out_lang = out_text = out_lines = None
         if n + 1 < len(blocks):
-            nstart, _, nlang, ntext = blocks[n + 1]
+            nstart, nend, nlang, ntext = blocks[n + 1]
             between = [ln for ln in lines[k + 1:nstart] if ln.strip()]
             if nlang in ("json", "http", "text") and len(between) <= 2:
-                out_lang, out_text = nlang, ntext
-        examples.append(Example(start + 1, text, kind, int(m.group(1)), out_lang, out_text))
+                out_lang, out_text, out_lines = nlang, ntext, (nstart + 1, nend)
+        examples.append(Example(start + 1, text, kind, int(m.group(1)), out_lang, out_text,
+                                out_lines))
     return examples, problems
 
 
@@ -225,6 +231,59 @@ def compare_output(ex, stdout, errors):
     compare(exp, got, "$", None, errors)
 
 
+# ---- updating the page (--update) ----------------------------------------------------
+
+def merged(exp, got):
+    """The documented value exp brought up to got, keeping exp's "..." abridgements."""
+    if exp == ELLIPSIS:
+        return ELLIPSIS
+    if isinstance(exp, dict) and isinstance(got, dict):
+        if ELLIPSIS in exp:  # open: the keys shown, in their order, and the "..."
+            return {k: (ELLIPSIS if k == ELLIPSIS else merged(v, got[k]))
+                    for k, v in exp.items() if k == ELLIPSIS or k in got}
+        return {k: (merged(exp[k], v) if k in exp else v) for k, v in got.items()}
+    if isinstance(exp, list) and isinstance(got, list):
+        open_ = bool(exp) and exp[-1] == ELLIPSIS
+        items = exp[:-1] if open_ else exp
+        out = [merged(e, g) for e, g in zip(items, got)]
+        if open_:
+            return out + [ELLIPSIS]
+        return out + got[len(items):]
+    return got
+
+
+def updated_text(ex, stdout):
+    """The new text of ex's output block for stdout, or None to leave it."""
+    if ex.out_lang == "text":
+        exp = ex.out_text.rstrip("\n").split("\n")
+        got = stdout.rstrip("\n").split("\n")
+        if ELLIPSIS not in exp:
+            return "\n".join(got)
+        cut = exp.index(ELLIPSIS)
+        tail = len(exp) - cut - 1
+        return "\n".join(got[:cut] + [ELLIPSIS] + (got[len(got) - tail:] if tail else []))
+    text, body, head = ex.out_text, stdout, None
+    if ex.out_lang == "http":
+        head, _, text = text.partition("\n\n")
+        body = stdout.replace("\r\n", "\n").partition("\n\n")[2]
+    try:
+        new = show_json(merged(json.loads(text), json.loads(body)))
+    except ValueError:
+        return None
+    return head + "\n\n" + new if head is not None else new
+
+
+def write_updates(path, updates):
+    """Replaces the output blocks of (example, new text) pairs in the page at path."""
+    with open(path) as f:
+        lines = f.read().split("\n")
+    for ex, text in sorted(updates, key=lambda u: -u[0].out_lines[0]):
+        first, end = ex.out_lines
+        lines[first:end] = text.split("\n")
+    with open(path, "w") as f:
+        f.write("\n".join(lines))
+
+
 # ---- running -----------------------------------------------------------------------
 
 def show_json(v, indent=0):
@@ -276,8 +335,10 @@ def main():
         i = argv.index("--doc")
         doc = argv[i + 1]
         del argv[i:i + 2]
-    args = [a for a in argv if a != "--show"]
+    args = [a for a in argv if a not in ("--show", "--update")]
     show = "--show" in argv
+    update = "--update" in argv
+    updates = []
     if len(args) != 2:
         print(__doc__)
         return 2
@@ -313,6 +374,10 @@ def main():
                         ex.expected_status))
                 if out is not None and not show:
                     compare_output(ex, out, errors)
+                    if errors and update and ex.out_lines:
+                        new = updated_text(ex, out)
+                        if new is not None:
+                            updates.append((ex, new))
                 title = ex.command.strip().split("\n")[0][:90]
                 if show:
                     print("=== %s:%d: %s -> %s" % (doc, ex.line, title, status))
@@ -327,6 +392,9 @@ def main():
                         print("    " + e)
                 elif not show:
                     print("ok: %s:%d: %s" % (doc, ex.line, title))
+    if updates:
+        write_updates(os.path.join(root, doc), updates)
+        print("updated %d expected outputs in %s" % (len(updates), doc))
     print("%d examples, %d failed" % (len(examples), failed))
     return 1 if failed else 0
 
