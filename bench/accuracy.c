@@ -629,44 +629,17 @@ static void dump(const char *path)
     fclose(f);
 }
 
-/* --fit with --starts N: coordinate descent lands in different minima from different
- * starts (docs/model.md, "Tried and not kept": the objective moved by as much between
- * starts as between model variants), so a change is judged on the best of N fits: from
- * the device's values and from N-1 starts whose free parameters are scaled by factors
- * in [0.7, 1.4] (a fixed sequence, so that runs repeat). Prints each start's result;
- * leaves the samples applied to the best. */
+/* --fit with --starts N: the best of N fits (calibrate/fit.c, cal_fit_best: from the
+ * device's values and N-1 fixed perturbations), each start's objective printed. Leaves
+ * the samples applied to the best. */
 static est_device best_fit(const est_device *dev, cal_sample *smp, int ns, const char *hold,
                            int starts)
 {
-    est_device best = cal_fit_holding(dev, smp, ns, -1, 6, hold);
-    double best_obj = cal_objective(&best, smp, ns, -1);
-    unsigned long long state = 0x9E3779B97F4A7C15ull;
-    for (int k = 1; k < starts; k++) {
-        est_device start = *dev;
-        for (int q = 0; q < CAL_NPARAMS; q++) {
-            state = state * 6364136223846793005ull + 1442695040888963407ull;
-            double u = (double)(state >> 11) / 9007199254740992.0; /* [0, 1) */
-            if (!cal_param_held_in(hold, q))
-                *cal_param(&start, q) *= 0.7 * pow(2, u);
-        }
-        char why[160];
-        const char *bad = est_device_check(&start, why, sizeof why);
-        if (bad) {
-            printf("start %d: skipped (%s: %s)\n", k, bad, why);
-            continue;
-        }
-        est_device d = cal_fit_holding(&start, smp, ns, -1, 6, hold);
-        double obj = cal_objective(&d, smp, ns, -1);
-        printf("start %d: objective %.4f\n", k, obj);
-        if (obj < best_obj) {
-            best = d;
-            best_obj = obj;
-        }
-    }
-    if (starts > 1)
-        printf("start 0 (the device's values) and %d more: best objective %.4f\n", starts - 1,
-               best_obj);
-    cal_apply(&best, smp, ns);
+    cal_text t = {0};
+    est_device best = cal_fit_best(dev, smp, ns, hold, starts, &t);
+    if (t.s)
+        fputs(t.s, stdout);
+    free(t.s);
     return best;
 }
 

@@ -540,8 +540,10 @@ static cJSON *device_with_sources(const lr_devices *devs, const est_device *dev,
     return out;
 }
 
-/* The device the analysis starts from: the base's figures, the driver's, the built-in
- * model-v2 parameters, and the name (given, or the GPU's with " (calibrated)"). */
+/* The device the analysis starts from: the base's figures, the driver's, the base's
+ * model-v2 parameters (the built-in H100 fit for a device that has none of its own; a
+ * device calibrated before, such as the built-in H200, starts from its own, and the
+ * fit holds CAL_HELD at them), and the name (given, or the GPU's with " (calibrated)"). */
 static est_device start_device(const est_device *b, const cJSON *gpu, const char *name)
 {
     est_device dev = *b;
@@ -550,7 +552,6 @@ static est_device start_device(const est_device *b, const cJSON *gpu, const char
     snprintf(devname, sizeof devname, "%s%s", name ? name : gname, name ? "" : " (calibrated)");
     snprintf(dev.name, sizeof dev.name, "%s", devname);
     driver_figures(gpu, &dev);
-    est_device_set_v2_defaults(&dev);
     /* measured, not fitted (bench/overhead): the base device's figure unless the record
      * has size scans (set_overhead), like the others calibration does not measure */
     dev.launch_overhead_us = b->launch_overhead_us;

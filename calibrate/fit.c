@@ -243,8 +243,19 @@ est_device cal_fit_best(const est_device *start, cal_sample *s, int n, const cha
             if (!cal_param_held_in(hold, q))
                 *cal_param(&from, q) *= 0.7 * pow(2, u);
         }
+        /* a perturbation that leaves a parameter's range (dram_overload_bytes_per_sm
+         * fitted near its bound) keeps the start's value of that parameter */
         char why[160];
         const char *bad = est_device_check(&from, why, sizeof why);
+        for (int tries = 0; bad && tries < CAL_NPARAMS; tries++) {
+            int q = 0;
+            while (q < CAL_NPARAMS && strcmp(cal_param_name(q), bad) != 0)
+                q++;
+            if (q == CAL_NPARAMS)
+                break;
+            *cal_param(&from, q) = *cal_param((est_device *)start, q);
+            bad = est_device_check(&from, why, sizeof why);
+        }
         if (bad) {
             if (t)
                 cal_say(t, "start %d: skipped (%s: %s)\n", k, bad, why);
@@ -345,7 +356,7 @@ est_device cal_fit_reported(const est_device *start, cal_sample *s, int n, cal_t
 {
     *before = cal_objective(start, s, n, -1);
     cal_report_groups(t, before_title, column, labels, ngroups, s, n);
-    est_device dev = cal_fit_best(start, s, n, CAL_HELD, 8, NULL);
+    est_device dev = cal_fit_holding(start, s, n, -1, 4, CAL_HELD);
     *after = cal_objective(&dev, s, n, -1);
     cal_report_groups(t, "with the parameters fitted here:", column, labels, ngroups, s, n);
     cal_say(t, "objective %.4f -> %.4f\nfitted:", *before, *after);
