@@ -81,7 +81,7 @@ typedef struct est_device {
 } est_device;
 
 /* rank_precision of the H100 corpus: the value of devices measured on no corpus. */
-#define EST_RANK_PRECISION_DEFAULT 0.0653
+#define EST_RANK_PRECISION_DEFAULT 0.0651
 
 /* The model-v2 parameters of the H100 (docs/model.md): block rate, latency, fold
  * overlap, granularity, sharpness, DRAM, L2 and L1 efficiency, store request and store
@@ -92,8 +92,8 @@ typedef struct est_device {
  * L2 request rate (chosen on a grid), the L1 request rate and the share of the DRAM
  * bytes a block's depth saves that still cost time (fitted with the first ones). */
 #define EST_V2_DEFAULTS                                                                     \
-    13.01, 855.1, 0.9669, 0.7777, 4.09, 1.098, 3.636, 1.0698, 88.2, 208.5, 9.936e+11, 176.7,    \
-        60480, 0.06346, 6.2, 120, 0.5616, 0.1289
+    13.01, 855.1, 0.9669, 0.777, 4.09, 1.098, 3.636, 1.0698, 88.2, 208.3, 9.936e+11, 176.7,     \
+        62290, 0.06346, 6.2, 120, 0.5616, 0.1289
 
 /* Sets d's model-v2 parameters to EST_V2_DEFAULTS. */
 void est_device_set_v2_defaults(est_device *d);

@@ -542,29 +542,63 @@ static void check_invariants(const est_kernel *k, const est_result *r)
     (void)k, (void)working, (void)tightest; /* unused when NDEBUG drops the asserts */
 }
 
+/* The launch's shape into r: grid, lattice updates, blocks per SM and the wave (blocks
+ * dispatched in x, then y, then z order). cfg launches (est_launch_check passed). */
+static void launch_shape(const est_kernel *k, const est_device *dev, const est_config *cfg,
+                         est_result *r)
+{
+    const int *bd = cfg->launch.block;
+    est_grid(cfg, r->grid);
+    r->lattice_updates = cfg->domain[0] * cfg->domain[1] * cfg->domain[2];
+    r->blocks_per_sm = est_blocks_per_sm(k, dev, bd[0] * bd[1] * bd[2]);
+    r->wave_blocks = (int64_t)r->blocks_per_sm * dev->sm_count;
+    int64_t W = r->wave_blocks, *g = r->grid;
+    r->wave_grid[0] = g[0] < W ? g[0] : W;
+    r->wave_grid[1] = W / g[0] < 1 ? 1 : W / g[0];
+    r->wave_grid[1] = r->wave_grid[1] < g[1] ? r->wave_grid[1] : g[1];
+    r->wave_grid[2] = W / g[0] / g[1] < 1 ? 1 : W / g[0] / g[1];
+    r->wave_grid[2] = r->wave_grid[2] < g[2] ? r->wave_grid[2] : g[2];
+    r->launchable = 1;
+}
+
 /* docs/model.md, "Deep blocks": the DRAM bytes per update a block deep in z (bz > 1)
  * saves against the same threads laid flat, bx x (by * bz) x 1 with the same folding:
- * the z layers its warps share and load once. Estimated by estimating the flat block
- * (it has bz = 1, so this does not recurse); 0 when the flat block cannot launch (by *
- * bz past the device's limits) or saves nothing. A model-v2 figure. */
+ * the z layers its warps share and load once. The flat block's warm DRAM loads come
+ * from its wave footprints alone (dram_volumes; no sampling, which they do not need):
+ * its loads less the deep block's, 0 when the flat block cannot launch (by * bz past
+ * the device's limits) or saves nothing. A model-v2 figure. */
 static double saved_by_depth(est_ctx *ctx, const est_kernel *k, const est_device *dev,
                              const est_config *cfg, const est_result *r)
 {
-    const int *bd = cfg->launch.block;
+    const int *bd = cfg->launch.block, *fold = cfg->launch.folding;
     if (k->model != EST_MODEL_V2 || bd[2] <= 1 || cfg->domain[2] <= 1)
         return 0;
     est_config flat = *cfg;
     flat.launch.block[1] = bd[1] * bd[2];
     flat.launch.block[2] = 1;
-    est_result *rf = malloc(sizeof *rf);
     lr_error ignored;
     lr_error_clear(&ignored);
+    if (est_launch_check(k, dev, &flat, &ignored) || est_folding_check(k, &flat, &ignored))
+        return 0;
+    est_result *rf = calloc(1, sizeof *rf);
+    est_wave *w = malloc(sizeof *w);
+    est_binding b;
     double saved = 0;
-    if (rf && est_estimate(ctx, k, dev, &flat, rf, &ignored) == 0 && rf->launchable &&
-        rf->dram_charged > r->dram_charged)
-        saved = rf->dram_charged - r->dram_charged;
+    if (rf && w && est_bind(&b, k, dev, &flat, &ignored) == 0) {
+        rf->config = flat;
+        rf->nfields = k->nfields;
+        launch_shape(k, dev, &flat, rf);
+        int64_t threads = (int64_t)bd[0] * bd[1] * bd[2];
+        if (est_wave_run(ctx, &b, rf->wave_blocks, w, &ignored) == 0) {
+            dram_volumes(&b, w, rf->wave_blocks * threads * fold[0] * fold[1] * fold[2], rf);
+            for (int f = 0; f < k->nfields; f++)
+                saved += rf->field[f].dram_load_warm - r->field[f].dram_load_warm;
+        }
+        est_binding_release(&b);
+    }
     free(rf);
-    return saved;
+    free(w);
+    return saved > 0 ? saved : 0;
 }
 
 int est_estimate(est_ctx *ctx, const est_kernel *k, const est_device *dev,
@@ -595,16 +629,8 @@ int est_estimate(est_ctx *ctx, const est_kernel *k, const est_device *dev,
         return 0;
     }
     int threads = bd[0] * bd[1] * bd[2];
-    r->blocks_per_sm = est_blocks_per_sm(k, dev, threads);
-    r->wave_blocks = (int64_t)r->blocks_per_sm * dev->sm_count;
-    r->launchable = 1;
-    /* concurrently running blocks, dispatched in x, then y, then z order */
-    int64_t W = r->wave_blocks, *g = r->grid;
-    r->wave_grid[0] = g[0] < W ? g[0] : W;
-    r->wave_grid[1] = W / g[0] < 1 ? 1 : W / g[0];
-    r->wave_grid[1] = r->wave_grid[1] < g[1] ? r->wave_grid[1] : g[1];
-    r->wave_grid[2] = W / g[0] / g[1] < 1 ? 1 : W / g[0] / g[1];
-    r->wave_grid[2] = r->wave_grid[2] < g[2] ? r->wave_grid[2] : g[2];
+    launch_shape(k, dev, cfg, r);
+    int64_t W = r->wave_blocks;
 
     est_binding b;
     if (est_bind(&b, k, dev, cfg, err))
