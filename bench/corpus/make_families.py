@@ -11,7 +11,8 @@ writes bench/corpus/heldout/*.json instead: kernels kept out of every fit; with
 --layers bench/corpus/layers/*.json: 3-D stencils on domains whose z layers straddle
 the L2, the data of the layer-condition miss curve; with --heldout2
 bench/corpus/heldout2/*.json: kernels measured after model 2026.11-20 was fixed; with
---depth bench/corpus/depth/*.json: blocks of one thread count and growing depth in z.
+--depth bench/corpus/depth/*.json: blocks of one thread count and growing depth in z;
+with --heldout3 bench/corpus/heldout3/*.json: kernels measured after model 2026.11-21.
 """
 import json
 import os
@@ -354,11 +355,28 @@ def depth_families():
     return fam
 
 
+def heldout3_families():
+    """Kernels measured after model 2026.11-21 was fixed (bench/corpus/heldout3/): its
+    deep-block term over the depth scan's configurations, on kernels and domains it was
+    not fitted on (docs/accuracy.md, "Held-out kernels, third set")."""
+    fam, add = collector()
+    d3 = [1536, 1536, 16]
+    add("star3d_r3_f64_flat", "3-D 19-point star (range 3), double, 1536x1536x16",
+        stencil_kernel(3, star(3, 3), 3, 8, d3), d3, DEPTH)
+    add("star3d_r2_f32_flat", "3-D 13-point star (range 2), float, 1536x1536x16",
+        stencil_kernel(3, star(3, 2), 2, 4, d3), d3, DEPTH)
+    dv = [1024, 1024, 32]
+    add("varcoef3d_f64_flat", "3-D 7-point variable-coefficient operator, double, 1024x1024x32",
+        varcoef_kernel(dv), dv, DEPTH)
+    return fam
+
+
 # Each option's family list and the directory (under bench/corpus/) it writes.
 SETS = {"--heldout": ("heldout", heldout_families),
         "--heldout2": ("heldout2", heldout2_families),
         "--layers": ("layers", layer_families),
-        "--depth": ("depth", depth_families)}
+        "--depth": ("depth", depth_families),
+        "--heldout3": ("heldout3", heldout3_families)}
 
 
 def main():
