@@ -565,8 +565,10 @@ static void launch_shape(const est_kernel *k, const est_device *dev, const est_c
  * saves against the same threads laid flat, bx x (by * bz) x 1 with the same folding:
  * the z layers its warps share and load once. The flat block's warm DRAM loads come
  * from its wave footprints alone (dram_volumes; no sampling, which they do not need):
- * its loads less the deep block's, 0 when the flat block cannot launch (by * bz past
- * the device's limits) or saves nothing. A model-v2 figure. */
+ * its loads less the deep block's; 0 when the flat block cannot launch (by * bz past
+ * the device's limits), when its footprints do not fit the context's bound on isl
+ * operations (the estimate then goes without the term rather than fail), or when it
+ * saves nothing. A model-v2 figure. */
 static double saved_by_depth(est_ctx *ctx, const est_kernel *k, const est_device *dev,
                              const est_config *cfg, const est_result *r)
 {
