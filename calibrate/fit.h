@@ -73,8 +73,8 @@ est_device cal_fit(const est_device *start, cal_sample *s, int n, int left_out, 
  * for the L1 request rate to hold it. depth_saving_share since model 2026.11-21: the
  * suite's blocks are flat, so nothing in it saves DRAM bytes by its depth. */
 #define CAL_HELD                                                                           \
-    "fold_overlap,l1_efficiency,partial_sectors_half,l2_requests_per_ns,l1_requests_per_cycle," \
-    "depth_saving_share"
+    "fold_overlap,l1_efficiency,partial_sectors_half,l2_requests_per_ns,"                  \
+    "l1_requests_per_cycle,depth_saving_share"
 
 /* cal_fit holding the parameters named in hold (a comma-separated list of
  * cal_param_name names; NULL or "" holds none) at their values in start. */
