@@ -561,46 +561,53 @@ static void launch_shape(const est_kernel *k, const est_device *dev, const est_c
     r->launchable = 1;
 }
 
-/* docs/model.md, "Deep blocks": the DRAM bytes per update a block deep in z (bz > 1)
- * saves against the same threads laid flat, bx x (by * bz) x 1 with the same folding:
- * the z layers its warps share and load once. The flat block's warm DRAM loads come
- * from its wave footprints alone (dram_volumes; no sampling, which they do not need):
- * its loads less the deep block's; 0 when the flat block cannot launch (by * bz past
- * the device's limits), when its footprints do not fit the context's bound on isl
- * operations (the estimate then goes without the term rather than fail), or when it
- * saves nothing. A model-v2 figure. */
-static double saved_by_depth(est_ctx *ctx, const est_kernel *k, const est_device *dev,
-                             const est_config *cfg, const est_result *r)
+/* docs/model.md, "Deep blocks": into *saved the DRAM bytes per update a block deep in z
+ * (bz > 1) saves against the same threads laid flat, bx x (by * bz) x 1 with the same
+ * folding: the z layers its warps share and load once. The flat block's warm DRAM loads
+ * come from its wave footprints alone (dram_volumes; no sampling, which they do not
+ * need): its loads less the deep block's, 0 when the flat block cannot launch (by * bz
+ * past the device's limits) or saves nothing. Its footprints are bound like the deep
+ * block's: past the context's operations or deadline the estimate fails with that
+ * error (a ranking then leaves it unfinished), as it would in any other stage, instead
+ * of answering without the term. A model-v2 figure. */
+static int saved_by_depth(est_ctx *ctx, const est_kernel *k, const est_device *dev,
+                          const est_config *cfg, const est_result *r, double *saved,
+                          lr_error *err)
 {
     const int *bd = cfg->launch.block, *fold = cfg->launch.folding;
+    *saved = 0;
     if (k->model != EST_MODEL_V2 || bd[2] <= 1 || cfg->domain[2] <= 1)
         return 0;
     est_config flat = *cfg;
     flat.launch.block[1] = bd[1] * bd[2];
     flat.launch.block[2] = 1;
-    lr_error ignored;
-    lr_error_clear(&ignored);
-    if (est_launch_check(k, dev, &flat, &ignored) || est_folding_check(k, &flat, &ignored))
+    lr_error why;
+    lr_error_clear(&why);
+    if (est_launch_check(k, dev, &flat, &why) || est_folding_check(k, &flat, &why))
         return 0;
     est_result *rf = calloc(1, sizeof *rf);
     est_wave *w = malloc(sizeof *w);
     est_binding b;
-    double saved = 0;
-    if (rf && w && est_bind(&b, k, dev, &flat, &ignored) == 0) {
+    int rc = (!rf || !w) ? lr_error_set(err, LR_NO_MEMORY, NULL, "out of memory")
+                         : est_bind(&b, k, dev, &flat, err);
+    if (!rc) {
         rf->config = flat;
         rf->nfields = k->nfields;
         launch_shape(k, dev, &flat, rf);
         int64_t threads = (int64_t)bd[0] * bd[1] * bd[2];
-        if (est_wave_run(ctx, &b, rf->wave_blocks, w, &ignored) == 0) {
+        rc = est_wave_run(ctx, &b, rf->wave_blocks, w, err);
+        if (!rc) {
             dram_volumes(&b, w, rf->wave_blocks * threads * fold[0] * fold[1] * fold[2], rf);
+            double s = 0;
             for (int f = 0; f < k->nfields; f++)
-                saved += rf->field[f].dram_load_warm - r->field[f].dram_load_warm;
+                s += rf->field[f].dram_load_warm - r->field[f].dram_load_warm;
+            *saved = s > 0 ? s : 0;
         }
         est_binding_release(&b);
     }
     free(rf);
     free(w);
-    return saved > 0 ? saved : 0;
+    return rc;
 }
 
 int est_estimate(est_ctx *ctx, const est_kernel *k, const est_device *dev,
@@ -649,7 +656,9 @@ int est_estimate(est_ctx *ctx, const est_kernel *k, const est_device *dev,
         dram_volumes(&b, w, W * threads * fold[0] * fold[1] * fold[2], r);
         for (int f = 0; f < k->nfields; f++)
             add_volumes(&r->total, &r->field[f]);
-        r->dram_saved_by_depth = saved_by_depth(ctx, k, dev, cfg, r);
+        rc = saved_by_depth(ctx, k, dev, cfg, r, &r->dram_saved_by_depth, err);
+    }
+    if (!rc) {
         est_result_performance(k, dev, r);
         check_invariants(k, r);
     }
