@@ -81,19 +81,19 @@ typedef struct est_device {
 } est_device;
 
 /* rank_precision of the H100 corpus: the value of devices measured on no corpus. */
-#define EST_RANK_PRECISION_DEFAULT 0.0651
+#define EST_RANK_PRECISION_DEFAULT 0.0632
 
 /* The model-v2 parameters of the H100 (docs/model.md): block rate, latency, fold
  * overlap, granularity, sharpness, DRAM, L2 and L1 efficiency, store request and store
  * sector rates, DRAM overload, DRAM streams, sectors left partial (in flight, and the
  * time per sector), fitted on the H100 corpus, its layer scan and its block depth scan
- * (bench/corpus/h100.jsonl, h100_layers.jsonl and h100_depth.jsonl, model 2026.11-21);
+ * (bench/corpus/h100.jsonl, h100_layers.jsonl and h100_depth.jsonl, model 2026.11-22);
  * then the launch overhead in microseconds, measured on the H100 (bench/overhead), the
  * L2 request rate (chosen on a grid), the L1 request rate and the share of the DRAM
  * bytes a block's depth saves that still cost time (fitted with the first ones). */
 #define EST_V2_DEFAULTS                                                                     \
-    13.01, 855.1, 0.9669, 0.777, 4.09, 1.098, 3.636, 1.0698, 88.2, 208.3, 9.936e+11, 176.7,     \
-        62290, 0.06346, 6.2, 120, 0.5616, 0.1289
+    12.87, 803.2, 0.9669, 0.7971, 3.595, 1.095, 9.431, 1.07, 100.4, 168.1, 9.773e+11, 181.4,     \
+        55980, 0.06271, 6.2, 120, 0.5251, 0.1327
 
 /* Sets d's model-v2 parameters to EST_V2_DEFAULTS. */
 void est_device_set_v2_defaults(est_device *d);

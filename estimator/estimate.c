@@ -306,6 +306,13 @@ static void smallest(const double *lim, int n, est_result *r)
  * chosen on the H100 corpus and bench/align (1.5 and 4 fit worse; docs/model.md) */
 #define STORE_BURST_HALF 2.5
 
+/* docs/model.md, "On-chip limits first" (model 2026.11-22): the sharpness with which
+ * the on-chip limits (flops, L1, L2, stores, L2 and L1 requests) combine into one
+ * before the device's limit_sharpness combines that with DRAM and latency. Chosen on
+ * a grid (5 / 6 / 7 / 8 / 16 / 40) on the H100 corpus, layer and depth scans; never
+ * softer than the device's own sharpness. */
+#define CHIP_SHARPNESS 6.0
+
 /* docs/model.md, "Scattered store bursts": what a write request that fills less than
  * a sector (a transposed copy's 4 B, a 4-wide block's 16 B) costs in the store burst,
  * as a share of a sector left to other blocks, times the part of the sector it leaves
@@ -409,15 +416,25 @@ static void v2_limits(const est_kernel *k, const est_device *dev, est_result *r)
     double lim[] = {r->perf_flops,       r->perf_l1,      r->perf_l2,
                     r->perf_dram,        r->perf_latency, r->perf_blocks,
                     r->perf_stores,      r->perf_l2_requests, r->perf_l1_requests};
-    double n = dev->limit_sharpness, sum = 0;
+    double n = dev->limit_sharpness, n_chip = fmax(CHIP_SHARPNESS, n), sum = 0, chip = 0;
     int nlim = (int)(sizeof lim / sizeof *lim);
     /* the block start rate is a ceiling, not one more overlapping limit: blocks of 32
      * and 64 threads run at the same block rate in every kernel of the corpus, and a
      * rate twice what a kernel needs costs it nothing (docs/model.md, "Block start
-     * rate") */
-    for (int i = 0; i < nlim; i++)
-        if (lim[i] > 0 && i != EST_LIMITER_BLOCKS)
+     * rate"). The on-chip limits meet each other more sharply than they meet DRAM and
+     * the latency: several of them close together (a deep block of a range-3 star:
+     * L1, L1 and L2 requests within 1.8x) cost less than the one smooth minimum of
+     * all said (docs/model.md, "On-chip limits first") */
+    for (int i = 0; i < nlim; i++) {
+        if (!(lim[i] > 0) || i == EST_LIMITER_BLOCKS)
+            continue;
+        if (i == EST_LIMITER_DRAM || i == EST_LIMITER_LATENCY)
             sum += pow(lim[i], -n);
+        else
+            chip += pow(lim[i], -n_chip);
+    }
+    if (chip > 0)
+        sum += pow(chip, n / n_chip);
     smallest(lim, nlim, r); /* the limiter named is the tightest single limit */
     r->predicted = sum > 0 ? pow(sum, -1 / n) : 0;
     if (r->perf_blocks > 0 && r->perf_blocks < r->predicted)

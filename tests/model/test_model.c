@@ -420,6 +420,48 @@ static void v2_block_rate_is_a_ceiling(void)
     }
 }
 
+/* docs/model.md, "On-chip limits first" (model 2026.11-22): the on-chip limits (L1,
+ * L2, stores, L2 and L1 requests; flops, here 0, has none) combine with sharpness
+ * max(6, n) into one, which then meets DRAM and the latency with the device's n. The
+ * copy of v2_block_rate in 256-thread blocks, with V2_DEVICE's figures but n = 3
+ * (V2_DEVICE's 7.59 is sharper than 6, so there the two levels are one): the body of
+ * the launch runs at (dram^-3 + latency^-3 + (sum of chip^-6)^(1/2))^(-1/3), computed
+ * here from the limits the response reports. Its stores (426.67), L2 (562.13) and L2
+ * requests (610.91) lie close together; one smooth minimum of all with n = 3 would be
+ * more than 0.3 % slower. */
+static void v2_on_chip_limits_first(void)
+{
+    const char *body =
+        "{\"device\":{\"base\":\"H100-SXM5-80GB\",\"clock_ghz\":1.755,"
+        "\"block_rate_per_sm\":12.33,\"latency_ns\":892.5,\"fold_overlap\":0.66,"
+        "\"block_granularity\":0.462,\"limit_sharpness\":3,\"dram_efficiency\":0.717,"
+        "\"l2_efficiency\":1.697,\"l1_efficiency\":0.999,\"store_requests_per_ns\":80,"
+        "\"store_sectors_per_ns\":160,\"dram_overload_bytes_per_sm\":1e6,"
+        "\"dram_streams_half\":200,\"launch_overhead_us\":5,\"partial_sector_ns\":0,"
+        "\"l2_requests_per_ns\":140},\"domain\":[16777216],\"launch\":{\"block\":[256]},"
+        "\"kernel\":{\"fields\":[{\"name\":\"A\",\"dims\":[16777216],\"loads\":[[\"x\"]]},"
+        "{\"name\":\"B\",\"dims\":[16777216],\"stores\":[[\"x\"]]}]}}";
+    cJSON *r = estimate_text(body);
+    CHECK(r != NULL);
+    const char *chip[] = {"l1", "l2", "stores", "l2_requests", "l1_requests"};
+    CHECK_NEAR(num(r, "performance", "stores"), 426.67, 0.001, 0);
+    CHECK_NEAR(num(r, "performance", "l2"), 562.13, 0.001, 0);
+    CHECK_NEAR(num(r, "performance", "l2_requests"), 610.91, 0.001, 0);
+    double outer = pow(num(r, "performance", "dram"), -3) +
+                   pow(num(r, "performance", "latency"), -3),
+           on_chip = 0, all = outer;
+    for (int i = 0; i < 5; i++) {
+        on_chip += pow(num(r, "performance", chip[i]), -6);
+        all += pow(num(r, "performance", chip[i]), -3);
+    }
+    double body_rate = pow(outer + sqrt(on_chip), -1.0 / 3), one = pow(all, -1.0 / 3);
+    CHECK(num(r, "performance", "blocks") > body_rate); /* the ceiling is not reached */
+    CHECK_NEAR(num(r, "details", "launch_time_us"), (16777216 / body_rate + 5e3) * 1e-3, 1e-5,
+               0);
+    CHECK(body_rate / one - 1 > 0.003);
+    cJSON_Delete(r);
+}
+
 /* Sectors left to other blocks (docs/model.md), hand-derived with V2_DEVICE: the
  * double copy of v2_block_rate with the store moved one element on, B[x+1] = A[x]. A
  * block's 32 stores then cover bytes 8 .. 264 of its 256-B stretch: 9 sectors, the
@@ -658,7 +700,7 @@ static void v2_l1_request_limit(void)
             strcat(loads, one);
         }
     const int fy[2] = {1, 2};
-    const double per_update[2] = {0.8125, 0.5}, limit[2] = {180.65, 293.56};
+    const double per_update[2] = {0.8125, 0.5}, limit[2] = {168.91, 274.48};
     for (int c = 0; c < 2; c++) {
         snprintf(body, sizeof body,
                  "{\"device\":\"H100-SXM5-80GB\",\"domain\":[8192,4096],"
@@ -898,6 +940,7 @@ int main(int argc, char **argv)
     layer_condition();
     v2_block_rate();
     v2_block_rate_is_a_ceiling();
+    v2_on_chip_limits_first();
     v2_float_arrays_count_twice();
     v2_sectors_left();
     v2_store_bursts();

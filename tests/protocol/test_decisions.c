@@ -283,7 +283,7 @@ static void ties_and_baseline(lr_worker *w)
     const cJSON *d = get(r, "decision"), *t;
     double p = num(d, "precision"), best = num(get(d, "best"), "predicted");
     /* the H100's rank_precision, measured by bench/accuracy (docs/accuracy.md) */
-    CHECK_NEAR(p, 0.0651, 0, 1e-9);
+    CHECK_NEAR(p, 0.0632, 0, 1e-9);
     int n = 0;
     cJSON_ArrayForEach(t, get(d, "tie_group"))
     {
@@ -322,7 +322,7 @@ static void ties_and_baseline(lr_worker *w)
     CHECK(r != NULL);
     b = get(get(r, "decision"), "baseline");
     CHECK_STR(cJSON_GetStringValue(get(b, "advice")), "switch");
-    CHECK(num(b, "gain") > 0.0651);
+    CHECK(num(b, "gain") > 0.0632);
     cJSON_Delete(r);
     r = call(w, rank_call, "jacobi_baseline.json", "\"block\": [\n    16,\n    16,\n    1",
              "\"block\": [\n    1024,\n    2,\n    1", &err);
