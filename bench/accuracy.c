@@ -756,6 +756,12 @@ int main(int argc, char **argv)
         fams[kept++] = fams[i];
     }
     nfams = kept;
+    if (nfams == 0) {
+        /* a summary over no family would print means of nothing (NaN) */
+        fprintf(stderr, "accuracy: no family of %s was measured in %s: nothing to compare "
+                        "(--measured names the measurements)\n", corpus, measured);
+        return 1;
+    }
     pthread_t *th = calloc((size_t)nfams, sizeof *th);
     for (int i = 0; i < nfams; i++)
         pthread_create(&th[i], NULL, predict_family, &fams[i]);

@@ -12,7 +12,8 @@ writes bench/corpus/heldout/*.json instead: kernels kept out of every fit; with
 the L2, the data of the layer-condition miss curve; with --heldout2
 bench/corpus/heldout2/*.json: kernels measured after model 2026.11-20 was fixed; with
 --depth bench/corpus/depth/*.json: blocks of one thread count and growing depth in z;
-with --heldout3 bench/corpus/heldout3/*.json: kernels measured after model 2026.11-21.
+with --heldout3 bench/corpus/heldout3/*.json: kernels measured after model 2026.11-21;
+with --heldout4 bench/corpus/heldout4/*.json: kernels measured after model 2026.11-22.
 """
 import json
 import os
@@ -371,12 +372,48 @@ def heldout3_families():
     return fam
 
 
+D3Q15 = [[0, 0, 0], [1, 0, 0], [-1, 0, 0], [0, 1, 0], [0, -1, 0], [0, 0, 1], [0, 0, -1],
+         [1, 1, 1], [-1, 1, 1], [1, -1, 1], [-1, -1, 1], [1, 1, -1], [-1, 1, -1],
+         [1, -1, -1], [-1, -1, -1]]
+
+
+def heldout4_families():
+    """Kernels measured after model 2026.11-22 was fixed (bench/corpus/heldout4/): the
+    combination of its on-chip limits on kernels where several of them lie close (many
+    loads per update in double and float, 2-D and 3-D), an LBM stencil it has not seen,
+    and two 1-D copies for the comparison with a fixed block (docs/accuracy.md,
+    "Held-out kernels, fourth set")."""
+    fam, add = collector()
+    add("star3d_r3_f64", "3-D 19-point star (range 3), double, 256^3",
+        stencil_kernel(3, star(3, 3), 3, 8, D3), D3, C3)
+    add("box2d_r1_f64", "2-D 9-point box, double, 8192x4096",
+        stencil_kernel(2, box(2, 1), 1, 8, D2[:2]), D2, C2)
+    add("star2d_r3_f32", "2-D 13-point star (range 3), float, 8192x4096",
+        stencil_kernel(2, star(2, 3), 3, 4, D2[:2]), D2, C2)
+    dl = [160, 160, 160]
+    add("d3q15_pull_f64", "D3Q15 LBM stream, pull, structure of arrays, double, 160^3",
+        lbm_kernel(D3Q15, dl, True), dl, C3)
+    n = 1 << 25
+    strided3 = {"fields": [
+        {"name": "a", "element_bytes": 4, "dims": [3 * n], "loads": [["3*x"]]},
+        {"name": "b", "element_bytes": 4, "dims": [n], "stores": [["x"]]}], "flops": 0}
+    add("copy_strided3_f32", "1-D strided copy b[x] = a[3x], float, 2^25", strided3,
+        [n, 1, 1], cfg1d())
+    scale = {"fields": [
+        {"name": "a", "element_bytes": 8, "dims": [n], "loads": [["x"]]},
+        {"name": "b", "element_bytes": 8, "dims": [n], "stores": [["x"]]}], "flops": 1}
+    add("scale_f64", "1-D scaled copy b[x] = s*a[x], double, 2^25", scale, [n, 1, 1],
+        cfg1d())
+    return fam
+
+
 # Each option's family list and the directory (under bench/corpus/) it writes.
 SETS = {"--heldout": ("heldout", heldout_families),
         "--heldout2": ("heldout2", heldout2_families),
         "--layers": ("layers", layer_families),
         "--depth": ("depth", depth_families),
-        "--heldout3": ("heldout3", heldout3_families)}
+        "--heldout3": ("heldout3", heldout3_families),
+        "--heldout4": ("heldout4", heldout4_families)}
 
 
 def main():
