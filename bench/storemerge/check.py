@@ -1,6 +1,7 @@
 #!/usr/bin/env python3
 """Checks the model's merged-store rule (docs/model.md, "Partly written sectors")
-against a store-merging probe table (h100.csv, h200.csv).
+against a store-merging probe table (h100.csv, h200.csv; h100_rows.csv, the
+stencil-shaped loads of probe_rows.cu).
 
 Usage: check.py LAUNCHRANK TABLE [--tolerance T]
 
@@ -32,6 +33,24 @@ def request(row):
             "kernel": {"fields": fields}}, T
 
 
+W, H, P = 8192, 4096, 8192 + 64  # probe_rows.cu's grid and padded row
+
+
+def rows_request(row):
+    """probe_rows: R rows x (K+1) neighbours of one array per stored element."""
+    T, F = (4 if row["type"] == "float" else 8), int(row["fold_x"])
+    R = int(row["rows"])
+    K = int(row["loads_per_store"]) // R - 1
+    loads = [[f"x+{j}" if j else "x", f"y+{r}" if r else "y"] for r in range(R)
+             for j in range(K + 1)]
+    fields = [{"name": "a", "element_bytes": T, "dims": [P, H + 8], "loads": loads},
+              {"name": "b", "element_bytes": T, "dims": [P, H + 8],
+               "stores": [["x+1", "y+1"]]}]
+    return {"device": DEVICE[row["gpu"]], "domain": [W, H],
+            "launch": {"block": [int(row["block"]), 1], "folding": [F, 1]},
+            "kernel": {"fields": fields}}, T
+
+
 def main():
     if len(sys.argv) < 3:
         sys.exit(__doc__)
@@ -41,10 +60,15 @@ def main():
     print(f"{'probe':9} {'type':6} {'F':>2} {'loads':>5} {'off':>3} {'block':>5} | "
           f"{'L2 store B/Lup pred':>19} {'meas':>6} | {'unmerged pred':>13} {'meas':>5}")
     for row in csv.DictReader(open(table)):
-        if (int(row["loads_per_store"]) < 1 or int(row["fma_before_store"]) or
+        if "rows" in row:  # probe_rows: every row is covered
+            row.setdefault("probe", "rows")
+            row.setdefault("offset_elements", "1")
+            req, T = rows_request(row)
+        elif (int(row["loads_per_store"]) < 1 or int(row["fma_before_store"]) or
                 int(row["smem_kib"]) or int(row["block"]) < 64):
             continue
-        req, T = request(row)
+        else:
+            req, T = request(row)
         out = subprocess.run([exe, "estimate", "-"], input=json.dumps(req), text=True,
                              capture_output=True, check=True)
         pred = json.loads(out.stdout)["estimate"]["l2_store"]

@@ -3,6 +3,7 @@
 
 Usage: reduce.py RUNDIR [DATE] > h100.csv
        reduce.py --scatter RUNDIR [DATE] > h100_scatter.csv   (probe_scatter's table)
+       reduce.py --rows RUNDIR [DATE] > h100_rows.csv         (probe_rows's table)
 Per configuration: the L2 store sectors per lattice update (B/Lup, what reaches L2),
 the L1 store sectors (B/Lup, every instruction's) and the unmerged share
 (L2 - merged) / (L1 - merged), merged being the element size (every sector once)."""
@@ -56,16 +57,41 @@ def scatter(run, date, gpu):
                     gpu[0], gpu[1], date])
 
 
+def rows_table(run, date, gpu):
+    """probe_rows: a W x H grid, each thread folded F in x stores F consecutive elements
+    one past alignment, each the sum of R rows x (K+1) neighbours (stencil-shaped loads)."""
+    w = csv.writer(sys.stdout, lineterminator="\n")
+    w.writerow(["type", "fold_x", "rows", "loads_per_store", "block", "glups",
+                "l2_store_b_per_lup", "l1_store_b_per_lup", "unmerged_share",
+                "warps_active_pct", "gpu", "driver", "date"])
+    m = ncu_table(f"{run}/rows_ncu.csv")
+    n = 8192 * 4096
+    for line in open(f"{run}/rows_time.csv"):
+        p = line.strip().split(",")
+        i, T, F, R, K, block = (int(v) for v in (p[0], p[2], p[3], p[4], p[5], p[6]))
+        x = m[i]
+        l2, l1 = store_bytes(x, n)
+        u = (l2 - T) / (l1 - T) if l1 > T + 0.1 else 0.0
+        w.writerow(["float" if T == 4 else "double", F, R, R * (K + 1), block, p[8],
+                    f"{l2:.2f}", f"{l1:.2f}", f"{u:.3f}",
+                    f"{x['sm__warps_active.avg.pct_of_peak_sustained_active']:.1f}",
+                    gpu[0], gpu[1], date])
+
+
 def main():
     args = sys.argv[1:]
     is_scatter = args[:1] == ["--scatter"]
-    if is_scatter:
+    is_rows = args[:1] == ["--rows"]
+    if is_scatter or is_rows:
         args = args[1:]
     run = args[0]
     date = args[1] if len(args) > 1 else ""
     gpu = open(f"{run}/gpu.txt").read().strip().replace(", ", ",").split(",")
     if is_scatter:
         scatter(run, date, gpu)
+        return
+    if is_rows:
+        rows_table(run, date, gpu)
         return
     w = csv.writer(sys.stdout, lineterminator="\n")
     w.writerow(["probe", "type", "fold_x", "loads_per_store", "fma_before_store", "offset_elements",
