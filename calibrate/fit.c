@@ -283,7 +283,9 @@ est_device cal_fit_holding(const est_device *start, cal_sample *s, int n, int le
     static const double steps[] = {0.5, 0.7, 0.85, 0.93, 0.97, 1.03, 1.07, 1.15, 1.3, 1.5, 2};
     est_device d = *start;
     double best = cal_objective(&d, s, n, left_out);
-    for (int it = 0; it < rounds; it++)
+    int until_still = rounds < 0, sweeps = until_still ? -rounds : rounds;
+    for (int it = 0; it < sweeps; it++) {
+        int moved = 0;
         for (int q = 0; q < CAL_NPARAMS; q++) {
             if (held_in(hold, q))
                 continue;
@@ -300,7 +302,11 @@ est_device cal_fit_holding(const est_device *start, cal_sample *s, int n, int le
                 }
             }
             *cal_param(&d, q) = keep;
+            moved |= keep != base;
         }
+        if (until_still && !moved)
+            break;
+    }
     cal_apply(&d, s, n);
     return d;
 }
@@ -356,7 +362,7 @@ est_device cal_fit_reported(const est_device *start, cal_sample *s, int n, cal_t
 {
     *before = cal_objective(start, s, n, -1);
     cal_report_groups(t, before_title, column, labels, ngroups, s, n);
-    est_device dev = cal_fit_holding(start, s, n, -1, 4, CAL_HELD);
+    est_device dev = cal_fit_holding(start, s, n, -1, CAL_SWEEPS_TO_CONVERGE, CAL_HELD);
     *after = cal_objective(&dev, s, n, -1);
     cal_report_groups(t, "with the parameters fitted here:", column, labels, ngroups, s, n);
     cal_say(t, "objective %.4f -> %.4f\nfitted:", *before, *after);

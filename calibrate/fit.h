@@ -49,9 +49,10 @@ void cal_apply(const est_device *d, cal_sample *s, int n);
 double cal_objective(const est_device *d, cal_sample *s, int n, int left_out);
 
 /* Coordinate descent on multiplicative steps from start, `rounds` sweeps over the
- * parameters, keeping only values est_device_check accepts. Returns the fitted
- * device (start with its fitted parameters replaced); the samples are left applied
- * to it. */
+ * parameters, keeping only values est_device_check accepts; with rounds < 0, sweeps
+ * until one moves no parameter (a fixed point: a fit started from the result returns
+ * it unchanged), at most -rounds of them. Returns the fitted device (start with its
+ * fitted parameters replaced); the samples are left applied to it. */
 est_device cal_fit(const est_device *start, cal_sample *s, int n, int left_out, int rounds);
 /* The fitted parameters every fit of the project holds at the device's value unless
  * told otherwise (bench/accuracy --hold, calibrate, launchrank fit): fold_overlap says
@@ -75,6 +76,12 @@ est_device cal_fit(const est_device *start, cal_sample *s, int n, int left_out, 
 #define CAL_HELD                                                                           \
     "fold_overlap,l1_efficiency,partial_sectors_half,l2_requests_per_ns,"                  \
     "l1_requests_per_cycle,depth_saving_share"
+
+/* The sweeps of calibrate's and launchrank fit's fits (cal_fit_reported): until a
+ * sweep moves nothing, at most this many. Four fixed sweeps, until model 2026.11-22,
+ * left the H200's calibration short of where further sweeps went (objective 0.0326
+ * where three more analyses reached 0.0314; docs/calibration.md). */
+#define CAL_SWEEPS_TO_CONVERGE (-40)
 
 /* cal_fit holding the parameters named in hold (a comma-separated list of
  * cal_param_name names; NULL or "" holds none) at their values in start. */

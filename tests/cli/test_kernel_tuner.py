@@ -406,7 +406,7 @@ class Import(unittest.TestCase):
         m = re.search(r"objective (\d+\.\d+) -> (\d+\.\d+)", err)
         self.assertIsNotNone(m, err)
         before, after = float(m.group(1)), float(m.group(2))
-        # test_refit.c logs the same timings directly: 0.0331 -> 0.0310 (its
+        # test_refit.c logs the same timings directly: 0.0331 -> 0.0309 (its
         # tolerances: 2 % before, 10 % after); the import gives the same
         self.assertTrue(close(before, 0.0331, 0.02), before)
         self.assertLessEqual(after, before)
