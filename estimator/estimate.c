@@ -423,8 +423,8 @@ static void v2_limits(const est_kernel *k, const est_device *dev, est_result *r)
      * rate twice what a kernel needs costs it nothing (docs/model.md, "Block start
      * rate"). The on-chip limits meet each other more sharply than they meet DRAM and
      * the latency: several of them close together (a deep block of a range-3 star:
-     * L1, L1 and L2 requests within 1.8x) cost less than the one smooth minimum of
-     * all said (docs/model.md, "On-chip limits first") */
+     * its L1, L1-request and L2-request limits within 1.8x of each other) cost less
+     * than the one smooth minimum of all said (docs/model.md, "On-chip limits first") */
     for (int i = 0; i < nlim; i++) {
         if (!(lim[i] > 0) || i == EST_LIMITER_BLOCKS)
             continue;
