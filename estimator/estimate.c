@@ -290,6 +290,25 @@ static void smallest(const double *lim, int n, est_result *r)
         }
 }
 
+/* The smooth minimum (sum of v_i^-n)^(-1/n) of the positive values of v[0..k) (0 when
+ * none is positive), taken relative to the smallest so that no term overflows or
+ * underflows: with a sharpness of 100 (the largest a device may set) limits of a few
+ * thousand GLup/s raised to -100 are below the smallest double, and the plain sum
+ * came out 0, a prediction of no limit at all. */
+static double smooth_min(const double *v, int k, double n)
+{
+    double least = 0, sum = 0;
+    for (int i = 0; i < k; i++)
+        if (v[i] > 0 && (least == 0 || v[i] < least))
+            least = v[i];
+    if (least == 0)
+        return 0;
+    for (int i = 0; i < k; i++)
+        if (v[i] > 0)
+            sum += pow(v[i] / least, -n);
+    return least * pow(sum, -1 / n);
+}
+
 /* docs/model.md, "L2 requests and the L1 data pipe": what a written sector costs the L2
  * tags, as a share of a read request's lookup: 6.2 against 9.3 ps of the tags' busy time
  * per update, fitted over the 628 configurations of bench/stalls/h100_breakdown.csv
@@ -416,7 +435,7 @@ static void v2_limits(const est_kernel *k, const est_device *dev, est_result *r)
     double lim[] = {r->perf_flops,       r->perf_l1,      r->perf_l2,
                     r->perf_dram,        r->perf_latency, r->perf_blocks,
                     r->perf_stores,      r->perf_l2_requests, r->perf_l1_requests};
-    double n = dev->limit_sharpness, n_chip = fmax(CHIP_SHARPNESS, n), sum = 0, chip = 0;
+    double n = dev->limit_sharpness, n_chip = fmax(CHIP_SHARPNESS, n);
     int nlim = (int)(sizeof lim / sizeof *lim);
     /* the block start rate is a ceiling, not one more overlapping limit: blocks of 32
      * and 64 threads run at the same block rate in every kernel of the corpus, and a
@@ -425,18 +444,14 @@ static void v2_limits(const est_kernel *k, const est_device *dev, est_result *r)
      * the latency: several of them close together (a deep block of a range-3 star:
      * its L1, L1-request and L2-request limits within 1.8x of each other) cost less
      * than the one smooth minimum of all said (docs/model.md, "On-chip limits first") */
-    for (int i = 0; i < nlim; i++) {
-        if (!(lim[i] > 0) || i == EST_LIMITER_BLOCKS)
-            continue;
-        if (i == EST_LIMITER_DRAM || i == EST_LIMITER_LATENCY)
-            sum += pow(lim[i], -n);
-        else
-            chip += pow(lim[i], -n_chip);
-    }
-    if (chip > 0)
-        sum += pow(chip, n / n_chip);
+    double on_chip[EST_LIMITER_NONE];
+    int nchip = 0;
+    for (int i = 0; i < nlim; i++)
+        if (i != EST_LIMITER_BLOCKS && i != EST_LIMITER_DRAM && i != EST_LIMITER_LATENCY)
+            on_chip[nchip++] = lim[i];
+    double outer[3] = {r->perf_dram, r->perf_latency, smooth_min(on_chip, nchip, n_chip)};
     smallest(lim, nlim, r); /* the limiter named is the tightest single limit */
-    r->predicted = sum > 0 ? pow(sum, -1 / n) : 0;
+    r->predicted = smooth_min(outer, 3, n);
     if (r->perf_blocks > 0 && r->perf_blocks < r->predicted)
         r->predicted = r->perf_blocks;
     /* the stores that leave sectors to other blocks hold the load/store pipe while
