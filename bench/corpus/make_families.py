@@ -135,11 +135,17 @@ def lbm_kernel(stencil, domain, pull, elem=8):
             "precision": "fp64" if elem == 8 else "fp32"}
 
 
+def strided_copy(n, stride, elem, flops=0):
+    """b[x] = a[stride x] (a plain copy for stride 1), n elements of elem bytes."""
+    return {"fields": [
+        {"name": "a", "element_bytes": elem, "dims": [stride * n],
+         "loads": [[f"{stride}*x" if stride > 1 else "x"]]},
+        {"name": "b", "element_bytes": elem, "dims": [n], "stores": [["x"]]}], "flops": flops}
+
+
 def copy_kernels():
     n = 1 << 25
-    strided = {"fields": [
-        {"name": "a", "element_bytes": 8, "dims": [2 * n], "loads": [["2*x"]]},
-        {"name": "b", "element_bytes": 8, "dims": [n], "stores": [["x"]]}], "flops": 0}
+    strided = strided_copy(n, 2, 8)
     m = 1 << 24
     aos = {"fields": [
         {"name": "a", "element_bytes": 4, "dims": [4 * m],
@@ -394,16 +400,10 @@ def heldout4_families():
     add("d3q15_pull_f64", "D3Q15 LBM stream, pull, structure of arrays, double, 160^3",
         lbm_kernel(D3Q15, dl, True), dl, C3)
     n = 1 << 25
-    strided3 = {"fields": [
-        {"name": "a", "element_bytes": 4, "dims": [3 * n], "loads": [["3*x"]]},
-        {"name": "b", "element_bytes": 4, "dims": [n], "stores": [["x"]]}], "flops": 0}
-    add("copy_strided3_f32", "1-D strided copy b[x] = a[3x], float, 2^25", strided3,
-        [n, 1, 1], cfg1d())
-    scale = {"fields": [
-        {"name": "a", "element_bytes": 8, "dims": [n], "loads": [["x"]]},
-        {"name": "b", "element_bytes": 8, "dims": [n], "stores": [["x"]]}], "flops": 1}
-    add("scale_f64", "1-D scaled copy b[x] = s*a[x], double, 2^25", scale, [n, 1, 1],
-        cfg1d())
+    add("copy_strided3_f32", "1-D strided copy b[x] = a[3x], float, 2^25",
+        strided_copy(n, 3, 4), [n, 1, 1], cfg1d())
+    add("scale_f64", "1-D scaled copy b[x] = s*a[x], double, 2^25",
+        strided_copy(n, 1, 8, flops=1), [n, 1, 1], cfg1d())
     return fam
 
 

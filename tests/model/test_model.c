@@ -287,10 +287,12 @@ static void layer_condition(void)
 /* The model-v2 figures of the hand-derived cases below, given in the request so that a
  * refit of the built-in defaults (EST_V2_DEFAULTS) does not change these numbers; the
  * clock too (the built-in H100's was 1.755 GHz until model 2026.11-19, 1.98 since). */
-#define V2_DEVICE                                                                              \
+#define V2_DEVICE V2_DEVICE_SHARP("7.59")
+/* The same with the smooth minimum's sharpness n given (a string literal). */
+#define V2_DEVICE_SHARP(n)                                                                     \
     "\"device\":{\"base\":\"H100-SXM5-80GB\",\"clock_ghz\":1.755,\"block_rate_per_sm\":12.33," \
     "\"latency_ns\":892.5,\"fold_overlap\":0.66,\"block_granularity\":0.462,"                  \
-    "\"limit_sharpness\":7.59,\"dram_efficiency\":0.717,\"l2_efficiency\":1.697,"              \
+    "\"limit_sharpness\":" n ",\"dram_efficiency\":0.717,\"l2_efficiency\":1.697,"             \
     "\"l1_efficiency\":0.999,\"store_requests_per_ns\":80,\"store_sectors_per_ns\":160,"       \
     "\"dram_overload_bytes_per_sm\":1e6,\"dram_streams_half\":200,\"launch_overhead_us\":5,"   \
     "\"partial_sector_ns\":0,\"l2_requests_per_ns\":140}"
@@ -432,13 +434,7 @@ static void v2_block_rate_is_a_ceiling(void)
 static void v2_on_chip_limits_first(void)
 {
     const char *body =
-        "{\"device\":{\"base\":\"H100-SXM5-80GB\",\"clock_ghz\":1.755,"
-        "\"block_rate_per_sm\":12.33,\"latency_ns\":892.5,\"fold_overlap\":0.66,"
-        "\"block_granularity\":0.462,\"limit_sharpness\":3,\"dram_efficiency\":0.717,"
-        "\"l2_efficiency\":1.697,\"l1_efficiency\":0.999,\"store_requests_per_ns\":80,"
-        "\"store_sectors_per_ns\":160,\"dram_overload_bytes_per_sm\":1e6,"
-        "\"dram_streams_half\":200,\"launch_overhead_us\":5,\"partial_sector_ns\":0,"
-        "\"l2_requests_per_ns\":140},\"domain\":[16777216],\"launch\":{\"block\":[256]},"
+        "{" V2_DEVICE_SHARP("3") ",\"domain\":[16777216],\"launch\":{\"block\":[256]},"
         "\"kernel\":{\"fields\":[{\"name\":\"A\",\"dims\":[16777216],\"loads\":[[\"x\"]]},"
         "{\"name\":\"B\",\"dims\":[16777216],\"stores\":[[\"x\"]]}]}}";
     cJSON *r = estimate_text(body);
