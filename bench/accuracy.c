@@ -132,7 +132,10 @@ static void attach_measurements(const char *path)
                 r->m.glups = jnum(j, "glups");
                 r->m.glups_repeat = jnum(j, "glups_repeat");
                 const cJSON *c = cJSON_GetObjectItem(j, "counters");
-                if (c) {
+                /* a timing-only file may still give the register count (bench/align):
+                 * its volume columns are then "-", not errors against NaN */
+                r->m.registers = c ? (int)jnum(c, "registers") : 0;
+                if (c && cJSON_IsNumber(cJSON_GetObjectItem(c, "dram_load"))) {
                     r->m.has_counters = 1;
                     r->m.dram_load = jnum(c, "dram_load");
                     r->m.dram_store = jnum(c, "dram_store");
@@ -140,7 +143,6 @@ static void attach_measurements(const char *path)
                     r->m.l2_store = jnum(c, "l2_store");
                     r->m.l1_wavefronts = jnum(c, "l1_wavefronts");
                     r->m.l2_load_requests = jnum(c, "l2_load_requests");
-                    r->m.registers = (int)jnum(c, "registers");
                 }
                 const cJSON *gpu = cJSON_GetObjectItem(j, "gpu");
                 if (cJSON_IsString(gpu))
@@ -506,11 +508,19 @@ static summary print_table(const char *title, figures *g, int with_lofo, figures
     int beaten = 0, rec_beaten = 0, adv_beaten = 0;
     for (int i = 0; i < nfams; i++) {
         figures *x = &g[i];
-        printf("%-18s %4d %6.0f | %6.1f %6.1f %6.1f %6.1f | %5.2f %6.1f %6.1f %6.1f | %6.1f "
+        char vol[3][16]; /* "-" where the measured file has no counters (timings only) */
+        const double err[3] = {x->err_dram, x->err_l2, x->err_l1};
+        for (int v = 0; v < 3; v++) {
+            if (isnan(err[v]))
+                snprintf(vol[v], sizeof vol[v], "%6s", "-");
+            else
+                snprintf(vol[v], sizeof vol[v], "%6.1f", 100 * err[v]);
+        }
+        printf("%-18s %4d %6.0f | %6.1f %s %s %s | %5.2f %6.1f %6.1f %6.1f | %6.1f "
                "%-9s | %6.1f",
-               fams[i].f.name, x->n, 100 * x->spread, 100 * x->err_glups, 100 * x->err_dram,
-               100 * x->err_l2, 100 * x->err_l1, x->rho, 100 * x->top1, 100 * x->top3,
-               100 * x->rec, 100 * x->fixed, x->fixed_block, 100 * x->noise);
+               fams[i].f.name, x->n, 100 * x->spread, 100 * x->err_glups, vol[0], vol[1],
+               vol[2], x->rho, 100 * x->top1, 100 * x->top3, 100 * x->rec, 100 * x->fixed,
+               x->fixed_block, 100 * x->noise);
         if (with_lofo)
             printf(" %6.1f", 100 * lofo[i].top1);
         printf("\n");
