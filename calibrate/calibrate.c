@@ -104,6 +104,8 @@ static cJSON *gpu_json(const cg_gpu_props *g)
     cJSON_AddNumberToObject(o, "regs_per_sm", g->regs_per_sm);
     cJSON_AddNumberToObject(o, "l2_bytes", (double)g->l2_bytes);
     cJSON_AddNumberToObject(o, "shared_bytes_per_sm", (double)g->shared_bytes_per_sm);
+    cJSON_AddNumberToObject(o, "shared_reserved_bytes_per_block",
+                            (double)g->shared_reserved_bytes_per_block);
     cJSON_AddNumberToObject(o, "clock_ghz", g->clock_ghz);
     cJSON_AddNumberToObject(o, "memory_clock_ghz", g->memory_clock_ghz);
     cJSON_AddNumberToObject(o, "memory_bus_bits", g->memory_bus_bits);
@@ -268,6 +270,13 @@ static void driver_figures(const cJSON *gpu, est_device *dev)
         dev->regs_per_sm = (int)v;
     if ((v = gpu_num(gpu, "shared_bytes_per_sm")) > 0)
         dev->shared_bytes_per_sm = (int64_t)v;
+    /* a record made before calibrate asked the driver for it (cuDeviceGetAttribute 111)
+     * has the compute capability: the driver reserves 1 KiB of shared memory per
+     * block from 8.0 on, none before (CUDA programming guide, "Occupancy") */
+    if ((v = gpu_num(gpu, "shared_reserved_bytes_per_block")) > 0)
+        dev->shared_reserved_bytes_per_block = (int64_t)v;
+    else if (gpu_num(gpu, "cc_major") > 0)
+        dev->shared_reserved_bytes_per_block = gpu_num(gpu, "cc_major") >= 8 ? 1024 : 0;
     /* docs/model.md §8: from compute capability 8.0 the L2 is two partitions that
      * duplicate lines, and the model counts one of them */
     if ((v = gpu_num(gpu, "l2_bytes")) > 0)
@@ -472,11 +481,14 @@ static void add_sources(cJSON *src, const cal_sources *cs)
     snprintf(s, sizeof s,
              "the CUDA driver (cuDeviceGetAttribute) on %s; l2_bytes is half the driver's "
              "figure from compute capability 8.0 (one of the two L2 partitions, docs/model.md "
-             "section 8); clock_ghz is the maximum SM clock, not the clock under load",
+             "section 8); clock_ghz is the maximum SM clock, not the clock under load; "
+             "shared_reserved_bytes_per_block is the driver's, or 1024 from compute "
+             "capability 8.0 where a record made before calibrate asked for it lacks it",
              cs->who);
     cJSON_AddStringToObject(src,
                             "sm_count,max_threads_per_sm,max_blocks_per_sm,"
-                            "max_threads_per_block,regs_per_sm,shared_bytes_per_sm,l2_bytes,"
+                            "max_threads_per_block,regs_per_sm,shared_bytes_per_sm,"
+                            "shared_reserved_bytes_per_block,l2_bytes,"
                             "clock_ghz",
                             s);
     snprintf(s, sizeof s,

@@ -140,6 +140,7 @@ typedef struct cg_gpu_props {
     int sm_count, max_threads_per_sm, max_blocks_per_sm, max_threads_per_block;
     int regs_per_sm;
     int64_t l2_bytes, shared_bytes_per_sm;
+    int64_t shared_reserved_bytes_per_block; /* the driver's per block (1 KiB from 8.0) */
     double clock_ghz;        /* the maximum SM clock, not the clock under load */
     double memory_clock_ghz; /* with memory_bus_bits: the DRAM data-sheet bandwidth */
     int memory_bus_bits;

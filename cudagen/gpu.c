@@ -58,6 +58,7 @@ enum {
     ATTR_MAX_SHARED_MEMORY_PER_MULTIPROCESSOR = 81,
     ATTR_MAX_REGISTERS_PER_MULTIPROCESSOR = 82,
     ATTR_MAX_BLOCKS_PER_MULTIPROCESSOR = 106,
+    ATTR_RESERVED_SHARED_MEMORY_PER_BLOCK = 111,
 };
 #define CU_EVENT_DEFAULT 0
 
@@ -247,6 +248,7 @@ static void *cuda_open(const cg_backend *b, int ordinal, cg_gpu_info *info, lr_e
     ATTR(ATTR_MAX_REGISTERS_PER_MULTIPROCESSOR, info->regs_per_sm);
     ATTR(ATTR_L2_CACHE_SIZE, info->l2_bytes);
     ATTR(ATTR_MAX_SHARED_MEMORY_PER_MULTIPROCESSOR, info->shared_bytes_per_sm);
+    ATTR(ATTR_RESERVED_SHARED_MEMORY_PER_BLOCK, info->shared_reserved_bytes_per_block);
     ATTR(ATTR_CLOCK_RATE, info->clock_ghz);
     ATTR(ATTR_MEMORY_CLOCK_RATE, info->memory_clock_ghz);
     ATTR(ATTR_GLOBAL_MEMORY_BUS_WIDTH, info->memory_bus_bits);

@@ -113,6 +113,8 @@ static const char *occupancy_broken(const est_device *d, char *why, unsigned why
          "must be 1024..4194304"},
         {d->shared_bytes_per_sm >= 0 && d->shared_bytes_per_sm <= (1 << 24),
          "shared_bytes_per_sm", "must be 0..16 MiB"},
+        {d->shared_reserved_bytes_per_block >= 0 && d->shared_reserved_bytes_per_block <= 65536,
+         "shared_reserved_bytes_per_block", "must be 0..65536 bytes"},
         {is_pow2(d->l1_bank_bytes_per_cycle) && d->l1_bank_bytes_per_cycle <= 1024,
          "l1_bank_bytes_per_cycle", "must be a power of two up to 1024"},
         {is_pow2(d->l1_line_bytes) && d->l1_line_bytes <= 1024, "l1_line_bytes",

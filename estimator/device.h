@@ -41,6 +41,9 @@ typedef struct est_device {
     int max_threads_per_block;
     int regs_per_sm;
     int64_t shared_bytes_per_sm;
+    int64_t shared_reserved_bytes_per_block; /* the driver's own share of every block's
+                                                shared memory (1 KiB from compute
+                                                capability 8.0, 0 before); 0 if unknown */
     int l1_line_bytes;
     int l1_sector_bytes;
     int l2_sector_bytes;

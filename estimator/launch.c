@@ -34,7 +34,11 @@ int est_blocks_per_sm(const est_kernel *k, const est_device *dev, int threads)
     if (by_regs < n)
         n = by_regs;
     if (k->shared_bytes > 0) {
-        int64_t by_shared = dev->shared_bytes_per_sm / k->shared_bytes;
+        /* the driver adds its own reservation to every block's shared memory (1 KiB
+         * on compute capability 8.0 and later): 32 KiB blocks fit 6 to an H100 SM,
+         * not 7 (docs/model.md §2) */
+        int64_t by_shared =
+            dev->shared_bytes_per_sm / (k->shared_bytes + dev->shared_reserved_bytes_per_block);
         if (by_shared < n)
             n = (int)by_shared;
     }
@@ -155,11 +159,17 @@ int est_launch_check(const est_kernel *k, const est_device *dev, const est_confi
                 (long long)grid[d], "xyz"[d], CUDA_GRID_X_MAX, CUDA_GRID_YZ_MAX,
                 CUDA_GRID_YZ_MAX);
     int threads = b[0] * b[1] * b[2];
-    if (dev && est_blocks_per_sm(k, dev, threads) == 0)
+    if (dev && est_blocks_per_sm(k, dev, threads) == 0) {
+        char reserved[80] = "";
+        if (k->shared_bytes > 0 && dev->shared_reserved_bytes_per_block > 0)
+            snprintf(reserved, sizeof reserved, ", plus the %lld B the driver reserves",
+                     (long long)dev->shared_reserved_bytes_per_block);
         return lr_error_set(
             err, LR_NOT_LAUNCHABLE, "launch.block",
             "no block of %d threads fits on an SM (%d registers per thread, %lld "
-            "B shared memory per block)",
-            threads, k->registers, (long long)k->shared_bytes);
+            "B shared memory per block%s; the SM has %lld B)",
+            threads, k->registers, (long long)k->shared_bytes, reserved,
+            (long long)dev->shared_bytes_per_sm);
+    }
     return 0;
 }

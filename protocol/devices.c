@@ -30,6 +30,11 @@ typedef struct dev_field {
     {                                                                                          \
 #n, t, offsetof(est_device, n), m, u, 0                                                \
     }
+/* An optional figure: 0 when a device without "base" leaves it out. */
+#define O(n, t, m, u)                                                                          \
+    {                                                                                          \
+#n, t, offsetof(est_device, n), m, u, 1                                                \
+    }
 /* Model-v2 parameters: optional, EST_V2_DEFAULTS when absent (docs/model.md). */
 #define V(n, m, u)                                                                             \
     {                                                                                          \
@@ -51,6 +56,7 @@ static const dev_field fields[] = {
     F(max_threads_per_block, T_INT, 65536, "threads"),
     F(regs_per_sm, T_INT, 4194304, "32-bit registers"),
     F(shared_bytes_per_sm, T_I64, 1 << 24, "bytes"),
+    O(shared_reserved_bytes_per_block, T_I64, 1 << 16, "bytes per block"),
     F(l1_line_bytes, T_INT, 1024, "bytes"),
     F(l1_sector_bytes, T_INT, 1024, "bytes"),
     F(l2_sector_bytes, T_INT, 1024, "bytes"),
@@ -87,6 +93,7 @@ static const dev_field fields[] = {
       "fraction of the best prediction within which rankings tie (not a model input)"),
 };
 #undef F
+#undef O
 #undef V
 #define NFIELDS (sizeof fields / sizeof fields[0])
 

@@ -675,7 +675,8 @@ case_calibrate() {
     cp "$T/out" h200.json
     run devices H200-SXM-141GB
     expect_rc 0
-    for k in sm_count l2_bytes clock_ghz dram_bw_gbs l2_bw_gbs block_rate_per_sm latency_ns \
+    for k in sm_count l2_bytes clock_ghz shared_reserved_bytes_per_block dram_bw_gbs l2_bw_gbs \
+        block_rate_per_sm latency_ns \
         fold_overlap block_granularity limit_sharpness dram_efficiency l2_efficiency \
         l1_efficiency store_requests_per_ns store_sectors_per_ns dram_overload_bytes_per_sm \
         dram_streams_half partial_sectors_half partial_sector_ns launch_overhead_us \

@@ -207,6 +207,37 @@ static void bad_devices_and_arguments(const est_kernel *k)
     CHECK_INT(err.code, LR_INVALID_REQUEST);
 }
 
+/* Shared memory is counted as the driver counts it (docs/model.md §2, model 2026.11-23):
+ * every block also holds the device's shared_reserved_bytes_per_block (1 KiB on the
+ * H100, as cudaDevAttrReservedSharedMemoryPerBlock says there, bench/knee). 32 KiB
+ * blocks of 256 threads: 233472 / (32768 + 1024) = 6.9 -> 6 per SM (7 without the
+ * reservation, 8 by threads); a block of 228 KiB - 512 B fits without the reservation
+ * and not with it, and the refusal names it. */
+static void shared_memory_as_the_driver_counts_it(void)
+{
+    est_kernel *k = kernel_2d();
+    est_config c = tk_config(1000, 1000, 1, 256, 1, 1, 1, 1, 1);
+    est_device d = *h100;
+    CHECK_INT((int)d.shared_reserved_bytes_per_block, 1024);
+    est_kernel_set_compute(k, 0, -1, 0, 32, 32768);
+    est_result r;
+    lr_error err;
+    lr_error_clear(&err);
+    CHECK_INT(est_estimate(ctx, k, &d, &c, &r, &err), 0);
+    CHECK_INT(r.blocks_per_sm, 6);
+    d.shared_reserved_bytes_per_block = 0;
+    CHECK_INT(est_estimate(ctx, k, &d, &c, &r, &err), 0);
+    CHECK_INT(r.blocks_per_sm, 7);
+    est_kernel_set_compute(k, 0, -1, 0, 32, 233472 - 512);
+    CHECK_INT(est_estimate(ctx, k, &d, &c, &r, &err), 0);
+    CHECK_INT(r.blocks_per_sm, 1);
+    expect_unlaunchable(k, h100, c, "plus the 1024 B the driver reserves; the SM has 233472 B");
+    d.shared_reserved_bytes_per_block = -1;
+    expect_refused("negative reservation", k, &d, c, LR_INVALID_REQUEST,
+                   "device.shared_reserved_bytes_per_block", "0..65536");
+    est_kernel_free(k);
+}
+
 /* Good inputs: the invariants est_estimate asserts hold (a failed assert aborts this
  * program), and the figures are those of a 7-point double stencil: 8 B/Lup of DRAM
  * load and 8 of store each within 15 % (the halo and the layers a wave re-reads add
@@ -327,6 +358,7 @@ int main(void)
     est_kernel_free(k);
     bad_kernels();
     good_inputs_keep_the_invariants();
+    shared_memory_as_the_driver_counts_it();
     one_source_of_launch_limits();
     est_ctx_free(ctx);
     lr_devices_free(devs);
