@@ -5,8 +5,9 @@ what the probe timed. One family per kernel and occupancy level, named
 knee_KERNEL_bB (B blocks of 256 threads per SM; bBs: 8 blocks with the shared memory
 reserved, the probe's level 9), three configurations each (folded 1, 2 and 4: in x for
 the streams, in y for the stencil). kernel.shared_bytes is the probe's dynamic shared
-memory plus the 1 KiB the driver reserves per block on the H100, so that the model's
-blocks per SM, floor(233472 / shared_bytes), are the driver's."""
+memory; the model adds the 1 KiB the driver reserves per block (the H100's
+shared_reserved_bytes_per_block, model 2026.11-23), so that its blocks per SM,
+floor(233472 / (shared_bytes + 1024)), are the driver's."""
 import json
 import os
 
@@ -46,7 +47,7 @@ def main():
             fam = "knee_%s_b%d%s" % (name, b, "s" if level == 9 else "")
             k = dict(kernel)
             if smem:
-                k["shared_bytes"] = smem + RESERVED
+                k["shared_bytes"] = smem
             configs = [[256, 1, 1] + ([f, 1, 1] if axis == "x" else [1, f, 1])
                        for f in (1, 2, 4)]
             doc = {"configs": configs, "description": desc + ", %d blocks of 256 per SM%s" %
