@@ -126,5 +126,5 @@ int cg_bench_fill(cg_bench *bn, uint64_t dst, unsigned char byte, size_t bytes, 
 int cg_bench_run(cg_bench *bn, const unsigned grid[3], const unsigned block[3], void **args,
                  float *ms, lr_error *err)
 {
-    return bn->b->launch(bn->s, grid, block, args, ms, err);
+    return bn->b->launch(bn->s, grid, block, 0, args, ms, err);
 }

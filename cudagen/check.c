@@ -251,7 +251,7 @@ int cg_check_with(const est_kernel *k, const est_config *cfg, const cg_measure_o
             put(&im, f, j, cg_init_value(j));
     }
     if (rc == 0)
-        rc = r.b->launch(r.s, r.grid, r.block, r.args, NULL, err);
+        rc = r.b->launch(r.s, r.grid, r.block, r.shared_bytes, r.args, NULL, err);
     if (rc == 0)
         rc = run_cpu(&im, cfg);
     for (int f = 0; f < nf && rc == 0; f++) {

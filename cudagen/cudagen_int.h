@@ -61,10 +61,13 @@ struct cg_backend {
     int (*upload)(void *s, uint64_t dst, const void *src, size_t bytes, lr_error *err);
     int (*download)(void *s, void *dst, uint64_t src, size_t bytes, lr_error *err);
     int (*fill)(void *s, uint64_t dst, unsigned char byte, size_t bytes, lr_error *err);
-    /* Runs the loaded function once and waits for it; args as for cuLaunchKernel.
-     * With ms not NULL, the run is timed with events. */
-    int (*launch)(void *s, const unsigned grid[3], const unsigned block[3], void **args,
-                  float *ms, lr_error *err);
+    /* Runs the loaded function once and waits for it; args as for cuLaunchKernel,
+     * shared_bytes of dynamic shared memory per block (the kernel does not use it: it
+     * holds the SM's shared memory as the kernel the request describes would, so that
+     * the blocks per SM are those the model counts). With ms not NULL, the run is
+     * timed with events. */
+    int (*launch)(void *s, const unsigned grid[3], const unsigned block[3],
+                  unsigned shared_bytes, void **args, float *ms, lr_error *err);
     void *data; /* the implementation's own */
 };
 
@@ -84,6 +87,7 @@ typedef struct cg_run {
     uint64_t elem0[EST_MAX_FIELDS]; /* the kernel arguments: buf + elem0_offset */
     void *args[EST_MAX_FIELDS];     /* &elem0[f] */
     unsigned grid[3], block[3];
+    unsigned shared_bytes; /* the kernel's kernel.shared_bytes, reserved at launch */
 } cg_run;
 
 /* Opens the backend, generates, compiles for the GPU, loads and allocates. On error

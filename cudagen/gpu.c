@@ -75,6 +75,7 @@ typedef struct cuda_api {
     CUresult (*CtxSynchronize)(void);
     CUresult (*ModuleLoadData)(CUmodule *, const void *);
     CUresult (*ModuleGetFunction)(CUfunction *, CUmodule, const char *);
+    CUresult (*FuncSetAttribute)(CUfunction, int, int);
     CUresult (*ModuleUnload)(CUmodule);
     CUresult (*MemAlloc)(CUdeviceptr *, size_t);
     CUresult (*MemFree)(CUdeviceptr);
@@ -98,6 +99,7 @@ typedef struct session {
     CUcontext ctx; /* retained primary context; NULL until retained */
     CUmodule mod;
     CUfunction fn;
+    unsigned fn_shared_max; /* the dynamic shared memory fn was allowed (48 KiB until set) */
     CUevent start, stop;
 } session;
 
@@ -149,6 +151,7 @@ static const cg_dl_sym cuda_syms[] = {
     {offsetof(cuda_api, CtxSynchronize), "cuCtxSynchronize", NULL},
     {offsetof(cuda_api, ModuleLoadData), "cuModuleLoadData", NULL},
     {offsetof(cuda_api, ModuleGetFunction), "cuModuleGetFunction", NULL},
+    {offsetof(cuda_api, FuncSetAttribute), "cuFuncSetAttribute", NULL},
     {offsetof(cuda_api, ModuleUnload), "cuModuleUnload", NULL},
     {offsetof(cuda_api, MemAlloc), "cuMemAlloc_v2", NULL},
     {offsetof(cuda_api, MemFree), "cuMemFree_v2", NULL},
@@ -287,6 +290,7 @@ static int cuda_load(void *p, const void *image, size_t size, const char *entry,
     }
     if ((r = s->api.ModuleGetFunction(&s->fn, s->mod, entry)) != CUDA_SUCCESS)
         return drv_fail(s, r, "cuModuleGetFunction", err);
+    s->fn_shared_max = 0;
     return 0;
 }
 
@@ -333,16 +337,28 @@ static int cuda_fill(void *p, uint64_t dst, unsigned char byte, size_t bytes, lr
     return r == CUDA_SUCCESS ? 0 : drv_fail(s, r, "cuMemsetD8", err);
 }
 
-static int cuda_launch(void *p, const unsigned grid[3], const unsigned block[3], void **args,
-                       float *ms, lr_error *err)
+/* CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES: beyond 48 KiB a function must be
+ * allowed its dynamic shared memory before it is launched with it */
+#define FUNC_MAX_DYNAMIC_SHARED 8
+#define DEFAULT_DYNAMIC_SHARED (48u * 1024)
+
+static int cuda_launch(void *p, const unsigned grid[3], const unsigned block[3],
+                       unsigned shared_bytes, void **args, float *ms, lr_error *err)
 {
     session *s = p;
     CUresult r;
 
+    if (shared_bytes > DEFAULT_DYNAMIC_SHARED && shared_bytes > s->fn_shared_max) {
+        if ((r = s->api.FuncSetAttribute(s->fn, FUNC_MAX_DYNAMIC_SHARED, (int)shared_bytes)) !=
+            CUDA_SUCCESS)
+            return drv_fail(s, r, "reserving the kernel's shared memory", err);
+        s->fn_shared_max = shared_bytes;
+    }
+
     if (ms && (r = s->api.EventRecord(s->start, NULL)) != CUDA_SUCCESS)
         return drv_fail(s, r, "cuEventRecord", err);
-    r = s->api.LaunchKernel(s->fn, grid[0], grid[1], grid[2], block[0], block[1], block[2], 0,
-                            NULL, args, NULL);
+    r = s->api.LaunchKernel(s->fn, grid[0], grid[1], grid[2], block[0], block[1], block[2],
+                            shared_bytes, NULL, args, NULL);
     if (r != CUDA_SUCCESS)
         return drv_fail(s, r, "launching the kernel", err);
     if (ms) {

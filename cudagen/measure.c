@@ -312,6 +312,7 @@ int cg_run_open(cg_run *r, const est_kernel *k, const est_config *cfg,
         r->grid[d] = (unsigned)grid[d];
         r->block[d] = (unsigned)cfg->launch.block[d];
     }
+    r->shared_bytes = (unsigned)est_kernel_shared_bytes(k);
     return 0;
 }
 
@@ -353,7 +354,7 @@ int cg_measure(const est_kernel *k, const est_config *cfg, const cg_measure_opts
             rc = r.b->fill(r.s, scratch, (unsigned char)i, CG_L2_FLUSH_BYTES, err);
         double t0 = est_now();
         if (rc == 0)
-            rc = r.b->launch(r.s, r.grid, r.block, r.args,
+            rc = r.b->launch(r.s, r.grid, r.block, r.shared_bytes, r.args,
                              i < opts->warmup ? NULL : &ms[i - opts->warmup], err);
         /* host time of the run (launch waits for it), or the GPU's own where longer */
         last = est_now() - t0;

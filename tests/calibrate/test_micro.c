@@ -254,7 +254,7 @@ static int counting_fill(void *s, uint64_t dst, unsigned char byte, size_t bytes
 }
 
 static int counting_launch(void *s, const unsigned grid[3], const unsigned block[3],
-                           void **args, float *ms, lr_error *err)
+                           unsigned shared_bytes, void **args, float *ms, lr_error *err)
 {
     if (counted.steps < 1 || counted.steps > COUNT_STEPS)
         return lr_error_set(err, LR_INTERNAL, NULL, "counting fake: a launch outside a step");

@@ -363,6 +363,7 @@ typedef struct fake {
     int fail_at;      /* which step fails: 0 none, 1 open, 2 load, 3 second alloc, 4 launch */
     int allocs, live; /* allocations made, still live */
     int launches;
+    unsigned shared_bytes; /* of the last launch */
     uint64_t next; /* next fake device address */
     unsigned grid[3], block[3];
     int nargs_seen;
@@ -433,12 +434,13 @@ static int fake_fill(void *s, uint64_t dst, unsigned char byte, size_t bytes, lr
     return 0;
 }
 
-static int fake_launch(void *s, const unsigned grid[3], const unsigned block[3], void **args,
-                       float *ms, lr_error *err)
+static int fake_launch(void *s, const unsigned grid[3], const unsigned block[3],
+                       unsigned shared_bytes, void **args, float *ms, lr_error *err)
 {
     static const float script[] = {4, 2, 9, 3, 5, 1, 7, 8, 6, 10};
     if (the_fake.fail_at == 4)
         return lr_error_set(err, LR_NOT_LAUNCHABLE, NULL, "fake: too many resources");
+    the_fake.shared_bytes = shared_bytes;
     memcpy(the_fake.grid, grid, sizeof the_fake.grid);
     memcpy(the_fake.block, block, sizeof the_fake.block);
     the_fake.arg0 = *(uint64_t *)args[0];
@@ -488,6 +490,16 @@ static void test_fake_runner(void)
     CHECK_INT(the_fake.arg0, 0x10000 + 9728); /* element 0 after the margin */
     CHECK_INT(the_fake.allocs, 3);            /* two fields and the L2 flush buffer */
     CHECK_INT(the_fake.live, 0);
+    CHECK_INT((int)the_fake.shared_bytes, 0);
+
+    /* a kernel that declares shared memory is launched holding it (dynamic shared
+     * memory it does not use), so that as many blocks share an SM as the model counts */
+    est_kernel_set_compute(k, 0, -1, 0, 32, 100000);
+    memset(&the_fake, 0, sizeof the_fake);
+    lr_error_clear(&err);
+    CHECK_INT(cg_measure(k, &c, &o, &m, &err), 0);
+    CHECK_INT((int)the_fake.shared_bytes, 100000);
+    est_kernel_set_compute(k, 0, -1, 0, 32, 0);
 
     /* every failing step comes back as the backend's error, nothing left allocated */
     for (int step = 1; step <= 4; step++) {

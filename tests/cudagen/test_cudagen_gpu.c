@@ -5,7 +5,10 @@
  * in every dimension, partial blocks everywhere), runs once on the GPU and every
  * stored element is compared with the CPU evaluation of its description
  * (cg_check). Then the 3-D 7-point stencil on 256^3 doubles is timed (cg_measure)
- * and its GLup/s printed, for comparison with tests/cudagen/handwritten_7pt.cu.
+ * and its GLup/s printed, for comparison with tests/cudagen/handwritten_7pt.cu; and a
+ * 1-D kernel that declares shared memory is timed holding it: with all the SM's
+ * shared memory per 256-thread block (one block per SM) it must run at less than 60 %
+ * of the same kernel without (bench/knee: a third on the H100 and the H200).
  *
  * Exit 77 with "no GPU: skipping" when there is no driver or no GPU (CI).
  */
@@ -40,7 +43,8 @@ static void check_case(const gpu_case *c)
     CHECK(rel >= 0);
 }
 
-static void measure_case(const char *name, est_kernel *k, est_config cfg)
+/* Times k under cfg and prints it; returns its GLup/s (0 on failure). */
+static double measure_case(const char *name, est_kernel *k, est_config cfg)
 {
     cg_measurement m;
     lr_error err;
@@ -61,6 +65,7 @@ static void measure_case(const char *name, est_kernel *k, est_config cfg)
         CHECK(m.ms_min > 0 && m.ms_min <= m.ms_median && m.ms_median <= m.ms_max);
         CHECK(m.glups > 0);
     }
+    return rc == 0 ? m.glups : 0;
 }
 
 int main(void)
@@ -110,7 +115,15 @@ int main(void)
         measure_case("3-D 7-point double", k, tk_config(256, 256, 256, 64, 4, 1, 1, 2, 1));
         est_kernel_free(k);
         k = tk_1d(1 << 26);
-        measure_case("1-D float", k, tk_config(1 << 26, 1, 1, 256, 1, 1, 1, 1, 1));
+        est_config c1 = tk_config(1 << 26, 1, 1, 256, 1, 1, 1, 1, 1);
+        double plain = measure_case("1-D float", k, c1);
+        /* one block per SM: all the shared memory the driver lets a block have */
+        int64_t one = info.shared_bytes_per_sm - info.shared_reserved_bytes_per_block;
+        est_kernel_set_compute(k, 0, -1, 0, 32, one);
+        char name[64];
+        snprintf(name, sizeof name, "1-D float, %lld B shared", (long long)one);
+        double held = measure_case(name, k, c1);
+        CHECK(held > 0 && held < 0.6 * plain);
         est_kernel_free(k);
     }
     return check_report("test_cudagen_gpu");
