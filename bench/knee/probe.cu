@@ -5,6 +5,7 @@
 // (the kernels do not use it: it only caps the resident blocks). Like cudagen's code, a
 // folded thread loads and computes all its points before it stores any.
 // Usage: probe t   -> CSV on stdout: kernel,fold,smem_bytes,blocks_per_sm,threads_per_sm,ms,glups
+//        probe p   -> nothing: each stream once, for profile.sh (Nsight Compute)
 //        probe x   -> kernel,block,fold,ms,glups: the streams folded consecutively and
 //                     block-strided ("_bs"), no shared memory
 #include <cstdio>
@@ -178,10 +179,30 @@ static void run_layouts(int bx)
         printf("%s,%d,%d,%.5f,%.3f\n", name[i], bx, F, ms[i], (double)N1 / ms[i] * 1e-6);
 }
 
+// mode p: each stream once (256-thread blocks, no shared memory) after the flush, for
+// a profiler (profile.sh): folded 1, 2 and 4, consecutively and block-strided
+static void profile_once(void)
+{
+    long g1 = N1 / 256;
+    auto once = [&](auto launch) {
+        CHECK(cudaMemset(flush, 1, 256 << 20));
+        launch();
+        CHECK(cudaDeviceSynchronize());
+    };
+    once([&] { triad<1><<<g1, 256>>>(A, B, C, 3.0); });
+    once([&] { triad<2><<<g1 / 2, 256>>>(A, B, C, 3.0); });
+    once([&] { triad_bs<2><<<g1 / 2, 256>>>(A, B, C, 3.0); });
+    once([&] { triad_bs<4><<<g1 / 4, 256>>>(A, B, C, 3.0); });
+    once([&] { strided<1><<<g1, 256>>>(B, A); });
+    once([&] { strided<2><<<g1 / 2, 256>>>(B, A); });
+    once([&] { strided_bs<2><<<g1 / 2, 256>>>(B, A); });
+    once([&] { strided_bs<4><<<g1 / 4, 256>>>(B, A); });
+}
+
 int main(int argc, char **argv)
 {
-    if (argc < 2 || (argv[1][0] != 't' && argv[1][0] != 'x')) {
-        fprintf(stderr, "usage: probe t|x\n");
+    if (argc < 2 || (argv[1][0] != 't' && argv[1][0] != 'x' && argv[1][0] != 'p')) {
+        fprintf(stderr, "usage: probe t|x|p\n");
         return 2;
     }
     int smem_per_sm = 0, reserved = 0;
@@ -197,6 +218,10 @@ int main(int argc, char **argv)
     CHECK(cudaMemset(B, 0, N1 * sizeof(double)));
     CHECK(cudaMemset(C, 0, N1 * sizeof(double)));
     CHECK(cudaMemset(U, 0, (long)PX * (NY + 2) * sizeof(float)));
+    if (argv[1][0] == 'p') {
+        profile_once();
+        return 0;
+    }
     if (argv[1][0] == 'x') {
         printf("kernel,block,fold,ms,glups\n");
         for (int pass = 0; pass < 2; pass++)
