@@ -57,9 +57,10 @@ class Daemon:
         self.log.seek(0)
         return self.log.read()
 
-    def request(self, method, path, body=None, headers=None):
-        """Sends one request; returns (status, headers dict with lower-case names, body bytes)."""
-        conn = http.client.HTTPConnection("127.0.0.1", self.port, timeout=HTTP_TIMEOUT_S)
+    def request(self, method, path, body=None, headers=None, timeout=HTTP_TIMEOUT_S):
+        """Sends one request; returns (status, headers dict with lower-case names, body bytes).
+        timeout: seconds the socket waits (a long ranking under a sanitizer needs more)."""
+        conn = http.client.HTTPConnection("127.0.0.1", self.port, timeout=timeout)
         try:
             conn.putrequest(method, path, skip_accept_encoding=True)
             for k, v in (headers or {}).items():

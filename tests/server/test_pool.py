@@ -248,8 +248,10 @@ def test_an_estimate_waits_for_a_configuration_not_for_the_ranking():
     with Daemon(LR, cache=False, extra_args=["--threads", "1"] + NO_LIMIT) as d:
         _, _, _, full = post(d, "/v1/rank", BIG_BODY)
         out = {}
+        # 920 configurations on one thread: about 4 s in a release build, 60-130 s under
+        # ThreadSanitizer, past the harness's 60-s socket timeout
         ranking = threading.Thread(target=lambda: out.update(
-            r=d.request("POST", "/v1/rank", BIGGER_BODY, JSON)))
+            r=d.request("POST", "/v1/rank", BIGGER_BODY, JSON, timeout=20 * full + 60)))
         ranking.start()
         time.sleep(0.3 * full)
         est_body = json.dumps(dict(BIG, launch={"block": [32, 4, 8],
