@@ -283,6 +283,21 @@ int cg_run_open(cg_run *r, const est_kernel *k, const est_config *cfg,
      * point for non-affine accesses) and the code generation are wasted work */
     if (!(r->s = r->b->open(r->b, opts->device, &r->info, err)))
         return -1;
+    /* the kernel is launched holding its declared shared memory (cuda_launch): more
+     * than this GPU gives one block would fail in the driver with an error that names
+     * nothing, so it is refused here, before anything is compiled */
+    int64_t shared = est_kernel_shared_bytes(k);
+    int64_t most = r->info.shared_bytes_per_sm - r->info.shared_reserved_bytes_per_block;
+    if (shared > 0 && r->info.shared_bytes_per_sm > 0 && shared > most) {
+        lr_error_set(err, LR_NOT_LAUNCHABLE, "kernel.shared_bytes",
+                     "the kernel declares %lld B of shared memory per block; %s gives a block "
+                     "at most %lld B (%lld per SM, less %lld the driver reserves per block)",
+                     (long long)shared, r->info.name, (long long)most,
+                     (long long)r->info.shared_bytes_per_sm,
+                     (long long)r->info.shared_reserved_bytes_per_block);
+        cg_run_close(r);
+        return -1;
+    }
     if (cg_field_layout(k, cfg, r->layout, err) < 0 || !(src = cg_emit_source(k, cfg, err))) {
         cg_run_close(r);
         return -1;

@@ -383,6 +383,8 @@ static void *fake_open(const cg_backend *b, int ordinal, cg_gpu_info *info, lr_e
     info->cc_major = 8;
     info->cc_minor = 0;
     info->driver_version = 13000;
+    info->shared_bytes_per_sm = 167936; /* an A100's */
+    info->shared_reserved_bytes_per_block = 1024;
     the_fake.next = 0x10000;
     return &the_fake;
 }
@@ -499,6 +501,17 @@ static void test_fake_runner(void)
     lr_error_clear(&err);
     CHECK_INT(cg_measure(k, &c, &o, &m, &err), 0);
     CHECK_INT((int)the_fake.shared_bytes, 100000);
+    /* more than the GPU gives a block: refused naming the field, nothing launched or
+     * left allocated (the driver would have failed the launch with an internal error) */
+    est_kernel_set_compute(k, 0, -1, 0, 32, 167936 - 1024 + 1);
+    memset(&the_fake, 0, sizeof the_fake);
+    lr_error_clear(&err);
+    CHECK_INT(cg_measure(k, &c, &o, &m, &err), -1);
+    CHECK_STR(lr_code_name(err.code), lr_code_name(LR_NOT_LAUNCHABLE));
+    CHECK_STR(err.path, "kernel.shared_bytes");
+    CHECK_CONTAINS(err.message, "gives a block at most 166912 B");
+    CHECK_INT(the_fake.launches, 0);
+    CHECK_INT(the_fake.live, 0);
     est_kernel_set_compute(k, 0, -1, 0, 32, 0);
 
     /* every failing step comes back as the backend's error, nothing left allocated */
