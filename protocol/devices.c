@@ -30,7 +30,8 @@ typedef struct dev_field {
     {                                                                                          \
 #n, t, offsetof(est_device, n), m, u, 0                                                \
     }
-/* An optional figure: 0 when a device without "base" leaves it out. */
+/* An optional figure: 0 when a device without "base" leaves it out (smx_bw_gbs, which
+ * only a Kepler device needs and est_device_check demands of it). */
 #define O(n, t, m, u)                                                                          \
     {                                                                                          \
 #n, t, offsetof(est_device, n), m, u, 1                                                \
@@ -47,7 +48,7 @@ static const dev_field fields[] = {
     F(l2_bytes, T_I64, 17179869184.0, "bytes"),
     F(l2_bw_gbs, T_DBL, 1e6, "GB/s"),
     F(dram_bw_gbs, T_DBL, 1e6, "GB/s"),
-    F(smx_bw_gbs, T_DBL, 1e6, "GB/s (Kepler read-only cache, whole chip)"),
+    O(smx_bw_gbs, T_DBL, 1e6, "GB/s (Kepler read-only cache, whole chip)"),
     F(l1_bank_bytes_per_cycle, T_INT, 1024, "bytes per cycle per SM"),
     F(fp64_lanes, T_INT, 4096, "fp64 operations per cycle per SM"),
     F(fp32_lanes, T_INT, 4096, "fp32 operations per cycle per SM"),
@@ -151,7 +152,7 @@ static int read_numbers(const cJSON *obj, const char *path, int full, est_device
         const cJSON *v = jr_get(obj, fields[i].name);
         jp_key(&p, path, fields[i].name);
         if (!v) {
-            if (full && !fields[i].optional && strcmp(fields[i].name, "smx_bw_gbs") != 0)
+            if (full && !fields[i].optional)
                 return lr_error_set(
                     err, LR_INVALID_REQUEST, p.s,
                     "missing: a device without \"base\" must give every figure");
