@@ -40,11 +40,7 @@ int main(int argc, char **argv)
         for (int bs : blocks) {
             long threads = n / c.F; int grid = (threads + bs - 1) / bs;
             auto run = [&] { c.f(a, b, n, grid, bs); };
-            float ms = 0;
-            if (timing)
-                ms = median_ms(run, fl, 7, 2);
-            else
-                run();
+            float ms = time_or_run_once(timing, run, fl, 7, 2);
             printf("%d,%s,%d,%d,%d,%d,%d,%.4f,%.2f,%s\n", id++, c.name, c.T, c.F, c.off, c.k, bs, ms,
                    ms > 0 ? n / ms / 1e6 : 0.0, cudaGetErrorString(cudaGetLastError()));
         }

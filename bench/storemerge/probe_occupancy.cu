@@ -51,11 +51,7 @@ int main(int argc, char **argv)
                 int smem = occ == 0 ? 0 : 48 * 1024;
                 long threads = n / c.F; int grid = (threads + bs - 1) / bs;
                 auto run = [&] { c.f(a, b, n, grid, bs, smem); };
-                float ms = 0;
-                if (timing)
-                    ms = median_ms(run, fl, 8, 2);
-                else
-                    run();
+                float ms = time_or_run_once(timing, run, fl, 8, 2);
                 cudaError_t err = cudaGetLastError();
                 printf("%d,%s,%d,%d,%d,%d,%d,%d,%.4f,%.2f,%s\n", id++, c.name, c.T, c.F, c.load, c.gap, bs, smem, ms,
                        ms > 0 ? n / ms / 1e6 : 0.0, cudaGetErrorString(err));

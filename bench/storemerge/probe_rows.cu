@@ -46,11 +46,7 @@ int main(int argc, char **argv)
         for (int bs : blocks) {
             long threads = W * H / c.F; int grid = (threads + bs - 1) / bs;
             auto run = [&] { c.f(a, b, grid, bs); };
-            float ms = 0;
-            if (timing)
-                ms = median_ms(run, fl, 7, 2);
-            else
-                run();
+            float ms = time_or_run_once(timing, run, fl, 7, 2);
             printf("%d,%s,%d,%d,%d,%d,%d,%.4f,%.2f,%s\n", id++, c.name, c.T, c.F, c.r, c.k, bs, ms,
                    ms > 0 ? W * H / ms / 1e6 : 0.0, cudaGetErrorString(cudaGetLastError()));
         }

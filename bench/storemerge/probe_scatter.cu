@@ -37,11 +37,7 @@ int main(int argc, char **argv)
         for (int bx : bxs) {
             dim3 bl(bx, 256 / bx), g(NX / bx, NY / (256 / bx) / c.F);
             auto run = [&] { c.f(a, b, g, bl); };
-            float ms = 0;
-            if (timing)
-                ms = median_ms(run, fl, 7, 2);
-            else
-                run();
+            float ms = time_or_run_once(timing, run, fl, 7, 2);
             printf("%d,%s,%d,%d,%d,%d,%.4f,%.2f,%s\n", id++, c.name, c.T, c.F, bx, 256 / bx, ms,
                    ms > 0 ? n / ms / 1e6 : 0.0, cudaGetErrorString(cudaGetLastError()));
         }

@@ -28,3 +28,14 @@ float median_ms(Launch launch, void *flush, int runs, int warm)
     std::sort(v.begin(), v.end());
     return v[v.size() / 2];
 }
+
+// A probe's run of one configuration: timed (median_ms) in its timing mode, else
+// launched once for the profiler, which times it itself (0 returned).
+template <typename Launch>
+float time_or_run_once(bool timing, Launch launch, void *flush, int runs, int warm)
+{
+    if (timing)
+        return median_ms(launch, flush, runs, warm);
+    launch();
+    return 0;
+}
