@@ -5,7 +5,7 @@
 // (the kernels do not use it: it only caps the resident blocks). Like cudagen's code, a
 // folded thread loads and computes all its points before it stores any.
 // Usage: probe t   -> CSV on stdout: kernel,fold,smem_bytes,blocks_per_sm,threads_per_sm,ms,glups
-//        probe p   -> nothing: each stream once, for profile.sh (Nsight Compute)
+//        probe p   -> nothing: each stream once, for `device_run.sh OUT profile` (Nsight Compute)
 //        probe x   -> kernel,block,fold,ms,glups: the streams folded consecutively and
 //                     block-strided ("_bs"), no shared memory
 #include <cstdio>
@@ -180,7 +180,7 @@ static void run_layouts(int bx)
 }
 
 // mode p: each stream once (256-thread blocks, no shared memory) after the flush, for
-// a profiler (profile.sh): folded 1, 2 and 4, consecutively and block-strided
+// a profiler (device_run.sh OUT profile): folded 1, 2 and 4, consecutively and block-strided
 static void profile_once(void)
 {
     long g1 = N1 / 256;
