@@ -511,9 +511,9 @@ case_readme_decision() {
     expect_rc 0
     head -1 "$T/out" | grep -q '^recommended: block [0-9]*x[0-9]*x[0-9]*, folding ' ||
         fail "the first line is not the recommendation"
-    sed -n 2p "$T/out" | grep -q '^  why: one of [0-9]* configurations predicted within 6\.3 % of the best' ||
+    sed -n 2p "$T/out" | grep -q '^  why: one of [0-9]* configurations predicted within 6\.7 % of the best' ||
         fail "the second line does not say why"
-    expect_in out "tie group (within 6.3 % of the best): "
+    expect_in out "tie group (within 6.7 % of the best): "
     expect_in out "predicted GLup/s: best "
     grep -q '^baseline (rank [0-9]*, [0-9.]* GLup/s): keep the baseline 32x4x1, folding 1x1x1' "$T/out" ||
         fail "no baseline advice"

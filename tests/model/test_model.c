@@ -391,7 +391,8 @@ static void v2_float_arrays_count_twice(void)
  * 64 threads the body of the launch runs at the block limit itself, below the smooth
  * minimum (n = 7.59) of the six other limits the response reports, where the block
  * limit inside the smooth minimum would make it more than 1 % slower; with 256 it
- * runs at that smooth minimum of the six. */
+ * runs at that smooth minimum of the six (in which DRAM enters 1.03 times higher, and
+ * which the DRAM limit caps, since model 2026.11-24: v2_soft_knee_below_a_hard_dram_cap). */
 static void v2_block_rate_is_a_ceiling(void)
 {
     const char *fmt =
@@ -408,9 +409,10 @@ static void v2_block_rate_is_a_ceiling(void)
         CHECK(r != NULL);
         CHECK_NEAR(num(r, "performance", "blocks"), blocks[t], 0.001, 0);
         double n = 7.59, sum = 0;
-        for (int i = 0; i < 6; i++)
-            sum += pow(num(r, "performance", others[i]), -n);
-        double rest = pow(sum, -1 / n), inside = pow(sum + pow(blocks[t], -n), -1 / n);
+        for (int i = 0; i < 6; i++) /* DRAM enters 1.03 times higher, then caps (2026.11-24) */
+            sum += pow(num(r, "performance", others[i]) * (i == 2 ? 1.03 : 1), -n);
+        double rest = fmin(pow(sum, -1 / n), num(r, "performance", "dram")),
+               inside = pow(sum + pow(blocks[t], -n), -1 / n);
         double ceiling = rest < blocks[t] ? rest : blocks[t];
         CHECK_NEAR(num(r, "details", "launch_time_us"), (16777216 / ceiling + 5e3) * 1e-3,
                    1e-4, 0);
@@ -427,8 +429,9 @@ static void v2_block_rate_is_a_ceiling(void)
  * max(6, n) into one, which then meets DRAM and the latency with the device's n. The
  * copy of v2_block_rate in 256-thread blocks, with V2_DEVICE's figures but n = 3
  * (V2_DEVICE's 7.59 is sharper than 6, so there the two levels are one): the body of
- * the launch runs at (dram^-3 + latency^-3 + (sum of chip^-6)^(1/2))^(-1/3), computed
- * here from the limits the response reports. Its stores (426.67), L2 (562.13) and L2
+ * the launch runs at ((1.03 dram)^-3 + latency^-3 + (sum of chip^-6)^(1/2))^(-1/3)
+ * (below the DRAM limit, which would cap it: v2_soft_knee_below_a_hard_dram_cap),
+ * computed here from the limits the response reports. Its stores (426.67), L2 (562.13) and L2
  * requests (610.91) lie close together; one smooth minimum of all with n = 3 would be
  * more than 0.3 % slower. */
 static void v2_on_chip_limits_first(void)
@@ -443,7 +446,7 @@ static void v2_on_chip_limits_first(void)
     CHECK_NEAR(num(r, "performance", "stores"), 426.67, 0.001, 0);
     CHECK_NEAR(num(r, "performance", "l2"), 562.13, 0.001, 0);
     CHECK_NEAR(num(r, "performance", "l2_requests"), 610.91, 0.001, 0);
-    double outer = pow(num(r, "performance", "dram"), -3) +
+    double outer = pow(1.03 * num(r, "performance", "dram"), -3) +
                    pow(num(r, "performance", "latency"), -3),
            on_chip = 0, all = outer;
     for (int i = 0; i < 5; i++) {
@@ -452,10 +455,59 @@ static void v2_on_chip_limits_first(void)
     }
     double body_rate = pow(outer + sqrt(on_chip), -1.0 / 3), one = pow(all, -1.0 / 3);
     CHECK(num(r, "performance", "blocks") > body_rate); /* the ceiling is not reached */
+    CHECK(num(r, "performance", "dram") > body_rate);   /* nor the DRAM cap */
     CHECK_NEAR(num(r, "details", "launch_time_us"), (16777216 / body_rate + 5e3) * 1e-3, 1e-5,
                0);
     CHECK(body_rate / one - 1 > 0.003);
     cJSON_Delete(r);
+}
+
+/* docs/model.md, "A soft knee below a hard DRAM cap" (model 2026.11-24): DRAM meets the
+ * latency and the on-chip limits in the smooth minimum 1.03 times higher than its
+ * limit, and its limit then caps the result: a stream with threads enough in flight
+ * runs at the DRAM plateau, not 1 % below it. The copy of v2_block_rate in 256-thread
+ * blocks, V2_DEVICE's figures but n = 4 and the store, L2 and L2 request rates ten
+ * times higher (L2 five times; so that only DRAM and the latency are near): with V2_DEVICE's latency
+ * (latency limit 285 GLup/s, 2.2 times DRAM) the smooth minimum with 1.03 x DRAM lies
+ * above DRAM, so the body runs at the DRAM limit itself, where the smooth minimum with
+ * DRAM as it is (model 2026.11-23) is 1 % lower; with twice the latency (limit 143)
+ * the smooth minimum lies below the cap: the soft knee stays. */
+static void v2_soft_knee_below_a_hard_dram_cap(void)
+{
+    const char *fmt =
+        "{\"device\":{\"base\":\"H100-SXM5-80GB\",\"clock_ghz\":1.755,"
+        "\"block_rate_per_sm\":12.33,\"latency_ns\":%s,\"fold_overlap\":0.66,"
+        "\"block_granularity\":0.462,\"limit_sharpness\":4,\"dram_efficiency\":0.717,"
+        "\"l2_efficiency\":8.485,\"l1_efficiency\":0.999,\"store_requests_per_ns\":800,"
+        "\"store_sectors_per_ns\":1600,\"dram_overload_bytes_per_sm\":1e6,"
+        "\"dram_streams_half\":200,\"launch_overhead_us\":5,\"partial_sector_ns\":0,"
+        "\"l2_requests_per_ns\":1400},\"domain\":[16777216],\"launch\":{\"block\":[256]},"
+        "\"kernel\":{\"fields\":[{\"name\":\"A\",\"dims\":[16777216],\"loads\":[[\"x\"]]},"
+        "{\"name\":\"B\",\"dims\":[16777216],\"stores\":[[\"x\"]]}]}}";
+    const char *latency[] = {"892.5", "1785"};
+    const char *chip[] = {"l1", "l2", "stores", "l2_requests", "l1_requests"};
+    for (int t = 0; t < 2; t++) {
+        char body[2048];
+        snprintf(body, sizeof body, fmt, latency[t]);
+        cJSON *r = estimate_text(body);
+        CHECK(r != NULL);
+        double dram = num(r, "performance", "dram"), on_chip = 0;
+        CHECK_NEAR(dram, 128.64, 0.001, 0);
+        CHECK_NEAR(num(r, "performance", "latency"), t ? 142.70 : 285.40, 0.001, 0);
+        for (int i = 0; i < 5; i++)
+            on_chip += pow(num(r, "performance", chip[i]), -6);
+        double rest = pow(num(r, "performance", "latency"), -4) + pow(on_chip, 4.0 / 6);
+        double soft = pow(pow(1.03 * dram, -4) + rest, -1.0 / 4),
+               old = pow(pow(dram, -4) + rest, -1.0 / 4);
+        CHECK_NEAR(num(r, "details", "launch_time_us"),
+                   (16777216 / fmin(soft, dram) + 5e3) * 1e-3, 1e-5, 0);
+        if (t == 0) {
+            CHECK(soft > dram && dram / old - 1 > 0.009);
+        } else {
+            CHECK(soft < dram);
+        }
+        cJSON_Delete(r);
+    }
 }
 
 /* The smooth minimum at the sharpest a device may set (limit_sharpness 100), on a
@@ -662,9 +714,9 @@ static void v2_folded_wave_reuse(void)
 /* The L1 request limit (docs/model.md, "L1 requests"): a 2-D 25-point float box on
  * 8192 x 4096, 128x1x1 blocks. Unfolded, a warp executes 25 loads and 1 store for 32
  * updates: 26 / 32 = 0.8125 requests per update, and the built-in H100 (132 SMs at
- * 1.98 GHz, 0.5616 requests per cycle since model 2026.11-21) allows 132 * 1.98 * 0.5616
- * / 0.8125 = 180.65 GLup/s. Folded 2 in y, a thread loads its 5 x 6 window once
- * (register reuse) and stores twice: (30 + 2) / 2 / 32 = 0.5, so 293.56 GLup/s. Both
+ * 1.98 GHz, 0.545 requests per cycle since model 2026.11-24) allows 132 * 1.98 * 0.545
+ * / 0.8125 = 175.31 GLup/s. Folded 2 in y, a thread loads its 5 x 6 window once
+ * (register reuse) and stores twice: (30 + 2) / 2 / 32 = 0.5, so 284.88 GLup/s. Both
  * are the tightest limit. */
 static void v2_l1_request_limit(void);
 
@@ -726,7 +778,7 @@ static void v2_l1_request_limit(void)
             strcat(loads, one);
         }
     const int fy[2] = {1, 2};
-    const double per_update[2] = {0.8125, 0.5}, limit[2] = {168.91, 274.48};
+    const double per_update[2] = {0.8125, 0.5}, limit[2] = {175.31, 284.88};
     for (int c = 0; c < 2; c++) {
         snprintf(body, sizeof body,
                  "{\"device\":\"H100-SXM5-80GB\",\"domain\":[8192,4096],"
@@ -967,6 +1019,7 @@ int main(int argc, char **argv)
     v2_block_rate();
     v2_block_rate_is_a_ceiling();
     v2_on_chip_limits_first();
+    v2_soft_knee_below_a_hard_dram_cap();
     v2_sharp_minimum_does_not_underflow();
     v2_float_arrays_count_twice();
     v2_sectors_left();

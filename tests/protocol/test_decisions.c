@@ -283,7 +283,7 @@ static void ties_and_baseline(lr_worker *w)
     const cJSON *d = get(r, "decision"), *t;
     double p = num(d, "precision"), best = num(get(d, "best"), "predicted");
     /* the H100's rank_precision, measured by bench/accuracy (docs/accuracy.md) */
-    CHECK_NEAR(p, 0.0632, 0, 1e-9);
+    CHECK_NEAR(p, 0.0668, 0, 1e-9);
     int n = 0;
     cJSON_ArrayForEach(t, get(d, "tie_group"))
     {
@@ -306,12 +306,13 @@ static void ties_and_baseline(lr_worker *w)
      * 17.2 %; 2026.11-18 (the L2 request limit, the L1 limit on wavefronts): 19.1 %;
      * 2026.11-19 (the block rate a ceiling, the L2 request rate 140 -> 120 per ns):
      * 21.7 %; 2026.11-20 (every partly written sector in flight weighs on DRAM, the L1
-     * request limit, refit with the layer scan): 20.8 % (the H100 corpus of 2026-11-23 measures 16x16x1 8.3 %
+     * request limit, refit with the layer scan): 20.8 %; 2026.11-24 (a soft knee below a
+     * hard DRAM cap, refitted): 23.6 % (the H100 corpus of 2026-11-23 measures 16x16x1 8.3 %
      * below the best of the 3-D 7-point double stencil) */
     const cJSON *b = get(d, "baseline");
     CHECK_INT(int_at(get(b, "block"), 0), 16);
     CHECK_INT(int_at(get(b, "block"), 1), 16);
-    CHECK_NEAR(num(b, "gain"), 0.2080, 0.05, 0);
+    CHECK_NEAR(num(b, "gain"), 0.2357, 0.05, 0);
     CHECK_STR(cJSON_GetStringValue(get(b, "advice")), "switch");
     /* 55 warp-multiple blocks of 512x512x256 x foldings 1 and (1,1,2), and the baseline */
     CHECK_INT(num(r, "evaluated"), 111);
@@ -322,7 +323,7 @@ static void ties_and_baseline(lr_worker *w)
     CHECK(r != NULL);
     b = get(get(r, "decision"), "baseline");
     CHECK_STR(cJSON_GetStringValue(get(b, "advice")), "switch");
-    CHECK(num(b, "gain") > 0.0632);
+    CHECK(num(b, "gain") > 0.0668);
     cJSON_Delete(r);
     r = call(w, rank_call, "jacobi_baseline.json", "\"block\": [\n    16,\n    16,\n    1",
              "\"block\": [\n    1024,\n    2,\n    1", &err);

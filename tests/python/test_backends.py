@@ -593,9 +593,9 @@ class ReadmeExamplesTest(DaemonBackend):
         self.assertIn("[2/2] done", out)
         self.assertRegex(out, r"(not measured: |measured )")
         out = self.run_block(decision)
-        self.assertRegex(out, r"^\d+ of \d+ configurations tie within 6\.3 % of the best\n")
+        self.assertRegex(out, r"^\d+ of \d+ configurations tie within 6\.7 % of the best\n")
         self.assertRegex(out, r"\nuse \(\d+, \d+, 1\) \(\d, \d, 1\) because one of \d+ "
-                              r"configurations predicted within 6\.3 %")
+                              r"configurations predicted within 6\.7 %")
         self.assertRegex(out, r"\nbaseline: (keep|switch) \(rank \d+, gain [0-9.]+ %\) "
                               r"(keep the baseline 16x16x1|switch: )")
         self.assertRegex(out, r"\n1 \(\d+, \d+, 1\) \(\d, \d, 1\) occupancy \d+ %, "

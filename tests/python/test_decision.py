@@ -128,7 +128,7 @@ class Cases:
         self.assertIn(rec.rank, [c.rank for c in d.tie_group])
         self.assertTrue(same_config(rec, r.results[rec.rank - 1]))
         self.assertEqual(rec.block[0] % 32, 0)
-        self.assertIn("one of %d configurations predicted within 6.3 %% of the best"
+        self.assertIn("one of %d configurations predicted within 6.7 %% of the best"
                       % len(d.tie_group), rec.reason)
         self.assertNotIn("\n", rec.reason)
         self.assertIsNone(d.baseline)  # no search.baseline
