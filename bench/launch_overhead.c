@@ -3,9 +3,10 @@
  * docs/model.md "Launch overhead"), per scan and as the median a device carries. The
  * fit is calibrate/overhead.c's, the one `launchrank calibrate` uses. No GPU needed.
  *
- *   launch_overhead [--check] FILE.jsonl...
+ *   launch_overhead [--check | --families DIR] FILE.jsonl...
  *
- * Each FILE holds `bench/corpus_measure time` timings of bench/overhead/families: one
+ * Each FILE holds `bench/corpus_measure time` timings of bench/overhead/families (or of
+ * the size-scan families in DIR, such as bench/foldscan/families): one
  * JSON line per launch configuration with its family, block, folding, ms_median and
  * the GPU, NVIDIA driver and date. --check (the CI test) exits 1 unless the built-in
  * device of each file's GPU carries the median as launch_overhead_us, to 0.05 us: the
@@ -21,7 +22,10 @@
 #include "devices.h"
 #include "overhead.h"
 
-#define FAMILIES SOURCE_DIR "/bench/overhead/families/"
+#define FAMILIES SOURCE_DIR "/bench/overhead/families"
+
+/* The folder of the family files whose domains the scans' lines name. */
+static const char *families = FAMILIES;
 #define CHECK_TOLERANCE_US 0.05
 
 /* The built-in device of each GPU the scans were measured on. */
@@ -34,7 +38,7 @@ static const struct {
 static double family_updates(const char *family)
 {
     char path[512];
-    snprintf(path, sizeof path, FAMILIES "%s.json", family);
+    snprintf(path, sizeof path, "%s/%s.json", families, family);
     char *text = corpus_read_text(path);
     cJSON *j = text ? cJSON_Parse(text) : NULL;
     free(text);
@@ -60,8 +64,8 @@ static int read_point(const char *path, int line, const cJSON *r, cal_scan_point
     }
     p->lattice_updates = family_updates(family);
     if (!(p->lattice_updates > 0)) {
-        fprintf(stderr, "%s:%d: no family file %s%s.json with a domain\n", path, line,
-                FAMILIES, family);
+        fprintf(stderr, "%s:%d: no family file %s/%s.json with a domain\n", path, line,
+                families, family);
         return -1;
     }
     p->ms = ms->valuedouble;
@@ -148,11 +152,17 @@ static int report(const lr_devices *devs, const char *path, int check)
 
 int main(int argc, char **argv)
 {
-    int check = argc > 1 && strcmp(argv[1], "--check") == 0;
-    if (argc < 2 + check || (argc > 1 && strcmp(argv[1], "--help") == 0)) {
-        fprintf(stderr, "usage: launch_overhead [--check] FILE.jsonl...\n"
+    int check = argc > 1 && strcmp(argv[1], "--check") == 0, first = 1 + check;
+    if (argc > 1 && strcmp(argv[1], "--families") == 0) {
+        families = argc > 2 ? argv[2] : NULL;
+        first = 3;
+    }
+    if (argc <= first || !families || strcmp(argv[1], "--help") == 0) {
+        fprintf(stderr, "usage: launch_overhead [--check | --families DIR] FILE.jsonl...\n"
                         "The launch overhead (us) of recorded size scans (bench/overhead/"
-                        "README.md); --check compares it with the built-in devices.\n");
+                        "README.md); --check compares it with the built-in devices;\n"
+                        "--families DIR reads the scans' domains from DIR's family files "
+                        "instead of bench/overhead/families.\n");
         return 2;
     }
     lr_error err;
@@ -163,7 +173,7 @@ int main(int argc, char **argv)
         return 1;
     }
     int failed = 0;
-    for (int i = 1 + check; i < argc; i++)
+    for (int i = first; i < argc; i++)
         failed |= report(devs, argv[i], check);
     lr_devices_free(devs);
     return failed;
