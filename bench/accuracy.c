@@ -53,6 +53,7 @@
  * defaults were made (docs/model.md, "Fitted parameters"). */
 #define DEFAULT_HOLD CAL_HELD
 #include "request.h"
+#include "response.h"
 
 #ifndef SOURCE_DIR
 #define SOURCE_DIR "."
@@ -260,37 +261,51 @@ static double best_measured(const family *F)
     return b;
 }
 
+static const lr_rank_key *order_keys; /* for by_rank (qsort has no context) */
+static pthread_mutex_t order_lock = PTHREAD_MUTEX_INITIALIZER;
+
+static int by_rank(const void *a, const void *b)
+{
+    int x = *(const int *)a, y = *(const int *)b;
+    int c = lr_rank_key_cmp(&order_keys[x], &order_keys[y]);
+    return c ? c : (x > y) - (x < y);
+}
+
+/* The usable rows of F, into idx, in the order `launchrank rank` lists them: by the
+ * prediction, DRAM and L2 volumes its response reports (lr_rank_key_cmp), a tie in all
+ * three to the earlier configuration. The prediction is the one under the parameters
+ * being evaluated (row.pred). Their number; -1 when out of memory. */
+static int ranked(const family *F, int *idx)
+{
+    lr_rank_key *keys = calloc(F->nrows > 0 ? (size_t)F->nrows : 1, sizeof *keys);
+    if (!keys)
+        return -1;
+    int n = 0;
+    for (int k = 0; k < F->nrows; k++)
+        if (usable(&F->rows[k])) {
+            keys[k] = lr_rank_key_of(&F->rows[k].r);
+            keys[k].predicted = lr_reported(F->rows[k].pred);
+            idx[n++] = k;
+        }
+    pthread_mutex_lock(&order_lock);
+    order_keys = keys;
+    qsort(idx, (size_t)n, sizeof *idx, by_rank);
+    pthread_mutex_unlock(&order_lock);
+    free(keys);
+    return n;
+}
+
 /* fraction of the measured optimum reached by the best of the predicted top k */
 static double top_k(const family *F, int kk)
 {
     double best = best_measured(F), got = 0;
-    char *taken = calloc(F->nrows > 0 ? (size_t)F->nrows : 1, 1);
-    for (int t = 0; t < kk; t++) {
-        int arg = -1;
-        for (int k = 0; k < F->nrows; k++) {
-            const row *r = &F->rows[k];
-            /* ties go to the earlier configuration, as rankings break them */
-            if (usable(r) && !taken[k] && (arg < 0 || r->pred > F->rows[arg].pred))
-                arg = k;
-        }
-        if (arg < 0)
-            break;
-        taken[arg] = 1;
-        if (F->rows[arg].m.glups > got)
-            got = F->rows[arg].m.glups;
-    }
-    free(taken);
+    int *idx = calloc(F->nrows > 0 ? (size_t)F->nrows : 1, sizeof *idx);
+    int n = idx ? ranked(F, idx) : -1;
+    for (int t = 0; t < kk && t < n; t++)
+        if (F->rows[idx[t]].m.glups > got)
+            got = F->rows[idx[t]].m.glups;
+    free(idx);
     return best > 0 ? got / best : 0;
-}
-
-static const family *order_family; /* for by_prediction (qsort has no context) */
-
-/* Best prediction first; ties go to the earlier configuration, as rankings break them. */
-static int by_prediction(const void *a, const void *b)
-{
-    int x = *(const int *)a, y = *(const int *)b;
-    double px = order_family->rows[x].pred, py = order_family->rows[y].pred;
-    return px > py ? -1 : px < py ? 1 : (x > y) - (x < y);
 }
 
 /* The row of F that runs block unfolded; -1 when F has none. */
@@ -316,12 +331,9 @@ static double recommended(const family *F, const int fb[3], double *advised)
     int *idx = calloc(cap, sizeof *idx), n = 0;
     lr_choice *c = calloc(cap, sizeof *c);
     double best = best_measured(F), got = 0;
-    for (int k = 0; idx && c && k < F->nrows; k++)
-        if (usable(&F->rows[k]))
-            idx[n++] = k;
+    if (idx && c)
+        n = ranked(F, idx);
     if (idx && c && n > 0) {
-        order_family = F;
-        qsort(idx, (size_t)n, sizeof *idx, by_prediction);
         for (int i = 0; i < n; i++) {
             lr_choice_from_result(&c[i], &F->rows[idx[i]].r, &F->dev);
             c[i].predicted = F->rows[idx[i]].pred;

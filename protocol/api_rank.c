@@ -31,7 +31,7 @@ typedef struct rank_entry {
     cJSON *est;  /* owned; NULL when not launchable */
     cJSON *warn; /* owned: its plausibility warnings (plausible.h) */
     est_launch launch;
-    double predicted, dram, l2;
+    lr_rank_key key; /* read back from est, as the response reports it */
 } rank_entry;
 
 /* Times the first top results in order (results[i] is entry order[i]); fills each
@@ -50,7 +50,7 @@ static cJSON *measure_top(lr_worker *w, const lr_request *req, cJSON *results,
         const rank_entry *e = &ent[order[i]];
         est_config cfg = {.launch = e->launch};
         memcpy(cfg.domain, req->domain, sizeof cfg.domain);
-        double predicted = e->predicted;
+        double predicted = e->key.predicted;
         lr_error_clear(&err);
         cJSON *m = api_measure_one(w, req, &cfg, predicted, &err);
         if (!m && err.code == LR_UNAVAILABLE) {
@@ -97,22 +97,19 @@ static double num_at(const cJSON *o, const char *obj, const char *key)
 
 static void entry_keys(rank_entry *e)
 {
-    e->predicted = num_at(e->est, "performance", "predicted");
-    e->dram =
+    e->key.predicted = num_at(e->est, "performance", "predicted");
+    e->key.dram =
         num_at(e->est, "estimate", "dram_load") + num_at(e->est, "estimate", "dram_store");
-    e->l2 = num_at(e->est, "estimate", "l2_load") + num_at(e->est, "estimate", "l2_store");
+    e->key.l2 = num_at(e->est, "estimate", "l2_load") + num_at(e->est, "estimate", "l2_store");
 }
 
 static const rank_entry *sort_base;
 static int cmp_entry(const void *a, const void *b)
 {
     const rank_entry *x = &sort_base[*(const size_t *)a], *y = &sort_base[*(const size_t *)b];
-    if (x->predicted != y->predicted)
-        return x->predicted > y->predicted ? -1 : 1;
-    if (x->dram != y->dram)
-        return x->dram < y->dram ? -1 : 1;
-    if (x->l2 != y->l2)
-        return x->l2 < y->l2 ? -1 : 1;
+    int c = lr_rank_key_cmp(&x->key, &y->key);
+    if (c)
+        return c;
     return *(const size_t *)a < *(const size_t *)b ? -1 : 1;
 }
 

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "jbuild.h"
+#include "response.h"
 
 static double num(const cJSON *o, const char *key)
 {
@@ -91,6 +92,26 @@ static void add_int3(jb *b, cJSON *o, const char *key, const int *v)
 static double round6(double v)
 {
     return round(v * 1e6) / 1e6;
+}
+
+lr_rank_key lr_rank_key_of(const est_result *r)
+{
+    const est_volumes *t = &r->total;
+    return (lr_rank_key){
+        .predicted = lr_reported(r->predicted),
+        .dram = lr_reported(t->dram_load) + lr_reported(t->dram_store),
+        .l2 = lr_reported(t->l2_load) + lr_reported(t->l2_store)};
+}
+
+int lr_rank_key_cmp(const lr_rank_key *a, const lr_rank_key *b)
+{
+    if (a->predicted != b->predicted)
+        return a->predicted > b->predicted ? -1 : 1;
+    if (a->dram != b->dram)
+        return a->dram < b->dram ? -1 : 1;
+    if (a->l2 != b->l2)
+        return a->l2 < b->l2 ? -1 : 1;
+    return 0;
 }
 
 /* {"rank", "block", "folding", "predicted"[, "occupancy", "idle_threads"]} as member

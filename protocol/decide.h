@@ -32,6 +32,20 @@ typedef struct lr_choice {
     int warned;       /* the configuration has plausibility warnings */
 } lr_choice;
 
+/* What a ranking orders configurations by (docs/api.md, "POST /v1/rank"): the prediction as the
+ * response reports it, higher first; then the DRAM volume (load + store) and the L2
+ * volume, as reported, smaller first; a tie in all three goes to the configuration
+ * earlier in the search. */
+typedef struct lr_rank_key {
+    double predicted, dram, l2;
+} lr_rank_key;
+
+/* The key of a result, from the numbers a response reports for it (lr_reported). */
+lr_rank_key lr_rank_key_of(const est_result *r);
+
+/* < 0 when a ranks before b, > 0 when after, 0 when they tie. */
+int lr_rank_key_cmp(const lr_rank_key *a, const lr_rank_key *b);
+
 /* Fills c's predicted, occupancy and idle from est (an estimate object as
  * lr_estimate_json writes it) for req's device and domain. */
 void lr_choice_from_estimate(lr_choice *c, const cJSON *est, const lr_request *req);

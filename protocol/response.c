@@ -11,7 +11,7 @@
 
 /* Six significant digits: more than any model input is known to, and the JSON stays
  * readable. */
-static double round6(double v)
+double lr_reported(double v)
 {
     char buf[32];
     if (!isfinite(v))
@@ -22,7 +22,7 @@ static double round6(double v)
 
 static void add_num(jb *b, cJSON *o, const char *key, double v)
 {
-    jb_num(b, o, key, round6(v));
+    jb_num(b, o, key, lr_reported(v));
 }
 
 /* A limit or a level that does not apply is null, not 0. */

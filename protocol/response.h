@@ -24,6 +24,9 @@ cJSON *lr_estimate_json(const est_result *r, const est_kernel *k, const est_devi
 int lr_estimate_json_valid(const cJSON *o, const est_kernel *k, const est_device *dev,
                            const est_config *cfg);
 
+/* A number as a response reports it: six significant digits (0 when not finite). */
+double lr_reported(double v);
+
 /* The units object shared by estimate and rank responses (caller owns; NULL when out
  * of memory, never a partial object). */
 cJSON *lr_units_json(void);
