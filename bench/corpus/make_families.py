@@ -13,7 +13,8 @@ the L2, the data of the layer-condition miss curve; with --heldout2
 bench/corpus/heldout2/*.json: kernels measured after model 2026.11-20 was fixed; with
 --depth bench/corpus/depth/*.json: blocks of one thread count and growing depth in z;
 with --heldout3 bench/corpus/heldout3/*.json: kernels measured after model 2026.11-21;
-with --heldout4 bench/corpus/heldout4/*.json: kernels measured after model 2026.11-22.
+with --heldout4 bench/corpus/heldout4/*.json: kernels measured after model 2026.11-22;
+with --heldout5 bench/corpus/heldout5/*.json: kernels measured after model 2026.11-24.
 """
 import json
 import os
@@ -407,13 +408,52 @@ def heldout4_families():
     return fam
 
 
+def streams(loaded, stored, elem, domain, flops=0):
+    """Every loaded array read and every stored array written at the lattice point:
+    a copy, a sum or a triad over the domain (1-D, 2-D or 3-D)."""
+    point = ["x", "y", "z"][:sum(1 for d in domain if d > 1) or 1]
+    dims = [d for d in domain if d > 1] or [domain[0]]
+    return {"fields": [{"name": n, "element_bytes": elem, "dims": dims, "loads": [point]}
+                       for n in loaded] +
+            [{"name": n, "element_bytes": elem, "dims": dims, "stores": [point]}
+             for n in stored], "flops": flops}
+
+
+def heldout5_families():
+    """Kernels measured after model 2026.11-24 was fixed (bench/corpus/heldout5/): streams
+    whose best configurations run at the DRAM cap that model introduced (1-D, 2-D and
+    3-D, float and double, two to four arrays, an array of structs of three doubles), to
+    say whether the cap ranks kernels it has not seen (docs/accuracy.md, "Held-out
+    kernels, fifth set")."""
+    fam, add = collector()
+    n = 1 << 26
+    add("triad_f32", "1-D triad a[x] = b[x] + s*c[x], float, 2^26",
+        streams(["b", "c"], ["a"], 4, [n, 1, 1], flops=2), [n, 1, 1], cfg1d())
+    n = 1 << 25
+    add("sum3_f64", "1-D sum d[x] = a[x] + b[x] + c[x], double, 2^25",
+        streams(["a", "b", "c"], ["d"], 8, [n, 1, 1], flops=2), [n, 1, 1], cfg1d())
+    m = 1 << 23
+    add("copy_aos3_f64", "1-D copy of an array of structs of three doubles, 2^23 structs",
+        {"fields": [
+            {"name": "a", "element_bytes": 8, "dims": [3 * m],
+             "loads": [[f"3*x+{i}" if i else "3*x"] for i in range(3)]},
+            {"name": "b", "element_bytes": 8, "dims": [3 * m],
+             "stores": [[f"3*x+{i}" if i else "3*x"] for i in range(3)]}], "flops": 0},
+        [m, 1, 1], cfg1d())
+    add("copy2d_f64", "2-D copy b[x][y] = a[x][y], double, 8192x4096",
+        streams(["a"], ["b"], 8, D2), D2, C2)
+    add("copy3d_f32", "3-D copy b = a, float, 256^3", streams(["a"], ["b"], 4, D3), D3, C3)
+    return fam
+
+
 # Each option's family list and the directory (under bench/corpus/) it writes.
 SETS = {"--heldout": ("heldout", heldout_families),
         "--heldout2": ("heldout2", heldout2_families),
         "--layers": ("layers", layer_families),
         "--depth": ("depth", depth_families),
         "--heldout3": ("heldout3", heldout3_families),
-        "--heldout4": ("heldout4", heldout4_families)}
+        "--heldout4": ("heldout4", heldout4_families),
+        "--heldout5": ("heldout5", heldout5_families)}
 
 
 def main():
