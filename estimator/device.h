@@ -90,12 +90,12 @@ typedef struct est_device {
  * overlap, granularity, sharpness, DRAM, L2 and L1 efficiency, store request and store
  * sector rates, DRAM overload, DRAM streams, sectors left partial (in flight, and the
  * time per sector), fitted on the H100 corpus, its layer scan and its block depth scan
- * (bench/corpus/h100.jsonl, h100_layers.jsonl and h100_depth.jsonl, model 2026.11-24);
+ * (bench/corpus/h100.jsonl, h100_layers.jsonl and h100_depth.jsonl, model 2026.11-25);
  * then the launch overhead in microseconds, measured on the H100 (bench/overhead), the
  * L2 request rate (chosen on a grid), the L1 request rate and the share of the DRAM
  * bytes a block's depth saves that still cost time (fitted with the first ones). */
 #define EST_V2_DEFAULTS                                                                     \
-    12.87, 802.5, 0.9669, 0.6975, 3.243, 1.095, 4.659, 1.07, 97.39, 178.3, 6.108e+10, 173.8,     \
+    12.87, 802.5, 0.9669, 0.6975, 3.243, 1.095, 4.799, 1.07, 97.39, 178.3, 9.773e+11, 173.8,     \
         50500, 0.06271, 6.2, 120, 0.545, 0.1147
 
 /* Sets d's model-v2 parameters to EST_V2_DEFAULTS. */

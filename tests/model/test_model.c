@@ -510,6 +510,37 @@ static void v2_soft_knee_below_a_hard_dram_cap(void)
     }
 }
 
+/* docs/model.md, "Merged store requests" (model 2026.11-25): the four stores of an
+ * array-of-structs copy (b[4x+i] = a[4x+i], floats) complete their sectors together,
+ * and L1 sends each line once: 4 write requests per warp of 32 updates, 0.125 per
+ * update, as the H100's counters say (lts__t_requests_srcunit_tex_op_write, 2026-11-27),
+ * not one per line and instruction (4 x 4 / 32 = 0.5, 2026.11-24). Folded 2 in x the
+ * thread keeps a request per line and instruction (8 lines x 8 instructions / 64
+ * updates = 1; the H100 measures 0.59-0.78). The store limit follows: unfolded it lies
+ * far above DRAM (1 / (0.125 / 97.39 + 0.5 / 178.3) = 245 GLup/s). */
+static void v2_merged_store_requests(void)
+{
+    const char *fmt =
+        "{\"device\":\"H100-SXM5-80GB\",\"domain\":[16777216],"
+        "\"launch\":{\"block\":[256],\"folding\":[%d,1,1]},"
+        "\"kernel\":{\"fields\":[{\"name\":\"a\",\"element_bytes\":4,\"dims\":[67108864],"
+        "\"loads\":[[\"4*x\"],[\"4*x+1\"],[\"4*x+2\"],[\"4*x+3\"]]},"
+        "{\"name\":\"b\",\"element_bytes\":4,\"dims\":[67108864],"
+        "\"stores\":[[\"4*x\"],[\"4*x+1\"],[\"4*x+2\"],[\"4*x+3\"]]}]}}";
+    const double requests[2] = {0.125, 1.0};
+    for (int t = 0; t < 2; t++) {
+        char body[2048];
+        snprintf(body, sizeof body, fmt, t + 1);
+        cJSON *r = estimate_text(body);
+        CHECK(r != NULL);
+        CHECK_NEAR(num(r, "details", "store_requests_per_update"), requests[t], 1e-6, 0);
+        if (t == 0)
+            CHECK_NEAR(num(r, "performance", "stores"), 1 / (0.125 / 97.39 + 0.5 / 178.3),
+                       1e-3, 0);
+        cJSON_Delete(r);
+    }
+}
+
 /* The smooth minimum at the sharpest a device may set (limit_sharpness 100), on a
  * kernel whose limits all exceed 2000 GLup/s (a copy of bytes, folded 16, with the
  * store, L1 and DRAM figures raised): each limit raised to -100 is below the smallest
@@ -1020,6 +1051,7 @@ int main(int argc, char **argv)
     v2_block_rate_is_a_ceiling();
     v2_on_chip_limits_first();
     v2_soft_knee_below_a_hard_dram_cap();
+    v2_merged_store_requests();
     v2_sharp_minimum_does_not_underflow();
     v2_float_arrays_count_twice();
     v2_sectors_left();
