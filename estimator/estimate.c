@@ -120,10 +120,11 @@ static void l1_l2_volumes(const est_binding *b, const est_sample *s, est_result 
          * thread's stores complete their sectors together, L1 sends them as the sectors
          * L2 receives, and the requests merge with them (model 2026.11-25: the
          * array-of-structs copy's four stores, 0.125 requests per update measured
-         * against 0.5 per instruction; docs/model.md "Merged store requests"). Folded
-         * threads keep a request per line and instruction: their requests merge less
-         * than their sectors, and not alike (a transposed copy's 16x16 block folded 4
-         * in y: sectors 56 % merged, requests 20 %) */
+         * against 0.5 per instruction; docs/model.md "Merged store requests"). The
+         * hardware merges a folded thread's requests as its sectors too, but the
+         * model's sector merge is wrong for some folded threads (a transposed copy's
+         * 16x16 block folded 4 in y: 75 % merged in the model, 12 % on the H100), so
+         * those keep a request per line and instruction */
         v->l2_store_requests = div0(w->store_lines, s->warp_lups);
         const int *launch_fold = b->cfg.launch.folding;
         if (b->k->model == EST_MODEL_V2 && per_instruction > 0 &&
