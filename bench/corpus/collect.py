@@ -94,6 +94,11 @@ def main():
                     "sm_clock_ghz": round(g("sm__cycles_elapsed.avg.per_second") / 1e9, 4),
                     "profiled_ms": round(g("gpu__time_duration.sum") / 1e6, 5),
                 }
+                # profiles since 2026-11-27 (after model 2026.11-25) also count the
+                # write requests (docs/model.md, "Merged store requests")
+                if "lts__t_requests_srcunit_tex_op_write.sum" in p:
+                    rec["counters"]["l2_store_requests"] = round(
+                        g("lts__t_requests_srcunit_tex_op_write.sum") / lups, 5)
             out.write(json.dumps(rec) + "\n")
             n += 1
     print(f"{n} configurations -> {out_path}", file=sys.stderr)

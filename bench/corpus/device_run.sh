@@ -22,7 +22,7 @@ if [ "$mode" = time ]; then
 fi
 wanted="gpu__time_duration.sum dram__bytes_read.sum dram__bytes_write.sum
 lts__t_sectors_srcunit_tex_op_read.sum lts__t_sectors_srcunit_tex_op_write.sum
-lts__t_requests_srcunit_tex_op_read.sum l1tex__data_pipe_lsu_wavefronts.sum
+lts__t_requests_srcunit_tex_op_read.sum lts__t_requests_srcunit_tex_op_write.sum l1tex__data_pipe_lsu_wavefronts.sum
 l1tex__data_pipe_lsu_wavefronts_mem_lg.sum l1tex__t_requests_pipe_lsu_mem_global_op_ld.sum
 l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum l1tex__t_requests_pipe_lsu_mem_global_op_st.sum
 sm__cycles_elapsed.avg.per_second launch__registers_per_thread
