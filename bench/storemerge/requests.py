@@ -34,7 +34,7 @@ def main():
     meas = {}
     for d in dirs:
         meas.update(profiled(d))
-    out = csv.writer(sys.stdout)
+    out = csv.writer(sys.stdout, lineterminator="\n")
     out.writerow(["family", "block", "folding", "l2_write_requests", "l2_write_sectors",
                   "l1_store_instructions", "l1_store_sectors", "model_store_requests",
                   "gpu", "date"])
