@@ -110,12 +110,12 @@ static void l1_l2_volumes(const est_binding *b, const est_sample *s, est_result 
          * block's other warps; unfolded, the block's other warps complete theirs at
          * the same step, and those count in part (BLOCK_PARTIAL_SHARE) */
         const int *fold = b->cfg.launch.folding;
+        int folded = fold[0] * fold[1] * fold[2] > 1;
         double warp_unwritten = div0(w->store_unwritten, s->warp_lups);
         v->l2_store_left = div0(fs->blk_store_unwritten, s->block_lups);
         v->l2_store_partial =
-            fold[0] * fold[1] * fold[2] > 1
-                ? warp_unwritten
-                : v->l2_store_left + BLOCK_PARTIAL_SHARE * (warp_unwritten - v->l2_store_left);
+            folded ? warp_unwritten
+                   : v->l2_store_left + BLOCK_PARTIAL_SHARE * (warp_unwritten - v->l2_store_left);
         /* one write request per line each store instruction touches; where an unfolded
          * thread's stores complete their sectors together, L1 sends them as the sectors
          * L2 receives, and the requests merge with them (model 2026.11-25: the
@@ -126,9 +126,7 @@ static void l1_l2_volumes(const est_binding *b, const est_sample *s, est_result 
          * 16x16 block folded 4 in y: 75 % merged in the model, 12 % on the H100), so
          * those keep a request per line and instruction */
         v->l2_store_requests = div0(w->store_lines, s->warp_lups);
-        const int *launch_fold = b->cfg.launch.folding;
-        if (b->k->model == EST_MODEL_V2 && per_instruction > 0 &&
-            launch_fold[0] * launch_fold[1] * launch_fold[2] == 1)
+        if (b->k->model == EST_MODEL_V2 && per_instruction > 0 && !folded)
             v->l2_store_requests *= v->l2_store / per_instruction;
         v->l2_load_compulsory =
             div0(fs->blk_load_sectors * dev->l2_sector_bytes, s->block_lups);
