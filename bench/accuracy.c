@@ -295,16 +295,14 @@ static int ranked(const family *F, int *idx)
     return n;
 }
 
-/* fraction of the measured optimum reached by the best of the predicted top k */
-static double top_k(const family *F, int kk)
+/* fraction of the measured optimum reached by the best of the predicted top k, the n
+ * rows idx in ranked order (ranked) */
+static double top_k(const family *F, const int *idx, int n, int kk)
 {
     double best = best_measured(F), got = 0;
-    int *idx = calloc(F->nrows > 0 ? (size_t)F->nrows : 1, sizeof *idx);
-    int n = idx ? ranked(F, idx) : -1;
     for (int t = 0; t < kk && t < n; t++)
         if (F->rows[idx[t]].m.glups > got)
             got = F->rows[idx[t]].m.glups;
-    free(idx);
     return best > 0 ? got / best : 0;
 }
 
@@ -324,16 +322,14 @@ static int unfolded_row(const family *F, const int block[3])
  * (protocol/decide.c: the preferred member of the tie group within the device's
  * rank_precision) as a share of the best measured: what a code generator that follows
  * the decision gets; into *advised the same for one that passes the fixed block fb as
- * its baseline and follows the advice (keep it inside the precision, else switch). */
-static double recommended(const family *F, const int fb[3], double *advised)
+ * its baseline and follows the advice (keep it inside the precision, else switch). The
+ * n rows idx in ranked order (ranked). */
+static double recommended(const family *F, const int *idx, int n, const int fb[3],
+                          double *advised)
 {
-    size_t cap = F->nrows > 0 ? (size_t)F->nrows : 1;
-    int *idx = calloc(cap, sizeof *idx), n = 0;
-    lr_choice *c = calloc(cap, sizeof *c);
+    lr_choice *c = calloc(n > 0 ? (size_t)n : 1, sizeof *c);
     double best = best_measured(F), got = 0;
-    if (idx && c)
-        n = ranked(F, idx);
-    if (idx && c && n > 0) {
+    if (c && n > 0) {
         for (int i = 0; i < n; i++) {
             lr_choice_from_result(&c[i], &F->rows[idx[i]].r, &F->dev);
             c[i].predicted = F->rows[idx[i]].pred;
@@ -352,7 +348,6 @@ static double recommended(const family *F, const int fb[3], double *advised)
                        : p;
         *advised = a < (size_t)n && best > 0 ? F->rows[idx[a]].m.glups / best : 0;
     }
-    free(idx);
     free(c);
     return best > 0 ? got / best : 0;
 }
@@ -454,11 +449,14 @@ static figures family_figures(const family *F)
     g.err_dram = volume_err(F, 0);
     g.err_l2 = volume_err(F, 1);
     g.err_l1 = volume_err(F, 2);
-    g.top1 = top_k(F, 1);
-    g.top3 = top_k(F, 3);
+    int *idx = calloc(F->nrows > 0 ? (size_t)F->nrows : 1, sizeof *idx);
+    int nr = idx ? ranked(F, idx) : -1; /* once: top 1, top 3 and the decision read it */
+    g.top1 = top_k(F, idx, nr, 1);
+    g.top3 = top_k(F, idx, nr, 3);
     int fb[3] = {0, 0, 0};
     fixed_block(F->ndims, fb);
-    g.rec = recommended(F, fb, &g.advised);
+    g.rec = recommended(F, idx, nr, fb, &g.advised);
+    free(idx);
     double b = best_measured(F);
     int fk = unfolded_row(F, fb);
     if (fk >= 0 && b > 0)
