@@ -7,6 +7,8 @@
 # (bench/corpus/heldout: the held-out kernels).
 # time: timings into OUTDIR/time.jsonl. profile: ncu counters of one run per
 # configuration into OUTDIR/ncu.csv with the launch order in OUTDIR/order.txt.
+# METRICS="a.sum b.sum ..." profiles those counters instead of the corpus' own
+# (bench/lrc does); either list keeps only what this GPU's ncu offers.
 set -uo pipefail
 mode=$1 out=$2
 shift 2
@@ -20,13 +22,13 @@ if [ "$mode" = time ]; then
   "$bin" time "$fams" "$out/time.jsonl" "$@"
   exit $?
 fi
-wanted="gpu__time_duration.sum dram__bytes_read.sum dram__bytes_write.sum
+wanted="${METRICS:-gpu__time_duration.sum dram__bytes_read.sum dram__bytes_write.sum
 lts__t_sectors_srcunit_tex_op_read.sum lts__t_sectors_srcunit_tex_op_write.sum
 lts__t_requests_srcunit_tex_op_read.sum lts__t_requests_srcunit_tex_op_write.sum l1tex__data_pipe_lsu_wavefronts.sum
 l1tex__data_pipe_lsu_wavefronts_mem_lg.sum l1tex__t_requests_pipe_lsu_mem_global_op_ld.sum
 l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum l1tex__t_requests_pipe_lsu_mem_global_op_st.sum
 sm__cycles_elapsed.avg.per_second launch__registers_per_thread
-sm__warps_active.avg.pct_of_peak_sustained_active"
+sm__warps_active.avg.pct_of_peak_sustained_active}"
 ncu --query-metrics > "$out/metrics.txt" 2>&1
 list=""
 for m in $wanted; do

@@ -4,6 +4,9 @@ sectors (or requests) per lattice update (bench/lrc/README.md).
 
   reduce.py OUTDIR DATE > h100_lrc.csv
 
+OUTDIR holds device_run.sh's numbered group folders (ncu.csv, order.txt, gpu.txt,
+group.txt each).
+
 l1_miss     sectors L1 misses on (l1tex__t_sectors_pipe_lsu_mem_global_op_ld_lookup_miss)
 lrc_in      read requests reaching the L2 request coalescer (lrc__xbar2lrc_requests_op_read)
 lrc_out     read sectors the LRC sends on to L2 (lrc__lrc2xbar_sectors_op_read)
@@ -35,13 +38,13 @@ def main():
     if len(sys.argv) != 3:
         sys.exit(__doc__)
     out, date = sys.argv[1:]
-    gpu, driver = open(os.path.join(out, "gpu.txt")).read().splitlines()[1].split(", ")[:2]
     print("family,block,folding," + ",".join(c for c, _ in COLUMNS) + ",gpu,driver,date")
     for group in sorted(os.listdir(out), key=lambda s: (len(s), s)):
         d = os.path.join(out, group)
         if not os.path.isdir(d):
             continue
         folder = open(os.path.join(d, "group.txt")).read().split()[0]
+        gpu, driver = open(os.path.join(d, "gpu.txt")).read().splitlines()[1].split(", ")[:2]
         prof = load_profile(d)
         fams = {}
         for (fam, i), p in sorted(prof.items()):
