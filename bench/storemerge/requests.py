@@ -18,22 +18,15 @@ import sys
 import tempfile
 
 ROOT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..")
-
-
-def profiled(d):
-    order = [line.split() for line in open(os.path.join(d, "order.txt"))]
-    rows = list(csv.reader(open(os.path.join(d, "ncu.csv"))))
-    h = next(i for i, r in enumerate(rows) if r and r[0] == "ID")
-    hdr, data = rows[h], rows[h + 2:]
-    ok = [(f, int(i)) for f, i, status in order if status == "ok"]
-    return {k: {hdr[j]: r[j] for j in range(len(hdr))} for k, r in zip(ok, data)}
+sys.path.insert(0, os.path.join(ROOT, "bench", "corpus"))
+from collect import load_profile, num  # noqa: E402
 
 
 def main():
     accuracy, dirs = sys.argv[1], sys.argv[2:]
     meas = {}
     for d in dirs:
-        meas.update(profiled(d))
+        meas.update(load_profile(d))
     out = csv.writer(sys.stdout, lineterminator="\n")
     out.writerow(["family", "block", "folding", "l2_write_requests", "l2_write_sectors",
                   "l1_store_instructions", "l1_store_sectors", "model_store_requests",
@@ -51,7 +44,7 @@ def main():
             m = meas[(fam, i)]
 
             def per_update(key):
-                return float(m[key].replace(",", "")) / n
+                return num(m[key]) / n
             out.writerow([fam, "x".join(map(str, c[:3])), "x".join(map(str, c[3:])),
                           "%.4f" % per_update("lts__t_requests_srcunit_tex_op_write.sum"),
                           "%.4f" % per_update("lts__t_sectors_srcunit_tex_op_write.sum"),
