@@ -182,9 +182,9 @@ static size_t build_request(char **out, size_t *cap, long i)
     if (*cap < need)
         *out = xrealloc(*out, *cap = need);
     int n = snprintf(*out, *cap,
-                     "POST %s HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\n"
+                     "POST %s HTTP/1.1\r\nHost: 127.0.0.1:%u\r\nContent-Type: application/json\r\n"
                      "Content-Length: %zu\r\n\r\n",
-                     opts.path, blen);
+                     opts.path, opts.port, blen);
     size_t len = (size_t)n;
     if (opts.vary_domain) {
         memcpy(*out + len, body.text, body.dom_start);
