@@ -236,6 +236,7 @@ void api_store_keep(lr_worker *w)
     }
     st_set_max_predictions(w->store,
                            api->cfg.cache_max > 0 ? api->cfg.cache_max : LR_DEFAULT_CACHE_MAX);
+    st_set_row_format(w->store, LR_ESTIMATE_FORMAT);
     api_cache_ok(api);
 }
 
@@ -262,6 +263,7 @@ void lr_worker_free(lr_worker *w)
         return;
     est_ctx_free(w->ctx);
     st_close(w->store);
+    lr_memo_free(w->memo);
     free(w);
 }
 

@@ -30,44 +30,67 @@
 
 /* ---- cache ---- */
 
-/* The cached estimate object of configuration l of req (caller owns), or NULL when
- * there is none that can be trusted: no row, a row of another request, or a row that
- * does not parse or is not exactly what lr_estimate_json writes for l. */
-cJSON *api_cache_get(lr_worker *w, const lr_request *req, const est_launch *l, const char *key)
+/* The stored prediction for the canonical request and configuration text config
+ * under key (caller frees), with its stamp, or NULL when there is none that can be
+ * trusted: no row, a row of another request, or a row whose stamp does not match its
+ * text (damaged, or of another format). Rows are checked before they are stored
+ * (api_cache_put), so a hit is served as it is read. The caller counts it (count). */
+static char *cache_lookup(lr_worker *w, const char *canonical, const char *key,
+                          const char *config, char stamp[LR_HASH_HEX])
 {
     api_store_keep(w);
     if (!w->store)
         return NULL;
-    char *json = NULL, config[LR_CONFIG_TEXT];
+    char *json = NULL;
     lr_error e;
     lr_error_clear(&e);
-    lr_request_config_text(l, config);
-    int rc = st_prediction_get(w->store, key, req->canonical, config, &json, &e);
+    int rc = st_prediction_get_stamped(w->store, key, canonical, config, &json, stamp, &e);
     if (rc < 0)
         api_cache_failed(w->api, &e);
     else
         api_cache_ok(w->api);
-    cJSON *o = NULL;
-    if (rc == 1) {
-        est_config cfg = {.launch = *l};
-        memcpy(cfg.domain, req->domain, sizeof cfg.domain);
-        o = cJSON_ParseWithOpts(json, NULL, 1);
-        if (o && !lr_estimate_json_valid(o, req->kernel, &req->device, &cfg)) {
-            cJSON_Delete(o);
-            o = NULL;
-        }
-    }
+    return rc == 1 ? json : (free(json), NULL);
+}
+
+/* Counts a lookup in /v1/stats: a hit, or a miss (which is then computed). */
+static void count(lr_worker *w, int hit)
+{
+    atomic_fetch_add(hit ? &w->api->hits : &w->api->misses, 1);
+}
+
+/* cache_lookup of configuration l of req. */
+static char *cache_get_text(lr_worker *w, const lr_request *req, const est_launch *l,
+                            const char *key, char stamp[LR_HASH_HEX])
+{
+    char config[LR_CONFIG_TEXT];
+    lr_request_config_text(l, config);
+    return cache_lookup(w, req->canonical, key, config, stamp);
+}
+
+cJSON *api_cache_get(lr_worker *w, const lr_request *req, const est_launch *l, const char *key)
+{
+    char stamp[LR_HASH_HEX];
+    char *json = cache_get_text(w, req, l, key, stamp);
+    count(w, json != NULL);
+    cJSON *o = json ? cJSON_ParseWithOpts(json, NULL, 1) : NULL;
     free(json);
-    atomic_fetch_add(o ? &w->api->hits : &w->api->misses, 1);
     return o;
 }
 
-/* Stores (or replaces) the prediction of configuration l of req. */
+/* Stores (or replaces) the prediction of configuration l of req, once it is checked to
+ * be exactly what lr_estimate_json writes for l: the one check a row gets. */
 void api_cache_put(lr_worker *w, const lr_request *req, const est_launch *l, const char *key,
                    const char *json)
 {
     if (!w->store)
         return;
+    est_config cfg = {.launch = *l};
+    memcpy(cfg.domain, req->domain, sizeof cfg.domain);
+    cJSON *o = cJSON_ParseWithOpts(json, NULL, 1);
+    int valid = o && lr_estimate_json_valid(o, req->kernel, &req->device, &cfg);
+    cJSON_Delete(o);
+    if (!valid)
+        return; /* a writer's bug or no memory: not cached, the answer itself stands */
     char config[LR_CONFIG_TEXT];
     lr_error e;
     lr_error_clear(&e);
@@ -94,21 +117,47 @@ static cJSON *warnings_of(const lr_request *req, const est_launch *l, const cJSO
     return w;
 }
 
-/* The estimate response: a prediction's text (stored texts hold neither) with
- * "warnings" and "cached" added. */
-static char *estimate_answer(const lr_request *req, const char *text, int cached, lr_error *err)
+/* The estimate response: a prediction's text (stored texts hold neither) with the
+ * printed warnings array and "cached" added as its last members. The text is
+ * extended, not printed again: the same bytes as printing the whole tree, since cJSON
+ * prints what it parsed from its own output unchanged. */
+static char *with_warnings(const char *text, const char *warnings, int cached, lr_error *err)
+{
+    static const char mid[] = ",\"warnings\":";
+    const char *tail = cached ? ",\"cached\":true}" : ",\"cached\":false}";
+    size_t n = strlen(text), nw = strlen(warnings), nt = strlen(tail);
+    char *out = n >= 2 && text[n - 1] == '}' ? malloc(n - 1 + sizeof mid - 1 + nw + nt + 1)
+                                             : NULL;
+    if (!out) {
+        lr_error_set(err, LR_NO_MEMORY, NULL, "out of memory");
+        return NULL;
+    }
+    char *p = out;
+    memcpy(p, text, n - 1), p += n - 1;
+    memcpy(p, mid, sizeof mid - 1), p += sizeof mid - 1;
+    memcpy(p, warnings, nw), p += nw;
+    memcpy(p, tail, nt + 1);
+    return out;
+}
+
+/* The printed warnings of req's launch answered with the prediction text (malloc'd),
+ * or NULL when out of memory. */
+static char *warnings_text(const lr_request *req, const char *text)
 {
     cJSON *o = cJSON_Parse(text), *w = o ? warnings_of(req, &req->launch, o) : NULL;
-    char *out = NULL;
-    if (w && cJSON_AddItemToObject(o, "warnings", w)) {
-        w = NULL;
-        if (cJSON_AddBoolToObject(o, "cached", cached))
-            out = cJSON_PrintUnformatted(o);
-    }
+    char *printed = w ? cJSON_PrintUnformatted(w) : NULL;
     cJSON_Delete(w);
     cJSON_Delete(o);
-    if (!out)
-        lr_error_set(err, LR_NO_MEMORY, NULL, "out of memory");
+    return printed;
+}
+
+/* The estimate response for req from the prediction text. */
+static char *estimate_answer(const lr_request *req, const char *text, int cached, lr_error *err)
+{
+    char *warnings = warnings_text(req, text);
+    char *out = warnings ? with_warnings(text, warnings, cached, err)
+                         : (lr_error_set(err, LR_NO_MEMORY, NULL, "out of memory"), NULL);
+    cJSON_free(warnings);
     return out;
 }
 
@@ -243,33 +292,89 @@ static char *estimate_text(lr_worker *w, const lr_request *req, const est_launch
     return s;
 }
 
+/* The answer to body from the cache through w's memo: 1 with *out; 0 when the memo
+ * does not know body, when the cache holds another row for it (then parsed as if
+ * new), or when the cache no longer holds one (*looked set: it is to be computed). */
+static int estimate_memo(lr_worker *w, const char *body, size_t len, char **out, int *looked,
+                         lr_error *err)
+{
+    const lr_memo_entry *m = w->memo ? lr_memo_find(w->memo, body, len) : NULL;
+    *looked = 0;
+    if (!m)
+        return 0;
+    char stamp[LR_HASH_HEX];
+    char *text = cache_lookup(w, m->canonical, m->key, m->config, stamp);
+    *looked = !text;
+    int same = text && strcmp(stamp, m->stamp) == 0;
+    if (same) {
+        count(w, 1);
+        *out = with_warnings(text, m->warnings, 1, err);
+    }
+    free(text);
+    return same ? (*out ? 1 : -1) : 0;
+}
+
+/* The answer to the estimate req (whose body is body) from the cache, or NULL when it
+ * is not there; remembered in w's memo. */
+static char *estimate_cached(lr_worker *w, const lr_request *req, const char *key,
+                             const char *body, size_t len, lr_error *err)
+{
+    char stamp[LR_HASH_HEX], config[LR_CONFIG_TEXT];
+    lr_request_config_text(&req->launch, config);
+    char *text = cache_lookup(w, req->canonical, key, config, stamp);
+    if (text || !body)
+        count(w, text != NULL); /* a miss with a body is counted where it is computed */
+    char *warnings = text ? warnings_text(req, text) : NULL, *out = NULL;
+    if (text && !warnings)
+        lr_error_set(err, LR_NO_MEMORY, NULL, "out of memory");
+    if (warnings)
+        out = with_warnings(text, warnings, 1, err);
+    if (out && body && (w->memo || (w->memo = lr_memo_new()))) {
+        lr_memo_entry e = {req->canonical, key, config, stamp, warnings};
+        lr_memo_put(w->memo, body, len, &e);
+    }
+    cJSON_free(warnings);
+    free(text);
+    return out;
+}
+
+int lr_api_estimate_cached(lr_worker *w, const char *body, size_t len, char **out,
+                           lr_error *err)
+{
+    *out = NULL;
+    int looked = 0, rc = estimate_memo(w, body, len, out, &looked, err);
+    if (rc != 0 || looked)
+        return rc; /* answered, failed, or the row is gone: to be computed */
+    lr_request req;
+    if (lr_request_parse(w->api->devs, body, len, LR_REQ_ESTIMATE, &req, err))
+        return -1;
+    char key[LR_HASH_HEX];
+    lr_request_key(&req, &req.launch, key);
+    *out = estimate_cached(w, &req, key, body, len, err);
+    rc = *out ? 1 : lr_error_is_set(err) ? -1 : 0;
+    lr_request_release(&req);
+    return rc;
+}
+
 char *lr_api_estimate(lr_worker *w, const char *body, size_t len, lr_error *err)
 {
     lr_request req;
     if (lr_request_parse(w->api->devs, body, len, LR_REQ_ESTIMATE, &req, err))
         return NULL;
-    char key[33];
+    char key[LR_HASH_HEX];
     lr_request_key(&req, &req.launch, key);
-    cJSON *hit = api_cache_get(w, &req, &req.launch, key);
-    char *text = NULL, *out = NULL;
-    if (hit) {
-        /* printed from the checked tree, not the row's text: byte for byte what the
-         * writer stored, and nothing else */
-        text = cJSON_PrintUnformatted(hit);
-        cJSON_Delete(hit);
-        if (!text)
-            lr_error_set(err, LR_NO_MEMORY, NULL, "out of memory");
-    } else {
+    char *out = estimate_cached(w, &req, key, NULL, 0, err);
+    if (!out && !lr_error_is_set(err)) {
         est_result *r = malloc(sizeof *r);
-        text = r ? estimate_text(w, &req, &req.launch, r, err)
-                 : (lr_error_set(err, LR_NO_MEMORY, NULL, "out of memory"), NULL);
+        char *text = r ? estimate_text(w, &req, &req.launch, r, err)
+                       : (lr_error_set(err, LR_NO_MEMORY, NULL, "out of memory"), NULL);
         free(r);
-        if (text)
+        if (text) {
             api_cache_put(w, &req, &req.launch, key, text);
+            out = estimate_answer(&req, text, 0, err);
+        }
+        free(text);
     }
-    if (text)
-        out = estimate_answer(&req, text, hit != NULL, err);
-    free(text);
     lr_request_release(&req);
     return out;
 }

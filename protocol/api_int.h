@@ -13,6 +13,7 @@
 #include <cjson/cJSON.h>
 
 #include "api.h"
+#include "memo.h"
 #include "request.h"
 #include "store.h"
 
@@ -51,6 +52,7 @@ struct lr_worker {
     st_store *store;  /* owned; NULL without cache, or while it cannot be opened */
     struct stat file; /* the database file store has open (st_dev, st_ino) */
     double looked;    /* est_now() when store_keep last looked at the file */
+    lr_memo *memo;    /* owned, created on first use: lr_api_estimate_cached's */
 };
 
 /* Records a cache failure as the cache's status until an operation succeeds. */

@@ -112,8 +112,21 @@ static est_fit *fit_of(est_device *d, int i)
 struct lr_devices {
     est_device *dev;
     cJSON **sources; /* per device, owned, may be NULL */
+    /* per device, owned: lr_device_to_json(NULL, dev, 0) printed, the device's part of
+     * every canonical request that names it (printing its figures per request cost a
+     * cached answer more than the lookup itself) */
+    char **canonical;
     int n, n_builtin, cap;
 };
+
+/* The canonical text of dev (malloc'd), or NULL when out of memory. */
+static char *canonical_of(const est_device *dev)
+{
+    cJSON *o = lr_device_to_json(NULL, dev, 0);
+    char *text = o ? cJSON_PrintUnformatted(o) : NULL;
+    cJSON_Delete(o);
+    return text;
+}
 
 static void set_field(est_device *d, const dev_field *f, double v)
 {
@@ -273,8 +286,9 @@ lr_devices *lr_devices_load(lr_error *err)
     if (ds) {
         ds->dev = calloc(n, sizeof *ds->dev);
         ds->sources = calloc(n, sizeof *ds->sources);
+        ds->canonical = calloc(n, sizeof *ds->canonical);
     }
-    if (!ds || !ds->dev || !ds->sources) {
+    if (!ds || !ds->dev || !ds->sources || !ds->canonical) {
         lr_devices_free(ds);
         lr_error_set(err, LR_NO_MEMORY, NULL, "out of memory");
         return NULL;
@@ -293,12 +307,16 @@ lr_devices *lr_devices_load(lr_error *err)
             rc = read_figures(j, f->name, 1, d, err);
         if (!rc)
             rc = check(d, f->name, err);
+        if (!rc) {
+            snprintf(d->name, sizeof d->name, "%s", name);
+            if (!(ds->canonical[i] = canonical_of(d)))
+                rc = lr_error_set(err, LR_NO_MEMORY, NULL, "out of memory");
+        }
         if (rc) {
             cJSON_Delete(j);
             lr_devices_free(ds);
             return NULL;
         }
-        snprintf(d->name, sizeof d->name, "%s", name);
         ds->sources[i] = cJSON_DetachItemFromObjectCaseSensitive(j, "sources");
         cJSON_Delete(j);
         ds->n++;
@@ -322,11 +340,18 @@ int lr_devices_add(lr_devices *ds, const est_device *dev, cJSON *sources, lr_err
         cJSON **s = d ? realloc(ds->sources, (size_t)cap * sizeof *s) : NULL;
         if (s)
             ds->sources = s;
-        if (!d || !s) {
+        char **c = s ? realloc(ds->canonical, (size_t)cap * sizeof *c) : NULL;
+        if (c)
+            ds->canonical = c;
+        if (!d || !s || !c) {
             cJSON_Delete(sources);
             return lr_error_set(err, LR_NO_MEMORY, NULL, "out of memory");
         }
         ds->cap = cap;
+    }
+    if (!(ds->canonical[ds->n] = canonical_of(dev))) {
+        cJSON_Delete(sources);
+        return lr_error_set(err, LR_NO_MEMORY, NULL, "out of memory");
     }
     ds->dev[ds->n] = *dev;
     ds->sources[ds->n] = sources;
@@ -351,8 +376,11 @@ void lr_devices_free(lr_devices *ds)
 {
     if (!ds)
         return;
-    for (int i = 0; i < ds->n; i++)
+    for (int i = 0; i < ds->n; i++) {
         cJSON_Delete(ds->sources[i]);
+        free(ds->canonical[i]);
+    }
+    free(ds->canonical);
     free(ds->sources);
     free(ds->dev);
     free(ds);
@@ -372,6 +400,12 @@ const est_device *lr_devices_find(const lr_devices *d, const char *name)
 {
     int i = lr_devices_index(d, name);
     return i >= 0 ? &d->dev[i] : NULL;
+}
+
+const char *lr_device_canonical_text(const lr_devices *d, const cJSON *v)
+{
+    int i = cJSON_IsString(v) && v->valuestring ? lr_devices_index(d, v->valuestring) : -1;
+    return i >= 0 ? d->canonical[i] : NULL;
 }
 
 static int unknown(const lr_devices *d, const char *name, const char *path, lr_error *err)

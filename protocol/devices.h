@@ -40,6 +40,11 @@ const est_device *lr_devices_find(const lr_devices *d, const char *name);
 int lr_device_from_json(const lr_devices *d, const cJSON *v, const char *path, est_device *out,
                         lr_error *err);
 
+/* When v (a request's "device" value) names a device of d: the text of
+ * lr_device_to_json(NULL, that device, 0), printed once when d got the device (owned by
+ * d); else NULL (a device object: print its lr_device_to_json). */
+const char *lr_device_canonical_text(const lr_devices *d, const cJSON *v);
+
 /* The device as a JSON object with every figure (caller owns the result; NULL on
  * allocation failure). with_sources adds what GET /v1/devices shows: "stored" (whether
  * d has dev's name as a stored device), "units" and the provenance of the figures. */

@@ -324,21 +324,33 @@ static const char *repeated_key(const cJSON *obj, int *oom)
     return dup;
 }
 
-int jr_unique_keys(const cJSON *v, const char *path, lr_error *err)
+/* The first object under v (v included, depth first, each object before its
+ * members) that repeats a key, with the key in *dup; NULL when none does, or when out
+ * of memory (*oom set). */
+static const cJSON *find_repeated(const cJSON *v, const char **dup, int *oom)
 {
-    if (cJSON_IsObject(v)) {
-        int oom = 0;
-        const char *dup = repeated_key(v, &oom);
-        if (oom)
-            return lr_error_set(err, LR_NO_MEMORY, NULL, "out of memory");
-        if (dup) {
-            jpath p;
-            jp_key(&p, path, dup);
-            return lr_error_set(err, LR_INVALID_REQUEST, p.s,
-                                "the key '%.*s' appears more than once in this object; give "
-                                "each key once (which one would count is not defined)",
-                                lr_utf8_prefix(dup, 60), dup);
-        }
+    if (cJSON_IsObject(v) && (*dup = repeated_key(v, oom)))
+        return v;
+    const cJSON *c;
+    cJSON_ArrayForEach(c, v)
+    {
+        const cJSON *o = *oom || !(cJSON_IsObject(c) || cJSON_IsArray(c))
+                             ? NULL
+                             : find_repeated(c, dup, oom);
+        if (o || *oom)
+            return o;
+    }
+    return NULL;
+}
+
+/* Writes the path of target, a value under v (whose path is path), to out. Paths are
+ * built only here, for the error: a request's thousands of values need none. 1 when
+ * target was found. */
+static int path_of(const cJSON *v, const char *path, const cJSON *target, jpath *out)
+{
+    if (v == target) {
+        snprintf(out->s, sizeof out->s, "%s", path);
+        return 1;
     }
     const cJSON *c;
     int i = 0;
@@ -350,10 +362,29 @@ int jr_unique_keys(const cJSON *v, const char *path, lr_error *err)
         else
             jp_index(&p, path, i);
         i++;
-        if ((cJSON_IsObject(c) || cJSON_IsArray(c)) && jr_unique_keys(c, p.s, err))
-            return -1;
+        if ((cJSON_IsObject(c) || cJSON_IsArray(c)) && path_of(c, p.s, target, out))
+            return 1;
     }
     return 0;
+}
+
+int jr_unique_keys(const cJSON *v, const char *path, lr_error *err)
+{
+    int oom = 0;
+    const char *dup = NULL;
+    const cJSON *o = find_repeated(v, &dup, &oom);
+    if (oom)
+        return lr_error_set(err, LR_NO_MEMORY, NULL, "out of memory");
+    if (!o)
+        return 0;
+    jpath at, p;
+    if (!path_of(v, path, o, &at))
+        snprintf(at.s, sizeof at.s, "%s", path);
+    jp_key(&p, at.s, dup);
+    return lr_error_set(err, LR_INVALID_REQUEST, p.s,
+                        "the key '%.*s' appears more than once in this object; give each key "
+                        "once (which one would count is not defined)",
+                        lr_utf8_prefix(dup, 60), dup);
 }
 
 int jr_missing(const char *parent, const char *key, const char *what, lr_error *err)

@@ -331,7 +331,9 @@ static int parse_body(const lr_devices *devs, const cJSON *root, lr_request_kind
     if (lr_device_from_json(devs, dv, "device", &req->device, err))
         return -1;
     /* the cache key holds every device figure; the name too, since responses carry it */
-    jb_item(b, canon, "device", lr_device_to_json(NULL, &req->device, 0));
+    const char *named = lr_device_canonical_text(devs, dv);
+    jb_item(b, canon, "device",
+            named ? cJSON_CreateRaw(named) : lr_device_to_json(NULL, &req->device, 0));
     const cJSON *domv = jr_get(root, "domain");
     if (!domv)
         return jr_missing("", "domain", "the lattice points updated, [nx, ny, nz]", err);

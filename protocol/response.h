@@ -9,18 +9,24 @@
 
 #include "estimator.h"
 
+/* The format of what lr_estimate_json writes, part of every cached row's stamp
+ * (store.h): a cache file keeps rows across upgrades, and a row is checked only when
+ * it is written, so a build that writes other members must not read the old rows.
+ * Change it with lr_estimate_json's members; tests/protocol holds the two together. */
+#define LR_ESTIMATE_FORMAT "estimate/2026.11-29"
+
 /* The body of an estimate response for a launchable result (without "cached"):
  * launch, estimate, performance, fields, details, units, device, domain,
  * model_version. NULL when any allocation failed (never an object missing a member:
  * jbuild.h); the caller owns the result. */
 cJSON *lr_estimate_json(const est_result *r, const est_kernel *k, const est_device *dev);
 
-/* Whether o (a prediction read back from the cache) is what lr_estimate_json writes
+/* Whether o (a prediction about to be cached) is what lr_estimate_json writes
  * for a launchable result of cfg: the same members in the same order with the same
  * types, the same strings (model version, model, device, field names, units) except
  * the limiter, which must be a limiter's name, the same domain, block and folding, and
  * finite numbers (null only where the writer may write null). 1 when it is, 0 when it
- * is not or out of memory: a row that fails is not to be served or read. */
+ * is not or out of memory: a row that fails is not stored. */
 int lr_estimate_json_valid(const cJSON *o, const est_kernel *k, const est_device *dev,
                            const est_config *cfg);
 

@@ -6,7 +6,9 @@
  * were checked before (routes.c, http.c). GET / and GET /web/{file} serve the web
  * calculator's embedded files (assets.c). estimate and rank run on a compute thread
  * (pool.c, which http.c gives srv_route_run), which owns the lr_worker they use; the
- * other handlers run on libmicrohttpd's threads and need no worker.
+ * other handlers run on libmicrohttpd's threads and need no worker, except
+ * srv_estimate_cached: an estimate the cache holds is answered on the I/O thread
+ * with that thread's own worker, so that it never waits behind a computation.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -50,6 +52,22 @@ static srv_json handle_estimate(srv_server *s, const srv_request *req, lr_error 
     srv_json out = from_api(lr_api_estimate(w, req->body ? req->body : "", req->body_len, err));
     note_cache(s);
     return out;
+}
+
+int srv_estimate_cached(srv_server *s, const srv_request *req, srv_json *out, lr_error *err)
+{
+    lr_worker *w = srv_worker_get(s, err);
+    if (!w) {
+        lr_error_clear(err); /* the compute thread's worker may still do */
+        return 0;
+    }
+    char *text = NULL;
+    int rc = lr_api_estimate_cached(w, req->body ? req->body : "", req->body_len, &text, err);
+    if (rc == 0)
+        return 0;
+    note_cache(s);
+    *out = from_api(text);
+    return 1;
 }
 
 static srv_json handle_rank(srv_server *s, const srv_request *req, lr_error *err)

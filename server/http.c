@@ -364,11 +364,16 @@ static enum MHD_Result request_finish(srv_server *s, struct MHD_Connection *c, s
     if (req->body_no_memory)
         return respond_code(s, c, req, LR_NO_MEMORY, 0, NULL,
                             "out of memory while receiving the body");
-    if (srv_route_computes(req->route))
-        return request_submit(s, c, req);
     lr_error err;
     lr_error_clear(&err);
-    srv_json out = srv_route_run(s, req, &err);
+    srv_json out = {NULL, NULL, NULL};
+    /* A cached estimate (or an invalid one) is answered here, in microseconds: queued,
+     * it would wait for a compute thread behind rankings. */
+    int answered = req->route == SRV_ROUTE_ESTIMATE && srv_estimate_cached(s, req, &out, &err);
+    if (!answered && srv_route_computes(req->route))
+        return request_submit(s, c, req);
+    if (!answered)
+        out = srv_route_run(s, req, &err);
     free(req->body); /* not needed while the answer is sent */
     req->body = NULL;
     if (!out.text)

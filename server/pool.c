@@ -52,6 +52,14 @@
  * thread alone reads and writes the cache, and the numbers do not depend on the
  * thread (rank.h). It waits for its helpers to leave before it returns (lend_close).
  *
+ * An estimate lane. Besides the --threads compute threads, one more thread runs
+ * estimates only, oldest first, and never helps a ranking: an estimate the cache does
+ * not hold (cached ones never come here: http.c answers them on its I/O thread) waits
+ * for the estimates queued before it, never for a ranking, however long one
+ * configuration of a ranking takes (seconds, for deep foldings). The lane costs no
+ * CPU while no estimate waits; while one computes beside a busy pool it shares the
+ * cores with the rankings, which slows them by at most that estimate's time.
+ *
  * A client that hangs up. By (1), MHD does not tell us while the job runs, so the job
  * looks itself: before it starts and before each configuration of a ranking, the
  * suspended connection's socket is polled for the peer's end of stream (POLLRDHUP;
@@ -343,7 +351,7 @@ static void job_pause(void *user)
     int helping = 0;
     for (srv_lend *l = p->lends; l; l = l->next)
         helping += l->helpers != 0;
-    if (!req || !req->quick || p->idle || helping || p->stopping) {
+    if (!req || !req->quick || p->idle || p->lane_idle || helping || p->stopping) {
         unlock(p);
         return;
     }
@@ -420,22 +428,69 @@ static srv_request *job_take(srv_server *s)
     return p->head ? queue_pop(p) : NULL;
 }
 
-/* A compute thread. Its lr_worker is created on its first job (srv_worker_get) and
- * freed by the worker key's destructor when the thread returns, on this thread as
- * api.h requires. */
-static void *compute_main(void *arg)
+/* Takes the oldest queued estimate off the queue (for the estimate lane), or NULL
+ * when none is queued. Called with the mutex held. */
+static srv_request *queue_pop_quick(srv_pool *p)
 {
-    srv_server *s = arg;
+    srv_request *prev = NULL, *req = p->head;
+    while (req && !req->quick)
+        prev = req, req = req->job_next;
+    if (!req)
+        return NULL;
+    if (prev)
+        prev->job_next = req->job_next;
+    else
+        p->head = req->job_next;
+    if (p->tail == req)
+        p->tail = prev;
+    req->job_next = NULL;
+    p->queued--;
+    req->job = SRV_JOB_RUNNING;
+    return req;
+}
+
+/* The estimate lane's take (see the top): the oldest queued estimate, waiting for one;
+ * NULL when the pool stops. Called with the mutex held. */
+static srv_request *lane_take(srv_server *s)
+{
+    srv_pool *p = &s->pool;
+    srv_request *req = NULL;
+    while (!p->stopping && !(req = queue_pop_quick(p))) {
+        p->lane_idle = 1;
+        pthread_cond_wait(&p->work, &p->mu);
+        p->lane_idle = 0;
+    }
+    return req;
+}
+
+/* Runs the jobs take hands this thread until it hands none. A thread's lr_worker is
+ * created on its first job (srv_worker_get) and freed by the worker key's destructor
+ * when the thread returns, on this thread as api.h requires. */
+static void run_jobs(srv_server *s, srv_request *(*take)(srv_server *))
+{
     srv_pool *p = &s->pool;
     srv_request *req;
     lock(p);
-    while ((req = job_take(s)) != NULL) {
+    while ((req = take(s)) != NULL) {
         unlock(p);
         job_run(s, req);
         job_finish(p, req);
         lock(p);
     }
     unlock(p);
+}
+
+/* A compute thread: any job, and idle, it helps rankings (job_take). */
+static void *compute_main(void *arg)
+{
+    run_jobs(arg, job_take);
+    return NULL;
+}
+
+/* The estimate lane: estimates only, no ranking helped. */
+static void *lane_main(void *arg)
+{
+    run_jobs(arg, lane_take);
     return NULL;
 }
 
@@ -458,20 +513,23 @@ int srv_pool_start(srv_server *s, srv_job_fn run, lr_error *err)
                             "cannot create the compute pool's condition");
     }
     p->initialized = 1;
-    p->threads = calloc(n, sizeof *p->threads);
+    p->threads = calloc(n + 1, sizeof *p->threads);
     if (!p->threads) {
         srv_pool_fini(s);
         return lr_error_set(err, LR_NO_MEMORY, NULL, "out of memory while starting %u threads",
                             n);
     }
-    for (; p->nthreads < n; p->nthreads++) {
-        if (pthread_create(&p->threads[p->nthreads], NULL, compute_main, s) != 0) {
+    for (; p->nthreads <= n; p->nthreads++) {
+        void *(*main_of)(void *) = p->nthreads < n ? compute_main : lane_main;
+        if (pthread_create(&p->threads[p->nthreads], NULL, main_of, s) != 0) {
             unsigned started = p->nthreads;
             srv_pool_stop(s);
             srv_pool_fini(s);
-            return lr_error_set(err, LR_UNAVAILABLE, NULL,
-                                "cannot start compute thread %u of %u (--threads)", started + 1,
-                                n);
+            return started < n ? lr_error_set(err, LR_UNAVAILABLE, NULL,
+                                              "cannot start compute thread %u of %u (--threads)",
+                                              started + 1, n)
+                               : lr_error_set(err, LR_UNAVAILABLE, NULL,
+                                              "cannot start the estimate thread");
         }
     }
     return 0;
@@ -503,7 +561,8 @@ srv_submit srv_pool_submit(srv_server *s, srv_request *req, struct MHD_Connectio
             p->head = req;
         p->tail = req;
         p->queued++;
-        pthread_cond_signal(&p->work);
+        /* all: the one woken must be able to take it (the lane takes estimates only) */
+        pthread_cond_broadcast(&p->work);
     }
     unlock(p);
     return r;

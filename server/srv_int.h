@@ -110,10 +110,11 @@ typedef struct srv_pool {
     pthread_cond_t helped;    /* a helper left a ranking */
     srv_lend *lends;          /* rankings idle threads may help, newest first */
     unsigned idle;            /* compute threads waiting for work */
+    unsigned lane_idle;       /* 1 while the estimate lane waits for an estimate */
     srv_request *head, *tail; /* queued jobs, oldest first (linked by job_next) */
     unsigned queued;          /* jobs in the queue, at most SRV_QUEUE_MAX */
     int stopping;             /* srv_pool_stop began: no job is accepted any more */
-    pthread_t *threads;       /* the compute threads (malloc'd) */
+    pthread_t *threads;       /* the compute threads and the estimate lane (malloc'd) */
     unsigned nthreads;        /* how many of them were started */
     int initialized;          /* mu and work exist */
 } srv_pool;
@@ -335,6 +336,11 @@ const char *srv_route_label(int route);
 /* Runs the handler of req's route. Returns the JSON body, or one with text NULL and
  * err set. */
 srv_json srv_route_run(srv_server *s, const srv_request *req, lr_error *err);
+/* An estimate answered without computing, on the calling (I/O) thread: 1 when
+ * answered, *out holding the body or its text NULL with err set (an invalid request
+ * is answered here too); 0 when the prediction is not cached and must be computed on
+ * the pool. */
+int srv_estimate_cached(srv_server *s, const srv_request *req, srv_json *out, lr_error *err);
 
 /* ---- assets.c: the web calculator's files (web/, embedded at build time) -------- */
 

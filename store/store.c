@@ -12,6 +12,8 @@
  */
 #include "store_int.h"
 
+#include "lr_hash.h"
+
 #include <cjson/cJSON.h>
 #include <math.h>
 #include <stdio.h>
@@ -74,7 +76,31 @@ static const char *const migrations[ST_SCHEMA_VERSION] = {
      * from before start at 0: they go first. */
     "ALTER TABLE prediction ADD COLUMN used REAL NOT NULL DEFAULT 0;"
     "CREATE INDEX prediction_used ON prediction(used);",
+    /* 6: a row is checked once, when it is written, and stamped (issue 41): stamp is
+     * the hash of the row's format, kind and text, so a read compares a hash instead
+     * of parsing and checking the text again. A request row is found by the hash of
+     * its text when stored (a unique index on the text itself stored every request
+     * twice); a read compares the text itself. Unstamped rows cannot be trusted without the
+     * old check: predictions are dropped (a cache), measurements and devices kept. */
+    "DROP TABLE prediction;"
+    "DROP TABLE request;"
+    "CREATE TABLE request("
+    "  id INTEGER PRIMARY KEY,"
+    "  hash TEXT NOT NULL UNIQUE,"
+    "  text TEXT NOT NULL);"
+    "CREATE TABLE prediction("
+    "  key TEXT PRIMARY KEY NOT NULL,"
+    "  kind TEXT NOT NULL,"
+    "  json TEXT NOT NULL,"
+    "  created TEXT NOT NULL DEFAULT (strftime('%Y-%m-%dT%H:%M:%fZ', 'now')),"
+    "  request_id INTEGER NOT NULL REFERENCES request(id),"
+    "  config TEXT NOT NULL,"
+    "  used REAL NOT NULL DEFAULT 0,"
+    "  stamp TEXT NOT NULL);"
+    "CREATE INDEX prediction_used ON prediction(used);",
 };
+
+static void flush_touched(st_store *st);
 
 /* Puts between two evictions of a bounded cache. */
 #define EVICT_EVERY 64
@@ -85,9 +111,13 @@ static const char *const stmt_sql[ST_STMT_COUNT] = {
     [ST_STMT_ROLLBACK] = "ROLLBACK",
     /* a row under the key answers only the request and configuration it was stored
      * for: a key that collides is a miss */
-    [ST_STMT_GET] = "SELECT p.json FROM prediction p JOIN request r ON r.id = p.request_id"
-                    " WHERE p.key = ?1 AND r.text = ?2 AND p.config = ?3",
-    [ST_STMT_PUT_REQUEST] = "INSERT OR IGNORE INTO request(text) VALUES (?1)",
+    /* the row under the key and configuration; row_matches compares the request's
+     * text and the stamp: a key that collides is a miss */
+    [ST_STMT_GET] = "SELECT p.json, p.kind, p.stamp, r.text FROM prediction p"
+                    " JOIN request r ON r.id = p.request_id WHERE p.key = ?1 AND p.config = ?2",
+    /* a second text under the same hash (a collision) keeps the first: the second
+     * request's rows then name the first's text and are misses, never wrong answers */
+    [ST_STMT_PUT_REQUEST] = "INSERT OR IGNORE INTO request(hash, text) VALUES (?1, ?2)",
     /* used: julianday('now') has millisecond steps, and a fast cache stores and reads
      * many rows within one, whose order the eviction would then pick at random (the
      * row just read among them); so a row is always used after every other row,
@@ -95,9 +125,9 @@ static const char *const stmt_sql[ST_STMT_COUNT] = {
      * resolves). Only the order of used matters: a busy cache may run it ahead of
      * the clock */
     [ST_STMT_PUT] = "INSERT OR REPLACE INTO prediction(key, kind, json, request_id, config,"
-                    " used) VALUES (?1, ?2, ?3, (SELECT id FROM request WHERE text = ?4), ?5,"
-                    " max(julianday('now'), (SELECT ifnull(max(used), 0) FROM prediction)"
-                    " + 1e-8))",
+                    " used, stamp) VALUES (?1, ?2, ?3, (SELECT id FROM request WHERE hash = ?4),"
+                    " ?5, max(julianday('now'), (SELECT ifnull(max(used), 0) FROM prediction)"
+                    " + 1e-8), ?6)",
     [ST_STMT_TOUCH] = "UPDATE prediction SET used = max(julianday('now'), (SELECT"
                       " ifnull(max(used), 0) FROM prediction) + 1e-8) WHERE key = ?1",
     /* the least recently used rows beyond ?1, then the request texts nothing names */
@@ -304,7 +334,12 @@ static st_store *open_once(const char *path, lr_error *err, int *busy)
     /* WAL lets the other threads' connections read while one writes; NORMAL
      * sync is safe in WAL (a crash may lose the last commits, never corrupt),
      * and losing a few cached predictions costs only recomputation. */
-    if (st_run_sql(st, "PRAGMA journal_mode = WAL", "opening", err) ||
+    /* Rows are about 2.2 KB of prediction and 1-3 KB of request text: a 4 KiB page
+     * holds one of either, half empty (4.2 KB per ranked prediction, 6.2 KB per
+     * estimate of its own request, measured); 16 KiB pages hold seven. Only a new,
+     * empty file takes it (before its first table); older files keep theirs. */
+    if (st_run_sql(st, "PRAGMA page_size = 16384", "opening", err) ||
+        st_run_sql(st, "PRAGMA journal_mode = WAL", "opening", err) ||
         st_run_sql(st, "PRAGMA synchronous = NORMAL", "opening", err) || st_migrate(st, err) ||
         st_prepare_all(st, err))
         goto error;
@@ -345,6 +380,11 @@ void st_close(st_store *st)
 {
     if (!st)
         return;
+    if (st->stmt[ST_STMT_TOUCH])
+        flush_touched(st);
+    for (int i = 0; i < st->n_touched; i++)
+        free(st->touched[i]);
+    free(st->format);
     for (int i = 0; i < ST_STMT_COUNT; i++)
         sqlite3_finalize(st->stmt[i]);
     sqlite3_close(st->db);
@@ -352,30 +392,125 @@ void st_close(st_store *st)
     free(st);
 }
 
+/* The stamp of a row: the hash of the connection's row format, the row's kind and its
+ * text, so that a row damaged after it was written, or written in another format,
+ * does not match. */
+static void stamp_of(const st_store *st, const char *kind, const char *json,
+                     char out[LR_HASH_HEX])
+{
+    const char *parts[] = {st->format ? st->format : "", "\n", kind, "\n", json};
+    lr_hash_hex(parts, 5, out);
+}
+
+static double monotonic_s(void)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (double)t.tv_sec + (double)t.tv_nsec / 1e9;
+}
+
+/* Writes the recency of the reads batched since the last flush, in one transaction;
+ * a failure costs only the eviction order, so it is not reported. */
+static void flush_touched(st_store *st)
+{
+    lr_error ignored;
+    lr_error_clear(&ignored);
+    if (st->n_touched > 0 &&
+        st_step_texts(st, ST_STMT_BEGIN, NULL, 0, "marking predictions used", &ignored) == 0) {
+        for (int i = 0; i < st->n_touched; i++)
+            st_step_texts(st, ST_STMT_TOUCH, (const char *const *)&st->touched[i], 1,
+                          "marking a prediction used", &ignored);
+        if (st_step_texts(st, ST_STMT_COMMIT, NULL, 0, "marking predictions used", &ignored))
+            st_step_done(st, st->stmt[ST_STMT_ROLLBACK], "rolling back", &ignored);
+    }
+    for (int i = 0; i < st->n_touched; i++)
+        free(st->touched[i]);
+    st->n_touched = 0;
+}
+
+/* Remembers that key was read: its recency is written with the batch, when the batch
+ * is full or its first read is ST_TOUCH_MAX_AGE_S old (checked at each get and put),
+ * before an eviction, and on close. */
+static void touch(st_store *st, const char *key)
+{
+    if (st->max_predictions <= 0)
+        return;
+    char *copy = strdup(key);
+    if (!copy)
+        return; /* out of memory: this read's recency is lost, nothing else */
+    if (st->n_touched == 0)
+        st->touched_since = monotonic_s();
+    st->touched[st->n_touched++] = copy;
+    if (st->n_touched == ST_TOUCH_BATCH)
+        flush_touched(st);
+}
+
+static void flush_touched_if_old(st_store *st)
+{
+    if (st->n_touched > 0 && monotonic_s() - st->touched_since >= ST_TOUCH_MAX_AGE_S)
+        flush_touched(st);
+}
+
+/* Whether the current row of ST_STMT_GET answers request and is intact: the
+ * request's bytes, then the stamp over the row's text (copied to stamp_out when it
+ * matches). */
+static int row_matches(const st_store *st, sqlite3_stmt *s, const char *request,
+                       char stamp_out[LR_HASH_HEX])
+{
+    const char *json = (const char *)sqlite3_column_text(s, 0),
+               *kind = (const char *)sqlite3_column_text(s, 1),
+               *stamp = (const char *)sqlite3_column_text(s, 2),
+               *text = (const char *)sqlite3_column_text(s, 3);
+    if (!json || !kind || !stamp || !text)
+        return 0;
+    /* the row was found by a key that hashes the request: comparing the bytes is both
+     * the proof and cheaper than hashing the request again */
+    size_t n = strlen(request);
+    if ((size_t)sqlite3_column_bytes(s, 3) != n || memcmp(text, request, n) != 0)
+        return 0;
+    char want[LR_HASH_HEX];
+    stamp_of(st, kind, json, want);
+    if (strcmp(stamp, want) != 0)
+        return 0;
+    memcpy(stamp_out, want, LR_HASH_HEX);
+    return 1;
+}
+
 int st_prediction_get(st_store *st, const char *key, const char *request, const char *config,
                       char **json_out, lr_error *err)
+{
+    char stamp[LR_HASH_HEX];
+    return st_prediction_get_stamped(st, key, request, config, json_out, stamp, err);
+}
+
+int st_prediction_get_stamped(st_store *st, const char *key, const char *request,
+                              const char *config, char **json_out, char stamp[LR_HASH_HEX],
+                              lr_error *err)
 {
     sqlite3_stmt *s = st->stmt[ST_STMT_GET];
     int found = -1;
 
     *json_out = NULL;
+    flush_touched_if_old(st);
     if (sqlite3_bind_text(s, 1, key, -1, SQLITE_STATIC) != SQLITE_OK ||
-        sqlite3_bind_text(s, 2, request, -1, SQLITE_STATIC) != SQLITE_OK ||
-        sqlite3_bind_text(s, 3, config, -1, SQLITE_STATIC) != SQLITE_OK) {
+        sqlite3_bind_text(s, 2, config, -1, SQLITE_STATIC) != SQLITE_OK) {
         st_fail(st, err, "reading a prediction");
         goto done;
     }
     switch (sqlite3_step(s)) {
     case SQLITE_ROW: {
-        const unsigned char *text = sqlite3_column_text(s, 0);
+        if (!row_matches(st, s, request, stamp)) {
+            found = 0;
+            break;
+        }
         size_t len = (size_t)sqlite3_column_bytes(s, 0);
-        char *copy = text ? malloc(len + 1) : NULL;
+        char *copy = malloc(len + 1);
         if (!copy) {
             lr_error_set(err, LR_NO_MEMORY, NULL,
                          "cache database '%s': out of memory reading a prediction", st->path);
             break;
         }
-        memcpy(copy, text, len + 1);
+        memcpy(copy, sqlite3_column_text(s, 0), len + 1);
         *json_out = copy;
         found = 1;
         break;
@@ -388,13 +523,18 @@ int st_prediction_get(st_store *st, const char *key, const char *request, const 
     }
 done:
     st_stmt_done(s);
-    if (found == 1 && st->max_predictions > 0) {
-        /* recency for the eviction; a failure here costs only the order */
-        lr_error ignored;
-        lr_error_clear(&ignored);
-        st_step_texts(st, ST_STMT_TOUCH, &key, 1, "marking a prediction used", &ignored);
-    }
+    if (found == 1)
+        touch(st, key);
     return found;
+}
+
+void st_set_row_format(st_store *st, const char *format)
+{
+    char *copy = strdup(format ? format : "");
+    if (!copy)
+        return; /* the old format stays: rows then miss, nothing is served wrongly */
+    free(st->format);
+    st->format = copy;
 }
 
 /* Everything stored as "json" is embedded verbatim in exports, so it has to parse. */
@@ -435,6 +575,7 @@ void st_set_max_predictions(st_store *st, int64_t max)
 static int evict(st_store *st, lr_error *err)
 {
     sqlite3_stmt *s = st->stmt[ST_STMT_EVICT];
+    flush_touched(st); /* the reads batched so far count */
     if (sqlite3_bind_int64(s, 1, st->max_predictions) != SQLITE_OK) {
         st_stmt_done(s);
         return st_fail(st, err, "evicting old predictions");
@@ -448,16 +589,22 @@ int st_prediction_put(st_store *st, const char *key, const char *request, const 
                       const char *kind, const char *json, lr_error *err)
 {
     const char *doing = "storing a prediction";
-    const char *row[] = {key, kind, json, request, config};
-
+    char request_hash[LR_HASH_HEX], stamp[LR_HASH_HEX];
+    const char *parts[] = {request};
+    lr_hash_hex(parts, 1, request_hash);
     if (st_check_json(st, json, "prediction", err))
         return -1;
+    stamp_of(st, kind, json, stamp);
+    const char *req_row[] = {request_hash, request};
+    const char *row[] = {key, kind, json, request_hash, config, stamp};
+
+    flush_touched_if_old(st);
     /* one transaction: the request row must still be there when the prediction
      * names it (another connection may clear the cache in between) */
     if (st_step_texts(st, ST_STMT_BEGIN, NULL, 0, doing, err))
         return -1;
-    if (st_step_texts(st, ST_STMT_PUT_REQUEST, &request, 1, doing, err) ||
-        st_step_texts(st, ST_STMT_PUT, row, 5, doing, err) ||
+    if (st_step_texts(st, ST_STMT_PUT_REQUEST, req_row, 2, doing, err) ||
+        st_step_texts(st, ST_STMT_PUT, row, 6, doing, err) ||
         st_step_texts(st, ST_STMT_COMMIT, NULL, 0, doing, err)) {
         st_step_done(st, st->stmt[ST_STMT_ROLLBACK], "rolling back", err);
         return -1;

@@ -21,6 +21,7 @@
 #include <stdio.h>
 
 #include "lr_error.h"
+#include "lr_hash.h"
 
 typedef struct st_store st_store;
 
@@ -31,15 +32,32 @@ st_store *st_open(const char *path, lr_error *err);
 void st_close(st_store *st);
 
 /* Looks key up. Returns 1 and sets *json_out (malloc'd, caller frees) when a row is
- * stored under key for exactly this request (the canonical request text) and config
- * (the configuration within it); 0 when there is none, also when the row under key
- * answers another request or configuration; -1 with err set on a database error. */
+ * stored under key for exactly this request (the canonical request text: its hash,
+ * then its bytes are compared) and config (the configuration within it), and the row
+ * is intact (its stamp, written with it, matches its format, kind and text); 0 when
+ * there is none, also when the row under key answers another request or
+ * configuration or is damaged; -1 with err set on a database error. Nothing is parsed:
+ * a row is checked once, by the caller, before it is stored. */
 int st_prediction_get(st_store *st, const char *key, const char *request, const char *config,
                       char **json_out, lr_error *err);
 
+/* st_prediction_get that also gives the row's stamp (on 1): the same stamp means the
+ * same row text, so a caller may keep what it derived from a row by its stamp. */
+int st_prediction_get_stamped(st_store *st, const char *key, const char *request,
+                              const char *config, char **json_out, char stamp[LR_HASH_HEX],
+                              lr_error *err);
+
+/* The format of the rows this connection writes and accepts (the response writer's
+ * version): part of every row's stamp, so rows of another format are misses. "" after
+ * st_open. */
+void st_set_row_format(st_store *st, const char *format);
+
 /* Bounds the predictions this connection keeps: every 64 stores, the least recently
  * stored or read beyond max are deleted (measurements and devices never are). 0 (the
- * default after st_open) keeps everything. */
+ * default after st_open) keeps everything. Reads are not written one by one: their
+ * recency is written in one transaction per 256 reads or per second (at the next get
+ * or put after it), before each eviction and on close. The order the eviction sees
+ * may therefore lack the last second's reads of other connections. */
 void st_set_max_predictions(st_store *st, int64_t max);
 
 /* Inserts or replaces the prediction for key, recording the request and config it

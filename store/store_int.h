@@ -12,7 +12,7 @@
 #include "store.h"
 
 /* The schema this build writes; bump it together with a new entry in migrations[]. */
-#define ST_SCHEMA_VERSION 5
+#define ST_SCHEMA_VERSION 6
 
 /* PRAGMA application_id of a launchrank database ("LRnk"), so open can tell our
  * file from another program's SQLite database before migrating anything into it. */
@@ -47,12 +47,21 @@ typedef enum st_stmt_id {
     ST_STMT_COUNT
 } st_stmt_id;
 
+/* Reads whose recency is written in one transaction (st_prediction_get): at most this
+ * many, or those of ST_TOUCH_MAX_AGE_S, whichever comes first. */
+#define ST_TOUCH_BATCH 256
+#define ST_TOUCH_MAX_AGE_S 1.0
+
 struct st_store {
     sqlite3 *db;
     char *path;                        /* owned; for messages */
     sqlite3_stmt *stmt[ST_STMT_COUNT]; /* owned; all NULL until open has migrated */
     int64_t max_predictions;           /* 0 = unbounded (st_set_max_predictions) */
     uint64_t puts;                     /* predictions stored through this connection */
+    char *format;                      /* owned; st_set_row_format, part of every stamp */
+    char *touched[ST_TOUCH_BATCH];     /* each owned: keys read, recency not yet written */
+    int n_touched;
+    double touched_since;              /* CLOCK_MONOTONIC seconds of touched[0] */
 };
 
 /* Helpers store.c and records.c share. Each returns 0, or -1 with err. */

@@ -267,6 +267,8 @@ int main(void)
     lr_api *dapi = lr_api_new(&dcfg, &err);
     cached c = {.w = dapi ? lr_worker_new(dapi, &err) : NULL, .st = st_open(db, &err)};
     CHECK(c.w && c.st);
+    if (c.st) /* the worker's rows are stamped with the writer's format */
+        st_set_row_format(c.st, LR_ESTIMATE_FORMAT);
     CHECK_INT(lr_request_parse(devs, body, strlen(body), LR_REQ_ESTIMATE, &c.req, &err), 0);
     lr_request_key(&c.req, &c.req.launch, c.key);
     lr_request_config_text(&c.req.launch, c.config);
