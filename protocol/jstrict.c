@@ -63,9 +63,13 @@ static int is_nonfinite_word(const char *t, size_t n)
     return 0;
 }
 
+/* grammar's reason for a number followed by more token bytes; the message names the
+ * first of them. */
+static const char js_trailing[] = "hex, '_' and a second '.' are not JSON";
+
 /* Why t[0..n) is not a JSON number, or NULL when it is one; *integer: it has neither
- * fraction nor exponent. */
-static const char *grammar(const char *t, size_t n, int *integer)
+ * fraction nor exponent; *stop: where the number the grammar allows ends. */
+static const char *grammar(const char *t, size_t n, int *integer, size_t *stop)
 {
     size_t i = 0;
     if (is_nonfinite_word(t, n))
@@ -101,8 +105,8 @@ static const char *grammar(const char *t, size_t n, int *integer)
         while (i < n && is_digit(t[i]))
             i++;
     }
-    return i == n ? NULL
-                  : "the number ends before this (hex, '_' and a second '.' are not JSON)";
+    *stop = i;
+    return i == n ? NULL : js_trailing;
 }
 
 /* Whether the integer t[0..n) (digits after an optional '-', no leading zero) is
@@ -203,14 +207,18 @@ static int refuse(const js_scan *s, size_t at, size_t n, lr_code code, const cha
 static int check_token(const js_scan *s, size_t at, size_t n, lr_error *err)
 {
     const char *t = s->t + at;
-    char what[256];
     int integer = 0;
+    size_t stop = 0;
     if (!is_digit(*t) && *t != '-' && *t != '+' && *t != '.' && !is_nonfinite_word(t, n))
         return 0; /* true, false, null, or a typo cJSON will refuse */
-    const char *why = grammar(t, n, &integer);
+    const char *why = grammar(t, n, &integer, &stop);
     if (why) {
+        char what[256], ends[48] = "";
+        if (why == js_trailing)
+            snprintf(ends, sizeof ends, "the number ends before '%c' (", t[stop]);
         snprintf(what, sizeof what,
-                 "is no JSON number: %s; a JSON number is written " JS_GRAMMAR, why);
+                 "is no JSON number: %s%s%s; a JSON number is written " JS_GRAMMAR, ends, why,
+                 *ends ? ")" : "");
         return refuse(s, at, n, LR_INVALID_JSON, "the body is not valid JSON: ", what, err);
     }
     if (integer && beyond_exact(t, n))

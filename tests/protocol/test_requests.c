@@ -990,6 +990,8 @@ static void json_numbers_are_strict(lr_worker *w)
                   "invalid_json", "domain.a\\\"b[1][1]", "+3 at line 1, column 43");
     check_refused(w, "[1, 2, 01]", "invalid_json", "[2]", "01 at line 1, column 8");
     check_refused(w, "-1.", "invalid_json", "", "-1. at line 1, column 1");
+    check_refused(w, "{\"a\":0x10}", "invalid_json", "a", "the number ends before 'x' (hex");
+    check_refused(w, "{\"a\":1.5.5}", "invalid_json", "a", "the number ends before '.' (");
     /* Integers past 2^53: kernel parameters take up to 2^53, and 2^53 + 1 used to be
      * read as 2^53 without a word. */
     const char *params =
