@@ -14,6 +14,7 @@
 #include "api.h"
 #include "jbuild.h"
 #include "jread.h"
+#include "jstrict.h"
 #include "lr_hash.h"
 #include "request_int.h"
 
@@ -384,7 +385,8 @@ cJSON *lr_request_parse_json(const char *body, size_t len, lr_error *err)
                      LR_MAX_BODY_BYTES);
         return NULL;
     }
-    if (jr_precheck(body, len, LR_MAX_JSON_DEPTH, err))
+    /* Numbers before cJSON: it would take 0100 and round 9007199254740993. */
+    if (jr_precheck(body, len, LR_MAX_JSON_DEPTH, err) || js_numbers_check(body, len, err))
         return NULL;
     const char *end = NULL;
     cJSON *root = cJSON_ParseWithLengthOpts(body, len, &end, 0);

@@ -48,7 +48,8 @@ typedef struct lr_request {
 } lr_request;
 
 /* Parses body (len bytes, need not be NUL-terminated) as one JSON object with every
- * check a request gets before its values are read: size, nesting, UTF-8, nothing
+ * check a request gets before its values are read: size, nesting, UTF-8, numbers as
+ * RFC 8259 writes them (integers at most 2^53, none infinite; jstrict.h), nothing
  * after the object, no raw control bytes, no key twice. The tree (caller frees with
  * cJSON_Delete), or NULL with err set. */
 cJSON *lr_request_parse_json(const char *body, size_t len, lr_error *err);

@@ -618,8 +618,10 @@ static const struct {
 static void cases_literals(void)
 {
     static const char *const any[] = {
-        "NaN",         "-NaN", "nan", "Infinity", "-Infinity", "inf", "1e400", "-1e400",
-        "1e999999999", "+1",   ".5",  "0x10",     "1e",        "-",   "1.5.1", "Inf"};
+        "NaN", "-NaN", "nan", "Infinity", "-Infinity", "inf", "1e400", "-1e400", "1e999999999",
+        "+1", ".5", "0x10", "1e", "-", "1.5.1", "Inf",
+        /* issue 41, item 4: cJSON's strtod took these as numbers (0100 as 100) */
+        "0100", "-01", "00", "64.", "1.e5", "-.5", "9007199254740993"};
     static const char *const integer_only[] = {"1.5", "2.0000001", "0.5"};
     for (size_t p = 0; p < NUMERIC_PATH_COUNT; p++) {
         for (size_t i = 0; i < sizeof any / sizeof any[0]; i++) {

@@ -16,6 +16,7 @@
 
 #include "api.h"
 #include "check.h"
+#include "request.h"
 
 #define FIELD_A "{\"name\":\"A\",\"dims\":[64,64],\"loads\":[[\"x\",\"y\"]]}"
 #define KERNEL_OK "\"kernel\":{\"fields\":[" FIELD_A "]}"
@@ -34,8 +35,10 @@ static const bad_case cases[] = {
     {0, "{", "invalid_json", "", "not valid JSON"},
     {0, "{\"device\": \"A100-SXM4-40GB\",}", "invalid_json", "", "not valid JSON"},
     {0, "[1,2]", "invalid_request", "", "must be an object"},
-    {0, "{\"device\": NaN}", "invalid_json", "", "not valid JSON"},
-    {0, "{\"device\": Infinity}", "invalid_json", "", "not valid JSON"},
+    /* issue 41, item 4: refused before cJSON now, with the path and the column */
+    {0, "{\"device\": NaN}", "invalid_json", "device",
+     "not valid JSON: NaN at line 1, column 12"},
+    {0, "{\"device\": Infinity}", "invalid_json", "device", "not valid JSON: Infinity at"},
     /* regressions from tests/fuzz */
     {0, "{" OK_REST ",\"launch\":{\"block\":[32]}} garbage", "invalid_json", "",
      "unexpected data after"},
@@ -900,6 +903,173 @@ static void cache_health_recovers(void)
     rmdir(dir);
 }
 
+/* ---- issue 41, item 4: JSON numbers exactly as RFC 8259 writes them ---------------- */
+
+/* Number forms cJSON (strtod behind it) took, or that are no JSON at all, each put in
+ * domain[0]: refused as invalid_json naming domain[0], line 1, column 25. */
+static const char *const bad_numbers[] = {
+    "0100", "-0100", "01.5", "64.",      ".5",        "-",     "+1",   "1e",    "1e+",
+    "1.e5", "0x10",  "NaN",  "Infinity", "-Infinity", "1_000", "- 1",  "1.5.5", "00",
+    "-.5",  "1E",    "0e",   "-01",      "1e-",       "inf",   "-nan", "0.e1",  "1.5e+-3"};
+
+/* Valid edge forms with the value a double holds. */
+static const struct {
+    const char *text;
+    double value;
+} good_numbers[] = {{"0", 0},
+                    {"-0", -0.0},
+                    {"0.5", 0.5},
+                    {"1e5", 1e5},
+                    {"1E+5", 1e5},
+                    {"1e-5", 1e-5},
+                    {"-1.25e-3", -1.25e-3},
+                    {"0e0", 0},
+                    {"10", 10},
+                    {"9007199254740992", 9007199254740992.0},
+                    {"-9007199254740992", -9007199254740992.0},
+                    {"1.7976931348623157e308", 1.7976931348623157e308},
+                    {"1.7976931348623158e308", 1.7976931348623157e308}, /* rounds down */
+                    {"1e-400", 0},                               /* underflow is finite: 0 */
+                    {"9007199254740993.0", 9007199254740992.0}}; /* a double: rounded */
+
+/* body's error through estimate: code, path and a piece of the message. */
+static void check_refused(lr_worker *w, const char *body, const char *code, const char *path,
+                          const char *msg)
+{
+    lr_error err;
+    lr_error_clear(&err);
+    char *out = lr_api_estimate(w, body, strlen(body), &err);
+    if (out || strcmp(lr_code_name(err.code), code) || strcmp(err.path, path) ||
+        !strstr(err.message, msg)) {
+        check_failures++;
+        fprintf(stderr,
+                "number case %s: got %s at '%s': %s\n   want %s at '%s' containing '%s'\n",
+                body, out ? "an answer" : lr_code_name(err.code), err.path, err.message, code,
+                path, msg);
+    }
+    check_count++;
+    free(out);
+}
+
+static void json_numbers_are_strict(lr_worker *w)
+{
+    char body[2048], msg[128];
+    for (size_t i = 0; i < sizeof bad_numbers / sizeof bad_numbers[0]; i++) {
+        snprintf(body, sizeof body,
+                 "{\"device\":\"A100-SXM4-40GB\",\"domain\":[%s,64]," KERNEL_OK
+                 ",\"launch\":{\"block\":[32]}}",
+                 bad_numbers[i]);
+        /* the token quoted is the number up to a space ("- 1" is the token "-") */
+        snprintf(msg, sizeof msg, "not valid JSON: %.*s at line 1, column 38 is no JSON number",
+                 (int)strcspn(bad_numbers[i], " "), bad_numbers[i]);
+        check_refused(w, body, "invalid_json", "domain[0]", msg);
+    }
+    for (size_t i = 0; i < sizeof good_numbers / sizeof good_numbers[0]; i++) {
+        lr_error err;
+        lr_error_clear(&err);
+        snprintf(body, sizeof body, "{\"v\":[%s]}", good_numbers[i].text);
+        cJSON *root = lr_request_parse_json(body, strlen(body), &err);
+        const cJSON *v = cJSON_GetArrayItem(cJSON_GetObjectItem(root, "v"), 0);
+        if (!cJSON_IsNumber(v) || v->valuedouble != good_numbers[i].value ||
+            signbit(v->valuedouble) != signbit(good_numbers[i].value)) {
+            check_failures++;
+            fprintf(stderr, "good number %s: refused or misread: %s\n", good_numbers[i].text,
+                    err.message);
+        }
+        check_count++;
+        cJSON_Delete(root);
+    }
+    /* Line and column (in characters: the e-acute is one) on a body of several lines;
+     * the path names a value inside arrays and objects. */
+    check_refused(
+        w,
+        "{\n  \"device\": \"A100-SXM4-40GB\",\n  \"domain\": [64, 64],\n"
+        "  \"kernel\": {\"fields\": [{\"name\": \"\xc3\xa9\", \"dims\": [64, 064]}]}\n}",
+        "invalid_json", "kernel.fields[0].dims[1]", "064 at line 4, column 52");
+    check_refused(w, "{\"device\":\"x\\\"y\",\"domain\":{\"a\\\"b\":[[1],[2,+3]]}}",
+                  "invalid_json", "domain.a\\\"b[1][1]", "+3 at line 1, column 43");
+    check_refused(w, "[1, 2, 01]", "invalid_json", "[2]", "01 at line 1, column 8");
+    check_refused(w, "-1.", "invalid_json", "", "-1. at line 1, column 1");
+    check_refused(w, "{\"a\":0x10}", "invalid_json", "a", "the number ends before 'x' (hex");
+    check_refused(w, "{\"a\":1.5.5}", "invalid_json", "a", "the number ends before '.' (");
+    /* Integers past 2^53: kernel parameters take up to 2^53, and 2^53 + 1 used to be
+     * read as 2^53 without a word. */
+    const char *params =
+        "{\"device\":\"A100-SXM4-40GB\",\"domain\":[64,64],\"launch\":{\"block\":"
+        "[32]},\"kernel\":{\"fields\":[" FIELD_A "],\"parameters\":{\"w\":%s}}}";
+    snprintf(body, sizeof body, params, "9007199254740993");
+    check_refused(w, body, "invalid_request", "kernel.parameters.w",
+                  "the integer 9007199254740993 at line 1, column 156 is beyond 2^53");
+    snprintf(body, sizeof body, params, "-9007199254740993");
+    check_refused(w, body, "invalid_request", "kernel.parameters.w", "beyond 2^53");
+    snprintf(body, sizeof body, params, "123456789012345678901234567890");
+    check_refused(w, body, "invalid_request", "kernel.parameters.w", "beyond 2^53");
+    for (int sign = 0; sign < 2; sign++) {
+        snprintf(body, sizeof body, params, sign ? "-9007199254740992" : "9007199254740992");
+        lr_error err;
+        lr_error_clear(&err);
+        char *out = lr_api_estimate(w, body, strlen(body), &err);
+        CHECK(out != NULL);
+        if (!out)
+            fprintf(stderr, "2^53 refused: %s at %s\n", err.message, err.path);
+        free(out);
+    }
+    check_refused(w,
+                  "{\"device\":\"A100-SXM4-40GB\",\"domain\":[64,64]," KERNEL_OK
+                  ",\"launch\":{\"block\":[32]},\"x\":[{\"y\":9007199254740993}]}",
+                  "invalid_request", "x[0].y", "beyond 2^53");
+    /* Numbers beyond a double */
+    check_refused(w, "{\"device\":{\"base\":\"A100-SXM4-40GB\",\"clock_ghz\":1e400}}",
+                  "invalid_request", "device.clock_ghz",
+                  "the number 1e400 at line 1, column 48 is beyond the largest double");
+    check_refused(w, "{\"a\":-1.7976931348623159e308}", "invalid_request", "a",
+                  "beyond the largest double");
+    check_refused(w, "{\"a\":0.001e312}", "invalid_request", "a", "largest double");
+    check_refused(w, "{\"a\":1e99999999999999999999}", "invalid_request", "a",
+                  "largest double");
+    strcpy(body, "{\"a\":1");
+    repeat(body, sizeof body, "0", 400);
+    strcat(body, ".5}");
+    check_refused(w, body, "invalid_request", "a",
+                  "1000000000000000000000000000000000000000..."
+                  " at line 1, column 6 is beyond");
+    /* Every body a client sends gets the check: rank, measure, emit, a device to store. */
+    const char *octal = "{\"device\":\"A100-SXM4-40GB\",\"domain\":[64,064]," KERNEL_OK
+                        ",\"launch\":{\"block\":[32]}}";
+    lr_error err;
+    lr_error_clear(&err);
+    char *out = lr_api_rank(w, octal, strlen(octal), NULL, NULL, &err);
+    CHECK(out == NULL);
+    CHECK_STR(err.path, "domain[1]");
+    CHECK_CONTAINS(err.message, "a leading zero");
+    free(out);
+    lr_error_clear(&err);
+    out = lr_api_measure(w, octal, strlen(octal), &err);
+    CHECK(out == NULL);
+    CHECK_STR(err.path, "domain[1]");
+    free(out);
+    lr_error_clear(&err);
+    out = lr_api_emit(w, octal, strlen(octal), &err);
+    CHECK(out == NULL);
+    CHECK_STR(err.path, "domain[1]");
+    free(out);
+    char dir[] = "/tmp/lr-test-XXXXXX", db[64];
+    lr_worker *dw;
+    lr_api *api = api_on_new_db(dir, db, sizeof db, &dw, &err);
+    const char *dev = "{\"name\":\"mine\",\"base\":\"A100-SXM4-40GB\",\"sm_count\":0108}";
+    lr_error_clear(&err);
+    out = lr_api_device_add(api, dev, strlen(dev), 0, &err);
+    CHECK(out == NULL);
+    CHECK_STR(lr_code_name(err.code), "invalid_json");
+    CHECK_STR(err.path, "sm_count");
+    CHECK_CONTAINS(err.message, "0108 at line 1, column 51");
+    free(out);
+    lr_worker_free(dw);
+    lr_api_free(api);
+    remove_db(db);
+    rmdir(dir);
+}
+
 int main(void)
 {
     lr_error err;
@@ -920,6 +1090,7 @@ int main(void)
     }
     hostile_sizes(w);
     errors_are_utf8(w);
+    json_numbers_are_strict(w);
     lr_worker_free(w);
     lr_api_free(api);
     isl_budget();
