@@ -1,8 +1,9 @@
 /*
  * http.c: the libmicrohttpd plumbing. Starts and stops the daemon, keeps one
  * srv_request per request (request.c: the body accumulated under --max-body), answers what can
- * be answered from the headers alone (403 for a foreign Host or web origin, 404, 405, 415,
- * 413 by Content-Length) before any body is read, and once the body is complete
+ * be answered from the headers alone (400 for an ambiguous or undecodable body framing, 403
+ * for a foreign Host or web origin, 404, 405, 415, 413 by Content-Length) before any body
+ * is read, and once the body is complete
  * answers the cheap routes at once and hands estimate and rank to the compute pool
  * (pool.c), sending their answer when the pool resumes the connection. It writes
  * the access log line when MHD reports the request done.
@@ -267,6 +268,64 @@ static enum MHD_Result check_content_type(srv_server *s, struct MHD_Connection *
                         shown);
 }
 
+/* The headers that say where a request's body ends, counted over every header line:
+ * MHD's lookups see only the first of a repeated header. */
+typedef struct srv_framing {
+    unsigned lengths;     /* Content-Length headers */
+    unsigned encodings;   /* Transfer-Encoding headers */
+    const char *encoding; /* the value of the last of them */
+} srv_framing;
+
+static enum MHD_Result count_framing(void *cls, enum MHD_ValueKind kind, const char *key,
+                                     const char *value)
+{
+    (void)kind;
+    srv_framing *f = cls;
+    if (strcasecmp(key, MHD_HTTP_HEADER_CONTENT_LENGTH) == 0)
+        f->lengths++;
+    else if (strcasecmp(key, MHD_HTTP_HEADER_TRANSFER_ENCODING) == 0) {
+        f->encodings++;
+        f->encoding = value;
+    }
+    return MHD_YES;
+}
+
+/* A request must say in one way only where its body ends: one Content-Length, or
+ * Transfer-Encoding: chunked alone (case aside, as libmicrohttpd compares it). A
+ * second length, or a length beside an encoding, is how requests are smuggled past
+ * a proxy that reads the other one (libmicrohttpd would silently use the first
+ * header, or the encoding); and an encoding libmicrohttpd cannot decode (gzip, "chunked,
+ * chunked") would leave it reading a body of unknown end until the idle timeout. All
+ * get 400 now, before any body is read. */
+static enum MHD_Result check_framing(srv_server *s, struct MHD_Connection *c, srv_request *req)
+{
+    srv_framing f = {0, 0, NULL};
+    MHD_get_connection_values(c, MHD_HEADER_KIND, count_framing, &f);
+    if (f.lengths > 1)
+        return respond_code(s, c, req, LR_INVALID_REQUEST, MHD_HTTP_BAD_REQUEST, NULL,
+                            "the request has %u Content-Length headers; send exactly one, "
+                            "so that where the body ends is not ambiguous",
+                            f.lengths);
+    if (f.encodings > 1)
+        return respond_code(s, c, req, LR_INVALID_REQUEST, MHD_HTTP_BAD_REQUEST, NULL,
+                            "the request has %u Transfer-Encoding headers; send the body "
+                            "with one Content-Length, or with one Transfer-Encoding: chunked",
+                            f.encodings);
+    if (f.encodings && f.lengths)
+        return respond_code(s, c, req, LR_INVALID_REQUEST, MHD_HTTP_BAD_REQUEST, NULL,
+                            "the request has both Content-Length and Transfer-Encoding; "
+                            "send one of them, so that where the body ends is not ambiguous");
+    if (f.encodings && strcasecmp(f.encoding, "chunked") != 0) {
+        char shown[SRV_ECHO_MAX + 1];
+        lr_ascii_excerpt(f.encoding, SRV_ECHO_MAX, shown, sizeof shown);
+        return respond_code(s, c, req, LR_INVALID_REQUEST, MHD_HTTP_BAD_REQUEST, NULL,
+                            "Transfer-Encoding '%s' is not accepted: send the body with a "
+                            "Content-Length, or with Transfer-Encoding: chunked",
+                            shown);
+    }
+    return MHD_YES;
+}
+
 /* Everything decided by the request line and headers, before the body is read.
  * Answering now spares buffering a body we would refuse; MHD then closes the
  * connection instead of reading the rest. */
@@ -276,7 +335,9 @@ static enum MHD_Result request_begin(srv_server *s, struct MHD_Connection *c, sr
     unsigned status;
     req->route = srv_route_find(req->method, req->url, &req->arg, allow, sizeof allow, &status);
     srv_stats_count_request(&s->stats, req->route);
-    enum MHD_Result r = check_host(s, c, req);
+    enum MHD_Result r = check_framing(s, c, req);
+    if (r == MHD_YES && !req->status)
+        r = check_host(s, c, req);
     if (r == MHD_YES && !req->status)
         r = check_origin(s, c, req);
     if (r != MHD_YES || req->status)
@@ -404,6 +465,8 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *c, const cha
         enum MHD_Result r = request_begin(s, c, req);
         if (req->status)
             srv_conn_received(s, req->conn_state); /* the rest of it does not matter */
+        else
+            srv_conn_head_received(s, req->conn_state); /* the body deadline runs */
         return r;
     }
     if (*upload_data_size > 0) {
@@ -454,13 +517,15 @@ static void on_completed(void *cls, struct MHD_Connection *c, void **con_cls,
     srv_stats_count_response(&s->stats, req->route, req->status, ms / 1e3);
     /* A cancelled job's body may have reached the closed socket's buffer: MHD then
      * reports it sent, but the reason is known. */
-    if (!s->cfg->quiet)
+    if (!s->cfg->quiet) {
+        const char *cut = srv_cut_reason_text(srv_conn_cut_reason(s, req->conn_state));
         srv_log_access(req, ms,
                        req->status == SRV_STATUS_CLIENT_CLOSED      ? "client closed"
                        : toe == MHD_REQUEST_TERMINATED_COMPLETED_OK ? NULL
-                       : srv_conn_was_cut(s, req->conn_state) ? "--receive-deadline passed"
-                                                              : termination_reason(toe));
-    /* A kept-alive connection's next request has the deadline from now on. */
+                       : cut                                        ? cut
+                                                                    : termination_reason(toe));
+    }
+    /* A kept-alive connection's next request has the head deadline from now on. */
     srv_conn_next_request(s, req->conn_state);
     *con_cls = NULL;
     atomic_fetch_sub(&s->inflight, 1);
@@ -573,7 +638,10 @@ int srv_http_start(srv_server *s, lr_error *err)
         MHD_OPTION_CONNECTION_TIMEOUT, (unsigned int)cfg->timeout_s,
         MHD_OPTION_CONNECTION_MEMORY_LIMIT, SRV_CONNECTION_MEMORY,
         MHD_OPTION_CONNECTION_LIMIT, SRV_MAX_CONNECTIONS,
-        MHD_OPTION_PER_IP_CONNECTION_LIMIT, cfg->max_client_conns,
+        /* no MHD_OPTION_PER_IP_CONNECTION_LIMIT: it refused every connection of an
+         * address past the limit, so a client trickling requests locked out the
+         * prompt clients of its address (all local ones share 127.0.0.1); conns.c
+         * bounds half-received connections instead, shedding the slowest */
         MHD_OPTION_NOTIFY_CONNECTION, srv_conns_notify, s,
         MHD_OPTION_NOTIFY_COMPLETED, on_completed, s,
         MHD_OPTION_UNESCAPE_CALLBACK, unescape, s,

@@ -21,8 +21,11 @@
 #include "srv_int.h"
 
 /* Connections the kernel queues before libmicrohttpd accepts them: a burst of code
- * generator processes starting at once, well below the kernel's usual somaxconn. */
-#define SRV_LISTEN_BACKLOG 128
+ * generator processes starting at once, and clients that reconnect as soon as they
+ * are shed (conns.c), which kept a queue of 128 full: the kernel then drops a new
+ * client's SYN, and the client retries only a second later. Twice the connections
+ * libmicrohttpd serves; the kernel caps it at somaxconn (4096 on current Linux). */
+#define SRV_LISTEN_BACKLOG 1024
 
 /* A whole decimal port from 0 to 65535; 0 or -1. */
 static int parse_port(const char *s, unsigned *out)

@@ -28,18 +28,30 @@
  * and stalls holds its memory no longer than this. Ten seconds is ages for a
  * client on the same host or network, which is where code generators run. */
 #define SRV_DEFAULT_TIMEOUT_S 10
-/* Seconds a client may take to send one whole request, headers and body, however
- * steadily it trickles (--timeout only bounds silence). A 1 MiB body takes
- * milliseconds on the networks code generators use and ten seconds at 100 KB/s;
- * thirty leave room for a slow link and still free a trickling client's connection
- * within half a minute. */
-#define SRV_DEFAULT_RECEIVE_DEADLINE_S 30
-/* Connections one client address may hold open at once: a quarter of
- * SRV_MAX_CONNECTIONS, so that one client, however many connections it opens or
- * stalls, leaves three quarters to the others; twice the 64 connections of the
- * load benchmark, more than a code generator on one host opens. */
-#define SRV_DEFAULT_MAX_CLIENT_CONNS 128
-_Static_assert(SRV_MAX_CONNECTIONS == 512, "update the --max-client-connections help");
+/* Seconds a client may take to send a request's head (request line and headers),
+ * however steadily it trickles (--timeout only bounds silence), counted from the
+ * connection's opening or the previous answer on it. A head is a few hundred bytes,
+ * sent in one packet by every client; ten seconds equal --timeout, so an idle
+ * kept-alive connection lasts as long as before, and a client trickling its head
+ * frees its connection within ten seconds. */
+#define SRV_DEFAULT_HEAD_DEADLINE_S 10
+/* Seconds a client may take to send a request's body once its head is in. A 1 MiB
+ * body takes milliseconds on the networks code generators use and ten seconds at
+ * 100 KB/s; thirty leave room for a slow link and still free a trickling client's
+ * connection within half a minute. */
+#define SRV_DEFAULT_BODY_DEADLINE_S 30
+/* Half-received connections (request not yet whole) of all clients at once: half of
+ * SRV_MAX_CONNECTIONS, so that however many connections clients trickle, the other
+ * half stays for requests that arrived (SRV_QUEUE_MAX of them may wait for a compute
+ * thread) and new connections always find a slot to open in. Past it, the slowest
+ * half-received connection is shed (conns.c). */
+#define SRV_DEFAULT_MAX_RECEIVING 256
+/* Half-received connections of one client address: half of the total, so that one
+ * address trickling alone leaves the other half to the rest; twice the 64 connections
+ * of the load benchmark, more than a code generator on one host opens at once. Past
+ * it, that address's slowest is shed; a prompt client of the same address is not. */
+#define SRV_DEFAULT_MAX_CLIENT_RECEIVING 128
+_Static_assert(SRV_MAX_CONNECTIONS == 512, "update the --max-receiving help");
 /* Longest --allow-origin: a scheme, a host name (at most 253) and a port. */
 #define SRV_ORIGIN_MAX 270
 /* Compute threads at most: each owns an isl context and a store connection; beyond
@@ -67,7 +79,8 @@ typedef struct srv_options {
     srv_config cfg;
     const char *listen; /* --listen as given, for messages */
     int no_cache;
-    long long threads, max_body, timeout_s, cache_max, receive_deadline_s, max_client_conns;
+    long long threads, max_body, timeout_s, cache_max;
+    long long head_deadline_s, body_deadline_s, max_receiving, max_client_receiving;
     double time_limit_s;       /* --time-limit, decimals allowed as for `launchrank rank` */
     char default_db[PATH_MAX]; /* $STATE_DIRECTORY/launchrank.sqlite, when set */
 } srv_options;
@@ -97,7 +110,7 @@ static int set_db(void *target, const char *value, char *why, size_t why_size)
 
 /* Most predictions the cache keeps (a billion rows would be terabytes). */
 #define SRV_MAX_CACHE_ENTRIES 1000000000ll
-/* Longest --timeout, --time-limit and --receive-deadline: an hour is beyond any
+/* Longest --timeout, --time-limit and the deadlines: an hour is beyond any
  * sensible wait for one request. */
 #define SRV_MAX_SECONDS 3600
 
@@ -218,28 +231,53 @@ static const lr_opt opt_time_limit = {
     .kind = LR_OPT_REAL,
     .max = SRV_MAX_SECONDS,
     .offset = SRV_OFF(time_limit_s)};
-static const lr_opt opt_receive_deadline = {
-    .name = "--receive-deadline",
+static const lr_opt opt_head_deadline = {
+    .name = "--head-deadline",
     .arg = "SECONDS",
     .unit = "seconds",
-    .def = SRV_STR(SRV_DEFAULT_RECEIVE_DEADLINE_S),
-    .help = "time a client may take to send one request, headers and body, however "
-            "steadily it trickles; then the connection is closed",
+    .def = SRV_STR(SRV_DEFAULT_HEAD_DEADLINE_S),
+    .help = "time a client may take to send a request's line and headers, however steadily "
+            "it trickles, from the connection's opening or the previous answer on it; then "
+            "the connection is closed without an answer",
     .kind = LR_OPT_INT,
     .min = 1,
     .max = SRV_MAX_SECONDS,
-    .offset = SRV_OFF(receive_deadline_s)};
-static const lr_opt opt_max_client_conns = {
-    .name = "--max-client-connections",
+    .offset = SRV_OFF(head_deadline_s)};
+static const lr_opt opt_body_deadline = {
+    .name = "--body-deadline",
+    .arg = "SECONDS",
+    .unit = "seconds",
+    .def = SRV_STR(SRV_DEFAULT_BODY_DEADLINE_S),
+    .help = "time a client may take to send a request's body once its headers are in; then "
+            "the connection is closed without an answer",
+    .kind = LR_OPT_INT,
+    .min = 1,
+    .max = SRV_MAX_SECONDS,
+    .offset = SRV_OFF(body_deadline_s)};
+static const lr_opt opt_max_receiving = {
+    .name = "--max-receiving",
     .arg = "N",
     .unit = "connections",
-    .def = SRV_STR(SRV_DEFAULT_MAX_CLIENT_CONNS),
-    .help = "connections one client address may hold open at once (512 in all); more are "
-            "closed at once",
+    .def = SRV_STR(SRV_DEFAULT_MAX_RECEIVING),
+    .help = "connections whose request has not arrived whole, of all clients (512 "
+            "connections in all); past it, the one receiving longest of the client address "
+            "holding the most is closed",
     .kind = LR_OPT_INT,
     .min = 1,
     .max = SRV_MAX_CONNECTIONS,
-    .offset = SRV_OFF(max_client_conns)};
+    .offset = SRV_OFF(max_receiving)};
+static const lr_opt opt_max_client_receiving = {
+    .name = "--max-client-receiving",
+    .arg = "N",
+    .unit = "connections",
+    .def = SRV_STR(SRV_DEFAULT_MAX_CLIENT_RECEIVING),
+    .help = "connections whose request has not arrived whole, of one client address; past "
+            "it, that address's connection receiving longest is closed (a client sending "
+            "its request promptly is not)",
+    .kind = LR_OPT_INT,
+    .min = 1,
+    .max = SRV_MAX_CONNECTIONS,
+    .offset = SRV_OFF(max_client_receiving)};
 static const lr_opt opt_allow_origin = {
     .name = "--allow-origin",
     .arg = "ORIGIN",
@@ -263,20 +301,14 @@ static const lr_opt opt_quiet = {
     .offset = SRV_OFF(cfg.quiet)};
 
 /* Every option of the daemon, in the order --help lists them. */
-static const lr_opt *const options[] = {&opt_listen,
-                                        &opt_db,
-                                        &opt_no_cache,
-                                        &opt_threads,
-                                        &opt_max_body,
-                                        &opt_timeout,
-                                        &opt_cache_max,
-                                        &opt_time_limit,
-                                        &opt_receive_deadline,
-                                        &opt_max_client_conns,
-                                        &opt_allow_origin,
-                                        &opt_port_file,
-                                        &opt_quiet,
-                                        NULL};
+static const lr_opt *const options[] = {&opt_listen,        &opt_db,
+                                        &opt_no_cache,      &opt_threads,
+                                        &opt_max_body,      &opt_timeout,
+                                        &opt_cache_max,     &opt_time_limit,
+                                        &opt_head_deadline, &opt_body_deadline,
+                                        &opt_max_receiving, &opt_max_client_receiving,
+                                        &opt_allow_origin,  &opt_port_file,
+                                        &opt_quiet,         NULL};
 
 static const lr_opt_cmd serve_cmd = {
     .name = "serve",
@@ -298,8 +330,9 @@ static const lr_opt_cmd serve_cmd = {
         "  GET  /v1/stats           request, error and cache counters, uptime\n"
         "  GET  /metrics            the same and more in Prometheus text format\n"
         "\nErrors are {\"error\":{\"code\",\"message\",\"path\"},\"model_version\"} with a\n"
-        "status per code: 400 invalid_json and invalid_request, 403 a request\n"
-        "from a web page of another origin, 404 not_found, 405\n"
+        "status per code: 400 invalid_json and invalid_request (also two\n"
+        "Content-Length headers, or a Transfer-Encoding that is not chunked\n"
+        "alone), 403 a request from a web page of another origin, 404 not_found, 405\n"
         "method_not_allowed, 413 limit_exceeded, 415 a body not sent as\n"
         "application/json, 422 unsupported_expression, not_launchable and\n"
         "budget_exceeded, 500 internal, 503 unavailable and out_of_memory.\n"
@@ -342,8 +375,10 @@ static void options_defaults(srv_options *o)
     o->threads = cores < 1 ? 1 : cores;
     o->max_body = LR_MAX_BODY_BYTES;
     o->timeout_s = SRV_DEFAULT_TIMEOUT_S;
-    o->receive_deadline_s = SRV_DEFAULT_RECEIVE_DEADLINE_S;
-    o->max_client_conns = SRV_DEFAULT_MAX_CLIENT_CONNS;
+    o->head_deadline_s = SRV_DEFAULT_HEAD_DEADLINE_S;
+    o->body_deadline_s = SRV_DEFAULT_BODY_DEADLINE_S;
+    o->max_receiving = SRV_DEFAULT_MAX_RECEIVING;
+    o->max_client_receiving = SRV_DEFAULT_MAX_CLIENT_RECEIVING;
 }
 
 /* Parses argv by the table. Returns LR_OPT_OK, LR_OPT_HELP (help printed) or
@@ -361,8 +396,10 @@ static int options_parse(srv_options *o, int argc, char **argv)
     o->cfg.timeout_s = (unsigned)o->timeout_s;
     o->cfg.time_limit_s = o->time_limit_s;
     o->cfg.cache_max = (long)o->cache_max;
-    o->cfg.receive_deadline_s = (unsigned)o->receive_deadline_s;
-    o->cfg.max_client_conns = (unsigned)o->max_client_conns;
+    o->cfg.head_deadline_s = (unsigned)o->head_deadline_s;
+    o->cfg.body_deadline_s = (unsigned)o->body_deadline_s;
+    o->cfg.max_receiving = (unsigned)o->max_receiving;
+    o->cfg.max_client_receiving = (unsigned)o->max_client_receiving;
     if (o->no_cache)
         o->cfg.db_path = NULL;
     return LR_OPT_OK;

@@ -54,17 +54,19 @@ typedef struct srv_listen {
 } srv_listen;
 
 typedef struct srv_config {
-    srv_listen listen;           /* --listen, already resolved */
-    const char *db_path;         /* --db; NULL with --no-cache */
-    unsigned threads;            /* --threads: compute threads running the model */
-    size_t max_body;             /* --max-body: largest request body buffered */
-    unsigned timeout_s;          /* --timeout: idle seconds before a connection is closed */
-    double time_limit_s;         /* --time-limit: computing seconds per request; 0 = default */
-    const char *port_file;       /* --port-file, or NULL */
-    int quiet;                   /* --quiet: no access log, no per-connection messages */
-    unsigned receive_deadline_s; /* --receive-deadline: seconds to send one request */
-    unsigned max_client_conns;   /* --max-client-connections: per client address */
-    long cache_max;              /* --cache-max: predictions kept; 0 = the default */
+    srv_listen listen;        /* --listen, already resolved */
+    const char *db_path;      /* --db; NULL with --no-cache */
+    unsigned threads;         /* --threads: compute threads running the model */
+    size_t max_body;          /* --max-body: largest request body buffered */
+    unsigned timeout_s;       /* --timeout: idle seconds before a connection is closed */
+    double time_limit_s;      /* --time-limit: computing seconds per request; 0 = default */
+    const char *port_file;    /* --port-file, or NULL */
+    int quiet;                /* --quiet: no access log, no per-connection messages */
+    unsigned head_deadline_s; /* --head-deadline: seconds to send a request's head */
+    unsigned body_deadline_s; /* --body-deadline: seconds to send its body */
+    unsigned max_receiving;   /* --max-receiving: half-received connections in all */
+    unsigned max_client_receiving; /* --max-client-receiving: ... of one client address */
+    long cache_max;                /* --cache-max: predictions kept; 0 = the default */
     /* --allow-origin: web origins besides our own whose pages may call us (strings
      * of argv, "https://host[:port]") */
     const char *allow_origins[SRV_MAX_ALLOW_ORIGINS];
@@ -160,25 +162,61 @@ typedef struct srv_stats {
     atomic_uint_least64_t route_errors[SRV_ROUTE_COUNT + 1][LR_CODE_COUNT];
 } srv_stats;
 
-/* One open connection as conns.c tracks it for the receive deadline: MHD's
- * socket context, created when MHD accepts the connection and freed when MHD closes
- * it. Guarded by srv_conns.mu. */
+/* Where a connection's current request is (conns.c). A connection is
+ * "half-received" in the first two: its request is not yet whole, so its client is
+ * what the daemon waits for. */
+typedef enum srv_conn_phase {
+    SRV_CONN_HEAD,      /* waiting for the request line and headers (--head-deadline) */
+    SRV_CONN_BODY,      /* headers in, the body arriving (--body-deadline) */
+    SRV_CONN_ANSWERING, /* the request is whole: computed, answered, or being sent */
+} srv_conn_phase;
+
+/* Why conns.c shut a connection down, for the access log and /metrics. */
+typedef enum srv_cut_reason {
+    SRV_CUT_NONE,
+    SRV_CUT_HEAD_DEADLINE, /* its head took longer than --head-deadline */
+    SRV_CUT_BODY_DEADLINE, /* its body took longer than --body-deadline */
+    SRV_CUT_SHED,          /* shed: half-received connections over their limit */
+    SRV_CUT_REASONS
+} srv_cut_reason;
+
+/* One client address and what its connections are doing (conns.c): the unit of
+ * --max-client-receiving, and of fairness when --max-receiving sheds. Lives while
+ * the address has an open connection. Guarded by srv_conns.mu. */
+typedef struct srv_peer {
+    struct sockaddr_storage addr; /* the address only: the port is zero */
+    unsigned conns;               /* its open connections */
+    unsigned receiving;           /* ...of which half-received and not cut */
+    struct srv_peer *next;
+} srv_peer;
+
+/* One open connection as conns.c tracks it for the deadlines and the limits on
+ * half-received connections: MHD's socket context, created when MHD accepts the
+ * connection and freed when MHD closes it. Guarded by srv_conns.mu. */
 typedef struct srv_conn {
     MHD_socket fd;
-    struct timespec since; /* CLOCK_MONOTONIC: the current request began to arrive */
-    int receiving;         /* the current request is not whole yet: the deadline runs */
-    int cut;               /* the deadline passed and conns.c shut the socket down */
+    srv_conn_phase phase;
+    struct timespec begun; /* CLOCK_MONOTONIC: the current request's head began to
+                            * arrive (the opening, or the previous answer) */
+    struct timespec since; /* ...and the current phase began */
+    srv_cut_reason cut;    /* conns.c shut the socket down, and why */
+    srv_peer *peer;
     struct srv_conn *prev, *next;
 } srv_conn;
 
-/* The open connections and the thread that enforces the receive deadline on them
- * (conns.c). MHD's idle timeout restarts with every byte, so a client trickling a
- * byte a second would hold a connection for ever; and while the headers arrive MHD
- * calls none of our code, so a thread of ours has to watch the clock. */
+/* The open connections, their client addresses, and the thread that enforces the
+ * deadlines on them (conns.c). MHD's idle timeout restarts with every byte, so a
+ * client trickling a byte a second would hold a connection for ever; and while the
+ * headers arrive MHD calls none of our code, so a thread of ours has to watch the
+ * clock. The limits on half-received connections are enforced where MHD reports a
+ * new connection. */
 typedef struct srv_conns {
     pthread_mutex_t mu;
     pthread_cond_t wake; /* stopping was set */
     srv_conn *head;      /* open connections (linked by next) */
+    srv_peer *peers;     /* the addresses of open connections */
+    unsigned receiving;  /* half-received connections not cut, all addresses */
+    atomic_uint_least64_t cuts[SRV_CUT_REASONS]; /* connections cut, by reason */
     pthread_t thread;
     int started;     /* thread runs */
     int stopping;    /* the thread is asked to end */
@@ -450,28 +488,36 @@ lr_worker *srv_worker_get(srv_server *s, lr_error *err);
  * freed on their own threads by the key's destructor). */
 void srv_workers_fini(srv_server *s);
 
-/* ---- conns.c: the receive deadline ------------------------------------------------ */
+/* ---- conns.c: deadlines and limits on half-received connections ------------------ */
 
-/* Starts the thread that closes connections whose request did not arrive whole
- * within cfg->receive_deadline_s. 0, or -1 with err. */
+/* Starts the thread that shuts down connections whose request head did not arrive
+ * within cfg->head_deadline_s, or whose body did not within cfg->body_deadline_s.
+ * 0, or -1 with err. */
 int srv_conns_start(srv_server *s, lr_error *err);
-/* Stops that thread (connections are no longer cut). A no-op when not started. */
+/* Stops that thread (connections are no longer cut by the clock). A no-op when not
+ * started. */
 void srv_conns_stop(srv_server *s);
 /* Frees what is left; call after MHD stopped (it reports closed connections until
  * then). A no-op when start failed. */
 void srv_conns_fini(srv_server *s);
-/* MHD_OPTION_NOTIFY_CONNECTION: tracks connections from their opening (the deadline
- * of their first request starts then) to their closing. */
+/* MHD_OPTION_NOTIFY_CONNECTION: tracks connections from their opening (the head
+ * deadline of their first request starts then) to their closing. A new connection
+ * that puts its address over cfg->max_client_receiving half-received connections,
+ * or all over cfg->max_receiving, sheds the slowest of them (conns.c says which). */
 void srv_conns_notify(void *cls, struct MHD_Connection *c, void **socket_context,
                       enum MHD_ConnectionNotificationCode toe);
-/* The request on conn has arrived whole (or was answered from its headers): its
- * deadline no longer runs. conn may be NULL. */
+/* The head of the request on conn is in: its body deadline starts. conn may be NULL. */
+void srv_conn_head_received(srv_server *s, srv_conn *conn);
+/* The request on conn has arrived whole (or was answered from its head): no deadline
+ * runs and it is no longer half-received. conn may be NULL. */
 void srv_conn_received(srv_server *s, srv_conn *conn);
 /* The request on conn is done; the next one on the same (kept-alive) connection
- * starts its deadline now. conn may be NULL. */
+ * starts its head deadline now. conn may be NULL. */
 void srv_conn_next_request(srv_server *s, srv_conn *conn);
-/* Whether the deadline closed conn. */
-int srv_conn_was_cut(srv_server *s, srv_conn *conn);
+/* Why conns.c cut conn, or SRV_CUT_NONE (also for NULL). */
+srv_cut_reason srv_conn_cut_reason(srv_server *s, srv_conn *conn);
+/* What the access log says of a connection cut for reason ("--head-deadline passed"). */
+const char *srv_cut_reason_text(srv_cut_reason reason);
 
 /* ---- listen.c: --listen and the listening socket ---------------------------------- */
 
