@@ -13,6 +13,7 @@
  *
  *   accuracy [--model warpspeed|v2] [--corpus DIR] [--measured FILE]
  *            [--device NAME | --device-file FILE] [--dump FILE] [--lofo] [--fit]
+ *            [--golden FILE | --golden-write FILE]
  *            [--check] [--family NAME]
  *
  * --corpus and --measured take comma-separated lists (several corpora, their files).
@@ -21,6 +22,9 @@
  * H100): bench/corpus/h200.jsonl with --device H200-SXM-141GB is the H200 corpus;
  * --device-file a description such as `launchrank calibrate` writes.
  *
+ * --golden FILE holds every prediction (limits, blocks per SM, volumes; %.17g) to FILE's,
+ * line for line, and fails the run on the first difference; --golden-write FILE writes
+ * them (bench/corpus/golden/: the files each CI run of this program compares with).
  * --dump writes one JSON line per configuration (prediction and measurement side by
  * side, with the predicted volumes in bytes per update) for closer study; --lofo adds leave-one-family-out figures: the model's
  * fitted parameters (docs/model.md, "Fitted parameters") are refitted without each
@@ -661,6 +665,95 @@ static void dump(const char *path)
     fclose(f);
 }
 
+/* One line per configuration of the model's own prediction, every figure at full
+ * precision (%.17g: the bits of the double), for --golden: a restructuring must leave
+ * each of them unchanged. Appended to *text (malloc'd); 0, or -1 when out of memory. */
+static int golden_text(char **text, size_t *len)
+{
+    size_t cap = 4096;
+    *len = 0;
+    if (!(*text = malloc(cap)))
+        return -1;
+    for (int i = 0; i < nfams; i++)
+        for (int k = 0; k < fams[i].nrows; k++) {
+            const row *r = &fams[i].rows[k];
+            const est_result *e = &r->r;
+            char line[1024];
+            int n = snprintf(
+                line, sizeof line,
+                "%s %d,%d,%d %d,%d,%d %s %.17g perf %.17g %.17g %.17g %.17g %.17g %.17g %.17g "
+                "%.17g %.17g bps %d vol %.17g %.17g %.17g %.17g %.17g %.17g %.17g %.17g\n",
+                fams[i].f.name, r->c.block[0], r->c.block[1], r->c.block[2], r->c.folding[0],
+                r->c.folding[1], r->c.folding[2], r->ok ? est_limiter_name(e->limiter) : "-",
+                e->predicted, e->perf_flops, e->perf_l1, e->perf_l2, e->perf_dram,
+                e->perf_latency, e->perf_blocks, e->perf_stores, e->perf_l2_requests,
+                e->perf_l1_requests, e->blocks_per_sm, e->total.l1_cycles, e->l1_wavefronts,
+                e->total.l2_load, e->total.l2_store, e->total.dram_load, e->total.dram_store,
+                e->total.l2_store_requests, e->total.l2_load_requests);
+            if (n < 0 || (size_t)n >= sizeof line)
+                return -1;
+            while (*len + (size_t)n + 1 > cap) {
+                char *t = realloc(*text, cap *= 2);
+                if (!t)
+                    return -1;
+                *text = t;
+            }
+            memcpy(*text + *len, line, (size_t)n + 1);
+            *len += (size_t)n;
+        }
+    return 0;
+}
+
+/* --golden FILE: the predictions must be FILE's, line for line (0), else the first
+ * differing lines are printed and 1 returned. --golden-write FILE writes them. */
+static int golden(const char *path, int write)
+{
+    char *mine = NULL, *want = NULL;
+    size_t n = 0;
+    if (golden_text(&mine, &n)) {
+        free(mine);
+        fprintf(stderr, "golden: out of memory\n");
+        return 1;
+    }
+    FILE *f = fopen(path, write ? "w" : "r");
+    int bad = !f;
+    if (f && write) {
+        bad = fwrite(mine, 1, n, f) != n;
+        printf("golden: %s written\n", path);
+    } else if (f) {
+        size_t cap = n + 2, got = 0;
+        want = malloc(cap);
+        got = want ? fread(want, 1, cap - 1, f) : 0;
+        if (want)
+            want[got] = '\0';
+        bad = !want || got != n || memcmp(want, mine, n) != 0;
+        int shown = 0, line = 1;
+        for (const char *a = mine, *b = want ? want : ""; bad && *a && shown < 5; line++) {
+            const char *ea = strchr(a, '\n'), *eb = strchr(b, '\n');
+            size_t la = ea ? (size_t)(ea - a) : strlen(a), lb = eb ? (size_t)(eb - b) : strlen(b);
+            if (la != lb || memcmp(a, b, la) != 0) {
+                fprintf(stderr, "golden: %s line %d differs:\n  want %.*s\n  got  %.*s\n", path,
+                        line, (int)lb, b, (int)la, a);
+                shown++;
+            }
+            a += la + (ea != NULL);
+            b += lb + (eb != NULL);
+        }
+        if (bad)
+            fprintf(stderr, "golden: predictions differ from %s (a change meant to move them "
+                            "rewrites it with --golden-write, in a measured commit)\n", path);
+        else
+            printf("golden: %d families, every prediction as in %s\n", nfams, path);
+    }
+    if (!f)
+        perror(path);
+    else
+        fclose(f);
+    free(mine);
+    free(want);
+    return bad;
+}
+
 /* --fit with --starts N: the best of N fits (calibrate/fit.c, cal_fit_best: from the
  * device's values and N-1 fixed perturbations), each start's objective printed. Leaves
  * the samples applied to the best. */
@@ -680,7 +773,9 @@ int main(int argc, char **argv)
     const char *corpus = SOURCE_DIR "/bench/corpus/families";
     const char *measured = SOURCE_DIR "/bench/corpus/h100.jsonl";
     const char *dump_path = NULL, *only = NULL, *hold = DEFAULT_HOLD, *save_path = NULL;
-    int lofo = 0, refit = 0, check = 0, starts = 1, saved_badly = 0;
+    const char *golden_path = NULL;
+    int lofo = 0, refit = 0, check = 0, starts = 1, saved_badly = 0, golden_write = 0,
+        golden_bad = 0;
     for (int i = 1; i < argc; i++) {
         if (!strcmp(argv[i], "--model") && i + 1 < argc)
             model = argv[++i];
@@ -694,6 +789,9 @@ int main(int argc, char **argv)
             device_name = device_file(argv[++i]);
         else if (!strcmp(argv[i], "--dump") && i + 1 < argc)
             dump_path = argv[++i];
+        else if ((!strcmp(argv[i], "--golden") || !strcmp(argv[i], "--golden-write")) &&
+                 i + 1 < argc)
+            golden_write = !strcmp(argv[i], "--golden-write"), golden_path = argv[++i];
         else if (!strcmp(argv[i], "--save") && i + 1 < argc)
             save_path = argv[++i], refit = 1;
         else if (!strcmp(argv[i], "--family") && i + 1 < argc)
@@ -716,6 +814,7 @@ int main(int argc, char **argv)
         else {
             fprintf(stderr, "usage: accuracy [--model warpspeed|v2] [--corpus DIR] "
                             "[--measured FILE] [--device NAME | --device-file FILE] [--dump FILE] [--family NAME] "
+                            "[--golden FILE | --golden-write FILE] "
                             "[--lofo] [--fit] [--starts N] [--save FILE] [--hold NAME,...] [--check] "
                             "[--floors T1MEAN,T1MIN,T3MEAN,RHO,ERR]\n"
                             "--hold names fitted parameters (calibrate/fit.c) that --fit and "
@@ -802,6 +901,8 @@ int main(int argc, char **argv)
         fams[i].ndims = r0->config.domain[2] > 1 ? 3 : r0->config.domain[1] > 1 ? 2 : 1;
     }
     free(th);
+    if (golden_path)
+        golden_bad = golden(golden_path, golden_write);
     for (int i = 0; i < nfams; i++)
         for (int k = 0; k < fams[i].nrows; k++)
             if (!(fams[i].rows[k].m.glups > 0)) {
@@ -876,7 +977,7 @@ int main(int argc, char **argv)
                "%.0f %%: %s\n",
                failures, 100 * floors[0], 100 * floors[1], 100 * floors[2], floors[3],
                100 * floors[4], bad ? "FAILED" : "passed");
-        return bad || saved_badly;
+        return bad || saved_badly || golden_bad;
     }
-    return saved_badly;
+    return saved_badly || golden_bad;
 }
