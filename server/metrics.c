@@ -3,9 +3,9 @@
  * exposition format (version 0.0.4: "# HELP", "# TYPE", then one `name{labels} value`
  * line per series), so that a Prometheus server, or anything that reads its format,
  * scrapes the daemon without an exporter. /v1/stats stays the JSON view for people
- * and scripts; both read the same atomics (stats.c counts requests and errors, this
- * file counts answers by route and status and their latency, the api counts cache
- * hits, configurations and measurements). docs/operations.md lists the metrics.
+ * and scripts; both read the same atomics (counts.c counts requests, errors, answers by
+ * route and status and their latency; the api counts cache hits, configurations and
+ * measurements). docs/operations.md lists the metrics.
  */
 #include <stdarg.h>
 #include <stdio.h>
@@ -14,47 +14,9 @@
 
 #include "srv_int.h"
 
-/* The statuses counted apart, in slot order; any other lands in the last slot.
- * 0 is a request that got no answer (the client left, or the receive deadline cut it);
- * 499 an estimate or ranking its client cancelled by closing the connection. */
-static const unsigned status_slots[SRV_STATUS_SLOTS - 1] = {
-    0, 200, 204, 400, 403, 404, 405, 413, 415, 422, SRV_STATUS_CLIENT_CLOSED, 500, 503};
-
-/* Upper bounds of the latency buckets, in seconds: a cached estimate answers in well
- * under a millisecond, a ranking in tens of milliseconds to seconds, and --time-limit
- * (30 s by default) bounds computing, so 1 ms .. 60 s covers every answer. */
-static const double latency_bounds[SRV_LATENCY_BUCKETS] = {
-    0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60};
-
-static void bump(atomic_uint_least64_t *counter, uint64_t by)
-{
-    atomic_fetch_add_explicit(counter, by, memory_order_relaxed);
-}
-
 static uint64_t get(const atomic_uint_least64_t *counter)
 {
     return atomic_load_explicit((atomic_uint_least64_t *)counter, memory_order_relaxed);
-}
-
-void srv_stats_count_response(srv_stats *st, int route, unsigned status, double seconds)
-{
-    int r = route >= 0 && route < SRV_ROUTE_COUNT ? route : SRV_ROUTE_COUNT;
-    int slot = SRV_STATUS_SLOTS - 1;
-    for (int i = 0; i < SRV_STATUS_SLOTS - 1; i++)
-        if (status_slots[i] == status)
-            slot = i;
-    bump(&st->responses[r][slot], 1);
-    int b = 0;
-    while (b < SRV_LATENCY_BUCKETS && seconds > latency_bounds[b])
-        b++;
-    bump(&st->latency[r][b], 1);
-    bump(&st->latency_us[r], seconds > 0 ? (uint64_t)(seconds * 1e6 + 0.5) : 0);
-}
-
-void srv_stats_count_route_error(srv_stats *st, int route, lr_code code)
-{
-    int r = route >= 0 && route < SRV_ROUTE_COUNT ? route : SRV_ROUTE_COUNT;
-    bump(&st->route_errors[r][code > LR_OK && code < LR_CODE_COUNT ? code : LR_INTERNAL], 1);
 }
 
 /* The text being written: grows as needed; failed once it could not. */
@@ -124,7 +86,7 @@ static void put_requests(text_buf *b, const srv_stats *st)
                 continue; /* a series appears with its first request */
             if (i < SRV_STATUS_SLOTS - 1)
                 put(b, "launchrank_http_requests_total{route=\"%s\",code=\"%u\"} %llu\n",
-                    route_label(r), status_slots[i], (unsigned long long)n);
+                    route_label(r), srv_status_slots[i], (unsigned long long)n);
             else
                 put(b, "launchrank_http_requests_total{route=\"%s\",code=\"other\"} %llu\n",
                     route_label(r), (unsigned long long)n);
@@ -148,7 +110,7 @@ static void put_latency(text_buf *b, const srv_stats *st)
             put(b,
                 "launchrank_http_request_duration_seconds_bucket{route=\"%s\",le=\"%g\"} "
                 "%llu\n",
-                route, latency_bounds[i], (unsigned long long)cumulative);
+                route, srv_latency_bounds[i], (unsigned long long)cumulative);
         }
         put(b,
             "launchrank_http_request_duration_seconds_bucket{route=\"%s\",le=\"+Inf\"} %llu\n"

@@ -418,8 +418,12 @@ enum MHD_Result srv_respond_error(srv_server *s, struct MHD_Connection *c, srv_r
 enum MHD_Result srv_respond_cancelled(srv_server *s, struct MHD_Connection *c, srv_request *req,
                                       const lr_error *err);
 
-/* ---- stats.c: /v1/stats -------------------------------------------------------- */
+/* ---- counts.c: the counters /v1/stats and /metrics read ----------------------- */
 
+/* The statuses /metrics counts apart (the last slot: any other) and the upper bounds
+ * of its latency buckets in seconds. */
+extern const unsigned srv_status_slots[SRV_STATUS_SLOTS - 1];
+extern const double srv_latency_bounds[SRV_LATENCY_BUCKETS];
 void srv_stats_count_request(srv_stats *st, int route);
 void srv_stats_count_error(srv_stats *st, lr_code code);
 /* Counts a completed request for /metrics: its route (-1: none), the status sent
@@ -427,6 +431,9 @@ void srv_stats_count_error(srv_stats *st, lr_code code);
 void srv_stats_count_response(srv_stats *st, int route, unsigned status, double seconds);
 /* Counts an error answer of route (-1: none) by its code, for /metrics. */
 void srv_stats_count_route_error(srv_stats *st, int route, lr_code code);
+
+/* ---- stats.c: /v1/stats -------------------------------------------------------- */
+
 /* The /v1/stats body. */
 srv_json srv_stats_json(srv_server *s, lr_error *err);
 /* The /metrics body: every counter in the Prometheus text exposition format 0.0.4

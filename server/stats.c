@@ -1,8 +1,6 @@
 /*
- * stats.c: the counters behind GET /v1/stats. Every thread may bump them, so they
- * are C11 atomics with relaxed ordering: each is an independent tally, nothing is
- * synchronised through them, and a reader only needs each number to be whole.
- * Errors are counted per stable code name, as Redis counts its error replies.
+ * stats.c: GET /v1/stats, the counters (counts.c bumps them) as JSON for people and
+ * scripts. Errors are listed per stable code name, as Redis counts its error replies.
  */
 #include <time.h>
 
@@ -10,28 +8,10 @@
 
 #include "srv_int.h"
 
-static void bump(atomic_uint_least64_t *counter)
-{
-    atomic_fetch_add_explicit(counter, 1, memory_order_relaxed);
-}
-
 static double read_counter(const atomic_uint_least64_t *counter)
 {
     /* cJSON numbers are doubles: exact up to 2^53 requests, which is plenty. */
     return (double)atomic_load_explicit((atomic_uint_least64_t *)counter, memory_order_relaxed);
-}
-
-void srv_stats_count_request(srv_stats *st, int route)
-{
-    bump(&st->requests_total);
-    bump(route >= 0 && route < SRV_ROUTE_COUNT ? &st->by_route[route] : &st->unrouted);
-}
-
-void srv_stats_count_error(srv_stats *st, lr_code code)
-{
-    if (code < 0 || code >= LR_CODE_COUNT)
-        code = LR_INTERNAL;
-    bump(&st->errors[code]);
 }
 
 double srv_uptime_s(const srv_server *s)
