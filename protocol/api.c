@@ -28,7 +28,8 @@
 #include "response.h"
 #include "store.h"
 
-/* Records a cache failure as the cache's status until an operation succeeds. */
+/* Records a cache failure as the cache's status until an operation succeeds, and
+ * counts it (lr_api_cache_failures). */
 void api_cache_failed(lr_api *api, const lr_error *e)
 {
     static const char too_many[] = "the cache failed (more kinds of failure than are kept)";
@@ -41,7 +42,9 @@ void api_cache_failed(lr_api *api, const lr_error *e)
         (api->messages[api->n_messages] = strdup(e->message)))
         msg = api->messages[api->n_messages++];
     pthread_mutex_unlock(&api->cache_mu);
+    atomic_store(&api->cache_last, msg ? msg : too_many);
     atomic_store(&api->cache_error, msg ? msg : too_many);
+    atomic_fetch_add(&api->cache_failures, 1);
 }
 
 /* A cache operation succeeded: the cache works (again). */
@@ -198,6 +201,14 @@ const char *lr_api_cache_status(const lr_api *api)
         return api->deleted;
     const char *e = atomic_load(&((lr_api *)api)->cache_error);
     return e ? e : "ok";
+}
+
+uint64_t lr_api_cache_failures(const lr_api *api, const char **last)
+{
+    /* the count first: api_cache_failed stores a reason before it counts it */
+    uint64_t n = atomic_load(&((lr_api *)api)->cache_failures);
+    *last = atomic_load(&((lr_api *)api)->cache_last);
+    return n;
 }
 
 void lr_api_get_stats(const lr_api *api, lr_api_stats *out)

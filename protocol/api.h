@@ -67,8 +67,15 @@ void lr_api_cancel(lr_api *api);
 typedef struct lr_devices lr_devices;
 const lr_devices *lr_api_device_list(const lr_api *api);
 
-/* "ok", or a sentence saying why the cache is not usable (owned by api). */
+/* "ok", or a sentence saying why the cache is not usable (owned by api). It says
+ * what the last cache operation found: a cache whose reads succeed and whose writes
+ * fail (a full disk) goes from one to the other at every request. */
 const char *lr_api_cache_status(const lr_api *api);
+
+/* How many cache operations have failed since the api was made; *last (OUT, owned
+ * by api) is the reason of the last failure, NULL while none has failed. With them
+ * a log says how often the cache fails without a line per failure (issue 41). */
+uint64_t lr_api_cache_failures(const lr_api *api, const char **last);
 
 /* NULL, or a sentence naming the first stored device that was not loaded and why (a
  * built-in of a later build took its name, or this build cannot read it). Owned by api. */

@@ -41,6 +41,9 @@ struct lr_api {
     char *messages[LR_CACHE_MESSAGES]; /* owned: the distinct failures seen */
     unsigned n_messages;
     char *deleted; /* owned: what the status says while the database file is gone */
+    atomic_uint_fast64_t cache_failures; /* cache operations failed since lr_api_new */
+    _Atomic(const char *) cache_last;    /* the last failure (into messages), kept when
+                                            an operation succeeds; NULL until one fails */
     atomic_uint_fast64_t hits, misses;
     atomic_uint_fast64_t evaluated, measured; /* configurations computed, timed */
     est_stop *stop; /* owned; raised by lr_api_cancel, watched by every computation */

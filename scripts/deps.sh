@@ -4,8 +4,11 @@
 set -euo pipefail
 # chromium and a font: tests/web drives the web calculator in headless Chromium.
 # man-db: tests/server/test_install.py renders the installed man pages with man -l.
+# haproxy: tests/server/test_replicas.py runs three daemons behind it (the replica
+# recipe of docs/operations.md); the test is skipped where it is missing.
 pkgs=(gcc pkg-config meson ninja-build libisl-dev libcjson-dev libmicrohttpd-dev
-      libsqlite3-dev python3 python3-jsonschema curl chromium fonts-dejavu-core man-db)
+      libsqlite3-dev python3 python3-jsonschema curl chromium fonts-dejavu-core man-db
+      haproxy)
 missing=()
 for p in "${pkgs[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

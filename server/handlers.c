@@ -26,21 +26,47 @@ static srv_json from_api(char *text)
 
 /* A cache that stops working (full disk, file removed) degrades speed, not answers:
  * the api goes on without it and /healthz says why; it recovers when the cause goes
- * away (issue 10). The log says so once per change of the status (the api's status
- * strings live as long as the api, so the last one said can be compared); it looks
- * around each computation and at each /healthz, a stat of the file each time. */
+ * away (issue 10). The log says so when it starts failing and when it works again,
+ * and sums up the failures in between (log.c: a status that changed at every
+ * request wrote two lines a request, issue 41). It looks around each computation and
+ * at each /healthz, a stat of the file each time. */
 static void note_cache(srv_server *s)
 {
     if (!s->cfg->db_path)
         return;
-    const char *status = lr_api_cache_status(s->api);
-    const char *was = atomic_exchange(&s->cache_said, status);
-    if (status == was || (was && strcmp(status, was) == 0))
-        return;
-    if (strcmp(status, "ok") == 0)
-        srv_log("launchrank: cache working again");
-    else
-        srv_log("launchrank: cache not used for now: %s", status);
+    const char *status = lr_api_cache_status(s->api), *last;
+    uint64_t failures = lr_api_cache_failures(s->api, &last);
+    struct timespec now;
+    clock_gettime(CLOCK_MONOTONIC, &now);
+    srv_cache_log_note(&s->cache_log, status, failures, last, now.tv_sec + now.tv_nsec / 1e9);
+}
+
+/* The cache's status as /healthz says it: with the database's directories left out
+ * (its base name stays), in a new string (caller frees) or NULL when out of memory.
+ * /healthz answers any Host, so that a load balancer may check the daemon by its
+ * address: it must not tell whoever asks where the daemon keeps its files. The log
+ * and /v1/stats (our own Host only) keep the full path. The api's messages name the
+ * database by the path it was given, --db's value. */
+static char *status_without_dirs(const char *status, const char *db_path)
+{
+    const char *slash = db_path ? strrchr(db_path, '/') : NULL;
+    if (!slash)
+        return strdup(status); /* no directory to leave out */
+    size_t dirs = (size_t)(slash + 1 - db_path), n = strlen(db_path);
+    char *out = malloc(strlen(status) + 1); /* never longer than status */
+    if (!out)
+        return NULL;
+    char *o = out;
+    for (const char *p = status; *p;) {
+        if (strncmp(p, db_path, n) == 0) {
+            memcpy(o, db_path + dirs, n - dirs);
+            o += n - dirs;
+            p += n;
+        } else
+            *o++ = *p++;
+    }
+    *o = '\0';
+    return out;
 }
 
 static srv_json handle_estimate(srv_server *s, const srv_request *req, lr_error *err)
@@ -95,17 +121,19 @@ static srv_json handle_device(srv_server *s, const srv_request *req, lr_error *e
 
 /* {"status":"ok","cache":"ok"|"<why not>","model_version":...}. The daemon answers,
  * so it is up; a cache that cannot be used degrades speed, not answers, so it is
- * reported but still "ok". */
+ * reported but still "ok", naming the database by its base name alone. */
 static srv_json handle_healthz(srv_server *s, const srv_request *req, lr_error *err)
 {
     srv_json out = {NULL, cJSON_free, NULL};
     note_cache(s);
+    char *cache = status_without_dirs(lr_api_cache_status(s->api), s->cfg->db_path);
     cJSON *root = cJSON_CreateObject();
-    if (cJSON_AddStringToObject(root, "status", "ok") &&
-        cJSON_AddStringToObject(root, "cache", lr_api_cache_status(s->api)) &&
+    if (cache && cJSON_AddStringToObject(root, "status", "ok") &&
+        cJSON_AddStringToObject(root, "cache", cache) &&
         cJSON_AddStringToObject(root, "model_version", LR_MODEL_VERSION))
         out.text = cJSON_PrintUnformatted(root);
     cJSON_Delete(root);
+    free(cache);
     if (!out.text)
         lr_error_set(err, LR_NO_MEMORY, NULL, "out of memory while building the health report");
     return out;

@@ -4,8 +4,11 @@
  * locks the stream per call). Whoever runs the daemon (systemd, a container)
  * timestamps and keeps the lines, as for Redis under supervision. The access log
  * lines carry their own time and client address, in Common Log Format, so that log
- * tools read them as they read a web server's (docs/operations.md).
+ * tools read them as they read a web server's (docs/operations.md). The cache's
+ * health is said once per change and summed up while it fails (srv_cache_log_*), so
+ * that a failing cache under load writes a few lines a minute, not one a request.
  */
+#include <inttypes.h>
 #include <stdio.h>
 #include <string.h>
 #include <time.h>
@@ -70,4 +73,53 @@ void srv_log_access(const srv_request *req, double ms, const char *why)
         snprintf(bytes, sizeof bytes, "%zu", req->bytes);
     srv_log("%s - - [%s] \"%s %s %s\" %s %s %.1fms%s%s%s", req->client, when, req->method, url,
             req->version, status, bytes, ms, why ? " (" : "", why ? why : "", why ? ")" : "");
+}
+
+/* ---- the cache's health ---- */
+
+void srv_cache_log_start(srv_cache_log *c, const char *status, uint64_t failures, double now)
+{
+    pthread_mutex_init(&c->mu, NULL);
+    c->failing = strcmp(status, "ok") != 0; /* the start-up line said so */
+    c->failures = c->said_failures = failures;
+    c->failed_at = c->said_at = now;
+}
+
+void srv_cache_log_note(srv_cache_log *c, const char *status, uint64_t failures,
+                        const char *last, double now)
+{
+    int bad = strcmp(status, "ok") != 0;
+    /* What the cache fails with: the status while it says so, else the last failure
+     * (a write that failed between two reads that succeeded). */
+    const char *why = bad ? status : last ? last : "unknown";
+    pthread_mutex_lock(&c->mu);
+    if (failures != c->failures) {
+        c->failures = failures;
+        c->failed_at = now;
+    }
+    if (!c->failing) {
+        if (bad || failures != c->said_failures) {
+            c->failing = 1;
+            srv_log("launchrank: cache not used for now: %s", why);
+            c->said_at = now;
+            c->said_failures = failures;
+        }
+    } else if (!bad && now - c->failed_at >= SRV_CACHE_CALM_S) {
+        c->failing = 0;
+        srv_log("launchrank: cache working again");
+        c->said_at = now;
+        c->said_failures = failures;
+    } else if (now - c->said_at >= SRV_CACHE_SUMMARY_S && failures != c->said_failures) {
+        srv_log("launchrank: cache still failing: %" PRIu64
+                " failures in the last %.0f s, last reason: %s",
+                failures - c->said_failures, now - c->said_at, why);
+        c->said_at = now;
+        c->said_failures = failures;
+    }
+    pthread_mutex_unlock(&c->mu);
+}
+
+void srv_cache_log_end(srv_cache_log *c)
+{
+    pthread_mutex_destroy(&c->mu);
 }

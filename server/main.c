@@ -449,14 +449,22 @@ static int serve(const srv_options *o, const sigset_t *sigs)
         srv_log("launchrank: cannot start: %s", err.message);
         return SRV_EXIT_START_FAILED;
     }
+    /* The cache's health as the start-up line will say it; the log says changes from
+     * there on (note_cache, handlers.c), from the first request. */
+    const char *last;
+    srv_cache_log_start(&s.cache_log, lr_api_cache_status(s.api),
+                        lr_api_cache_failures(s.api, &last),
+                        s.started.tv_sec + s.started.tv_nsec / 1e9);
     if (srv_http_start(&s, &err)) {
         srv_log("launchrank: cannot listen on %s: %s", o->listen, err.message);
+        srv_cache_log_end(&s.cache_log);
         lr_api_free(s.api);
         return SRV_EXIT_START_FAILED;
     }
     unsigned port = srv_http_port(&s);
     if (cfg->port_file && write_port_file(cfg->port_file, port)) {
         srv_http_stop(&s, NULL);
+        srv_cache_log_end(&s.cache_log);
         lr_api_free(s.api);
         return SRV_EXIT_START_FAILED;
     }
@@ -480,7 +488,6 @@ static int serve(const srv_options *o, const sigset_t *sigs)
                 port, cfg->listen.is_name ? " (" : "", cfg->listen.is_name ? bound : "",
                 cfg->listen.is_name ? ")" : "", cache);
     }
-    atomic_store(&s.cache_said, cache); /* note_cache logs changes from here on */
     free(db_abs);
     if (lr_api_devices_warning(s.api))
         srv_log("launchrank: warning: %s", lr_api_devices_warning(s.api));
@@ -490,6 +497,7 @@ static int serve(const srv_options *o, const sigset_t *sigs)
         ;
     srv_log("launchrank: %s, shutting down", sig == SIGINT ? "SIGINT" : "SIGTERM");
     srv_http_stop(&s, sigs);
+    srv_cache_log_end(&s.cache_log);
     lr_api_free(s.api);
     if (cfg->port_file)
         unlink(cfg->port_file); /* a stale port would send clients elsewhere */

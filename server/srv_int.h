@@ -223,6 +223,18 @@ typedef struct srv_conns {
     int initialized; /* mu and wake exist */
 } srv_conns;
 
+/* What the log last said of the cache's health (log.c, srv_cache_log_*): a line when
+ * it starts failing, one when it works again, a summary at most every
+ * SRV_CACHE_SUMMARY_S while it fails, however many requests run into it. */
+typedef struct srv_cache_log {
+    pthread_mutex_t mu;     /* guards the rest: any thread may look */
+    int failing;            /* the last line said the cache fails */
+    uint64_t failures;      /* the api's failure count at the last look */
+    uint64_t said_failures; /* ... at the last line, from which a summary counts */
+    double failed_at;       /* when (monotonic seconds) failures last grew */
+    double said_at;         /* when the last line was written */
+} srv_cache_log;
+
 /* Origins of the daemon itself: 3 host forms x with and without port 80. */
 #define SRV_SELF_ORIGINS 6
 
@@ -238,7 +250,7 @@ typedef struct srv_server {
     atomic_uint live_workers; /* workers created and not yet freed */
     atomic_uint inflight;     /* requests whose headers arrived, not yet completed */
     atomic_bool stopping;     /* set once shutdown began: answers say Connection: close */
-    _Atomic(const char *) cache_said; /* the cache status last logged (routes.c) */
+    srv_cache_log cache_log;  /* what the log said of the cache (handlers.c, log.c) */
     srv_stats stats;
     struct timespec started; /* CLOCK_MONOTONIC at start, for uptime_s */
     srv_conns conns;         /* started and stopped by srv_http_start/stop */
@@ -545,5 +557,24 @@ void srv_logv(const char *fmt, va_list ap);
 /* The access log line of a completed request, in Common Log Format followed by the
  * duration and, for a request that did not complete, why (docs/operations.md). */
 void srv_log_access(const srv_request *req, double ms, const char *why);
+
+/* At most this often, in seconds, the log sums up a cache that goes on failing. */
+#define SRV_CACHE_SUMMARY_S 60.0
+/* The cache works again, for the log, once its status is "ok" and no operation has
+ * failed for this long (seconds): a cache whose reads succeed and whose writes fail
+ * (a full disk, a read-only file) is "ok" between every two requests. */
+#define SRV_CACHE_CALM_S 5.0
+
+/* Starts c at now (monotonic seconds) from what the start-up line said: the cache's
+ * status and the api's failure count (lr_api_cache_failures). */
+void srv_cache_log_start(srv_cache_log *c, const char *status, uint64_t failures, double now);
+/* Looks at the cache's health: its status, the api's failure count and last reason
+ * (lr_api_cache_failures), at now. Logs "cache not used for now: WHY" when it starts
+ * failing, "cache still failing: N failures in the last S s, last reason: WHY" at
+ * most every SRV_CACHE_SUMMARY_S while failures go on, "cache working again" once
+ * it has been calm for SRV_CACHE_CALM_S. Any thread, as often as wanted. */
+void srv_cache_log_note(srv_cache_log *c, const char *status, uint64_t failures,
+                        const char *last, double now);
+void srv_cache_log_end(srv_cache_log *c);
 
 #endif

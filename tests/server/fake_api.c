@@ -63,6 +63,13 @@ const char *lr_api_cache_status(const lr_api *api)
     return api->has_db ? "ok" : "no database configured";
 }
 
+uint64_t lr_api_cache_failures(const lr_api *api, const char **last)
+{
+    (void)api;
+    *last = NULL;
+    return 0;
+}
+
 const char *lr_api_devices_warning(const lr_api *api)
 {
     (void)api;

@@ -8,7 +8,7 @@ operator needs (issue 13, item 3), and each piece works:
   - the JSON Schemas of the API, every one valid JSON, all of schema/;
   - the systemd unit: ExecStart names the installed daemon by its absolute path,
     the database by an absolute path in the state directory, sandboxing options
-    are set; `systemd-analyze verify` accepts it (where systemd-analyze exists; the
+    and the memory bound (MemoryMax=, docs/operations.md) are set; `systemd-analyze verify` accepts it (where systemd-analyze exists; the
     test says so where it does not).
 
     test_install.py MESON BUILD_DIR SOURCE_DIR
@@ -132,7 +132,7 @@ def check_unit(dest, serve):
     for line in ("StateDirectory=launchrank", "DynamicUser=yes", "NoNewPrivileges=yes",
                  "ProtectSystem=strict", "ProtectHome=yes", "PrivateTmp=yes",
                  "CapabilityBoundingSet=", "RestrictAddressFamilies=AF_INET AF_INET6 AF_UNIX",
-                 "SystemCallFilter=@system-service", "KillSignal=SIGTERM",
+                 "SystemCallFilter=@system-service", "KillSignal=SIGTERM", "MemoryMax=2G",
                  "Documentation=man:launchrank-serve(1)", "WantedBy=multi-user.target"):
         check(re.search(rf"^{re.escape(line)}$", text, re.M), f"the unit sets {line}")
 
