@@ -818,10 +818,11 @@ int main(int argc, char **argv)
                             "[--lofo] [--fit] [--starts N] [--save FILE] [--hold NAME,...] [--check] "
                             "[--floors T1MEAN,T1MIN,T3MEAN,RHO,ERR]\n"
                             "--hold names fitted parameters (calibrate/fit.c) that --fit and "
-                            "--lofo keep at the device's values (default \"" DEFAULT_HOLD
-                            "\"; \"\" holds none); --starts N fits from the device's values "
+                            "--lofo keep at the device's values (default \"%s\"; \"\" "
+                            "holds none); --starts N fits from the device's values "
                             "and N-1 perturbed starts and keeps the best; --save FILE (implies "
-                            "--fit) writes the fitted device for --device-file\n");
+                            "--fit) writes the fitted device for --device-file\n",
+                    DEFAULT_HOLD);
             return 2;
         }
     }

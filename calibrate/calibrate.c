@@ -509,10 +509,10 @@ static void add_sources(cJSON *src, const cal_sources *cs)
     }
     cJSON_AddStringToObject(src, keys, s);
     cJSON_AddStringToObject(src, held,
-                            "held at the built-in default (EST_V2_DEFAULTS, the H100 corpus "
+                            "held at the built-in default (estimator/params.def, the H100 corpus "
                             "fit): it describes what the compiler hoists across folding "
                             "steps more than the GPU, and the fit is flat along it "
-                            "(calibrate/fit.h, CAL_HELD)");
+                            "(estimator/params.def, kind EST_HELD)");
     if (cs->micro) {
         micro_source(s, sizeof s, cs->who, cs->micro);
         cJSON_AddStringToObject(src, "microbenchmarks", s);

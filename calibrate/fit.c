@@ -9,30 +9,37 @@
 
 #include "fit.h"
 
-/* The one list of fitted parameters: adding a fitted parameter to model v2 means
- * adding it here (and to EST_V2_DEFAULTS), nowhere else. launch_overhead_us is a
- * model-v2 figure that is measured (bench/overhead), not fitted, so it is not here. */
-#define P(name) {#name, offsetof(est_device, name)}
-static const struct {
-    const char *name;
-    size_t offset;
-} params[CAL_NPARAMS] = {
-    P(block_rate_per_sm), P(latency_ns),           P(fold_overlap),
-    P(block_granularity), P(limit_sharpness),      P(dram_efficiency),
-    P(l2_efficiency),     P(l1_efficiency),        P(store_requests_per_ns),
-    P(store_sectors_per_ns), P(dram_overload_bytes_per_sm), P(dram_streams_half),
-    P(partial_sectors_half), P(partial_sector_ns), P(l2_requests_per_ns),
-    P(l1_requests_per_cycle), P(depth_saving_share)};
-#undef P
+/* The fitted parameters are the rows of estimator/params.def of kind EST_FITTED or
+ * EST_HELD, in its order: fitted parameter i is the i-th such row. */
+static const est_mparam *fitted(int i)
+{
+    for (int k = 0; k < est_nmparams; k++)
+        if ((est_mparams[k].kind == EST_FITTED || est_mparams[k].kind == EST_HELD) &&
+            i-- == 0)
+            return &est_mparams[k];
+    return NULL;
+}
+
+/* "name," for each EST_HELD row: the hold list CAL_HELD. */
+#define CAL_HOLD_EST_HELD(name) #name ","
+#define CAL_HOLD_EST_FITTED(name)
+#define CAL_HOLD_EST_MEASURED(name)
+#define CAL_HOLD_EST_RANKING(name)
+const char cal_held[] = ""
+#define EST_PARAM(name, kind, ...) CAL_HOLD_##kind(name)
+#include "params.def"
+#undef EST_PARAM
+    ;
 
 const char *cal_param_name(int i)
 {
-    return i >= 0 && i < CAL_NPARAMS ? params[i].name : NULL;
+    const est_mparam *p = i >= 0 && i < CAL_NPARAMS ? fitted(i) : NULL;
+    return p ? p->name : NULL;
 }
 
 double *cal_param(est_device *d, int i)
 {
-    return (double *)((char *)d + params[i].offset);
+    return est_mparam_in(d, fitted(i));
 }
 
 static int cmp_double(const void *a, const void *b)
@@ -182,7 +189,8 @@ static const char *next_name(const char **p, size_t *n)
 /* Whether the n characters at t are the name of parameter q. */
 static int is_param(const char *t, size_t n, int q)
 {
-    return n == strlen(params[q].name) && strncmp(t, params[q].name, n) == 0;
+    const char *name = cal_param_name(q);
+    return n == strlen(name) && strncmp(t, name, n) == 0;
 }
 
 /* Whether the list hold names parameter q. */
@@ -369,7 +377,7 @@ est_device cal_fit_reported(const est_device *start, cal_sample *s, int n, cal_t
     for (int q = 0; q < CAL_NPARAMS; q++)
         if (!cal_param_held(q))
             cal_say(t, " %s %.4g", cal_param_name(q), *cal_param(&dev, q));
-    cal_say(t, "\nheld (calibrate/fit.h, CAL_HELD):");
+    cal_say(t, "\nheld (estimator/params.def, kind EST_HELD):");
     for (int q = 0; q < CAL_NPARAMS; q++)
         if (cal_param_held(q))
             cal_say(t, " %s %.4g", cal_param_name(q), *cal_param(&dev, q));

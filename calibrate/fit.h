@@ -17,9 +17,17 @@
 
 #include "estimator.h"
 
-#define CAL_NPARAMS 17
+/* The fitted parameters: the rows of estimator/params.def of kind EST_FITTED or
+ * EST_HELD. */
+enum {
+    CAL_NPARAMS = 0
+#define EST_PARAM(name, kind, ...) +((kind) == EST_FITTED || (kind) == EST_HELD)
+#include "params.def"
+#undef EST_PARAM
+};
 
-/* Name (the device-figure key) and address in d of fitted parameter i. */
+/* Name (the device-figure key) and address in d of fitted parameter i, the i-th
+ * fitted or held row of params.def. */
 const char *cal_param_name(int i);
 double *cal_param(est_device *d, int i);
 
@@ -55,27 +63,10 @@ double cal_objective(const est_device *d, cal_sample *s, int n, int left_out);
  * fitted parameters replaced); the samples are left applied to it. */
 est_device cal_fit(const est_device *start, cal_sample *s, int n, int left_out, int rounds);
 /* The fitted parameters every fit of the project holds at the device's value unless
- * told otherwise (bench/accuracy --hold, calibrate, launchrank fit): fold_overlap says
- * how many loads of later folding steps the compiler hoists, a property of the code
- * more than of the GPU, and the objective is flat along it (docs/model.md, "Fitted
- * parameters": free, the 2026.11-6 refit drives it from 0.97 to 0.68 for a 1.4 % lower
- * objective and costs two families Spearman's rho). l1_efficiency since model
- * 2026.11-11: calibrate's suite has no L1-bound kernel, so a calibration fits it
- * anywhere (the H200's to 3.36, its held-out L1-bound stencils then 30-50 % too fast;
- * docs/calibration.md). partial_sectors_half since model 2026.11-12: it and
- * partial_sector_ns price the same sectors, in the DRAM limit and in series, and the
- * suite's one LBM kernel cannot tell them apart; a free calibration turns the DRAM
- * term almost off (the H200's to 45485) and its held-out D3Q27 pick falls to 93 % of
- * the best (docs/model.md, "Store bursts that leave sectors to other blocks").
- * l2_requests_per_ns since model 2026.11-18: the suite has no kernel the L2 tags hold
- * (the range-4 star is not in it), and on the H100 corpus the fit is flat along it
- * (130 and 140 requests per ns: objective 0.0452 and 0.0453). l1_requests_per_cycle
- * since model 2026.11-20: no suite kernel issues enough load instructions per update
- * for the L1 request rate to hold it. depth_saving_share since model 2026.11-21: the
- * suite's blocks are flat, so nothing in it saves DRAM bytes by its depth. */
-#define CAL_HELD                                                                           \
-    "fold_overlap,l1_efficiency,partial_sectors_half,l2_requests_per_ns,"                  \
-    "l1_requests_per_cycle,depth_saving_share"
+ * told otherwise (bench/accuracy --hold, calibrate, launchrank fit), as a hold list:
+ * the rows of estimator/params.def of kind EST_HELD, which says why each is held. */
+extern const char cal_held[];
+#define CAL_HELD cal_held
 
 /* The sweeps of calibrate's and launchrank fit's fits (cal_fit_reported): until a
  * sweep moves nothing, at most this many. Four fixed sweeps, until model 2026.11-22,

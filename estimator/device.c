@@ -1,5 +1,6 @@
 /* device: capacity-miss fits and the sanity check of device figures. */
 #include <math.h>
+#include <stddef.h>
 #include <stdio.h>
 
 #include "device.h"
@@ -53,48 +54,19 @@ static const char *machine_broken(const est_device *d, char *why, unsigned whysi
     return first_broken(rules, sizeof rules / sizeof *rules, why, whysize);
 }
 
-/* The figures of model v2 (docs/model.md, "Model v2") and the ranking precision. */
-static const char *v2_broken(const est_device *d, char *why, unsigned whysize)
+/* The parameters of params.def, in its order: each within its bounds. */
+static const char *params_broken(const est_device *d, char *why, unsigned whysize)
 {
-    const device_rule rules[] = {
-        {d->block_rate_per_sm >= 0.001 && d->block_rate_per_sm < 1e6, "block_rate_per_sm",
-         "must be in [0.001, 1e6) blocks per microsecond"},
-        {d->latency_ns >= 1 && d->latency_ns < 1e6, "latency_ns", "must be in [1, 1e6) ns"},
-        {d->fold_overlap >= 0 && d->fold_overlap <= 1, "fold_overlap", "must be 0..1"},
-        {d->block_granularity >= 0 && d->block_granularity < 1, "block_granularity",
-         "must be in [0, 1)"},
-        {d->limit_sharpness >= 1 && d->limit_sharpness <= 100, "limit_sharpness",
-         "must be 1..100"},
-        {d->dram_efficiency >= 0.01 && d->dram_efficiency <= 10, "dram_efficiency",
-         "must be 0.01..10"},
-        {d->l2_efficiency >= 0.01 && d->l2_efficiency <= 10, "l2_efficiency",
-         "must be 0.01..10"},
-        {d->l1_efficiency >= 0.01 && d->l1_efficiency <= 10, "l1_efficiency",
-         "must be 0.01..10"},
-        {d->store_requests_per_ns >= 0.001 && d->store_requests_per_ns < 1e6,
-         "store_requests_per_ns", "must be in [0.001, 1e6) requests per ns"},
-        {d->store_sectors_per_ns >= 0.001 && d->store_sectors_per_ns < 1e6,
-         "store_sectors_per_ns", "must be in [0.001, 1e6) sectors per ns"},
-        {d->dram_overload_bytes_per_sm >= 1024 && d->dram_overload_bytes_per_sm < 1e12,
-         "dram_overload_bytes_per_sm", "must be in [1024, 1e12) bytes"},
-        {d->dram_streams_half >= 1 && d->dram_streams_half < 1e6, "dram_streams_half",
-         "must be in [1, 1e6) arrays"},
-        {d->partial_sectors_half >= 0.01 && d->partial_sectors_half < 1e6,
-         "partial_sectors_half", "must be in [0.01, 1e6) sectors in flight per SM"},
-        {d->partial_sector_ns >= 0 && d->partial_sector_ns < 1e3, "partial_sector_ns",
-         "must be in [0, 1000) ns per sector"},
-        {d->launch_overhead_us >= 0 && d->launch_overhead_us < 1e6, "launch_overhead_us",
-         "must be in [0, 1e6) microseconds"},
-        {d->l1_requests_per_cycle >= 0.001 && d->l1_requests_per_cycle < 100,
-         "l1_requests_per_cycle", "must be in [0.001, 100) warp instructions per cycle per SM"},
-        {d->depth_saving_share >= 0 && d->depth_saving_share <= 1, "depth_saving_share",
-         "must be 0..1 (a share of the bytes saved)"},
-        {d->l2_requests_per_ns >= 0.001 && d->l2_requests_per_ns < 1e6, "l2_requests_per_ns",
-         "must be in [0.001, 1e6) requests per ns"},
-        {d->rank_precision >= 0 && d->rank_precision <= 0.5, "rank_precision",
-         "must be in [0, 0.5] (a fraction of the best prediction)"},
-    };
-    return first_broken(rules, sizeof rules / sizeof *rules, why, whysize);
+    for (int i = 0; i < est_nmparams; i++) {
+        const est_mparam *p = &est_mparams[i];
+        double v = *est_mparam_in((est_device *)d, p);
+        device_rule r = {(p->lo_open ? v > p->lo : v >= p->lo) &&
+                             (p->hi_open ? v < p->hi : v <= p->hi),
+                         p->name, p->must};
+        if (first_broken(&r, 1, why, whysize))
+            return r.field;
+    }
+    return NULL;
 }
 
 /* Lanes, occupancy limits and the granularities of caches and DRAM. */
@@ -153,32 +125,27 @@ const char *est_device_check(const est_device *d, char *why, unsigned whysize)
 {
     const char *field = machine_broken(d, why, whysize);
     if (!field)
-        field = v2_broken(d, why, whysize);
+        field = params_broken(d, why, whysize);
     if (!field)
         field = occupancy_broken(d, why, whysize);
     return field ? field : fits_broken(d, why, whysize);
 }
 
+const est_mparam est_mparams[] = {
+#define EST_PARAM(n, kind, h100, lo, lo_open, hi, hi_open, must, unit)                        \
+    {#n, kind, offsetof(est_device, n), h100, lo, hi, lo_open, hi_open, must, unit},
+#include "params.def"
+#undef EST_PARAM
+};
+const int est_nmparams = (int)(sizeof est_mparams / sizeof est_mparams[0]);
+
+double *est_mparam_in(est_device *d, const est_mparam *p)
+{
+    return (double *)((char *)d + p->offset);
+}
+
 void est_device_set_v2_defaults(est_device *d)
 {
-    static const double v[] = {EST_V2_DEFAULTS};
-    d->block_rate_per_sm = v[0];
-    d->latency_ns = v[1];
-    d->fold_overlap = v[2];
-    d->block_granularity = v[3];
-    d->limit_sharpness = v[4];
-    d->dram_efficiency = v[5];
-    d->l2_efficiency = v[6];
-    d->l1_efficiency = v[7];
-    d->store_requests_per_ns = v[8];
-    d->store_sectors_per_ns = v[9];
-    d->dram_overload_bytes_per_sm = v[10];
-    d->dram_streams_half = v[11];
-    d->partial_sectors_half = v[12];
-    d->partial_sector_ns = v[13];
-    d->launch_overhead_us = v[14];
-    d->l2_requests_per_ns = v[15];
-    d->l1_requests_per_cycle = v[16];
-    d->depth_saving_share = v[17];
-    d->rank_precision = EST_RANK_PRECISION_DEFAULT;
+    for (int i = 0; i < est_nmparams; i++)
+        *est_mparam_in(d, &est_mparams[i]) = est_mparams[i].h100;
 }

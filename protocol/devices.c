@@ -36,11 +36,10 @@ typedef struct dev_field {
     {                                                                                          \
 #n, t, offsetof(est_device, n), m, u, 1                                                \
     }
-/* Model-v2 parameters: optional, EST_V2_DEFAULTS when absent (docs/model.md). */
-#define V(n, m, u)                                                                             \
-    {                                                                                          \
-#n, T_DBL, offsetof(est_device, n), m, u, 1                                            \
-    }
+/* The parameters of estimator/params.def: optional, the H100's when absent, bounded
+ * there (est_device_check). */
+#define EST_PARAM(n, kind, h100, lo, lo_open, hi, hi_open, must, unit)                        \
+    {#n, T_DBL, offsetof(est_device, n), hi, unit, 1},
 static const dev_field fields[] = {
     F(sm_count, T_INT, 4096, "SMs"),
     F(clock_ghz, T_DBL, 10, "GHz"),
@@ -62,40 +61,11 @@ static const dev_field fields[] = {
     F(l1_sector_bytes, T_INT, 1024, "bytes"),
     F(l2_sector_bytes, T_INT, 1024, "bytes"),
     F(dram_fetch_bytes, T_INT, 4096, "bytes"),
-    V(block_rate_per_sm, 1e6, "thread blocks started per microsecond per SM (model v2)"),
-    V(latency_ns, 1e6, "ns, memory round trip under load (model v2)"),
-    V(fold_overlap, 1, "exponent: F folded updates keep F^a in flight (model v2)"),
-    V(block_granularity, 1, "share of a block's slots idle while it drains (model v2)"),
-    V(limit_sharpness, 100, "n of the smooth minimum of the limits (model v2)"),
-    V(dram_efficiency, 10, "attainable share of dram_bw_gbs (model v2)"),
-    V(l2_efficiency, 10, "attainable share of l2_bw_gbs (model v2)"),
-    V(l1_efficiency, 10, "attainable share of the L1 wavefront limit (model v2)"),
-    V(store_requests_per_ns, 1e6, "L1->L2 write requests (lines) per ns, whole GPU (model v2)"),
-    V(store_sectors_per_ns, 1e6, "written L2 sectors per ns, whole GPU (model v2)"),
-    V(dram_overload_bytes_per_sm, 1e12,
-      "bytes in flight per SM that halve DRAM efficiency (model v2)"),
-    V(dram_streams_half, 1e6, "arrays streamed at once that halve DRAM efficiency (model v2)"),
-    V(partial_sectors_half, 1e6,
-      "sectors in flight per SM, left partly written for other blocks, that halve DRAM "
-      "efficiency (model v2)"),
-    V(partial_sector_ns, 1e3,
-      "ns of the whole GPU per L2 sector (of 8-byte elements) a thread block leaves "
-      "partly written for other blocks, at long store bursts (model v2)"),
-    V(launch_overhead_us, 1e6, "microseconds, fixed time of one launch (model v2)"),
-    V(l2_requests_per_ns, 1e6,
-      "L2 tag lookups per ns, whole GPU: read requests, written sectors at 2/3 of one "
-      "(model v2)"),
-    V(l1_requests_per_cycle, 100,
-      "warp load and store instructions an SM's L1 accepts per cycle (model v2)"),
-    V(depth_saving_share, 1,
-      "share of the DRAM bytes a block's depth in z saves, against the block laid flat, "
-      "that still cost DRAM time (model v2)"),
-    V(rank_precision, 0.5,
-      "fraction of the best prediction within which rankings tie (not a model input)"),
+#include "params.def"
 };
 #undef F
 #undef O
-#undef V
+#undef EST_PARAM
 #define NFIELDS (sizeof fields / sizeof fields[0])
 
 static const char *const fit_names[] = {"miss_l1", "miss_ovy", "miss_ovz", "miss_l2",

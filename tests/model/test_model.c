@@ -285,7 +285,7 @@ static void layer_condition(void)
 }
 
 /* The model-v2 figures of the hand-derived cases below, given in the request so that a
- * refit of the built-in defaults (EST_V2_DEFAULTS) does not change these numbers; the
+ * refit of the built-in defaults (estimator/params.def) does not change these numbers; the
  * clock too (the built-in H100's was 1.755 GHz until model 2026.11-19, 1.98 since). */
 #define V2_DEVICE V2_DEVICE_SHARP("7.59")
 /* The same with the smooth minimum's sharpness n given (a string literal). */
