@@ -43,10 +43,11 @@ typedef struct lr_api_config {
 #define LR_DEFAULT_CACHE_MAX 100000L
 
 /* The memory one request may be estimated to use (reqmem.h), in MiB, unless
- * configured otherwise (the daemon's and the CLI's --max-request-mb). The largest request the protocol takes
- * (4096 configurations of 64 fields, two threads) is estimated at ~470 MiB; every
- * request of tests/, docs/ and bench/corpus at under 25 MiB. 256 MiB refuses the
- * first and keeps a daemon of --threads N under N x 256 MiB of requests. */
+ * configured otherwise (the daemon's and the CLI's --max-request-mb). The protocol's
+ * other limits allow requests estimated at ~750 MiB (4096 configurations of 64 fields,
+ * or 2048 accesses folded 64); the 949-byte ranking of the 25-point star over the
+ * default space x 17 foldings is estimated at 105 MiB (86 measured). 256 MiB refuses
+ * the extremes and keeps a daemon of --threads N under N x 256 MiB of requests. */
 #define LR_DEFAULT_MAX_REQUEST_MB 256
 
 /* A request may compute for 30 s: the D3Q19 ranking of 462 configurations takes 17 s
