@@ -28,6 +28,12 @@ typedef struct lr_api_config {
     long isl_max_operations; /* isl operation budget per configuration; 0 = default */
     double time_limit_s;     /* wall-clock limit per request; 0 = LR_DEFAULT_TIME_LIMIT_S */
     long cache_max;          /* predictions kept in db_path; 0 = LR_DEFAULT_CACHE_MAX */
+    long max_request_mb;     /* memory one request may be estimated to use, MiB (reqmem.h):
+                                0 = LR_DEFAULT_MAX_REQUEST_MB, < 0 = no limit; a request
+                                over it is refused with LR_LIMIT_EXCEEDED before computing */
+    int compute_threads;     /* threads that may compute one ranking, counted in its
+                                memory estimate: the daemon's --threads, whose idle ones
+                                are lent to a ranking; 0 = threads */
 } lr_api_config;
 
 /* Predictions a cache keeps before it evicts the least recently used. Measured (2-core
@@ -35,6 +41,14 @@ typedef struct lr_api_config {
  * configurations share the request text), an estimate of a request of its own 4.7 KB,
  * so 100000 rows are 250-470 MB. */
 #define LR_DEFAULT_CACHE_MAX 100000L
+
+/* The memory one request may be estimated to use (reqmem.h), in MiB, unless
+ * configured otherwise (the daemon's and the CLI's --max-request-mb). The protocol's
+ * other limits allow requests estimated at ~750 MiB (4096 configurations of 64 fields,
+ * or 2048 accesses folded 64); the 949-byte ranking of the 25-point star over the
+ * default space x 17 foldings is estimated at 105 MiB (86 measured). 256 MiB refuses
+ * the extremes and keeps a daemon of --threads N under N x 256 MiB of requests. */
+#define LR_DEFAULT_MAX_REQUEST_MB 256
 
 /* A request may compute for 30 s: the D3Q19 ranking of 462 configurations takes 17 s
  * on two cores; longer means a pathological kernel holding a daemon thread. */

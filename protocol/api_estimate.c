@@ -172,6 +172,12 @@ static int bounds_error(const lr_request *req, lr_error *err)
 }
 
 /* The wall-clock limit of one estimate, and of one measurement. */
+int api_memory_check(const lr_api *api, const lr_request *req, unsigned threads, lr_error *err)
+{
+    long mb = api->cfg.max_request_mb ? api->cfg.max_request_mb : LR_DEFAULT_MAX_REQUEST_MB;
+    return lr_request_memory_check(req, threads, mb, err);
+}
+
 double api_time_limit(const lr_api *api)
 {
     return api->cfg.time_limit_s > 0 ? api->cfg.time_limit_s : LR_DEFAULT_TIME_LIMIT_S;
@@ -348,6 +354,10 @@ int lr_api_estimate_cached(lr_worker *w, const char *body, size_t len, char **ou
     lr_request req;
     if (lr_request_parse(w->api->devs, body, len, LR_REQ_ESTIMATE, &req, err))
         return -1;
+    if (api_memory_check(w->api, &req, 1, err)) {
+        lr_request_release(&req);
+        return -1;
+    }
     char key[LR_HASH_HEX];
     lr_request_key(&req, &req.launch, key);
     *out = estimate_cached(w, &req, key, body, len, err);
@@ -361,6 +371,10 @@ char *lr_api_estimate(lr_worker *w, const char *body, size_t len, lr_error *err)
     lr_request req;
     if (lr_request_parse(w->api->devs, body, len, LR_REQ_ESTIMATE, &req, err))
         return NULL;
+    if (api_memory_check(w->api, &req, 1, err)) {
+        lr_request_release(&req);
+        return NULL;
+    }
     char key[LR_HASH_HEX];
     lr_request_key(&req, &req.launch, key);
     char *out = estimate_cached(w, &req, key, NULL, 0, err);

@@ -14,6 +14,7 @@
 
 #include "api.h"
 #include "memo.h"
+#include "reqmem.h"
 #include "request.h"
 #include "store.h"
 
@@ -75,6 +76,11 @@ cJSON *api_cache_get(lr_worker *w, const lr_request *req, const est_launch *l, c
  * the cache's health. */
 void api_cache_put(lr_worker *w, const lr_request *req, const est_launch *l, const char *key,
                    const char *text);
+/* 0 when req, computed on threads threads, fits the api's per-request memory limit
+ * (lr_api_config.max_request_mb); else -1 with err (reqmem.h). */
+int api_memory_check(const lr_api *api, const lr_request *req, unsigned threads, lr_error *err);
+/* The threads one ranking of api may compute on (its own and those lent to it). */
+unsigned api_rank_threads(const lr_api *api);
 /* The wall-clock limit of one estimate, and of one measurement, in seconds. */
 double api_time_limit(const lr_api *api);
 /* Times one configuration; the measured object (caller owns) or NULL with err. The

@@ -126,6 +126,12 @@ static int threads_for(const lr_api *api)
     return n > 0 ? (int)n : 1;
 }
 
+unsigned api_rank_threads(const lr_api *api)
+{
+    int t = threads_for(api);
+    return (unsigned)(api->cfg.compute_threads > t ? api->cfg.compute_threads : t);
+}
+
 static pthread_mutex_t sort_lock = PTHREAD_MUTEX_INITIALIZER;
 
 /* The m ranked entries (ent[order[r]]) as the decision sees them, each entry's warnings
@@ -534,6 +540,10 @@ char *lr_api_rank_with(lr_worker *w, const char *body, size_t len, const lr_rank
     rank_state s = {0};
     if (lr_request_parse(w->api->devs, body, len, LR_REQ_RANK, &s.req, err))
         return NULL;
+    if (api_memory_check(w->api, &s.req, api_rank_threads(w->api), err)) {
+        lr_request_release(&s.req);
+        return NULL;
+    }
     s.n = s.req.nspace;
     char *out = NULL;
     cJSON *resp = NULL;

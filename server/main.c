@@ -79,7 +79,7 @@ typedef struct srv_options {
     srv_config cfg;
     const char *listen; /* --listen as given, for messages */
     int no_cache;
-    long long threads, max_body, timeout_s, cache_max;
+    long long threads, max_body, timeout_s, cache_max, max_request_mb;
     long long head_deadline_s, body_deadline_s, max_receiving, max_client_receiving;
     double time_limit_s;       /* --time-limit, decimals allowed as for `launchrank rank` */
     char default_db[PATH_MAX]; /* $STATE_DIRECTORY/launchrank.sqlite, when set */
@@ -108,6 +108,8 @@ static int set_db(void *target, const char *value, char *why, size_t why_size)
     return 0;
 }
 
+/* Largest --max-request-mb: 1 TiB, beyond any machine's memory (0 turns it off). */
+#define SRV_MAX_REQUEST_MB (1ll << 20)
 /* Most predictions the cache keeps (a billion rows would be terabytes). */
 #define SRV_MAX_CACHE_ENTRIES 1000000000ll
 /* Longest --timeout, --time-limit and the deadlines: an hour is beyond any
@@ -221,6 +223,19 @@ static const lr_opt opt_cache_max = {
     .min = 1,
     .max = SRV_MAX_CACHE_ENTRIES,
     .offset = SRV_OFF(cache_max)};
+static const lr_opt opt_max_request_mb = {
+    .name = "--max-request-mb",
+    .arg = "MB",
+    .unit = "MiB",
+    .def = SRV_STR(LR_DEFAULT_MAX_REQUEST_MB),
+    .help = "memory one request may be estimated to use, from its configurations, fields, "
+            "accesses and foldings (docs/api.md, \"Limits\"); larger ones get 413 "
+            "limit_exceeded before anything is computed. 0 = no limit. Requests of --threads "
+            "compute threads together stay under --threads times this",
+    .kind = LR_OPT_INT,
+    .min = 0,
+    .max = SRV_MAX_REQUEST_MB,
+    .offset = SRV_OFF(max_request_mb)};
 static const lr_opt opt_time_limit = {
     .name = "--time-limit",
     .arg = "SECONDS",
@@ -304,7 +319,7 @@ static const lr_opt opt_quiet = {
 static const lr_opt *const options[] = {&opt_listen,        &opt_db,
                                         &opt_no_cache,      &opt_threads,
                                         &opt_max_body,      &opt_timeout,
-                                        &opt_cache_max,     &opt_time_limit,
+                                        &opt_cache_max,     &opt_max_request_mb, &opt_time_limit,
                                         &opt_head_deadline, &opt_body_deadline,
                                         &opt_max_receiving, &opt_max_client_receiving,
                                         &opt_allow_origin,  &opt_port_file,
@@ -374,6 +389,7 @@ static void options_defaults(srv_options *o)
         cores = SRV_MAX_THREADS;
     o->threads = cores < 1 ? 1 : cores;
     o->max_body = LR_MAX_BODY_BYTES;
+    o->max_request_mb = LR_DEFAULT_MAX_REQUEST_MB;
     o->timeout_s = SRV_DEFAULT_TIMEOUT_S;
     o->head_deadline_s = SRV_DEFAULT_HEAD_DEADLINE_S;
     o->body_deadline_s = SRV_DEFAULT_BODY_DEADLINE_S;
@@ -396,6 +412,7 @@ static int options_parse(srv_options *o, int argc, char **argv)
     o->cfg.timeout_s = (unsigned)o->timeout_s;
     o->cfg.time_limit_s = o->time_limit_s;
     o->cfg.cache_max = (long)o->cache_max;
+    o->cfg.max_request_mb = o->max_request_mb ? (long)o->max_request_mb : -1;
     o->cfg.head_deadline_s = (unsigned)o->head_deadline_s;
     o->cfg.body_deadline_s = (unsigned)o->body_deadline_s;
     o->cfg.max_receiving = (unsigned)o->max_receiving;
@@ -443,7 +460,9 @@ static int serve(const srv_options *o, const sigset_t *sigs)
                              .threads = 1,
                              .isl_max_operations = 0,
                              .time_limit_s = cfg->time_limit_s,
-                             .cache_max = cfg->cache_max};
+                             .cache_max = cfg->cache_max,
+                             .max_request_mb = cfg->max_request_mb,
+                             .compute_threads = (int)cfg->threads};
     s.api = lr_api_new(&api_cfg, &err);
     if (!s.api) {
         srv_log("launchrank: cannot start: %s", err.message);

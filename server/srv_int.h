@@ -67,6 +67,7 @@ typedef struct srv_config {
     unsigned max_receiving;   /* --max-receiving: half-received connections in all */
     unsigned max_client_receiving; /* --max-client-receiving: ... of one client address */
     long cache_max;                /* --cache-max: predictions kept; 0 = the default */
+    long max_request_mb; /* --max-request-mb: a request's estimated memory; -1 = no limit */
     /* --allow-origin: web origins besides our own whose pages may call us (strings
      * of argv, "https://host[:port]") */
     const char *allow_origins[SRV_MAX_ALLOW_ORIGINS];

@@ -32,6 +32,7 @@ typedef struct cli_opts {
     const char *format;    /* rank --format json|table|t4; NULL when not given */
     double time_limit_s;   /* rank --time-limit SECONDS; 0 = the api's default */
     int progress;          /* rank --progress: progress on stderr, terminal or not */
+    long long max_request_mb; /* --max-request-mb; -1 when not given, 0 = no limit */
     /* calibrate (and fit's --out, --name) */
     const char *out, *raw, *from_raw, *name, *base;
     int quick;     /* --quick */
@@ -45,6 +46,7 @@ typedef struct cli_opts {
 /* Rows more than one subcommand shares word for word (cli_util.c). */
 extern const lr_opt cli_opt_pretty;   /* --pretty */
 extern const lr_opt cli_opt_db_cache; /* --db PATH of estimate and rank */
+extern const lr_opt cli_opt_max_request_mb; /* --max-request-mb of estimate and rank */
 extern const lr_opt cli_opt_out;      /* --out FILE of calibrate and fit */
 
 /* Parses argv[1..] of a subcommand (argv[0] is its name) by cmd's table into *o

@@ -31,6 +31,19 @@ const lr_opt cli_opt_db_cache = {
     .kind = LR_OPT_TEXT,
     .offset = offsetof(cli_opts, db)};
 
+const lr_opt cli_opt_max_request_mb = {
+    .name = "--max-request-mb",
+    .arg = "MB",
+    .unit = "MiB",
+    .def = "256, as the daemon's --max-request-mb",
+    .help = "memory the request may be estimated to use, from its configurations, fields, "
+            "accesses and foldings; a larger one is refused (limit_exceeded, exit 2) before "
+            "anything is computed. 0 = no limit",
+    .kind = LR_OPT_INT,
+    .min = 0,
+    .max = 1ll << 20,
+    .offset = offsetof(cli_opts, max_request_mb)};
+
 const lr_opt cli_opt_out = {.name = "--out",
                             .arg = "FILE",
                             .help = "write the description to FILE instead of standard output",
@@ -53,6 +66,7 @@ int cli_parse_args(const lr_opt_cmd *cmd, int argc, char **argv, cli_opts *o, in
     memset(o, 0, sizeof *o);
     o->top = -1;
     o->measure_top = -1;
+    o->max_request_mb = -1;
     int parsed = lr_opt_run(cmd, argc, argv, o, o->pos, &o->npos);
     *rc = parsed == LR_OPT_BAD ? CLI_EXIT_BAD_INPUT : CLI_EXIT_OK;
     if (parsed == LR_OPT_OK && o->pretty && o->table) {

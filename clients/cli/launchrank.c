@@ -47,7 +47,10 @@ static int open_api(const char *cmd, const cli_opts *o, double time_limit_s, lr_
     lr_api_config cfg = {.db_path = o->db,
                          .threads = (int)o->threads,
                          .isl_max_operations = 0,
-                         .time_limit_s = time_limit_s};
+                         .time_limit_s = time_limit_s,
+                         .max_request_mb = o->max_request_mb < 0    ? 0
+                                           : o->max_request_mb == 0 ? -1
+                                                                    : (long)o->max_request_mb};
     lr_error err;
     lr_error_clear(&err);
     *w = NULL;
@@ -76,7 +79,8 @@ static void close_api(lr_api *api, lr_worker *w)
 
 /* ---- estimate ------------------------------------------------------------------- */
 
-static const lr_opt *const estimate_opts[] = {&cli_opt_db_cache, &cli_opt_pretty, NULL};
+static const lr_opt *const estimate_opts[] = {&cli_opt_db_cache, &cli_opt_max_request_mb,
+                                              &cli_opt_pretty, NULL};
 
 static const lr_opt_cmd estimate_cmd = {
     .name = "estimate",
@@ -207,7 +211,8 @@ static const lr_opt rank_progress = {
 
 static const lr_opt *const rank_opts[] = {
     &rank_table,       &rank_format,     &rank_top,      &rank_threads,   &rank_measure_top,
-    &cli_opt_db_cache, &rank_time_limit, &rank_progress, &cli_opt_pretty, NULL};
+    &cli_opt_db_cache, &cli_opt_max_request_mb, &rank_time_limit, &rank_progress,
+    &cli_opt_pretty,   NULL};
 
 static const lr_opt_cmd rank_cmd = {
     .name = "rank",

@@ -1070,6 +1070,55 @@ static void json_numbers_are_strict(lr_worker *w)
     rmdir(dir);
 }
 
+/* Issue 41, item 5: a ranking whose estimated memory (protocol/reqmem.h) passes the
+ * api's max_request_mb is refused before anything is computed, with the path of what
+ * drives it and both figures; smaller requests of the same api are answered. */
+static void memory_limit_refuses_large_requests(void)
+{
+    lr_error err;
+    lr_error_clear(&err);
+    lr_api_config cfg = {.threads = 1, .max_request_mb = 2};
+    lr_api *api = lr_api_new(&cfg, &err);
+    lr_worker *w = api ? lr_worker_new(api, &err) : NULL;
+    CHECK(w != NULL);
+    if (!w)
+        return;
+    /* 32 blocks x 4 foldings: 128 configurations, about 4 MB */
+    char blocks[512] = "", body[1024];
+    for (int by = 1; by <= 32; by++)
+        snprintf(blocks + strlen(blocks), sizeof blocks - strlen(blocks), "%s[32,%d]",
+                 by > 1 ? "," : "", by);
+    snprintf(body, sizeof body,
+             "{" OK_REST ",\"search\":{\"blocks\":[%s],\"foldings\":[[1],[1,2],[2],[2,2]]}}",
+             blocks);
+    char *out = lr_api_rank(w, body, strlen(body), NULL, NULL, &err);
+    CHECK(out == NULL);
+    CHECK_STR(lr_code_name(err.code), "limit_exceeded");
+    CHECK_STR(err.path, "search");
+    CHECK_CONTAINS(err.message, "ranking of 128 configurations");
+    CHECK_CONTAINS(err.message, "more than the 2 MB a request may use (--max-request-mb)");
+    CHECK_CONTAINS(err.message, "rank fewer configurations");
+    free(out);
+    lr_api_stats st;
+    lr_api_get_stats(api, &st);
+    CHECK_INT((long long)st.configurations_evaluated, 0);
+
+    /* the same kernel over 2 configurations, and one estimate, fit */
+    const char *small =
+        "{" OK_REST ",\"search\":{\"blocks\":[[32,1],[32,2]],\"foldings\":[[1]]}}";
+    lr_error_clear(&err);
+    out = lr_api_rank(w, small, strlen(small), NULL, NULL, &err);
+    CHECK(out != NULL);
+    free(out);
+    const char *est = "{" OK_REST ",\"launch\":{\"block\":[32,2]}}";
+    lr_error_clear(&err);
+    out = lr_api_estimate(w, est, strlen(est), &err);
+    CHECK(out != NULL);
+    free(out);
+    lr_worker_free(w);
+    lr_api_free(api);
+}
+
 int main(void)
 {
     lr_error err;
@@ -1091,6 +1140,7 @@ int main(void)
     hostile_sizes(w);
     errors_are_utf8(w);
     json_numbers_are_strict(w);
+    memory_limit_refuses_large_requests();
     lr_worker_free(w);
     lr_api_free(api);
     isl_budget();
