@@ -355,22 +355,9 @@ static int bind_fields(est_binding *b, addr_set *set, lr_error *err)
 
 /* How much of a folded thread's stores reach L2 merged, by the bytes R the thread
  * stores over all fields and steps when it issues them back to back (model v2;
- * docs/model.md, "Partly written sectors"). Measured on the H100 and the H200 with
- * bench/storemerge (a copy storing F consecutive elements per thread, with K+1
- * coalesced loads per store):
- *  - R <= 16 B merges (doubles folded 2, floats folded 4: 0-10 % of the steps' sector
- *    writes left unmerged at full occupancy);
- *  - R = 32 B merges in part: unmerged 62-72 % with one to four loads per store, 35-42 %
- *    with 13, and the corpus's 17-load star2d_r4_f64 about 20 % (MERGE_UNMERGED_*);
- *  - R >= 64 B does not (96 %), nor do D3Q19's 38 stores.
- * Between 16 and 32 bytes the share is interpolated linearly. Not modelled: lower
- * occupancy merges more (32-thread blocks: 17-58 %), scattered loads less (a transposed
- * copy's 8-16 B: 49-86 %, bench/storemerge/h100_scatter.csv). */
-#define MERGE_FULL_BYTES 16
-#define MERGE_PART_BYTES 32
-#define MERGE_UNMERGED_ONE_LOAD 0.72 /* unmerged share at R = 32 B, one load per store */
-#define MERGE_UNMERGED_PER_LOAD 0.03 /* less for each further load per store */
-
+ * docs/model.md, "Partly written sectors"; measured with bench/storemerge): up to
+ * RULE(MERGE_FULL_BYTES) all merge, from RULE(MERGE_PART_BYTES) none, in between an
+ * unmerged share that falls with the loads per store, interpolated linearly in R. */
 static double bytes_stored_per_step(const est_kernel *k)
 {
     double bytes = 0;
@@ -404,14 +391,16 @@ static int merges_all_steps(const est_kernel *k, const est_config *cfg, double *
         (steps == 2 && !est_config_tiles_domain(cfg)))
         return 0;
     double R = bytes_stored_per_step(k) * (double)steps;
-    if (R > MERGE_PART_BYTES)
+    if (R > RULE(MERGE_PART_BYTES))
         return 0;
-    if (R > MERGE_FULL_BYTES) {
+    if (R > RULE(MERGE_FULL_BYTES)) {
         /* at most 0.75, with no load at all */
-        double u = MERGE_UNMERGED_ONE_LOAD - MERGE_UNMERGED_PER_LOAD * (loads_per_store(k) - 1);
+        double u = RULE(MERGE_UNMERGED_ONE_LOAD) -
+                   RULE(MERGE_UNMERGED_PER_LOAD) * (loads_per_store(k) - 1);
         if (u < 0)
             u = 0;
-        *unmerged = u * (R - MERGE_FULL_BYTES) / (MERGE_PART_BYTES - MERGE_FULL_BYTES);
+        *unmerged = u * (R - RULE(MERGE_FULL_BYTES)) /
+                    (RULE(MERGE_PART_BYTES) - RULE(MERGE_FULL_BYTES));
     }
     return 1;
 }

@@ -131,19 +131,6 @@ const char *est_device_check(const est_device *d, char *why, unsigned whysize)
     return field ? field : fits_broken(d, why, whysize);
 }
 
-const est_mparam est_mparams[] = {
-#define EST_PARAM(n, kind, h100, lo, lo_open, hi, hi_open, must, unit)                        \
-    {#n, kind, offsetof(est_device, n), h100, lo, hi, lo_open, hi_open, must, unit},
-#include "params.def"
-#undef EST_PARAM
-};
-const int est_nmparams = (int)(sizeof est_mparams / sizeof est_mparams[0]);
-
-double *est_mparam_in(est_device *d, const est_mparam *p)
-{
-    return (double *)((char *)d + p->offset);
-}
-
 void est_device_set_v2_defaults(est_device *d)
 {
     for (int i = 0; i < est_nmparams; i++)

@@ -50,30 +50,14 @@ static double max3(double a, double b, double c)
     return m > c ? m : c;
 }
 
-/* docs/model.md §3 "Predicted wavefronts": what Nsight Compute counts as
- * l1tex__data_pipe_lsu_wavefronts per lattice update. A load instruction costs its L1
- * cycles c and a quarter of its minimum cycles m (the return of its data, which grows
- * with the bytes a warp reads, not with its bank conflicts), a store its c, and every
- * warp a few wavefronts of its own; the four factors are fitted on the H100 corpus
- * (bench/corpus), the H200 corpus is the held-out check (docs/accuracy.md). */
-#define L1_WF_PER_LOAD_CYCLE 1.075
-#define L1_WF_PER_LOAD_MIN_CYCLE 0.25
-#define L1_WF_PER_STORE_CYCLE 1.0
-#define L1_WF_PER_WARP 3.0
 
-/* The share of the bytes a warp's store instruction leaves partly written, in an
- * unfolded block, that count as left although the block's other warps complete them
- * at the same step: the warps of a block do not store in lockstep (docs/model.md,
- * "Partly written sectors"; the transposed copy's 32x8 blocks, none left to other
- * blocks, measure 0.4 B/Lup of extra DRAM reads and writes). */
-#define BLOCK_PARTIAL_SHARE 0.5
 
 /* docs/model.md §3 and §4: L1 cycles and L2 volumes per field, per lattice update. */
 static void l1_l2_volumes(const est_binding *b, const est_sample *s, est_result *r)
 {
     const est_device *dev = b->dev;
     double block_l1_alloc = 0, block_l2_load = 0;
-    r->l1_wavefronts = L1_WF_PER_WARP * div0(s->warps, s->warp_lups);
+    r->l1_wavefronts = RULE(L1_WF_PER_WARP) * div0(s->warps, s->warp_lups);
     r->l1_requests_per_update = 0;
     for (int f = 0; f < b->k->nfields; f++) {
         const est_field_sample *fs = &s->f[f];
@@ -81,8 +65,9 @@ static void l1_l2_volumes(const est_binding *b, const est_sample *s, est_result 
         est_volumes *v = &r->field[f];
         double C = div0(w->c, s->warp_lups), TAG = div0(w->tag, s->warp_lups);
         double DP = div0(w->dp, s->warp_lups), CST = div0(w->store_c, s->warp_lups);
-        r->l1_wavefronts += L1_WF_PER_LOAD_CYCLE * (C - CST) + L1_WF_PER_STORE_CYCLE * CST +
-                            L1_WF_PER_LOAD_MIN_CYCLE * div0(w->load_m, s->warp_lups);
+        r->l1_wavefronts += RULE(L1_WF_PER_LOAD_CYCLE) * (C - CST) +
+                            RULE(L1_WF_PER_STORE_CYCLE) * CST +
+                            RULE(L1_WF_PER_LOAD_MIN_CYCLE) * div0(w->load_m, s->warp_lups);
         /* The allocation cost counts the lines of loads and of stores separately:
          * this is what reproduces the reference L1 cycles (docs/model.md). */
         double ALLOC = div0(fs->blk_load_lines + fs->blk_store_lines, s->block_lups);
@@ -115,7 +100,8 @@ static void l1_l2_volumes(const est_binding *b, const est_sample *s, est_result 
         v->l2_store_left = div0(fs->blk_store_unwritten, s->block_lups);
         v->l2_store_partial =
             folded ? warp_unwritten
-                   : v->l2_store_left + BLOCK_PARTIAL_SHARE * (warp_unwritten - v->l2_store_left);
+                   : v->l2_store_left +
+                         RULE(BLOCK_PARTIAL_SHARE) * (warp_unwritten - v->l2_store_left);
         /* one write request per line each store instruction touches; where an unfolded
          * thread's stores complete their sectors together, L1 sends them as the sectors
          * L2 receives, and the requests merge with them (model 2026.11-25: the
@@ -152,19 +138,7 @@ static void l1_l2_volumes(const est_binding *b, const est_sample *s, est_result 
     }
 }
 
-/* docs/model.md "Model v2", "Stores left in L2": when a launch ends, about this share of
- * the device's l2_bytes (on the H100 and H200 one half of the L2) still holds lines it
- * wrote and has not written back to DRAM; the next launch (or the L2 flush between
- * timed runs) pays for them. Measured as the missing DRAM writes of the unfolded
- * configurations of the stencil families: 13.7-15.6 MiB of the H100's 25 MiB,
- * 15.2-18.1 MiB of the H200's 30 MiB (bench/corpus). Reported, not a limit. */
-#define L2_DIRTY_SHARE 0.55
 
-/* L2 sizes of traffic after which a partly written sector has been evicted with
- * probability 1 - 1/e (docs/model.md, "Partly written sectors"); 3 since model
- * 2026.11-16 (6 before), chosen with BLOCK_PARTIAL_SHARE and the sqrt of the folding
- * in partial_evicted on the H100 corpus' DRAM counters, the H200 held out. */
-#define PARTIAL_REACH 3.0
 
 /* Bytes of the launch's stores still dirty in L2 when it ends. */
 static void keep_dirty_lines(const est_binding *b, est_result *r)
@@ -172,7 +146,7 @@ static void keep_dirty_lines(const est_binding *b, est_result *r)
     double stored = 0;
     for (int f = 0; f < b->k->nfields; f++)
         stored += r->field[f].dram_store * (double)r->lattice_updates;
-    double kept = L2_DIRTY_SHARE * (double)b->dev->l2_bytes;
+    double kept = RULE(L2_DIRTY_SHARE) * (double)b->dev->l2_bytes;
     r->stores_left_in_l2 = stored < kept ? stored : kept;
 }
 
@@ -190,7 +164,8 @@ static double partial_evicted(const est_binding *b, const est_result *r)
         l2 += r->field[f].l2_load + r->field[f].l2_store;
     const int *fold = b->cfg.launch.folding;
     l2 *= sqrt((double)fold[0] * fold[1] * fold[2]);
-    double d = l2 * (double)r->wave_blocks * b->threads / (PARTIAL_REACH * (double)b->dev->l2_bytes);
+    double d = l2 * (double)r->wave_blocks * b->threads /
+               (RULE(PARTIAL_REACH) * (double)b->dev->l2_bytes);
     return 1 - exp(-d * d);
 }
 
@@ -320,48 +295,11 @@ static double smooth_min(const double *v, int k, double n)
     return least * pow(sum, -1 / n);
 }
 
-/* docs/model.md, "L2 requests and the L1 data pipe": what a written sector costs the L2
- * tags, as a share of a read request's lookup: 6.2 against 9.3 ps of the tags' busy time
- * per update, fitted over the 628 configurations of bench/stalls/h100_breakdown.csv
- * (median error 7 %). */
-#define L2_TAG_STORE_SHARE (6.2 / 9.3)
 
-/* docs/model.md, "Sectors left to other blocks": the exponent of the DRAM efficiency
- * lost to them, chosen on bench/align (the corpus layout against aligned arrays of six
- * families, H100); the amplitude, partial_sectors_half, is fitted on the corpus. */
-#define PARTIAL_EXPONENT 0.8
 
-/* docs/model.md, "Store bursts that leave sectors to other blocks": the stores per
- * thread at which the time a sector left to other blocks costs is half its full cost,
- * chosen on the H100 corpus and bench/align (1.5 and 4 fit worse; docs/model.md) */
-#define STORE_BURST_HALF 2.5
 
-/* docs/model.md, "On-chip limits first" (model 2026.11-22): the sharpness with which
- * the on-chip limits (flops, L1, L2, stores, L2 and L1 requests) combine into one
- * before the device's limit_sharpness combines that with DRAM and latency. Chosen on
- * a grid (5 / 6 / 7 / 8 / 16 / 40) on the H100 corpus, layer and depth scans; never
- * softer than the device's own sharpness. */
-#define CHIP_SHARPNESS 6.0
 
-/* docs/model.md, "A soft knee below a hard DRAM cap" (model 2026.11-24): the smooth
- * minimum meets a DRAM limit this much above the one the body can reach, and the real
- * limit then caps it. Streams at full occupancy reach their DRAM plateau (the strided
- * copy's and the triad's unfolded blocks on the H100 run as fast as their folded ones,
- * bench/knee and bench/foldscan), which one smooth minimum of DRAM and latency put 1.2 %
- * below it; the stencils keep the soft knee below the cap that the fits need. Chosen
- * on a grid of the H100 corpus, layer and depth scans with every fitted parameter
- * refitted (1 / 1.02 / 1.03 / 1.04 / 1.05: objective 0.0369 / 0.0368 / 0.0373 /
- * 0.0384 / 0.0394); 1.03 is the least that ranks the strided copy's unfolded blocks
- * first (1.02: 0.53 % below the fixed block). */
-#define DRAM_SOFT_HEADROOM 1.03
 
-/* docs/model.md, "Scattered store bursts": what a write request that fills less than
- * a sector (a transposed copy's 4 B, a 4-wide block's 16 B) costs in the store burst,
- * as a share of a sector left to other blocks, times the part of the sector it leaves
- * empty. Chosen on the H100 corpus with every fitted parameter refitted (best of 8
- * starts; 0.02 / 0.03 / 0.04 / 0.05 / 0.07: objective 0.0510 / 0.0508 / 0.0505 /
- * 0.0507 / 0.0520, none 0.0530): about 2 ps per such request in a long burst. */
-#define SCATTERED_REQUEST_SHARE 0.04
 
 /* The time per lattice update, in ns of the whole GPU, that stores leaving sectors
  * partly written for other blocks, or sent as scattered requests, add to a launch:
@@ -384,8 +322,8 @@ static double partial_sector_time(const est_kernel *k, const est_device *dev,
             scattered += v->l2_store_requests * (1 - fill);
     }
     sectors /= dev->l2_sector_bytes;
-    sectors += SCATTERED_REQUEST_SHARE * scattered;
-    double burst = (double)fold * est_kernel_stores(k), half = STORE_BURST_HALF;
+    sectors += RULE(SCATTERED_REQUEST_SHARE) * scattered;
+    double burst = (double)fold * est_kernel_stores(k), half = RULE(STORE_BURST_HALF);
     return dev->partial_sector_ns * sectors * burst * burst / (burst * burst + half * half);
 }
 
@@ -425,7 +363,7 @@ static void v2_limits(const est_kernel *k, const est_device *dev, est_result *r)
      * holds the range-4 star's unfolded blocks (bench/stalls; docs/model.md "L2
      * requests and the L1 data pipe") */
     r->perf_l2_requests =
-        div0(dev->l2_requests_per_ns, t->l2_load_requests + L2_TAG_STORE_SHARE *
+        div0(dev->l2_requests_per_ns, t->l2_load_requests + RULE(L2_TAG_STORE_SHARE) *
                                                                 t->l2_store_charged /
                                                                 dev->l2_sector_bytes);
     /* the L1 accepts about one warp load or store instruction every other cycle per
@@ -454,11 +392,11 @@ static void v2_limits(const est_kernel *k, const est_device *dev, est_result *r)
      * has in flight: half at partial_sectors_half (docs/model.md, "Sectors left to
      * other blocks") */
     double partial = r->partial_sectors_in_flight_per_sm / dev->partial_sectors_half;
-    r->perf_dram /= 1 + pow(partial, PARTIAL_EXPONENT);
+    r->perf_dram /= 1 + pow(partial, RULE(PARTIAL_EXPONENT));
     double lim[] = {r->perf_flops,       r->perf_l1,      r->perf_l2,
                     r->perf_dram,        r->perf_latency, r->perf_blocks,
                     r->perf_stores,      r->perf_l2_requests, r->perf_l1_requests};
-    double n = dev->limit_sharpness, n_chip = fmax(CHIP_SHARPNESS, n);
+    double n = dev->limit_sharpness, n_chip = fmax(RULE(CHIP_SHARPNESS), n);
     int nlim = (int)(sizeof lim / sizeof *lim);
     /* the block start rate is a ceiling, not one more overlapping limit: blocks of 32
      * and 64 threads run at the same block rate in every kernel of the corpus, and a
@@ -476,7 +414,7 @@ static void v2_limits(const est_kernel *k, const est_device *dev, est_result *r)
      * toward a DRAM limit a little above the real one, which then caps it: the DRAM
      * plateau is reached, not approached (docs/model.md, "A soft knee below a hard
      * DRAM cap") */
-    double outer[3] = {r->perf_dram * DRAM_SOFT_HEADROOM, r->perf_latency,
+    double outer[3] = {r->perf_dram * RULE(DRAM_SOFT_HEADROOM), r->perf_latency,
                        smooth_min(on_chip, nchip, n_chip)};
     smallest(lim, nlim, r); /* the limiter named is the tightest single limit */
     r->predicted = smooth_min(outer, 3, n);

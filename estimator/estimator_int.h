@@ -13,6 +13,17 @@
 
 #include "estimator.h"
 
+/* The constants of the model's equations, the EST_RULE rows of params.def, read as
+ * RULE(NAME) (params.c holds their values). */
+enum est_rule_id {
+#define EST_RULE(name, ...) EST_RULE_##name,
+#include "params.def"
+#undef EST_RULE
+    EST_NRULES
+};
+extern const double est_rules[EST_NRULES];
+#define RULE(name) (est_rules[EST_RULE_##name])
+
 typedef struct est_access {
     est_expr *idx[3]; /* one per array dimension of the field; owned */
     int n;
