@@ -50,7 +50,51 @@ static double max3(double a, double b, double c)
     return m > c ? m : c;
 }
 
-
+/* docs/model.md §4, "Partly written sectors", "Merged store requests": the store
+ * volumes and write requests of one field, per lattice update. */
+static void l2_stores(const est_binding *b, const est_sample *s, const est_field_sample *fs,
+                      est_volumes *v)
+{
+    const est_device *dev = b->dev;
+    const est_warp_counts *w = &fs->warp;
+    /* L2 receives a sector that one folding step's stores complete once, and where
+     * the stores of all steps merge, the share left unmerged (store_unmerged,
+     * bind.c) comes back (docs/model.md "Partly written sectors"). Model v2's limits
+     * charge what L2 receives; the reference model charges every store
+     * instruction's sectors, except where the stores of all steps merge */
+    double per_instruction = div0(w->store_sectors * dev->l1_sector_bytes, s->warp_lups);
+    v->l2_store =
+        div0((w->store_sectors - w->store_merged) * dev->l1_sector_bytes, s->warp_lups);
+    if (b->merge_all_steps)
+        v->l2_store += b->store_unmerged * (per_instruction - v->l2_store);
+    v->l2_store_charged = b->merge_all_steps || b->k->model == EST_MODEL_V2
+                              ? v->l2_store
+                              : per_instruction;
+    /* partly written sectors completed later (model v2's evictions): by other
+     * blocks, or, when threads fold, by later folding steps of the warp or of the
+     * block's other warps; unfolded, the block's other warps complete theirs at
+     * the same step, and those count in part (BLOCK_PARTIAL_SHARE) */
+    const int *fold = b->cfg.launch.folding;
+    int folded = fold[0] * fold[1] * fold[2] > 1;
+    double warp_unwritten = div0(w->store_unwritten, s->warp_lups);
+    v->l2_store_left = div0(fs->blk_store_unwritten, s->block_lups);
+    v->l2_store_partial =
+        folded ? warp_unwritten
+               : v->l2_store_left +
+                     RULE(BLOCK_PARTIAL_SHARE) * (warp_unwritten - v->l2_store_left);
+    /* one write request per line each store instruction touches; where an unfolded
+     * thread's stores complete their sectors together, L1 sends them as the sectors
+     * L2 receives, and the requests merge with them (model 2026.11-25: the
+     * array-of-structs copy's four stores, 0.125 requests per update measured
+     * against 0.5 per instruction; docs/model.md "Merged store requests"). The
+     * hardware merges a folded thread's requests as its sectors too, but the
+     * model's sector merge is wrong for some folded threads (a transposed copy's
+     * 16x16 block folded 4 in y: 75 % merged in the model, 12 % on the H100), so
+     * those keep a request per line and instruction */
+    v->l2_store_requests = div0(w->store_lines, s->warp_lups);
+    if (b->k->model == EST_MODEL_V2 && per_instruction > 0 && !folded)
+        v->l2_store_requests *= v->l2_store / per_instruction;
+}
 
 /* docs/model.md §3 and §4: L1 cycles and L2 volumes per field, per lattice update. */
 static void l1_l2_volumes(const est_binding *b, const est_sample *s, est_result *r)
@@ -77,43 +121,7 @@ static void l1_l2_volumes(const est_binding *b, const est_sample *s, est_result 
             v->l1_cycles = max3(C, TAG, DP + ALLOC);
         v->l1_load = div0(w->load_sectors * dev->l1_sector_bytes, s->warp_lups);
         r->l1_requests_per_update += div0(w->inst, s->warp_lups);
-        /* L2 receives a sector that one folding step's stores complete once, and where
-         * the stores of all steps merge, the share left unmerged (store_unmerged,
-         * bind.c) comes back (docs/model.md "Partly written sectors"). Model v2's limits
-         * charge what L2 receives; the reference model charges every store
-         * instruction's sectors, except where the stores of all steps merge */
-        double per_instruction = div0(w->store_sectors * dev->l1_sector_bytes, s->warp_lups);
-        v->l2_store =
-            div0((w->store_sectors - w->store_merged) * dev->l1_sector_bytes, s->warp_lups);
-        if (b->merge_all_steps)
-            v->l2_store += b->store_unmerged * (per_instruction - v->l2_store);
-        v->l2_store_charged = b->merge_all_steps || b->k->model == EST_MODEL_V2
-                                  ? v->l2_store
-                                  : per_instruction;
-        /* partly written sectors completed later (model v2's evictions): by other
-         * blocks, or, when threads fold, by later folding steps of the warp or of the
-         * block's other warps; unfolded, the block's other warps complete theirs at
-         * the same step, and those count in part (BLOCK_PARTIAL_SHARE) */
-        const int *fold = b->cfg.launch.folding;
-        int folded = fold[0] * fold[1] * fold[2] > 1;
-        double warp_unwritten = div0(w->store_unwritten, s->warp_lups);
-        v->l2_store_left = div0(fs->blk_store_unwritten, s->block_lups);
-        v->l2_store_partial =
-            folded ? warp_unwritten
-                   : v->l2_store_left +
-                         RULE(BLOCK_PARTIAL_SHARE) * (warp_unwritten - v->l2_store_left);
-        /* one write request per line each store instruction touches; where an unfolded
-         * thread's stores complete their sectors together, L1 sends them as the sectors
-         * L2 receives, and the requests merge with them (model 2026.11-25: the
-         * array-of-structs copy's four stores, 0.125 requests per update measured
-         * against 0.5 per instruction; docs/model.md "Merged store requests"). The
-         * hardware merges a folded thread's requests as its sectors too, but the
-         * model's sector merge is wrong for some folded threads (a transposed copy's
-         * 16x16 block folded 4 in y: 75 % merged in the model, 12 % on the H100), so
-         * those keep a request per line and instruction */
-        v->l2_store_requests = div0(w->store_lines, s->warp_lups);
-        if (b->k->model == EST_MODEL_V2 && per_instruction > 0 && !folded)
-            v->l2_store_requests *= v->l2_store / per_instruction;
+        l2_stores(b, s, fs, v);
         v->l2_load_compulsory =
             div0(fs->blk_load_sectors * dev->l2_sector_bytes, s->block_lups);
         if (s->nblocks) {
@@ -137,8 +145,6 @@ static void l1_l2_volumes(const est_binding *b, const est_sample *s, est_result 
                               div0(v->l2_load, v->l1_load);
     }
 }
-
-
 
 /* Bytes of the launch's stores still dirty in L2 when it ends. */
 static void keep_dirty_lines(const est_binding *b, est_result *r)
@@ -295,12 +301,6 @@ static double smooth_min(const double *v, int k, double n)
     return least * pow(sum, -1 / n);
 }
 
-
-
-
-
-
-
 /* The time per lattice update, in ns of the whole GPU, that stores leaving sectors
  * partly written for other blocks, or sent as scattered requests, add to a launch:
  * partial_sector_ns per such sector (weighted by element size: a float's costs half a
@@ -327,17 +327,15 @@ static double partial_sector_time(const est_kernel *k, const est_device *dev,
     return dev->partial_sector_ns * sectors * burst * burst / (burst * burst + half * half);
 }
 
-/* docs/model.md "Latency and occupancy": model v2's concurrency and block-rate limits,
- * the attainable bandwidths, and the smooth minimum that combines them. */
-static void v2_limits(const est_kernel *k, const est_device *dev, est_result *r)
+/* docs/model.md "Latency and occupancy" and "Block start rate": the threads that work,
+ * what they keep in flight, and the latency and block-rate limits. */
+static void v2_concurrency(const est_device *dev, est_result *r, int fold)
 {
-    const est_config *c = &r->config;
-    int fold = c->launch.folding[0] * c->launch.folding[1] * c->launch.folding[2];
     double blocks = (double)r->grid[0] * (double)r->grid[1] * (double)r->grid[2];
     r->updates_per_block = div0((double)r->lattice_updates, blocks);
     /* threads with work: a block wider than the domain, or cut by its edge, has idle
      * threads that hold slots but request nothing; they return at once, so only the
-     * working ones drain (docs/model.md "Latency and occupancy") */
+     * working ones drain */
     double working = r->updates_per_block / fold;
     double drain = 1 - dev->block_granularity * working / (double)dev->max_threads_per_sm;
     r->active_threads_per_sm = r->blocks_per_sm * working * drain;
@@ -347,64 +345,74 @@ static void v2_limits(const est_kernel *k, const est_device *dev, est_result *r)
         r->active_threads_per_sm * in_flight * r->dram_charged;
     /* every sector a warp's stores leave partly written, whoever completes it: other
      * blocks, later folding steps, or (counted in part, BLOCK_PARTIAL_SHARE) the
-     * block's other warps (2026.11-20; until then only those left to other blocks,
-     * which let folded blocks look cheaper than the GPU runs them) */
+     * block's other warps ("Partly written sectors") */
     r->partial_sectors_in_flight_per_sm = r->active_threads_per_sm * in_flight *
                                           r->total.l2_store_partial / dev->l2_sector_bytes;
     r->perf_blocks = dev->block_rate_per_sm * 1e-3 * dev->sm_count * r->updates_per_block;
+}
+
+/* docs/model.md "Scattered stores (store requests)", "L2 requests and the L1 data
+ * pipe", "L1 requests": the limits of requests rather than bytes. */
+static void v2_request_limits(const est_device *dev, est_result *r)
+{
     /* a store instruction sends one write request per line it touches, and each
      * (partial) sector is written separately: scattered stores are limited by these
-     * rates long before their bytes reach a bandwidth (docs/model.md) */
+     * rates long before their bytes reach a bandwidth */
     const est_volumes *t = &r->total;
     double store_ns = div0(t->l2_store_requests, dev->store_requests_per_ns) +
                       div0(t->l2_store_charged / dev->l2_sector_bytes, dev->store_sectors_per_ns);
     r->perf_stores = div0(1, store_ns);
     /* the L2's tags look up every read request and every written sector: the unit that
-     * holds the range-4 star's unfolded blocks (bench/stalls; docs/model.md "L2
-     * requests and the L1 data pipe") */
+     * holds the range-4 star's unfolded blocks (bench/stalls) */
     r->perf_l2_requests =
         div0(dev->l2_requests_per_ns, t->l2_load_requests + RULE(L2_TAG_STORE_SHARE) *
                                                                 t->l2_store_charged /
                                                                 dev->l2_sector_bytes);
     /* the L1 accepts about one warp load or store instruction every other cycle per
      * SM, whatever its width: float stencils with many loads per update meet this
-     * before the wavefronts. A fitted rate, not a hardware figure: a held-out 2-D
-     * float box passes it (docs/model.md, "L1 requests") */
+     * before the wavefronts. A fitted rate, not a hardware figure */
     r->perf_l1_requests = div0(dev->sm_count * dev->clock_ghz * dev->l1_requests_per_cycle,
                                r->l1_requests_per_update);
+}
+
+/* docs/model.md "Attainable bandwidths and DRAM overload", "DRAM streams", "Sectors
+ * left to other blocks": the bandwidth limits as the GPU attains them. */
+static void v2_bandwidths(const est_kernel *k, const est_device *dev, est_result *r)
+{
     r->perf_l1 *= dev->l1_efficiency;
     r->perf_l2 *= dev->l2_efficiency;
     /* far more bytes requested than the memory system can queue: the L2 thrashes and
-     * DRAM efficiency drops, to half at dram_overload_bytes_per_sm (docs/model.md) */
+     * DRAM efficiency drops, to half at dram_overload_bytes_per_sm */
     double overload = r->bytes_in_flight_per_sm / dev->dram_overload_bytes_per_sm;
     r->perf_dram *= dev->dram_efficiency / (1 + overload * overload);
     /* every array is a stream of its own through the DRAM pages: many at once (LBM's
      * 38 and 54) cost a share of the bandwidth, half at dram_streams_half arrays of
      * doubles. An array of floats counts twice: a warp moves half as many of its bytes
-     * at a time, so its pages are opened twice as often per byte (float LBM moves 15 %
-     * less DRAM bandwidth than double LBM; docs/model.md, "DRAM streams") */
+     * at a time, so its pages are opened twice as often per byte */
     double streams = 0;
     for (int f = 0; f < k->nfields; f++)
         streams += 8.0 / k->fields[f].elem_bytes;
     r->perf_dram /= 1 + streams / dev->dram_streams_half;
     /* sectors that a block's stores leave partly written for another block to
      * complete keep DRAM less busy than their volumes say, the more of them the SM
-     * has in flight: half at partial_sectors_half (docs/model.md, "Sectors left to
-     * other blocks") */
+     * has in flight: half at partial_sectors_half */
     double partial = r->partial_sectors_in_flight_per_sm / dev->partial_sectors_half;
     r->perf_dram /= 1 + pow(partial, RULE(PARTIAL_EXPONENT));
+}
+
+/* docs/model.md "On-chip limits first", "The block start rate as a ceiling", "A soft
+ * knee below a hard DRAM cap": the limits combined into the body's rate. */
+static void v2_combine(const est_device *dev, est_result *r)
+{
     double lim[] = {r->perf_flops,       r->perf_l1,      r->perf_l2,
                     r->perf_dram,        r->perf_latency, r->perf_blocks,
                     r->perf_stores,      r->perf_l2_requests, r->perf_l1_requests};
     double n = dev->limit_sharpness, n_chip = fmax(RULE(CHIP_SHARPNESS), n);
     int nlim = (int)(sizeof lim / sizeof *lim);
     /* the block start rate is a ceiling, not one more overlapping limit: blocks of 32
-     * and 64 threads run at the same block rate in every kernel of the corpus, and a
-     * rate twice what a kernel needs costs it nothing (docs/model.md, "Block start
-     * rate"). The on-chip limits meet each other more sharply than they meet DRAM and
-     * the latency: several of them close together (a deep block of a range-3 star:
-     * its L1, L1-request and L2-request limits within 1.8x of each other) cost less
-     * than the one smooth minimum of all said (docs/model.md, "On-chip limits first") */
+     * and 64 threads run at the same block rate in every kernel of the corpus. The
+     * on-chip limits meet each other more sharply than they meet DRAM and the latency:
+     * several of them close together cost less than the one smooth minimum of all */
     double on_chip[EST_LIMITER_NONE];
     int nchip = 0;
     for (int i = 0; i < nlim; i++)
@@ -412,8 +420,7 @@ static void v2_limits(const est_kernel *k, const est_device *dev, est_result *r)
             on_chip[nchip++] = lim[i];
     /* the knee of DRAM with the latency and the on-chip limits is soft, but it bends
      * toward a DRAM limit a little above the real one, which then caps it: the DRAM
-     * plateau is reached, not approached (docs/model.md, "A soft knee below a hard
-     * DRAM cap") */
+     * plateau is reached, not approached */
     double outer[3] = {r->perf_dram * RULE(DRAM_SOFT_HEADROOM), r->perf_latency,
                        smooth_min(on_chip, nchip, n_chip)};
     smallest(lim, nlim, r); /* the limiter named is the tightest single limit */
@@ -422,23 +429,42 @@ static void v2_limits(const est_kernel *k, const est_device *dev, est_result *r)
         r->predicted = r->perf_dram;
     if (r->perf_blocks > 0 && r->perf_blocks < r->predicted)
         r->predicted = r->perf_blocks;
+}
+
+/* docs/model.md "Store bursts that leave sectors to other blocks", "Launch overhead":
+ * the times that add to the body's instead of overlapping it. */
+static void v2_serial_times(const est_kernel *k, const est_device *dev, est_result *r,
+                            int fold)
+{
     /* the stores that leave sectors to other blocks hold the load/store pipe while
-     * every limit above waits: their time adds to the body's, it does not overlap it
-     * (docs/model.md, "Store bursts that leave sectors to other blocks") */
+     * every limit waits */
     if (r->predicted > 0) {
         double partial_ns = partial_sector_time(k, dev, r, fold);
         r->predicted = 1 / (1 / r->predicted + partial_ns);
         r->partial_sector_share = partial_ns * r->predicted;
     }
     /* a launch also costs a fixed time of its own (starting the grid, filling the
-     * memory pipeline, draining the last wave; docs/model.md, "Launch overhead"),
-     * measured by bench/overhead and launchrank calibrate: the limits
-     * say how fast the body runs, the prediction is the whole launch */
+     * memory pipeline, draining the last wave), measured by bench/overhead and
+     * launchrank calibrate: the limits say how fast the body runs, the prediction is
+     * the whole launch */
     double lups = (double)r->lattice_updates;
     if (r->predicted > 0) {
         r->launch_time_us = (lups / r->predicted + dev->launch_overhead_us * 1e3) * 1e-3;
         r->predicted = lups / (r->launch_time_us * 1e3);
     }
+}
+
+/* Model v2 (docs/model.md, "The equations of model v2 at a glance"), in the order of
+ * its equations. */
+static void v2_limits(const est_kernel *k, const est_device *dev, est_result *r)
+{
+    const int *f = r->config.launch.folding;
+    int fold = f[0] * f[1] * f[2];
+    v2_concurrency(dev, r, fold);
+    v2_request_limits(dev, r);
+    v2_bandwidths(k, dev, r);
+    v2_combine(dev, r);
+    v2_serial_times(k, dev, r, fold);
 }
 
 void est_result_performance(const est_kernel *k, const est_device *dev, est_result *r)
