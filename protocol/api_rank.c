@@ -103,14 +103,20 @@ static void entry_keys(rank_entry *e)
     e->key.l2 = num_at(e->est, "estimate", "l2_load") + num_at(e->est, "estimate", "l2_store");
 }
 
-static const rank_entry *sort_base;
-static int cmp_entry(const void *a, const void *b)
+/* An entry's sort key beside its index: what qsort orders, so that the comparison
+ * needs nothing outside its two arguments (C11's qsort passes no context). */
+typedef struct keyed_entry {
+    lr_rank_key key;
+    size_t i;
+} keyed_entry;
+
+static int cmp_keyed(const void *a, const void *b)
 {
-    const rank_entry *x = &sort_base[*(const size_t *)a], *y = &sort_base[*(const size_t *)b];
+    const keyed_entry *x = a, *y = b;
     int c = lr_rank_key_cmp(&x->key, &y->key);
     if (c)
         return c;
-    return *(const size_t *)a < *(const size_t *)b ? -1 : 1;
+    return x->i < y->i ? -1 : 1;
 }
 
 static cJSON *take(cJSON *o, const char *key)
@@ -131,8 +137,6 @@ unsigned api_rank_threads(const lr_api *api)
     int t = threads_for(api);
     return (unsigned)(api->cfg.compute_threads > t ? api->cfg.compute_threads : t);
 }
-
-static pthread_mutex_t sort_lock = PTHREAD_MUTEX_INITIALIZER;
 
 /* The m ranked entries (ent[order[r]]) as the decision sees them, each entry's warnings
  * set; *base_pos: the baseline's position, or -1. Caller frees; NULL when out of
@@ -414,15 +418,18 @@ static void rank_store(lr_worker *w, rank_state *s)
  * choices. 0, or -1 with err when out of memory. */
 static int rank_order(rank_state *s, lr_error *err)
 {
+    keyed_entry *keyed = malloc((s->n ? s->n : 1) * sizeof *keyed);
+    if (!keyed)
+        return lr_error_set(err, LR_NO_MEMORY, NULL, "out of memory");
     for (size_t i = 0; i < s->n; i++)
         if (s->ent[i].est) {
             entry_keys(&s->ent[i]);
-            s->order[s->m++] = i;
+            keyed[s->m++] = (keyed_entry){s->ent[i].key, i};
         }
-    pthread_mutex_lock(&sort_lock); /* qsort has no context argument in C11 */
-    sort_base = s->ent;
-    qsort(s->order, s->m, sizeof *s->order, cmp_entry);
-    pthread_mutex_unlock(&sort_lock);
+    qsort(keyed, s->m, sizeof *keyed, cmp_keyed);
+    for (size_t r = 0; r < s->m; r++)
+        s->order[r] = keyed[r].i;
+    free(keyed);
     s->choices = rank_choices(&s->req, s->ent, s->order, s->m, &s->base_pos);
     if (!s->choices)
         return lr_error_set(err, LR_NO_MEMORY, NULL, "out of memory");

@@ -189,3 +189,16 @@ enum MHD_Result srv_respond_cancelled(srv_server *s, struct MHD_Connection *c, s
     }
     return r;
 }
+
+enum MHD_Result srv_respond_code(srv_server *s, struct MHD_Connection *c, srv_request *req,
+                                 lr_code code, unsigned status, const char *allow,
+                                 const char *fmt, ...)
+{
+    lr_error err;
+    lr_error_clear(&err);
+    va_list ap;
+    va_start(ap, fmt);
+    lr_error_setv(&err, code, NULL, fmt, ap);
+    va_end(ap);
+    return srv_respond_error(s, c, req, &err, status, allow);
+}

@@ -430,6 +430,27 @@ enum MHD_Result srv_respond_error(srv_server *s, struct MHD_Connection *c, srv_r
  * SRV_STATUS_CLIENT_CLOSED with no bytes, and counts and logs no error. */
 enum MHD_Result srv_respond_cancelled(srv_server *s, struct MHD_Connection *c, srv_request *req,
                                       const lr_error *err);
+/* srv_respond_error of an error made here: code, and the message of fmt. */
+enum MHD_Result srv_respond_code(srv_server *s, struct MHD_Connection *c, srv_request *req,
+                                 lr_code code, unsigned status, const char *allow,
+                                 const char *fmt, ...) __attribute__((format(printf, 7, 8)));
+
+/* ---- headers.c: what the request line and headers decide ---------------------- */
+
+/* Each answers req (400, 403, 415) and returns MHD_YES when its rule is broken, with
+ * req->status set; MHD_YES with no answer when it holds; MHD_NO when an answer failed. */
+/* A body whose end is ambiguous or cannot be decoded: duplicate or conflicting
+ * Content-Length and Transfer-Encoding, a Transfer-Encoding other than chunked. */
+enum MHD_Result srv_check_framing(srv_server *s, struct MHD_Connection *c, srv_request *req);
+/* A Host that names neither this server nor an --allow-origin (DNS rebinding). */
+enum MHD_Result srv_check_host(srv_server *s, struct MHD_Connection *c, srv_request *req);
+/* An Origin of another web page than ours or an --allow-origin's. */
+enum MHD_Result srv_check_origin(srv_server *s, struct MHD_Connection *c, srv_request *req);
+/* A POST body that is not application/json. */
+enum MHD_Result srv_check_content_type(srv_server *s, struct MHD_Connection *c,
+                                       srv_request *req);
+/* Whether req is a browser's CORS preflight from an --allow-origin page. */
+int srv_is_preflight(struct MHD_Connection *c, const srv_request *req);
 
 /* ---- counts.c: the counters /v1/stats and /metrics read ----------------------- */
 
