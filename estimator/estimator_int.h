@@ -266,4 +266,37 @@ int est_blocks_per_sm(const est_kernel *k, const est_device *dev, int threads);
  * (LR_NOT_LAUNCHABLE, path "launch.folding", the message starting with "folding"). */
 int est_folding_check(const est_kernel *k, const est_config *cfg, lr_error *err);
 
+
+/* a / b, or 0 when b is not positive (a limit or volume of nothing). */
+static inline double div0(double a, double b)
+{
+    return b > 0 ? a / b : 0;
+}
+
+static inline double max3(double a, double b, double c)
+{
+    double m = a > b ? a : b;
+    return m > c ? m : c;
+}
+
+/* ---- volumes.c, warpspeed.c, v2.c: a configuration's volumes and performance ---- */
+
+/* t += v, member by member. */
+void est_add_volumes(est_volumes *t, const est_volumes *v);
+/* L1 cycles and wavefronts, L2 volumes and requests per field (docs/model.md §3, §4). */
+void est_l1_l2_volumes(const est_binding *b, const est_sample *s, est_result *r);
+/* DRAM volumes per field from the wave footprints w of wave_lups lattice updates
+ * (docs/model.md §5, §6). */
+void est_dram_volumes(const est_binding *b, const est_wave *w, int64_t wave_lups,
+                      est_result *r);
+/* The published method's four limits (docs/model.md §7) into r; 0 = no limit. */
+void est_warpspeed_limits(const est_kernel *k, const est_device *dev, est_result *r);
+/* The smallest positive limit of lim[0..n) (ties: the first) as r's prediction and
+ * limiter. */
+void est_smallest_limit(const double *lim, int n, est_result *r);
+/* The published method's prediction: its limits and the smallest. */
+void est_warpspeed_performance(const est_kernel *k, const est_device *dev, est_result *r);
+/* Model v2's prediction (v2.c). */
+void est_v2_performance(const est_kernel *k, const est_device *dev, est_result *r);
+
 #endif

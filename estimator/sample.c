@@ -21,25 +21,6 @@
 
 #include "sample_int.h"
 
-int est_sample_past_deadline(lr_error *err)
-{
-    return lr_error_set(err, LR_BUDGET_EXCEEDED, NULL,
-                        "the request ran past its time limit while sampling warps and "
-                        "blocks; use fewer accesses, less folding or smaller blocks, rank "
-                        "fewer configurations or raise the limit");
-}
-
-void est_sample_coord(const est_binding *b, const int64_t blk[3], int lin,
-                      int64_t c[EST_NCOORD])
-{
-    const int *bd = b->cfg.launch.block;
-    c[EST_T_X] = lin % bd[0];
-    c[EST_T_Y] = (lin / bd[0]) % bd[1];
-    c[EST_T_Z] = lin / (bd[0] * bd[1]);
-    for (int d = 0; d < 3; d++)
-        c[EST_B_X + d] = blk[d];
-}
-
 int est_sample_run(est_ctx *ctx, const est_binding *b, est_sample *out, lr_error *err)
 {
     memset(out, 0, sizeof *out);

@@ -33,11 +33,28 @@ typedef struct est_sampler {
     size_t bufcap;
 } est_sampler;
 
-/* sample.c: the error of a sampler that found its deadline passed; returns -1. */
-int est_sample_past_deadline(lr_error *err);
-/* sample.c: the launch coordinates of thread lin (linear in its block) of block blk. */
-void est_sample_coord(const est_binding *b, const int64_t blk[3], int lin,
-                      int64_t c[EST_NCOORD]);
+/* The error of a sampler that found its deadline passed; returns -1. Here, not in
+ * sample.c, so that the warp and block passes use it without calling back into the
+ * file that runs them. */
+static inline int est_sample_past_deadline(lr_error *err)
+{
+    return lr_error_set(err, LR_BUDGET_EXCEEDED, NULL,
+                        "the request ran past its time limit while sampling warps and "
+                        "blocks; use fewer accesses, less folding or smaller blocks, rank "
+                        "fewer configurations or raise the limit");
+}
+
+/* The launch coordinates of thread lin (linear in its block) of block blk. */
+static inline void est_sample_coord(const est_binding *b, const int64_t blk[3], int lin,
+                                    int64_t c[EST_NCOORD])
+{
+    const int *bd = b->cfg.launch.block;
+    c[EST_T_X] = lin % bd[0];
+    c[EST_T_Y] = (lin / bd[0]) % bd[1];
+    c[EST_T_Z] = lin / (bd[0] * bd[1]);
+    for (int d = 0; d < 3; d++)
+        c[EST_B_X + d] = blk[d];
+}
 
 /* sample_warp.c: the warp pass (docs/model.md §3): every sampled warp's counts into
  * out. 0, or -1 with err (deadline). */

@@ -1,0 +1,210 @@
+/*
+ * v2: model v2's performance (docs/model.md, "Model v2: latency and occupancy"; the
+ * equations at a glance there), in the order of its equations: the published method's
+ * limits (warpspeed.c) with v2's L1 and DRAM charges, concurrency and the block start
+ * rate, the request limits, the attained bandwidths, their combination, and the times
+ * that add to the body's. Its parameters and constants are rows of params.def.
+ */
+#include <math.h>
+
+#include "estimator_int.h"
+
+/* docs/model.md "L2 requests and the L1 data pipe", "Deep blocks": what v2 charges L1
+ * and DRAM where the published method charges otherwise. */
+static void v2_volume_limits(const est_device *dev, est_result *r)
+{
+    /* the L1 data pipe serves one wavefront per cycle: model v2 counts the predicted
+     * wavefronts (§3), not the reference method's L1 cycles, whose tag and allocation
+     * terms stood in for the L2 tags */
+    if (dev->l1_model != EST_L1_KEPLER)
+        r->perf_l1 = div0(dev->sm_count * dev->clock_ghz, r->l1_wavefronts);
+    /* a block deep in z pays part of the DRAM bytes its depth saves */
+    r->perf_dram = div0(dev->dram_bw_gbs,
+                        r->dram_charged + dev->depth_saving_share * r->dram_saved_by_depth);
+}
+
+/* The smooth minimum (sum of v_i^-n)^(-1/n) of the positive values of v[0..k) (0 when
+ * none is positive), taken relative to the smallest so that no term overflows or
+ * underflows: with a sharpness of 100 (the largest a device may set) limits of a few
+ * thousand GLup/s raised to -100 are below the smallest double, and the plain sum
+ * came out 0, a prediction of no limit at all. */
+static double smooth_min(const double *v, int k, double n)
+{
+    double least = 0, sum = 0;
+    for (int i = 0; i < k; i++)
+        if (v[i] > 0 && (least == 0 || v[i] < least))
+            least = v[i];
+    if (least == 0)
+        return 0;
+    for (int i = 0; i < k; i++)
+        if (v[i] > 0)
+            sum += pow(v[i] / least, -n);
+    return least * pow(sum, -1 / n);
+}
+
+/* The time per lattice update, in ns of the whole GPU, that stores leaving sectors
+ * partly written for other blocks, or sent as scattered requests, add to a launch:
+ * partial_sector_ns per such sector (weighted by element size: a float's costs half a
+ * double's) and SCATTERED_REQUEST_SHARE of it per scattered request, times the
+ * thread's store burst B (its store instructions times its folding):
+ * B^2 / (B^2 + 2.5^2), so one store per thread costs 14 % of a burst of 19
+ * (docs/model.md). */
+static double partial_sector_time(const est_kernel *k, const est_device *dev,
+                                  const est_result *r, int fold)
+{
+    double sectors = 0, scattered = 0;
+    for (int f = 0; f < k->nfields; f++) {
+        const est_volumes *v = &r->field[f];
+        sectors += v->l2_store_left * k->fields[f].elem_bytes / 8.0;
+        /* the share of a sector that one write request of this field fills */
+        double fill = div0(est_kernel_field_store_bytes(k, f),
+                           v->l2_store_requests * dev->l2_sector_bytes);
+        if (fill < 1)
+            scattered += v->l2_store_requests * (1 - fill);
+    }
+    sectors /= dev->l2_sector_bytes;
+    sectors += RULE(SCATTERED_REQUEST_SHARE) * scattered;
+    double burst = (double)fold * est_kernel_stores(k), half = RULE(STORE_BURST_HALF);
+    return dev->partial_sector_ns * sectors * burst * burst / (burst * burst + half * half);
+}
+
+/* docs/model.md "Latency and occupancy" and "Block start rate": the threads that work,
+ * what they keep in flight, and the latency and block-rate limits. */
+static void v2_concurrency(const est_device *dev, est_result *r, int fold)
+{
+    double blocks = (double)r->grid[0] * (double)r->grid[1] * (double)r->grid[2];
+    r->updates_per_block = div0((double)r->lattice_updates, blocks);
+    /* threads with work: a block wider than the domain, or cut by its edge, has idle
+     * threads that hold slots but request nothing; they return at once, so only the
+     * working ones drain */
+    double working = r->updates_per_block / fold;
+    double drain = 1 - dev->block_granularity * working / (double)dev->max_threads_per_sm;
+    r->active_threads_per_sm = r->blocks_per_sm * working * drain;
+    double in_flight = pow((double)fold, dev->fold_overlap);
+    r->perf_latency = dev->sm_count * r->active_threads_per_sm * in_flight / dev->latency_ns;
+    r->bytes_in_flight_per_sm =
+        r->active_threads_per_sm * in_flight * r->dram_charged;
+    /* every sector a warp's stores leave partly written, whoever completes it: other
+     * blocks, later folding steps, or (counted in part, BLOCK_PARTIAL_SHARE) the
+     * block's other warps ("Partly written sectors") */
+    r->partial_sectors_in_flight_per_sm = r->active_threads_per_sm * in_flight *
+                                          r->total.l2_store_partial / dev->l2_sector_bytes;
+    r->perf_blocks = dev->block_rate_per_sm * 1e-3 * dev->sm_count * r->updates_per_block;
+}
+
+/* docs/model.md "Scattered stores (store requests)", "L2 requests and the L1 data
+ * pipe", "L1 requests": the limits of requests rather than bytes. */
+static void v2_request_limits(const est_device *dev, est_result *r)
+{
+    /* a store instruction sends one write request per line it touches, and each
+     * (partial) sector is written separately: scattered stores are limited by these
+     * rates long before their bytes reach a bandwidth */
+    const est_volumes *t = &r->total;
+    double store_ns = div0(t->l2_store_requests, dev->store_requests_per_ns) +
+                      div0(t->l2_store_charged / dev->l2_sector_bytes, dev->store_sectors_per_ns);
+    r->perf_stores = div0(1, store_ns);
+    /* the L2's tags look up every read request and every written sector: the unit that
+     * holds the range-4 star's unfolded blocks (bench/stalls) */
+    r->perf_l2_requests =
+        div0(dev->l2_requests_per_ns, t->l2_load_requests + RULE(L2_TAG_STORE_SHARE) *
+                                                                t->l2_store_charged /
+                                                                dev->l2_sector_bytes);
+    /* the L1 accepts about one warp load or store instruction every other cycle per
+     * SM, whatever its width: float stencils with many loads per update meet this
+     * before the wavefronts. A fitted rate, not a hardware figure */
+    r->perf_l1_requests = div0(dev->sm_count * dev->clock_ghz * dev->l1_requests_per_cycle,
+                               r->l1_requests_per_update);
+}
+
+/* docs/model.md "Attainable bandwidths and DRAM overload", "DRAM streams", "Sectors
+ * left to other blocks": the bandwidth limits as the GPU attains them. */
+static void v2_bandwidths(const est_kernel *k, const est_device *dev, est_result *r)
+{
+    r->perf_l1 *= dev->l1_efficiency;
+    r->perf_l2 *= dev->l2_efficiency;
+    /* far more bytes requested than the memory system can queue: the L2 thrashes and
+     * DRAM efficiency drops, to half at dram_overload_bytes_per_sm */
+    double overload = r->bytes_in_flight_per_sm / dev->dram_overload_bytes_per_sm;
+    r->perf_dram *= dev->dram_efficiency / (1 + overload * overload);
+    /* every array is a stream of its own through the DRAM pages: many at once (LBM's
+     * 38 and 54) cost a share of the bandwidth, half at dram_streams_half arrays of
+     * doubles. An array of floats counts twice: a warp moves half as many of its bytes
+     * at a time, so its pages are opened twice as often per byte */
+    double streams = 0;
+    for (int f = 0; f < k->nfields; f++)
+        streams += 8.0 / k->fields[f].elem_bytes;
+    r->perf_dram /= 1 + streams / dev->dram_streams_half;
+    /* sectors that a block's stores leave partly written for another block to
+     * complete keep DRAM less busy than their volumes say, the more of them the SM
+     * has in flight: half at partial_sectors_half */
+    double partial = r->partial_sectors_in_flight_per_sm / dev->partial_sectors_half;
+    r->perf_dram /= 1 + pow(partial, RULE(PARTIAL_EXPONENT));
+}
+
+/* docs/model.md "On-chip limits first", "The block start rate as a ceiling", "A soft
+ * knee below a hard DRAM cap": the limits combined into the body's rate. */
+static void v2_combine(const est_device *dev, est_result *r)
+{
+    double lim[] = {r->perf_flops,       r->perf_l1,      r->perf_l2,
+                    r->perf_dram,        r->perf_latency, r->perf_blocks,
+                    r->perf_stores,      r->perf_l2_requests, r->perf_l1_requests};
+    double n = dev->limit_sharpness, n_chip = fmax(RULE(CHIP_SHARPNESS), n);
+    int nlim = (int)(sizeof lim / sizeof *lim);
+    /* the block start rate is a ceiling, not one more overlapping limit: blocks of 32
+     * and 64 threads run at the same block rate in every kernel of the corpus. The
+     * on-chip limits meet each other more sharply than they meet DRAM and the latency:
+     * several of them close together cost less than the one smooth minimum of all */
+    double on_chip[EST_LIMITER_NONE];
+    int nchip = 0;
+    for (int i = 0; i < nlim; i++)
+        if (i != EST_LIMITER_BLOCKS && i != EST_LIMITER_DRAM && i != EST_LIMITER_LATENCY)
+            on_chip[nchip++] = lim[i];
+    /* the knee of DRAM with the latency and the on-chip limits is soft, but it bends
+     * toward a DRAM limit a little above the real one, which then caps it: the DRAM
+     * plateau is reached, not approached */
+    double outer[3] = {r->perf_dram * RULE(DRAM_SOFT_HEADROOM), r->perf_latency,
+                       smooth_min(on_chip, nchip, n_chip)};
+    est_smallest_limit(lim, nlim, r); /* the limiter named is the tightest single limit */
+    r->predicted = smooth_min(outer, 3, n);
+    if (r->perf_dram > 0 && r->perf_dram < r->predicted)
+        r->predicted = r->perf_dram;
+    if (r->perf_blocks > 0 && r->perf_blocks < r->predicted)
+        r->predicted = r->perf_blocks;
+}
+
+/* docs/model.md "Store bursts that leave sectors to other blocks", "Launch overhead":
+ * the times that add to the body's instead of overlapping it. */
+static void v2_serial_times(const est_kernel *k, const est_device *dev, est_result *r,
+                            int fold)
+{
+    /* the stores that leave sectors to other blocks hold the load/store pipe while
+     * every limit waits */
+    if (r->predicted > 0) {
+        double partial_ns = partial_sector_time(k, dev, r, fold);
+        r->predicted = 1 / (1 / r->predicted + partial_ns);
+        r->partial_sector_share = partial_ns * r->predicted;
+    }
+    /* a launch also costs a fixed time of its own (starting the grid, filling the
+     * memory pipeline, draining the last wave), measured by bench/overhead and
+     * launchrank calibrate: the limits say how fast the body runs, the prediction is
+     * the whole launch */
+    double lups = (double)r->lattice_updates;
+    if (r->predicted > 0) {
+        r->launch_time_us = (lups / r->predicted + dev->launch_overhead_us * 1e3) * 1e-3;
+        r->predicted = lups / (r->launch_time_us * 1e3);
+    }
+}
+
+void est_v2_performance(const est_kernel *k, const est_device *dev, est_result *r)
+{
+    const int *f = r->config.launch.folding;
+    int fold = f[0] * f[1] * f[2];
+    est_warpspeed_limits(k, dev, r);
+    v2_volume_limits(dev, r);
+    v2_concurrency(dev, r, fold);
+    v2_request_limits(dev, r);
+    v2_bandwidths(k, dev, r);
+    v2_combine(dev, r);
+    v2_serial_times(k, dev, r, fold);
+}
+
