@@ -1,6 +1,7 @@
-"""test_params: schema/device.json holds every model parameter of estimator/params.def
-with the table's bounds (issue 42, item 1: the table is the one declaration; the C code
-takes it through the EST_PARAM macro, the schema is checked against it here).
+"""test_params: schema/device.json and docs/model.md hold every model parameter of
+estimator/params.def, the schema with the table's bounds, the model's parameter table
+with its H100 value (issue 42, item 1: the table is the one declaration; the C code
+takes it through the EST_PARAM macro, the documents are checked against it here).
 
 Every row of params.def must appear, as a number with the same lower and upper bound
 (inclusive or exclusive alike), in each device object of the schema that has the
@@ -31,8 +32,8 @@ def rows():
     for m in re.finditer(r"EST_PARAM\(\s*(\w+)\s*,\s*(\w+)\s*,\s*([^,]+),\s*([^,]+),\s*(\d)\s*,"
                          r"\s*([^,]+),\s*(\d)\s*,", text):
         name, kind, h100, lo, lo_open, hi, hi_open = m.groups()
-        out[name] = dict(kind=kind, lo=float(lo), lo_open=lo_open == "1", hi=float(hi),
-                         hi_open=hi_open == "1")
+        out[name] = dict(kind=kind, h100=float(h100), lo=float(lo), lo_open=lo_open == "1",
+                         hi=float(hi), hi_open=hi_open == "1")
     return out
 
 
@@ -74,6 +75,20 @@ def main():
                                                                   r["hi"]))
     print("%d parameters of params.def checked in %d device objects of schema/device.json"
           % (len(table), len(objects)))
+    # docs/model.md's table of fitted parameters: a row per model parameter of the
+    # table (rank_precision is no model input), with its H100 value
+    model = open(os.path.join(ROOT, "docs/model.md")).read()
+    documented = {}
+    for m in re.finditer(r"^\| `(\w+)` \|[^\n]*\| ([-+0-9.e]+) \|$", model, flags=re.M):
+        documented[m.group(1)] = float(m.group(2))
+    for name, r in table.items():
+        if r["kind"] == "EST_RANKING":
+            continue
+        check(name in documented, "docs/model.md's parameter table lists %s" % name)
+        if name in documented:
+            check(abs(documented[name] - r["h100"]) <= 5e-3 * abs(r["h100"]),
+                  "%s: H100 value %g in docs/model.md, %g in params.def"
+                  % (name, documented[name], r["h100"]))
     if FAILED:
         print("%d check(s) failed" % len(FAILED))
         sys.exit(1)
