@@ -251,8 +251,8 @@ est_device cal_fit_best(const est_device *start, cal_sample *s, int n, const cha
             if (!cal_param_held_in(hold, q))
                 *cal_param(&from, q) *= 0.7 * pow(2, u);
         }
-        /* a perturbation that leaves a parameter's range (dram_overload_bytes_per_sm
-         * fitted near its bound) keeps the start's value of that parameter */
+        /* a perturbation that leaves a parameter's range (the DRAM overload, fitted
+         * near its bound) keeps the start's value of that parameter */
         char why[160];
         const char *bad = est_device_check(&from, why, sizeof why);
         for (int tries = 0; bad && tries < CAL_NPARAMS; tries++) {

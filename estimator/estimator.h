@@ -206,7 +206,7 @@ typedef struct est_result {
     double launch_time_us;        /* model v2: predicted time of the launch, with overhead */
     double dram_saved_by_depth;   /* model v2: DRAM bytes per update the block's depth in z
                                      saves against the same block laid flat (bx, by * bz, 1);
-                                     the DRAM limit charges depth_saving_share of them */
+                                     the DRAM limit charges a share of them (v2.c) */
 } est_result;
 
 /* ---- estimation ---- */
