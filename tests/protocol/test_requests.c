@@ -15,6 +15,8 @@
 #include <unistd.h>
 
 #include "api.h"
+#include "response.h"
+#include "lr_hash.h"
 #include "check.h"
 #include "request.h"
 
@@ -638,6 +640,60 @@ static void caches_are_invisible(void)
     lr_api_free(api);
 }
 
+/* The member paths of v, one per line, in order (arrays as [], their members by the
+ * first element's shape): the shape of an answer, without its values. */
+static void shape_of(const cJSON *v, const char *path, char *out, size_t size)
+{
+    size_t n = strlen(out);
+    snprintf(out + n, size - n, "%s\n", path);
+    char sub[256];
+    if (cJSON_IsObject(v))
+        for (const cJSON *c = v->child; c; c = c->next) {
+            snprintf(sub, sizeof sub, "%s.%s", path, c->string);
+            shape_of(c, sub, out, size);
+        }
+    else if (cJSON_IsArray(v) && v->child) {
+        snprintf(sub, sizeof sub, "%s[]", path);
+        shape_of(v->child, sub, out, size);
+    }
+}
+
+/* Issue 41: a cached row is checked only when it is written, and its stamp carries the
+ * writer's format (LR_ESTIMATE_FORMAT, response.h), so that a build writing other
+ * members never reads an older build's rows. This holds the two together: the shape of
+ * an estimate answer (its member paths, values aside) hashes to the value recorded
+ * here for the current format. A change of the members fails it until both the format
+ * and this hash change. */
+static void estimate_format_is_pinned(void)
+{
+    lr_error err;
+    lr_error_clear(&err);
+    lr_api_config cfg = {.threads = 1};
+    lr_api *api = lr_api_new(&cfg, &err);
+    lr_worker *w = api ? lr_worker_new(api, &err) : NULL;
+    static const char body[] =
+        "{\"device\":\"A100-SXM4-40GB\",\"domain\":[200,100,40],\"launch\":{\"block\":[32,4,1]},"
+        "\"kernel\":{\"fields\":[{\"name\":\"A\",\"dims\":[202,102,42],\"loads\":"
+        "[[\"x+1\",\"y+1\",\"z+1\"],[\"x\",\"y+1\",\"z+1\"]]},{\"name\":\"B\",\"dims\":"
+        "[202,102,42],\"stores\":[[\"x+1\",\"y+1\",\"z+1\"]]}]}}";
+    char *out = w ? lr_api_estimate(w, body, strlen(body), &err) : NULL;
+    cJSON *o = out ? cJSON_Parse(out) : NULL;
+    static char shape[16384];
+    shape[0] = '\0';
+    if (o)
+        shape_of(o, "", shape, sizeof shape);
+    const char *parts[] = {shape};
+    char hash[LR_HASH_HEX];
+    lr_hash_hex(parts, 1, hash);
+    CHECK(o != NULL);
+    CHECK_STR(LR_ESTIMATE_FORMAT, "estimate/2026.11-29");
+    CHECK_STR(hash, "77c8fb2ce523cb360a041e7f7a7b5e47");
+    cJSON_Delete(o);
+    free(out);
+    lr_worker_free(w);
+    lr_api_free(api);
+}
+
 /* Runs sql on the cache database at path, as a damaged disk or another program would;
  * with out, copies the first column of the first row there. */
 static void raw_sql(const char *path, const char *sql, char *out, size_t outsize)
@@ -1149,6 +1205,7 @@ int main(void)
     cancel_stops_running_requests();
     cache_health_recovers();
     caches_are_invisible();
+    estimate_format_is_pinned();
     good_requests();
     char dir[] = "/tmp/lr-cache-XXXXXX";
     CHECK(mkdtemp(dir) != NULL);
