@@ -188,6 +188,20 @@ static char *estimate_cached(void *user, lr_error *err)
     return out;
 }
 
+/* From the cache, as a daemon's I/O thread asks (lr_api_estimate_cached, with its memo
+ * of request bodies): the same answer, or none. No answer (0) means the daemon would
+ * compute it on the pool instead; it counts here as a failure, which the sweep requires
+ * to be LR_NO_MEMORY: never a half-built answer served. */
+static char *estimate_from_cache(void *user, lr_error *err)
+{
+    cached *c = user;
+    char *out = NULL;
+    int rc = lr_api_estimate_cached(c->w, body, strlen(body), &out, err);
+    if (rc == 0)
+        lr_error_set(err, LR_NO_MEMORY, NULL, "not answered from the cache: to be computed");
+    return rc == 1 ? out : (free(out), NULL);
+}
+
 /* ---- 3. the rank answer's parts ---- */
 
 typedef struct ranked {
@@ -276,6 +290,9 @@ int main(void)
         sweep("estimate answer, cached", estimate_cached, &c, first);
         CHECK(c.row && strstr(c.row, "\"fields\":{\"src\""));
         CHECK_INT(c.wrong, 0);
+        /* the row is stored now: its answer from the cache, memo and all */
+        sweep("estimate answer, from the cache on an I/O thread", estimate_from_cache, &c,
+              first);
     }
     free(c.row);
     lr_request_release(&c.req);
