@@ -70,7 +70,7 @@ static int bench_family(lr_api *api, const char *label, const char *file, int re
 {
     corpus_family fam;
     char path[1024];
-    snprintf(path, sizeof path, "%s/bench/corpus/families/%s", SOURCE_DIR, file);
+    snprintf(path, sizeof path, "%s/tests/accuracy/corpus/families/%s", SOURCE_DIR, file);
     if (corpus_family_load(path, &fam))
         return 1;
     int n = fam.nconfigs, rc = 0;

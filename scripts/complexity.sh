@@ -4,7 +4,7 @@
 # as clang-tidy measures them (readability-function-size with LineThreshold 80: lines
 # of the body, blank and comment lines included; readability-function-cognitive-
 # complexity with Threshold 40). Production code is every .c file git tracks (or would: not
-# ignored) outside tests/, bench/ and tools/. BUILD_DIR (default build-test) is a configured meson build
+# ignored) outside tests/, bench/, lab/ and tools/. BUILD_DIR (default build-test) is a configured meson build
 # directory: its compile_commands.json gives each file's flags.
 #
 # Prints one line per offender, "file:line: function: N lines" or "... complexity N",
@@ -25,7 +25,7 @@ if [ ! -f "$build/compile_commands.json" ]; then
 fi
 cd "$root"
 mapfile -t files < <(git ls-files --cached --others --exclude-standard '*.c' |
-                     grep -Ev '^(tests|bench|tools)/')
+                     grep -Ev '^(tests|bench|lab|tools)/')
 config='{Checks: "-*,readability-function-cognitive-complexity,readability-function-size",
   CheckOptions: [{key: readability-function-cognitive-complexity.Threshold, value: 40},
                  {key: readability-function-cognitive-complexity.DescribeBasicIncrements,

@@ -3,7 +3,7 @@
  * docs/model.md "Launch overhead") on hand-made scans whose lines are known exactly,
  * and the names of size-scan families; calibrate's analysis of a recorded run with
  * scans (argv[1]: tests/data/calibration), whole and broken. The recorded H100 and
- * H200 scans are checked by bench/launch_overhead --check (bench/meson.build).
+ * H200 scans are checked by tests/accuracy/launch_overhead --check (tests/accuracy/meson.build).
  */
 #include <cjson/cJSON.h>
 #include <math.h>

@@ -3,8 +3,8 @@
  *
  * The log is filled the way measuring fills it (the canonical request of the parsed
  * request, block, folding and measured GLup/s through st_measurement_add) with real
- * H100 timings: the rows of bench/corpus/h100.jsonl of four families, joined with the
- * family requests of bench/corpus/families/ (corpus_body). cal_refit must refit
+ * H100 timings: the rows of tests/accuracy/corpus/h100.jsonl of four families, joined with the
+ * family requests of tests/accuracy/corpus/families/ (corpus_body). cal_refit must refit
  * H100-SXM5-80GB from them to a device that reproduces them at least as well as the
  * built-in (numbers asserted with tolerances), skip rows it cannot use and say so, and
  * refuse an empty log, a log of one kernel and uniform timings. The launchrank binary

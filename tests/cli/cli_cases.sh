@@ -657,7 +657,7 @@ case_calibrate() {
     expect_rc 0
     expect_in out '"device":"H100-cal"'
     # a run recorded with the size scans (H100, 2026-11-23): the launch overhead is
-    # measured, the median of 7 scans (bench/overhead measured 6.18 us the same way)
+    # measured, the median of 7 scans (lab/2026-11-23-overhead measured 6.18 us the same way)
     run calibrate --from-raw "$DATA/../../data/calibration/h100_scans_raw.json" --name H100-scans
     expect_rc 0
     expect_in out '"launch_overhead_us":	6.11'
@@ -668,7 +668,7 @@ case_calibrate() {
     expect_rc 0
     expect_in out '"launch_overhead_us":	6.2'
     # the built-in H200 is what calibrate makes of the recorded H200 run, with its own
-    # launch overhead (measured by bench/overhead, taken from the base device)
+    # launch overhead (measured by lab/2026-11-23-overhead, taken from the base device)
     run calibrate --from-raw "$DATA/../../data/calibration/h200_raw.json" --name H200-SXM-141GB \
         --base H200-SXM-141GB
     expect_rc 0

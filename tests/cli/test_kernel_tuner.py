@@ -9,7 +9,7 @@ test_kernel_tuner: Kernel Tuner interop (issue 13, item 2; docs/kernel_tuner.md)
   produce) go through the same C conversion with t4_of_response.
 * Import: Kernel Tuner cache files written here in Kernel Tuner's format (cache schema
   1.1.0: kernel_tuner/schema/cache/1.1.0/schema.json), holding the recorded H100
-  timings of four kernel families of bench/corpus, are imported with
+  timings of four kernel families of tests/accuracy/corpus, are imported with
   `launchrank import-kt`; `launchrank fit` then refits the H100 from them to the numbers
   the same timings give when logged directly (tests/calibrate/test_refit.c). Importing
   twice adds nothing, an open (still being written) cache is read, failed and
@@ -285,14 +285,14 @@ DEVICE = "H100-SXM5-80GB"
 
 
 def family(name):
-    with open(os.path.join(SOURCE_ROOT, "bench", "corpus", "families", name + ".json")) as f:
+    with open(os.path.join(SOURCE_ROOT, "tests", "accuracy", "corpus", "families", name + ".json")) as f:
         return json.load(f)
 
 
 def recorded(name):
     """The recorded H100 runs of a family: [(block, folding, GLup/s)]."""
     out = []
-    with open(os.path.join(SOURCE_ROOT, "bench", "corpus", "h100.jsonl")) as f:
+    with open(os.path.join(SOURCE_ROOT, "tests", "accuracy", "corpus", "h100.jsonl")) as f:
         for line in f:
             r = json.loads(line)
             if r["family"] == name:

@@ -8,7 +8,7 @@
  * and its GLup/s printed, for comparison with tests/cudagen/handwritten_7pt.cu; and a
  * 1-D kernel that declares shared memory is timed holding it: with all the SM's
  * shared memory per 256-thread block (one block per SM) it must run at less than 60 %
- * of the same kernel without (bench/knee: a third on the H100 and the H200).
+ * of the same kernel without (lab/2026-11-27-knee: a third on the H100 and the H200).
  *
  * Exit 77 with "no GPU: skipping" when there is no driver or no GPU (CI).
  */

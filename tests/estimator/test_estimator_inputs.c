@@ -1,6 +1,6 @@
 /*
  * test_estimator_inputs.c: the estimator called directly through its C API (as
- * calibrate/, bench/ and other programs do, not through protocol/), issue 10:
+ * calibrate/, tests/accuracy/ and other programs do, not through protocol/), issue 10:
  *   - est_estimate refuses every class of bad input with an error value naming the
  *     input (zero, negative and huge domains, domains whose point count overflows
  *     int64, block and folding sides of 0, INT_MAX or negative, a kernel without
@@ -209,7 +209,7 @@ static void bad_devices_and_arguments(const est_kernel *k)
 
 /* Shared memory is counted as the driver counts it (docs/model.md §2, model 2026.11-23):
  * every block also holds the device's shared_reserved_bytes_per_block (1 KiB on the
- * H100, as cudaDevAttrReservedSharedMemoryPerBlock says there, bench/knee). 32 KiB
+ * H100, as cudaDevAttrReservedSharedMemoryPerBlock says there, lab/2026-11-27-knee). 32 KiB
  * blocks of 256 threads: 233472 / (32768 + 1024) = 6.9 -> 6 per SM (7 without the
  * reservation, 8 by threads); a block of 228 KiB - 512 B fits without the reservation
  * and not with it, and the refusal names it. */

@@ -714,7 +714,7 @@ static void v2_stores_shared_with_previous_wave(void)
  * 7-point stencil on 256^3 doubles in 64x4x1 blocks; the footprints are the same in
  * both models (register reuse does not change which addresses a wave touches). Until
  * model 2026.11-20 v2 halved the block layer's footprint too (exactly half the
- * reference's O_z), which large layers measure wrong (bench/corpus/h100_layers.jsonl). */
+ * reference's O_z), which large layers measure wrong (tests/accuracy/corpus/h100_layers.jsonl). */
 static void v2_folded_wave_reuse(void)
 {
     const char *fmt =

@@ -282,7 +282,7 @@ static void ties_and_baseline(lr_worker *w)
     CHECK(r != NULL);
     const cJSON *d = get(r, "decision"), *t;
     double p = num(d, "precision"), best = num(get(d, "best"), "predicted");
-    /* the H100's rank_precision, measured by bench/accuracy (docs/accuracy.md) */
+    /* the H100's rank_precision, measured by tests/accuracy/accuracy (docs/accuracy.md) */
     CHECK_NEAR(p, 0.0668, 0, 1e-9);
     int n = 0;
     cJSON_ArrayForEach(t, get(d, "tie_group"))
@@ -450,7 +450,7 @@ static void follow_rules(void)
 /* The rank order (decide.h, lr_rank_key; docs/api.md "POST /v1/rank"): predictions
  * equal in the six digits a response reports tie, and the tie goes to the smaller DRAM,
  * then L2 volume; a prediction larger in the sixth digit ranks first. The keys of
- * results come from those reported digits, so that bench/accuracy and a ranking order
+ * results come from those reported digits, so that tests/accuracy/accuracy and a ranking order
  * a family alike (under model 2026.11-24 the strided copy's blocks at the DRAM cap
  * differed only beyond them). */
 static void rank_order(void)

@@ -7,7 +7,7 @@ Usage: test_plausible_requests.py LAUNCHRANK_BINARY SOURCE_ROOT
 
 Every request file under tests/data, tests/cli/data and docs/pystencils (except the one
 that shows the warnings on purpose) is estimated when it has a launch and ranked; every
-corpus family (bench/corpus/families) is ranked over exactly its measured
+corpus family (tests/accuracy/corpus/families) is ranked over exactly its measured
 configurations. Any warning, top-level or of a ranked configuration, fails the test.
 Exits 1 on any failure, 0 otherwise.
 """
@@ -67,7 +67,7 @@ def main():
                 print("FAIL: %s %s: %s" % (cmd, f, ", ".join(w[:5])))
             else:
                 print("ok: %s %s" % (cmd, f))
-    for f in sorted(glob.glob("bench/corpus/families/*.json")):
+    for f in sorted(glob.glob("tests/accuracy/corpus/families/*.json")):
         fam = json.load(open(f))
         by_folding = collections.defaultdict(list)
         for c in fam["configs"]:

@@ -1,0 +1,984 @@
+/*
+ * accuracy: how well the model predicts the measured corpus (issue 8, tests/accuracy/corpus/).
+ *
+ * For every kernel family and GPU of the corpus it predicts every measured
+ * configuration and prints, per family: median |error| of each data volume against
+ * the profiler's counters and of the predicted GLup/s against the timing; Spearman's
+ * rho of predicted vs measured GLup/s; where the predicted top 1 and the best of the
+ * predicted top 3 land as a percentage of the measured best; the same for the best
+ * single fixed block (the block with the best geometric-mean fraction of the optimum
+ * over all families of its dimensionality: what a code generator that never asks
+ * would hard-code), and the noise floor (median difference of two timing passes).
+ * A summary line closes the table. No GPU is needed.
+ *
+ *   accuracy [--model warpspeed|v2] [--corpus DIR] [--measured FILE]
+ *            [--device NAME | --device-file FILE] [--dump FILE] [--lofo] [--fit]
+ *            [--golden FILE | --golden-write FILE]
+ *            [--check] [--family NAME]
+ *
+ * --corpus and --measured take comma-separated lists (several corpora, their files).
+ * --measured picks the measurements (default tests/accuracy/corpus/h100.jsonl), --device the
+ * built-in device every family is predicted for (default: the one its file names, the
+ * H100): tests/accuracy/corpus/h200.jsonl with --device H200-SXM-141GB is the H200 corpus;
+ * --device-file a description such as `launchrank calibrate` writes.
+ *
+ * --golden FILE holds every prediction (limits, blocks per SM, volumes; %.17g) to FILE's,
+ * line for line, and fails the run on the first difference; --golden-write FILE writes
+ * them (tests/accuracy/corpus/golden/: the files each CI run of this program compares with).
+ * --dump writes one JSON line per configuration (prediction and measurement side by
+ * side, with the predicted volumes in bytes per update) for closer study; --lofo adds leave-one-family-out figures: the model's
+ * fitted parameters (docs/model.md, "Fitted parameters") are refitted without each
+ * family and that family is predicted with them; --fit refits them on every family
+ * and prints them (how the built-in defaults were made), then the table again with
+ * the fitted parameters (the --dump file then holds their predictions), --starts N
+ * does so from N starts and keeps the best (best_fit below), --save FILE writes the
+ * fitted device as a description --device-file reads (fit on one corpus, judge on
+ * another: docs/accuracy.md, "Block depth scan"); --hold names
+ * parameters both keep at the device's values (DEFAULT_HOLD below). --check (the CI test) exits
+ * 1 when a configuration cannot be predicted or measured, or when model v2 falls below
+ * the floors of docs/accuracy.md (floors[] below, on the leave-one-family-out figures
+ * with --lofo; the top-1 floors also hold the decision's recommendation; --floors with
+ * five fractions replaces them and implies --check): a regression guard, not the goal.
+ */
+#include <cjson/cJSON.h>
+#include <math.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "corpus.h"
+#include "decide.h"
+#include "devices.h"
+#include "fit.h"
+
+/* The parameters --fit and --lofo hold at the device's values unless --hold says
+ * otherwise: those every fit holds (CAL_HELD, calibrate/fit.h), how the built-in
+ * defaults were made (docs/model.md, "Fitted parameters"). */
+#define DEFAULT_HOLD CAL_HELD
+#include "request.h"
+#include "response.h"
+
+#ifndef SOURCE_DIR
+#define SOURCE_DIR "."
+#endif
+
+typedef struct meas {
+    double glups, glups_repeat;
+    int has_counters;
+    double dram_load, dram_store, l2_load, l2_store, l1_wavefronts, l2_load_requests;
+    int registers;
+} meas;
+
+typedef struct row {
+    corpus_config c;
+    est_result r;
+    int ok;
+    meas m;
+    double pred; /* GLup/s under the parameters being evaluated */
+} row;
+
+typedef struct family {
+    corpus_family f;
+    int ndims; /* of the domain: 1, 2 or 3 */
+    row *rows;
+    int nrows;
+    est_kernel *kernel; /* owned; of the first configuration (all share it) */
+    est_device dev;
+} family;
+
+static const char *model = "v2";
+static const char *device_name;   /* --device: a built-in instead of each family's */
+static char gpu_name[64] = "?";   /* the GPU the measurements name */
+static int failures; /* configurations that could not be predicted or matched */
+
+/* Floors for --check, a little under what model v2 reaches on the committed corpus
+ * (docs/accuracy.md): a change that ranks worse fails CI. */
+/* top-1 mean and min, top-3 mean, rho mean, and the most the mean over families of the
+ * median |error| of GLup/s may be; --floors replaces them (the H200 test: a GPU the
+ * parameters were not fitted on) */
+/* top-1 min 0.96 since model 2026.11-11 (0.97 before): on the corpus measured with
+ * cudagen's deferred stores star3d_r1_f64 picks a z-folded block at 96.7 % of its best
+ * (docs/accuracy.md); 0.95, issue 8's own floor, since the float LBM families joined
+ * the corpus (2026-11-27): d3q27_pull_f32 picks a block folded in y at 95.5 % */
+static double floors[5] = {0.99, 0.95, 0.99, 0.85, 0.08};
+static family *fams;
+static int nfams;
+static lr_devices *devs;
+
+/* ---- reading the measurements ---- */
+
+static double jnum(const cJSON *o, const char *k)
+{
+    const cJSON *v = cJSON_GetObjectItem(o, k);
+    return cJSON_IsNumber(v) ? v->valuedouble : NAN;
+}
+
+
+static void attach_measurements(const char *path)
+{
+    FILE *f = fopen(path, "r");
+    if (!f) {
+        perror(path);
+        exit(1);
+    }
+    static char line[8192];
+    while (fgets(line, sizeof line, f)) {
+        cJSON *j = cJSON_Parse(line);
+        const cJSON *fam = cJSON_GetObjectItem(j, "family");
+        for (int i = 0; fam && i < nfams; i++) {
+            if (strcmp(fams[i].f.name, fam->valuestring))
+                continue;
+            /* rows[k] is configuration k of the family */
+            int k = corpus_config_index(&fams[i].f, cJSON_GetObjectItem(j, "block"),
+                                        cJSON_GetObjectItem(j, "folding"));
+            if (k >= 0) {
+                row *r = &fams[i].rows[k];
+                r->m.glups = jnum(j, "glups");
+                r->m.glups_repeat = jnum(j, "glups_repeat");
+                const cJSON *c = cJSON_GetObjectItem(j, "counters");
+                /* a timing-only file may still give the register count (lab/2026-11-23-align):
+                 * its volume columns are then "-", not errors against NaN */
+                r->m.registers = c ? (int)jnum(c, "registers") : 0;
+                if (c && cJSON_IsNumber(cJSON_GetObjectItem(c, "dram_load"))) {
+                    r->m.has_counters = 1;
+                    r->m.dram_load = jnum(c, "dram_load");
+                    r->m.dram_store = jnum(c, "dram_store");
+                    r->m.l2_load = jnum(c, "l2_load");
+                    r->m.l2_store = jnum(c, "l2_store");
+                    r->m.l1_wavefronts = jnum(c, "l1_wavefronts");
+                    r->m.l2_load_requests = jnum(c, "l2_load_requests");
+                }
+                const cJSON *gpu = cJSON_GetObjectItem(j, "gpu");
+                if (cJSON_IsString(gpu))
+                    snprintf(gpu_name, sizeof gpu_name, "%s", gpu->valuestring);
+            }
+        }
+        cJSON_Delete(j);
+    }
+    fclose(f);
+}
+
+/* A device description file (launchrank calibrate's output) as one line of JSON
+ * without its "sources" (they are ignored by requests anyway); exits on failure. */
+static const char *device_file(const char *path)
+{
+    FILE *f = fopen(path, "rb");
+    static char text[1 << 16];
+    size_t n = f ? fread(text, 1, sizeof text - 1, f) : 0;
+    if (f)
+        fclose(f);
+    text[n] = 0;
+    cJSON *j = cJSON_Parse(text);
+    cJSON_DeleteItemFromObject(j, "sources");
+    char *s = j ? cJSON_PrintUnformatted(j) : NULL;
+    cJSON_Delete(j);
+    if (!s) {
+        fprintf(stderr, "accuracy: %s is not a JSON device description\n", path);
+        exit(2);
+    }
+    return s; /* kept for the whole run */
+}
+
+/* The fitted device as a description --device-file reads back (the device's own name
+ * and figures, the fitted parameters in place); 0 when it cannot be written. */
+static int save_device(const char *path, const est_device *d)
+{
+    cJSON *j = lr_device_to_json(devs, d, 0);
+    char *s = j ? cJSON_Print(j) : NULL;
+    FILE *f = s ? fopen(path, "w") : NULL;
+    int ok = f && fputs(s, f) >= 0 && fputc('\n', f) != EOF;
+    if (f && fclose(f) != 0)
+        ok = 0;
+    if (!ok)
+        fprintf(stderr, "accuracy: cannot write the fitted device to %s\n", path);
+    else
+        printf("fitted device written to %s (read it with --device-file)\n", path);
+    cJSON_free(s);
+    cJSON_Delete(j);
+    return ok;
+}
+
+/* ---- predicting ---- */
+
+static void *predict_family(void *arg)
+{
+    family *F = arg;
+    est_ctx *ctx = est_ctx_new(0);
+    char extra[64];
+    snprintf(extra, sizeof extra, "\"model\":\"%s\"", model);
+    for (int k = 0; k < F->nrows; k++) {
+        row *r = &F->rows[k];
+        /* the compiler's register count of this very kernel: an input a code
+         * generator has (kernel.registers), not a fitted figure */
+        char *body = corpus_body(&F->f, k, extra, device_name, r->m.registers);
+        lr_request req;
+        lr_error err;
+        lr_error_clear(&err);
+        if (!body || lr_request_parse(devs, body, strlen(body), LR_REQ_ESTIMATE, &req, &err)) {
+            __atomic_add_fetch(&failures, 1, __ATOMIC_RELAXED);
+            fprintf(stderr, "%s #%d: %s (%s)\n", F->f.name, k, err.message, err.path);
+            free(body);
+            continue;
+        }
+        free(body);
+        est_config cfg = {{req.domain[0], req.domain[1], req.domain[2]}, req.launch};
+        r->ok = !est_estimate(ctx, req.kernel, &req.device, &cfg, &r->r, &err) &&
+                r->r.launchable;
+        if (!r->ok && r->m.glups > 0)
+            __atomic_add_fetch(&failures, 1, __ATOMIC_RELAXED); /* it ran, so it can launch */
+        if (!r->ok)
+            fprintf(stderr, "%s #%d: not estimated: %s %s\n", F->f.name, k, err.message,
+                    r->r.reason);
+        r->pred = r->r.predicted;
+        if (!F->kernel) {
+            F->kernel = req.kernel;
+            F->dev = req.device;
+            req.kernel = NULL;
+        }
+        lr_request_release(&req);
+    }
+    est_ctx_free(ctx);
+    return NULL;
+}
+
+/* ---- statistics ---- */
+
+typedef struct figures {
+    int n;
+    double err_glups, err_dram, err_l2, err_l1, rho, top1, top3, rec, fixed, spread, noise;
+    double advised; /* what a generator with the fixed block as its baseline runs */
+    char fixed_block[32];
+} figures;
+
+static int usable(const row *r)
+{
+    return r->ok && r->m.glups > 0;
+}
+
+static double best_measured(const family *F)
+{
+    double b = 0;
+    for (int k = 0; k < F->nrows; k++)
+        if (usable(&F->rows[k]) && F->rows[k].m.glups > b)
+            b = F->rows[k].m.glups;
+    return b;
+}
+
+static const lr_rank_key *order_keys; /* for by_rank (qsort has no context) */
+static pthread_mutex_t order_lock = PTHREAD_MUTEX_INITIALIZER;
+
+static int by_rank(const void *a, const void *b)
+{
+    int x = *(const int *)a, y = *(const int *)b;
+    int c = lr_rank_key_cmp(&order_keys[x], &order_keys[y]);
+    return c ? c : (x > y) - (x < y);
+}
+
+/* The usable rows of F, into idx, in the order `launchrank rank` lists them: by the
+ * prediction, DRAM and L2 volumes its response reports (lr_rank_key_cmp), a tie in all
+ * three to the earlier configuration. The prediction is the one under the parameters
+ * being evaluated (row.pred). Their number; -1 when out of memory. */
+static int ranked(const family *F, int *idx)
+{
+    lr_rank_key *keys = calloc(F->nrows > 0 ? (size_t)F->nrows : 1, sizeof *keys);
+    if (!keys)
+        return -1;
+    int n = 0;
+    for (int k = 0; k < F->nrows; k++)
+        if (usable(&F->rows[k])) {
+            keys[k] = lr_rank_key_of(&F->rows[k].r);
+            keys[k].predicted = lr_reported(F->rows[k].pred);
+            idx[n++] = k;
+        }
+    pthread_mutex_lock(&order_lock);
+    order_keys = keys;
+    qsort(idx, (size_t)n, sizeof *idx, by_rank);
+    pthread_mutex_unlock(&order_lock);
+    free(keys);
+    return n;
+}
+
+/* fraction of the measured optimum reached by the best of the predicted top k, the n
+ * rows idx in ranked order (ranked) */
+static double top_k(const family *F, const int *idx, int n, int kk)
+{
+    double best = best_measured(F), got = 0;
+    for (int t = 0; t < kk && t < n; t++)
+        if (F->rows[idx[t]].m.glups > got)
+            got = F->rows[idx[t]].m.glups;
+    return best > 0 ? got / best : 0;
+}
+
+/* The row of F that runs block unfolded; -1 when F has none. */
+static int unfolded_row(const family *F, const int block[3])
+{
+    for (int k = 0; k < F->nrows; k++) {
+        const corpus_config *c = &F->rows[k].c;
+        if (!memcmp(c->block, block, sizeof c->block) &&
+            c->folding[0] * c->folding[1] * c->folding[2] == 1)
+            return k;
+    }
+    return -1;
+}
+
+/* Measured speed of the configuration a ranking of the family would recommend
+ * (protocol/decide.c: the preferred member of the tie group within the device's
+ * rank_precision) as a share of the best measured: what a code generator that follows
+ * the decision gets; into *advised the same for one that passes the fixed block fb as
+ * its baseline and follows the advice (keep it inside the precision, else switch). The
+ * n rows idx in ranked order (ranked). */
+static double recommended(const family *F, const int *idx, int n, const int fb[3],
+                          double *advised)
+{
+    lr_choice *c = calloc(n > 0 ? (size_t)n : 1, sizeof *c);
+    double best = best_measured(F), got = 0;
+    if (c && n > 0) {
+        for (int i = 0; i < n; i++) {
+            lr_choice_from_result(&c[i], &F->rows[idx[i]].r, &F->dev);
+            c[i].predicted = F->rows[idx[i]].pred;
+            c[i].rank = i + 1;
+        }
+        int v2 = strcmp(model, "v2") == 0;
+        size_t p = lr_decision_pick(c, (size_t)n, F->dev.rank_precision, v2);
+        got = p < (size_t)n ? F->rows[idx[p]].m.glups : 0;
+        int fk = unfolded_row(F, fb);
+        size_t base = (size_t)n;
+        for (int i = 0; i < n; i++)
+            if (idx[i] == fk)
+                base = (size_t)i;
+        size_t a = base < (size_t)n
+                       ? lr_decision_follow(c, (size_t)n, F->dev.rank_precision, v2, base)
+                       : p;
+        *advised = a < (size_t)n && best > 0 ? F->rows[idx[a]].m.glups / best : 0;
+    }
+    free(c);
+    return best > 0 ? got / best : 0;
+}
+
+static double volume_err(const family *F, int which)
+{
+    double *e = malloc(sizeof(double) * (size_t)(F->nrows + 1));
+    int n = 0;
+    for (int k = 0; k < F->nrows; k++) {
+        const row *r = &F->rows[k];
+        if (!r->ok || !r->m.has_counters)
+            continue;
+        double p, m;
+        switch (which) {
+        case 0:
+            /* the profiler counts one launch: without the stores it leaves in L2 */
+            p = r->r.total.dram_load + r->r.total.dram_store -
+                r->r.stores_left_in_l2 / (double)r->r.lattice_updates;
+            m = r->m.dram_load + r->m.dram_store;
+            break;
+        case 1:
+            p = r->r.total.l2_load + r->r.total.l2_store;
+            m = r->m.l2_load + r->m.l2_store;
+            break;
+        default:
+            /* v2 predicts the profiler's counter (docs/model.md §3 "Predicted
+             * wavefronts"); the reference method only has its L1 cycles */
+            p = strcmp(model, "warpspeed") ? r->r.l1_wavefronts : r->r.total.l1_cycles;
+            m = r->m.l1_wavefronts;
+        }
+        if (m > 0)
+            e[n++] = fabs(p / m - 1);
+    }
+    double med = cal_median(e, n);
+    free(e);
+    return med;
+}
+
+/* the best fixed block for families of ndims: the unfolded block with the highest
+ * geometric mean of (measured / measured best) over those families */
+static void fixed_block(int ndims, int block[3])
+{
+    double best = -1;
+    for (int i = 0; i < nfams; i++) {
+        if (fams[i].ndims != ndims)
+            continue;
+        for (int k = 0; k < fams[i].nrows; k++) {
+            const corpus_config *c = &fams[i].rows[k].c;
+            if (c->folding[0] * c->folding[1] * c->folding[2] != 1)
+                continue;
+            double lsum = 0;
+            int n = 0, missing = 0;
+            for (int j = 0; j < nfams; j++) {
+                if (fams[j].ndims != ndims)
+                    continue;
+                int q = unfolded_row(&fams[j], c->block);
+                double b = best_measured(&fams[j]), v = q >= 0 ? fams[j].rows[q].m.glups : 0;
+                if (v <= 0 || b <= 0)
+                    missing = 1;
+                else
+                    lsum += log(v / b), n++;
+            }
+            if (!missing && n && lsum / n > best) {
+                best = lsum / n;
+                memcpy(block, c->block, sizeof c->block);
+            }
+        }
+    }
+}
+
+static figures family_figures(const family *F)
+{
+    figures g;
+    memset(&g, 0, sizeof g);
+    int N = F->nrows;
+    size_t cap = N > 0 ? (size_t)N : 1;
+    double *pe = calloc(cap, sizeof(double)), *pp = calloc(cap, sizeof(double)),
+           *mm = calloc(cap, sizeof(double)), *nz = calloc(cap, sizeof(double));
+    int n = 0, nn = 0;
+    double lo = INFINITY, hi = 0;
+    for (int k = 0; k < N; k++) {
+        const row *r = &F->rows[k];
+        if (!usable(r))
+            continue;
+        pe[n] = fabs(r->pred / r->m.glups - 1);
+        pp[n] = r->pred;
+        mm[n] = r->m.glups;
+        n++;
+        lo = fmin(lo, r->m.glups);
+        hi = fmax(hi, r->m.glups);
+        if (r->m.glups_repeat > 0)
+            nz[nn++] = fabs(r->m.glups_repeat / r->m.glups - 1);
+    }
+    g.n = n;
+    g.rho = cal_spearman(pp, mm, n);
+    g.err_glups = cal_median(pe, n);
+    g.noise = cal_median(nz, nn);
+    g.spread = hi > 0 ? 1 - lo / hi : 0;
+    g.err_dram = volume_err(F, 0);
+    g.err_l2 = volume_err(F, 1);
+    g.err_l1 = volume_err(F, 2);
+    int *idx = calloc(F->nrows > 0 ? (size_t)F->nrows : 1, sizeof *idx);
+    int nr = idx ? ranked(F, idx) : -1; /* once: top 1, top 3 and the decision read it */
+    g.top1 = top_k(F, idx, nr, 1);
+    g.top3 = top_k(F, idx, nr, 3);
+    int fb[3] = {0, 0, 0};
+    fixed_block(F->ndims, fb);
+    g.rec = recommended(F, idx, nr, fb, &g.advised);
+    free(idx);
+    double b = best_measured(F);
+    int fk = unfolded_row(F, fb);
+    if (fk >= 0 && b > 0)
+        g.fixed = F->rows[fk].m.glups / b;
+    snprintf(g.fixed_block, sizeof g.fixed_block, "%dx%dx%d", fb[0], fb[1], fb[2]);
+    free(pe);
+    free(pp);
+    free(mm);
+    free(nz);
+    return g;
+}
+
+/* ---- fitting the model-v2 parameters (docs/model.md, "Fitted parameters") ---- */
+
+/* Every predicted configuration as a sample of calibrate/fit.h, one group per family
+ * (malloc'd; *n receives the count). */
+static cal_sample *samples(int *n)
+{
+    int total = 0;
+    for (int i = 0; i < nfams; i++)
+        total += fams[i].nrows;
+    cal_sample *s = calloc(total > 0 ? (size_t)total : 1, sizeof *s);
+    *n = 0;
+    for (int i = 0; s && i < nfams; i++)
+        for (int k = 0; k < fams[i].nrows; k++) {
+            row *r = &fams[i].rows[k];
+            if (r->ok)
+                s[(*n)++] = (cal_sample){i, fams[i].kernel, &r->r, r->m.glups};
+        }
+    return s;
+}
+
+/* The rows' predictions after the fit changed their results. */
+static void sync_predictions(void)
+{
+    for (int i = 0; i < nfams; i++)
+        for (int k = 0; k < fams[i].nrows; k++)
+            if (fams[i].rows[k].ok)
+                fams[i].rows[k].pred = fams[i].rows[k].r.predicted;
+}
+
+typedef struct summary {
+    double top1_mean, top1_min, top3_mean, rho_mean, err_mean;
+    double rec_mean, rec_min; /* the decision's recommendation, as top1 */
+} summary;
+
+static summary print_table(const char *title, figures *g, int with_lofo, figures *lofo)
+{
+    printf("\n%s\n", title);
+    /* no trailing blanks when there is no lofo1 column: the tables are pasted into docs */
+    printf("%-18s %4s %6s | %6s %6s %6s %6s | %5s %6s %6s %6s | %6s %-9s | %6s%s\n",
+           "family", "n", "spread", "GLup/s", "DRAM", "L2", "L1", "rho", "top1", "top3", "rec",
+           "fixed", "block", "noise", with_lofo ? "  lofo1" : "");
+    printf("%-18s %4s %6s | %27s | %26s | %16s |\n", "", "", "%", "median |error| %", "",
+           "% of best");
+    int n = 0;
+    double s_top1 = 0, s_top3 = 0, s_rho = 0, s_err = 0, min_top1 = 1e9, min_top3 = 1e9;
+    double s_rec = 0, min_rec = 1e9, s_adv = 0, min_adv = 1e9;
+    int beaten = 0, rec_beaten = 0, adv_beaten = 0;
+    for (int i = 0; i < nfams; i++) {
+        figures *x = &g[i];
+        char vol[3][16]; /* "-" where the measured file has no counters (timings only) */
+        const double err[3] = {x->err_dram, x->err_l2, x->err_l1};
+        for (int v = 0; v < 3; v++) {
+            if (isnan(err[v]))
+                snprintf(vol[v], sizeof vol[v], "%6s", "-");
+            else
+                snprintf(vol[v], sizeof vol[v], "%6.1f", 100 * err[v]);
+        }
+        printf("%-18s %4d %6.0f | %6.1f %s %s %s | %5.2f %6.1f %6.1f %6.1f | %6.1f "
+               "%-9s | %6.1f",
+               fams[i].f.name, x->n, 100 * x->spread, 100 * x->err_glups, vol[0], vol[1],
+               vol[2], x->rho, 100 * x->top1, 100 * x->top3, 100 * x->rec, 100 * x->fixed,
+               x->fixed_block, 100 * x->noise);
+        if (with_lofo)
+            printf(" %6.1f", 100 * lofo[i].top1);
+        printf("\n");
+        n++;
+        s_top1 += x->top1;
+        s_top3 += x->top3;
+        s_rho += x->rho;
+        s_err += x->err_glups;
+        min_top1 = fmin(min_top1, x->top1);
+        min_top3 = fmin(min_top3, x->top3);
+        s_rec += x->rec;
+        min_rec = fmin(min_rec, x->rec);
+        beaten += x->top1 < x->fixed;
+        rec_beaten += x->rec < x->fixed;
+        s_adv += x->advised;
+        min_adv = fmin(min_adv, x->advised);
+        adv_beaten += x->advised < x->fixed;
+    }
+    printf("summary (%s, %d families): top1 mean %.1f %% (min %.1f), top3 mean %.1f %% (min "
+           "%.1f), rho mean %.2f, median GLup/s error mean %.1f %%, fixed block beats top1 in "
+           "%d\n",
+           model, n, 100 * s_top1 / n, 100 * min_top1, 100 * s_top3 / n, 100 * min_top3,
+           s_rho / n, 100 * s_err / n, beaten);
+    /* by how much: the misses of a few hundredths of a per cent lie inside the timing
+     * noise (column noise), the others not */
+    if (beaten) {
+        printf("fixed block ahead of top1 (%s):", model);
+        for (int i = 0; i < nfams; i++)
+            if (g[i].top1 < g[i].fixed)
+                printf(" %s by %.2f %% (noise %.2f %%);", fams[i].f.name,
+                       100 * (g[i].fixed - g[i].top1), 100 * g[i].noise);
+        printf("\n");
+    }
+    printf("recommended (%s): the decision's pick at %.1f %% of the best on average (min "
+           "%.1f); the fixed block beats it in %d\n",
+           model, 100 * s_rec / n, 100 * min_rec, rec_beaten);
+    printf("advised (%s): with the fixed block as its baseline, following the advice, at "
+           "%.1f %% of the best on average (min %.1f); below the fixed block in %d\n",
+           model, 100 * s_adv / n, 100 * min_adv, adv_beaten);
+    summary sm = {s_top1 / n, min_top1, s_top3 / n, s_rho / n, s_err / n, s_rec / n, min_rec};
+    return sm;
+}
+
+/* The precision of a ranking near its top (issue 11): for the configurations measured
+ * within 10 % of their family's best, the deviation of predicted/measured GLup/s from
+ * that family's median ratio near the top (a scale error common to a family does not
+ * change its order), pooled over families; its 90th percentile is how far apart two
+ * predictions must be before the model can tell which runs faster. Written into the
+ * devices' rank_precision (estimator/devices/NAME.json) and docs/accuracy.md. */
+static void print_rank_precision(void)
+{
+    size_t cap = 1, n = 0;
+    for (int i = 0; i < nfams; i++)
+        cap += (size_t)fams[i].nrows;
+    double *dev = calloc(cap, sizeof *dev), *q = calloc(cap, sizeof *q);
+    for (int i = 0; dev && q && i < nfams; i++) {
+        double best = best_measured(&fams[i]);
+        int m = 0;
+        for (int k = 0; k < fams[i].nrows; k++) {
+            const row *r = &fams[i].rows[k];
+            if (usable(r) && r->m.glups >= 0.9 * best)
+                q[m++] = r->pred / r->m.glups;
+        }
+        double med = cal_median(q, m);
+        for (int k = 0; k < m && med > 0; k++)
+            dev[n++] = fabs(q[k] / med - 1);
+    }
+    if (dev && n > 0) {
+        for (size_t i = 1; i < n; i++) /* insertion sort: a few hundred values */
+            for (size_t j = i; j > 0 && dev[j - 1] > dev[j]; j--) {
+                double t = dev[j];
+                dev[j] = dev[j - 1];
+                dev[j - 1] = t;
+            }
+        printf("rank precision (%s): 90th percentile of |predicted/measured / family median "
+               "- 1| over %zu configurations within 10 %% of their family's measured best: "
+               "%.2f %% (median %.2f %%)\n",
+               model, n, 100 * dev[(size_t)(0.9 * (double)(n - 1) + 0.5)],
+               100 * dev[(n - 1) / 2]);
+    }
+    free(dev);
+    free(q);
+}
+
+static void dump(const char *path)
+{
+    FILE *f = fopen(path, "w");
+    if (!f) {
+        perror(path);
+        return;
+    }
+    for (int i = 0; i < nfams; i++)
+        for (int k = 0; k < fams[i].nrows; k++) {
+            const row *r = &fams[i].rows[k];
+            const est_result *e = &r->r;
+            fprintf(f,
+                    "{\"family\":\"%s\",\"block\":[%d,%d,%d],\"folding\":[%d,%d,%d],"
+                    "\"measured\":%.5g,\"predicted\":%.5g,\"limiter\":\"%s\","
+                    "\"perf\":{\"flops\":%.5g,\"l1\":%.5g,\"l2\":%.5g,\"dram\":%.5g,"
+                    "\"latency\":%.5g,\"blocks\":%.5g,\"stores\":%.5g,\"l2_requests\":%.5g,"
+                    "\"l1_requests\":%.5g},"
+                    "\"blocks_per_sm\":%d,\"l1_cycles\":%.5g,\"l1_wavefronts\":%.5g,"
+                    "\"dram\":%.5g,\"dram_m\":%.5g,\"l2\":%.5g,\"l2_m\":%.5g,"
+                    "\"active_threads\":%.5g,\"bytes_in_flight\":%.5g,\"updates_per_block\":%.5g,"
+                    "\"registers\":%d,\"l1_wavefronts_predicted\":%.5g,"
+                    "\"volumes\":{\"l2_load\":%.5g,\"l2_store\":%.5g,\"l2_store_charged\":%.5g,"
+                    "\"l2_store_requests\":%.5g,\"l2_load_requests\":%.5g,"
+                    "\"l2_load_requests_m\":%.5g,\"dram_load\":%.5g,\"dram_store\":%.5g,"
+                    "\"l2_store_partial\":%.5g,\"l2_store_left\":%.5g,\"dram_charged\":%.5g},"
+                    "\"wave\":{\"overlap_y\":%.5g,\"overlap_z\":%.5g,\"oversub_y\":%.5g,"
+                    "\"oversub_z\":%.5g},\"dram_load_m\":%.5g,\"lattice_updates\":%lld}\n",
+                    fams[i].f.name, r->c.block[0], r->c.block[1], r->c.block[2],
+                    r->c.folding[0], r->c.folding[1], r->c.folding[2], r->m.glups, r->pred,
+                    est_limiter_name(e->limiter), e->perf_flops, e->perf_l1, e->perf_l2,
+                    e->perf_dram, e->perf_latency, e->perf_blocks, e->perf_stores,
+                    e->perf_l2_requests, e->perf_l1_requests, e->blocks_per_sm,
+                    e->total.l1_cycles, r->m.l1_wavefronts,
+                    e->total.dram_load + e->total.dram_store, r->m.dram_load + r->m.dram_store,
+                    e->total.l2_load + e->total.l2_store, r->m.l2_load + r->m.l2_store,
+                    e->active_threads_per_sm, e->bytes_in_flight_per_sm, e->updates_per_block,
+                    r->m.registers, e->l1_wavefronts, e->total.l2_load, e->total.l2_store,
+                    e->total.l2_store_charged, e->total.l2_store_requests,
+                    e->total.l2_load_requests, r->m.l2_load_requests, e->total.dram_load,
+                    e->total.dram_store, e->total.l2_store_partial, e->total.l2_store_left,
+                    e->dram_charged, e->wave_overlap_y, e->wave_overlap_z, e->wave_oversub_y,
+                    e->wave_oversub_z, r->m.dram_load, (long long)e->lattice_updates);
+        }
+    fclose(f);
+}
+
+/* One line per configuration of the model's own prediction, every figure at full
+ * precision (%.17g: the bits of the double), for --golden: a restructuring must leave
+ * each of them unchanged. Appended to *text (malloc'd); 0, or -1 when out of memory. */
+static int golden_text(char **text, size_t *len)
+{
+    size_t cap = 4096;
+    *len = 0;
+    if (!(*text = malloc(cap)))
+        return -1;
+    for (int i = 0; i < nfams; i++)
+        for (int k = 0; k < fams[i].nrows; k++) {
+            const row *r = &fams[i].rows[k];
+            const est_result *e = &r->r;
+            char line[1024];
+            int n = snprintf(
+                line, sizeof line,
+                "%s %d,%d,%d %d,%d,%d %s %.17g perf %.17g %.17g %.17g %.17g %.17g %.17g %.17g "
+                "%.17g %.17g bps %d vol %.17g %.17g %.17g %.17g %.17g %.17g %.17g %.17g\n",
+                fams[i].f.name, r->c.block[0], r->c.block[1], r->c.block[2], r->c.folding[0],
+                r->c.folding[1], r->c.folding[2], r->ok ? est_limiter_name(e->limiter) : "-",
+                e->predicted, e->perf_flops, e->perf_l1, e->perf_l2, e->perf_dram,
+                e->perf_latency, e->perf_blocks, e->perf_stores, e->perf_l2_requests,
+                e->perf_l1_requests, e->blocks_per_sm, e->total.l1_cycles, e->l1_wavefronts,
+                e->total.l2_load, e->total.l2_store, e->total.dram_load, e->total.dram_store,
+                e->total.l2_store_requests, e->total.l2_load_requests);
+            if (n < 0 || (size_t)n >= sizeof line)
+                return -1;
+            while (*len + (size_t)n + 1 > cap) {
+                char *t = realloc(*text, cap *= 2);
+                if (!t)
+                    return -1;
+                *text = t;
+            }
+            memcpy(*text + *len, line, (size_t)n + 1);
+            *len += (size_t)n;
+        }
+    return 0;
+}
+
+/* --golden FILE: the predictions must be FILE's, line for line (0), else the first
+ * differing lines are printed and 1 returned. --golden-write FILE writes them. */
+static int golden(const char *path, int write)
+{
+    char *mine = NULL, *want = NULL;
+    size_t n = 0;
+    if (golden_text(&mine, &n)) {
+        free(mine);
+        fprintf(stderr, "golden: out of memory\n");
+        return 1;
+    }
+    FILE *f = fopen(path, write ? "w" : "r");
+    int bad = !f;
+    if (f && write) {
+        bad = fwrite(mine, 1, n, f) != n;
+        printf("golden: %s written\n", path);
+    } else if (f) {
+        size_t cap = n + 2, got = 0;
+        want = malloc(cap);
+        got = want ? fread(want, 1, cap - 1, f) : 0;
+        if (want)
+            want[got] = '\0';
+        bad = !want || got != n || memcmp(want, mine, n) != 0;
+        int shown = 0, line = 1;
+        for (const char *a = mine, *b = want ? want : ""; bad && *a && shown < 5; line++) {
+            const char *ea = strchr(a, '\n'), *eb = strchr(b, '\n');
+            size_t la = ea ? (size_t)(ea - a) : strlen(a), lb = eb ? (size_t)(eb - b) : strlen(b);
+            if (la != lb || memcmp(a, b, la) != 0) {
+                fprintf(stderr, "golden: %s line %d differs:\n  want %.*s\n  got  %.*s\n", path,
+                        line, (int)lb, b, (int)la, a);
+                shown++;
+            }
+            a += la + (ea != NULL);
+            b += lb + (eb != NULL);
+        }
+        if (bad)
+            fprintf(stderr, "golden: predictions differ from %s (a change meant to move them "
+                            "rewrites it with --golden-write, in a measured commit)\n", path);
+        else
+            printf("golden: %d families, every prediction as in %s\n", nfams, path);
+    }
+    if (!f)
+        perror(path);
+    else
+        fclose(f);
+    free(mine);
+    free(want);
+    return bad;
+}
+
+/* --fit with --starts N: the best of N fits (calibrate/fit.c, cal_fit_best: from the
+ * device's values and N-1 fixed perturbations), each start's objective printed. Leaves
+ * the samples applied to the best. */
+static est_device best_fit(const est_device *dev, cal_sample *smp, int ns, const char *hold,
+                           int starts)
+{
+    cal_text t = {0};
+    est_device best = cal_fit_best(dev, smp, ns, hold, starts, &t);
+    if (t.s)
+        fputs(t.s, stdout);
+    free(t.s);
+    return best;
+}
+
+int main(int argc, char **argv)
+{
+    const char *corpus = SOURCE_DIR "/tests/accuracy/corpus/families";
+    const char *measured = SOURCE_DIR "/tests/accuracy/corpus/h100.jsonl";
+    const char *dump_path = NULL, *only = NULL, *hold = DEFAULT_HOLD, *save_path = NULL;
+    const char *golden_path = NULL;
+    int lofo = 0, refit = 0, check = 0, starts = 1, saved_badly = 0, golden_write = 0,
+        golden_bad = 0;
+    for (int i = 1; i < argc; i++) {
+        if (!strcmp(argv[i], "--model") && i + 1 < argc)
+            model = argv[++i];
+        else if (!strcmp(argv[i], "--corpus") && i + 1 < argc)
+            corpus = argv[++i];
+        else if (!strcmp(argv[i], "--measured") && i + 1 < argc)
+            measured = argv[++i];
+        else if (!strcmp(argv[i], "--device") && i + 1 < argc)
+            device_name = argv[++i];
+        else if (!strcmp(argv[i], "--device-file") && i + 1 < argc)
+            device_name = device_file(argv[++i]);
+        else if (!strcmp(argv[i], "--dump") && i + 1 < argc)
+            dump_path = argv[++i];
+        else if ((!strcmp(argv[i], "--golden") || !strcmp(argv[i], "--golden-write")) &&
+                 i + 1 < argc)
+            golden_write = !strcmp(argv[i], "--golden-write"), golden_path = argv[++i];
+        else if (!strcmp(argv[i], "--save") && i + 1 < argc)
+            save_path = argv[++i], refit = 1;
+        else if (!strcmp(argv[i], "--family") && i + 1 < argc)
+            only = argv[++i];
+        else if (!strcmp(argv[i], "--lofo"))
+            lofo = 1;
+        else if (!strcmp(argv[i], "--fit"))
+            refit = 1;
+        else if (!strcmp(argv[i], "--starts") && i + 1 < argc &&
+                 sscanf(argv[++i], "%d", &starts) == 1 && starts >= 1 && starts <= 1000)
+            refit = 1;
+        else if (!strcmp(argv[i], "--hold") && i + 1 < argc && cal_hold_valid(argv[i + 1]))
+            hold = argv[++i];
+        else if (!strcmp(argv[i], "--check"))
+            check = 1;
+        else if (!strcmp(argv[i], "--floors") && i + 1 < argc &&
+                 sscanf(argv[++i], "%lf,%lf,%lf,%lf,%lf", &floors[0], &floors[1], &floors[2],
+                        &floors[3], &floors[4]) == 5)
+            check = 1;
+        else {
+            fprintf(stderr, "usage: accuracy [--model warpspeed|v2] [--corpus DIR] "
+                            "[--measured FILE] [--device NAME | --device-file FILE] [--dump FILE] [--family NAME] "
+                            "[--golden FILE | --golden-write FILE] "
+                            "[--lofo] [--fit] [--starts N] [--save FILE] [--hold NAME,...] [--check] "
+                            "[--floors T1MEAN,T1MIN,T3MEAN,RHO,ERR]\n"
+                            "--hold names fitted parameters (calibrate/fit.c) that --fit and "
+                            "--lofo keep at the device's values (default \"%s\"; \"\" "
+                            "holds none); --starts N fits from the device's values "
+                            "and N-1 perturbed starts and keeps the best; --save FILE (implies "
+                            "--fit) writes the fitted device for --device-file\n",
+                    DEFAULT_HOLD);
+            return 2;
+        }
+    }
+    lr_error err;
+    lr_error_clear(&err);
+    devs = lr_devices_load(&err);
+    if (!devs)
+        return 1;
+    /* --corpus and --measured may each name several, comma-separated: the families of
+     * every directory, with the lines of every file (family names are unique across
+     * the corpora), e.g. the corpus and the layer scan the built-in H100 is fitted on */
+    char *dirs = strdup(corpus), *save = NULL;
+    if (!dirs)
+        return 1;
+    for (char *dir = strtok_r(dirs, ",", &save); dir; dir = strtok_r(NULL, ",", &save)) {
+        int nfiles = 0;
+        char **files = corpus_list(dir, &nfiles);
+        if (!files)
+            return 1;
+        family *grown = realloc(fams, (size_t)(nfams + nfiles) * sizeof *fams);
+        if (!grown)
+            return 1;
+        fams = grown;
+        for (int i = 0; i < nfiles; i++) {
+            family *F = &fams[nfams];
+            memset(F, 0, sizeof *F);
+            if (corpus_family_load(files[i], &F->f))
+                return 1;
+            if (only && strcmp(only, F->f.name)) {
+                corpus_family_release(&F->f);
+                continue;
+            }
+            F->nrows = F->f.nconfigs;
+            F->rows = calloc((size_t)F->nrows, sizeof *F->rows);
+            for (int k = 0; k < F->nrows; k++)
+                F->rows[k].c = F->f.configs[k];
+            nfams++;
+        }
+        corpus_list_free(files, nfiles);
+    }
+    free(dirs);
+    char *paths = strdup(measured);
+    if (!paths)
+        return 1;
+    for (char *m = strtok_r(paths, ",", &save); m; m = strtok_r(NULL, ",", &save))
+        attach_measurements(m);
+    free(paths);
+    /* a family the measurement file has no line of was not measured on that GPU (the
+     * H200 corpus predates the float LBM families): it is left out and said so, where
+     * a family with some configurations missing counts them as failures below */
+    int kept = 0;
+    for (int i = 0; i < nfams; i++) {
+        int measured_rows = 0;
+        for (int k = 0; k < fams[i].nrows; k++)
+            measured_rows += fams[i].rows[k].m.glups > 0;
+        if (!measured_rows) {
+            fprintf(stderr, "%s: not measured in %s, left out\n", fams[i].f.name, measured);
+            free(fams[i].rows);
+            corpus_family_release(&fams[i].f);
+            continue;
+        }
+        fams[kept++] = fams[i];
+    }
+    nfams = kept;
+    if (nfams == 0) {
+        /* a summary over no family would print means of nothing (NaN) */
+        fprintf(stderr, "accuracy: no family of %s was measured in %s: nothing to compare "
+                        "(--measured names the measurements)\n", corpus, measured);
+        return 1;
+    }
+    pthread_t *th = calloc((size_t)nfams, sizeof *th);
+    for (int i = 0; i < nfams; i++)
+        pthread_create(&th[i], NULL, predict_family, &fams[i]);
+    for (int i = 0; i < nfams; i++) {
+        pthread_join(th[i], NULL);
+        const est_result *r0 = &fams[i].rows[0].r;
+        fams[i].ndims = r0->config.domain[2] > 1 ? 3 : r0->config.domain[1] > 1 ? 2 : 1;
+    }
+    free(th);
+    if (golden_path)
+        golden_bad = golden(golden_path, golden_write);
+    for (int i = 0; i < nfams; i++)
+        for (int k = 0; k < fams[i].nrows; k++)
+            if (!(fams[i].rows[k].m.glups > 0)) {
+                fprintf(stderr, "%s #%d: no measurement in %s\n", fams[i].f.name, k, measured);
+                failures++;
+            }
+    figures *g = calloc((size_t)nfams, sizeof *g), *lg = calloc((size_t)nfams, sizeof *lg);
+    for (int i = 0; i < nfams; i++)
+        g[i] = family_figures(&fams[i]);
+    char title[160];
+    snprintf(title, sizeof title, "model %s, measured on %s (%s), device %s", model, gpu_name,
+             measured, device_name ? device_name : "of each family");
+    int ns = 0;
+    cal_sample *smp = samples(&ns);
+    if (lofo && strcmp(model, "v2") == 0) {
+        /* each family predicted with parameters fitted on the others */
+        est_device all = fams[0].dev;
+        for (int i = 0; i < nfams; i++) {
+            cal_fit_holding(&all, smp, ns, i, 2, hold);
+            sync_predictions();
+            lg[i] = family_figures(&fams[i]);
+            fprintf(stderr, "leave-one-family-out: %d of %d\r", i + 1, nfams);
+        }
+        fprintf(stderr, "\n");
+        cal_apply(&all, smp, ns);
+        sync_predictions();
+    }
+    summary sm = print_table(title, g, lofo, lg);
+    print_rank_precision();
+    if (lofo && strcmp(model, "v2") == 0) {
+        snprintf(title, sizeof title, "model v2, leave one family out (fitted without it)");
+        sm = print_table(title, lg, 0, NULL); /* --check holds the held-out figures */
+    }
+    if (refit && strcmp(model, "v2") == 0) {
+        double before = cal_objective(&fams[0].dev, smp, ns, -1);
+        est_device d = best_fit(&fams[0].dev, smp, ns, hold, starts);
+        printf("\nparameters fitted on all %d families (objective %.4f -> %.4f):\n", nfams,
+               before, cal_objective(&d, smp, ns, -1));
+        for (int q = 0; q < CAL_NPARAMS; q++)
+            printf("  %-26s %10.4g (was %.4g)\n", cal_param_name(q), *cal_param(&d, q),
+                   *cal_param(&fams[0].dev, q));
+        if (save_path && !save_device(save_path, &d))
+            saved_badly = 1;
+        /* the table and the dump below show the fitted parameters' predictions */
+        sync_predictions();
+        for (int i = 0; i < nfams; i++)
+            g[i] = family_figures(&fams[i]);
+        snprintf(title, sizeof title, "model v2 with the parameters fitted above");
+        print_table(title, g, 0, NULL);
+        print_rank_precision();
+    }
+    free(smp);
+    if (dump_path)
+        dump(dump_path);
+    free(g);
+    free(lg);
+    for (int i = 0; i < nfams; i++) {
+        free(fams[i].rows);
+        est_kernel_free(fams[i].kernel);
+        corpus_family_release(&fams[i].f);
+    }
+    free(fams);
+    lr_devices_free(devs);
+    if (check) {
+        int bad = failures > 0;
+        if (!strcmp(model, "v2"))
+            bad |= sm.top1_mean < floors[0] || sm.top1_min < floors[1] ||
+                   sm.top3_mean < floors[2] || sm.rho_mean < floors[3] ||
+                   sm.err_mean > floors[4] || sm.rec_mean < floors[0] || sm.rec_min < floors[1];
+        printf("check: %d configurations not predicted; floors top1 (and the recommendation) "
+               "mean %.1f %%, min %.1f %%, top3 mean %.1f %%, rho %.2f, GLup/s error at most "
+               "%.0f %%: %s\n",
+               failures, 100 * floors[0], 100 * floors[1], 100 * floors[2], floors[3],
+               100 * floors[4], bad ? "FAILED" : "passed");
+        return bad || saved_badly || golden_bad;
+    }
+    return saved_badly || golden_bad;
+}
