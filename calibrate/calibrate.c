@@ -17,7 +17,7 @@
 #include "overhead.h"
 #include "request.h"
 
-/* calibrate/meson.build embeds these corpus families (bench/corpus/families/): the
+/* calibrate/meson.build embeds these corpus families (tests/accuracy/corpus/families/): the
  * kernels whose timings pin the model-v2 parameters down. A copy of four-float
  * structs (block start rate, DRAM bandwidth, partial-sector stores), a transposed copy
  * (store requests), a 3-D 7-point stencil in double and a 2-D 5-point stencil in float
@@ -28,7 +28,7 @@ extern const unsigned cal_suite_files_count;
 const char *const cal_suite_families[] = {"copy_aos_f32", "d3q19_pull_f64", "star2d_r1_f32",
                                           "star3d_r1_f64", "transpose2d_f32", NULL};
 
-/* calibrate/meson.build embeds the size scans of bench/overhead/families: three corpus
+/* calibrate/meson.build embeds the size scans of lab/2026-11-23-overhead/families: three corpus
  * kernels at 6 to 8 domain sizes each, timed for the launch overhead (overhead.h). */
 extern const lr_embedded_file cal_overhead_files[];
 extern const unsigned cal_overhead_files_count;
@@ -520,7 +520,7 @@ static void add_sources(cJSON *src, const cal_sources *cs)
     if (cs->overhead) {
         snprintf(s, sizeof s,
                  "launchrank calibrate on %s: the median, over %d size scans of three "
-                 "kernels (bench/overhead/families), of the time at zero updates of a "
+                 "kernels (lab/2026-11-23-overhead/families), of the time at zero updates of a "
                  "straight line through time against updates (%.2f to %.2f us; "
                  "docs/model.md \"Launch overhead\")",
                  cs->who, cs->overhead->scans, cs->overhead->lo_us, cs->overhead->hi_us);
@@ -564,7 +564,7 @@ static est_device start_device(const est_device *b, const cJSON *gpu, const char
     snprintf(devname, sizeof devname, "%s%s", name ? name : gname, name ? "" : " (calibrated)");
     snprintf(dev.name, sizeof dev.name, "%s", devname);
     driver_figures(gpu, &dev);
-    /* measured, not fitted (bench/overhead): the base device's figure unless the record
+    /* measured, not fitted (lab/2026-11-23-overhead): the base device's figure unless the record
      * has size scans (set_overhead), like the others calibration does not measure */
     dev.launch_overhead_us = b->launch_overhead_us;
     return dev;

@@ -4,13 +4,13 @@
  *
  * Two steps, kept apart so that the second runs (and is tested) without a GPU:
  *  1. cal_measure times the calibration suite (kernel families of the measured corpus,
- *     bench/corpus/families/, embedded at build time) with cudagen on the GPU, exactly
+ *     tests/accuracy/corpus/families/, embedded at build time) with cudagen on the GPU, exactly
  *     as `launchrank measure` does, and returns the raw record: the driver's figures
  *     and one timing per configuration.
  *  2. cal_analyse turns a raw record into a device description (the JSON of
  *     estimator/devices/NAME.json, with a `sources` entry for every figure): the driver's
  *     figures, the attainable DRAM and L2 bandwidths, and the model-v2 parameters
- *     fitted to the timings (calibrate/fit.h, the same fit as bench/accuracy --fit).
+ *     fitted to the timings (calibrate/fit.h, the same fit as tests/accuracy/accuracy --fit).
  */
 #ifndef CAL_CALIBRATE_H
 #define CAL_CALIBRATE_H

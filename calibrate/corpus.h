@@ -1,6 +1,6 @@
 /*
- * corpus: kernel families (the JSON files in bench/corpus/families/ and the calibration
- * suite in calibrate/suite/, written by bench/corpus/make_families.py) as requests the
+ * corpus: kernel families (the JSON files in tests/accuracy/corpus/families/ and the calibration
+ * suite in calibrate/suite/, written by lab/corpus-tools/make_families.py) as requests the
  * API understands.
  *
  * A family is one kernel on one domain and device with a list of launch

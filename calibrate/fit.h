@@ -1,7 +1,7 @@
 /*
  * fit: the model-v2 parameters of a device (docs/model.md, "Fitted parameters") fitted
  * to measured kernels. One table names every fitted parameter, so `launchrank
- * calibrate`, `bench/accuracy --fit` and the documentation agree on what is fitted
+ * calibrate`, `tests/accuracy/accuracy --fit` and the documentation agree on what is fitted
  * and how: each parameter has exactly this one way to be determined.
  *
  * A sample is one measured configuration of one kernel with its model volumes (an
@@ -63,7 +63,7 @@ double cal_objective(const est_device *d, cal_sample *s, int n, int left_out);
  * fitted parameters replaced); the samples are left applied to it. */
 est_device cal_fit(const est_device *start, cal_sample *s, int n, int left_out, int rounds);
 /* The fitted parameters every fit of the project holds at the device's value unless
- * told otherwise (bench/accuracy --hold, calibrate, launchrank fit), as a hold list:
+ * told otherwise (tests/accuracy/accuracy --hold, calibrate, launchrank fit), as a hold list:
  * the rows of estimator/params.def of kind EST_HELD, which says why each is held. */
 extern const char cal_held[];
 #define CAL_HELD cal_held

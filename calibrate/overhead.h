@@ -4,8 +4,8 @@
  * domain sizes; a straight line through time against lattice updates (least squares)
  * has its time at zero updates as the scan's intercept, and the device figure
  * launch_overhead_us is the median intercept of the scans. `launchrank calibrate`
- * times the scans of bench/overhead/families (embedded by calibrate/meson.build);
- * bench/overhead reads scans recorded with bench/corpus_measure.
+ * times the scans of lab/2026-11-23-overhead/families (embedded by calibrate/meson.build);
+ * lab/2026-11-23-overhead reads scans recorded with lab/corpus-tools/corpus_measure.
  */
 #ifndef CAL_OVERHEAD_H
 #define CAL_OVERHEAD_H
@@ -31,7 +31,7 @@ typedef struct cal_overhead {
 #define CAL_SCAN_MIN_SIZES 3
 
 /* The kernel of a size-scan family: its name without the "_nN" suffix that
- * bench/overhead/make_families.py gives each size ("star3d_r1_f64_n128" ->
+ * lab/2026-11-23-overhead/make_families.py gives each size ("star3d_r1_f64_n128" ->
  * "star3d_r1_f64"), into out. 0, or -1 when the name has no such suffix. */
 int cal_scan_kernel(const char *family, char *out, size_t size);
 
@@ -41,7 +41,7 @@ void cal_scan_group(const char *kernel, const int block[3], const int folding[3]
 
 /* The group of a timed run, a JSON object with "family" (a size-scan family,
  * KERNEL_nN) and "block" and "folding" (three integers each), as calibrate's raw
- * records and bench/corpus_measure write them, into out. 0, or -1 when it lacks one. */
+ * records and lab/corpus-tools/corpus_measure write them, into out. 0, or -1 when it lacks one. */
 struct cJSON;
 int cal_scan_group_of(const struct cJSON *run, char out[96]);
 

@@ -8,7 +8,7 @@
  * takes the rows whose request named the device, rebuilds each kernel from its
  * request, estimates every measured configuration on the device (est_estimate: the
  * volumes), groups the rows by kernel (the request without its launch) and runs the
- * same fit as `launchrank calibrate` and `bench/accuracy --fit` (calibrate/fit.h).
+ * same fit as `launchrank calibrate` and `tests/accuracy/accuracy --fit` (calibrate/fit.h).
  */
 #ifndef CAL_REFIT_H
 #define CAL_REFIT_H

@@ -355,7 +355,7 @@ static int bind_fields(est_binding *b, addr_set *set, lr_error *err)
 
 /* How much of a folded thread's stores reach L2 merged, by the bytes R the thread
  * stores over all fields and steps when it issues them back to back (model v2;
- * docs/model.md, "Partly written sectors"; measured with bench/storemerge): up to
+ * docs/model.md, "Partly written sectors"; measured with lab/2026-11-23-storemerge): up to
  * RULE(MERGE_FULL_BYTES) all merge, from RULE(MERGE_PART_BYTES) none, in between an
  * unmerged share that falls with the loads per store, interpolated linearly in R. */
 static double bytes_stored_per_step(const est_kernel *k)

@@ -104,7 +104,7 @@ static void v2_request_limits(const est_device *dev, est_result *r)
                       div0(t->l2_store_charged / dev->l2_sector_bytes, dev->store_sectors_per_ns);
     r->perf_stores = div0(1, store_ns);
     /* the L2's tags look up every read request and every written sector: the unit that
-     * holds the range-4 star's unfolded blocks (bench/stalls) */
+     * holds the range-4 star's unfolded blocks (lab/2026-11-23-stalls) */
     r->perf_l2_requests =
         div0(dev->l2_requests_per_ns, t->l2_load_requests + RULE(L2_TAG_STORE_SHARE) *
                                                                 t->l2_store_charged /
@@ -185,7 +185,7 @@ static void v2_serial_times(const est_kernel *k, const est_device *dev, est_resu
         r->partial_sector_share = partial_ns * r->predicted;
     }
     /* a launch also costs a fixed time of its own (starting the grid, filling the
-     * memory pipeline, draining the last wave), measured by bench/overhead and
+     * memory pipeline, draining the last wave), measured by lab/2026-11-23-overhead and
      * launchrank calibrate: the limits say how fast the body runs, the prediction is
      * the whole launch */
     double lups = (double)r->lattice_updates;

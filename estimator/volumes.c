@@ -184,7 +184,7 @@ void est_dram_volumes(const est_binding *b, const est_wave *w, int64_t wave_lups
      * L2 sees one step of the wave; the row (layer) of blocks before it has made all
      * its steps before the reuse, so its whole footprint counts (2026.11-20: dividing
      * it by the folding too put z-folded blocks on large layers far below the misses
-     * bench/corpus/h100_layers.jsonl measures). The reference model counts all steps */
+     * tests/accuracy/corpus/h100_layers.jsonl measures). The reference model counts all steps */
     const int *fold = b->cfg.launch.folding;
     double steps = v2 ? (double)fold[0] * fold[1] * fold[2] : 1;
     r->wave_oversub_y = (old_y + (vnew_load - ov_y) * wl / steps) / (double)dev->l2_bytes;

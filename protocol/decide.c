@@ -67,7 +67,7 @@ static int warp_multiple(const lr_choice *c)
  * under it the better prediction decides next. Until model 2026.11-6 the fewest idle
  * threads and the highest occupancy came first under v2 too; on the measured corpora
  * that picked configurations the model ranked lower and that run slower
- * (bench/accuracy's "rec": H100 97.3 % of the best on average, min 85.7 % for D3Q19,
+ * (tests/accuracy/accuracy's "rec": H100 97.3 % of the best on average, min 85.7 % for D3Q19,
  * whose tie group holds most blocks; H200 97.0 %, min 82.5 %, below the best fixed
  * block in 4 families) where the prediction gets 99.7 % (min 98.4) and 99.6 % (98.2).
  * The reference method ("warpspeed") sees neither, so there they decide before the
