@@ -390,19 +390,23 @@ static int rank_compute(lr_worker *w, rank_state *s, const est_rank_hooks *eh, l
 }
 
 /* The estimate objects of the launchable configurations estimated here, each stored
- * in the cache. */
-static void rank_store(lr_worker *w, rank_state *s)
+ * in the cache. 0, or -1 with err when out of memory (a configuration without its
+ * estimate object would drop out of the ranking unseen). */
+static int rank_store(lr_worker *w, rank_state *s, lr_error *err)
 {
     const lr_request *req = &s->req;
     for (size_t i = 0; i < s->n; i++) {
         if (!s->fin[i] || !s->res[i].launchable)
             continue;
         s->ent[i].est = lr_estimate_json(&s->res[i], req->kernel, &req->device);
-        char *t = s->ent[i].est ? cJSON_PrintUnformatted(s->ent[i].est) : NULL;
-        if (t)
+        if (!s->ent[i].est)
+            return lr_error_set(err, LR_NO_MEMORY, NULL, "out of memory");
+        char *t = cJSON_PrintUnformatted(s->ent[i].est);
+        if (t) /* not printed: not cached, the answer itself stands */
             api_cache_put(w, req, &req->space[i], s->keys[i], t);
         free(t);
     }
+    return 0;
 }
 
 /* Orders the entries that have an estimate (m of them) and makes the decision's
@@ -531,11 +535,9 @@ char *lr_api_rank_with(lr_worker *w, const char *body, size_t len, const lr_rank
     cJSON *resp = NULL;
     if (state_alloc(&s, err) == 0) {
         rank_lookup(w, &s);
-        if (rank_compute(w, &s, &eh, err) == 0) {
-            rank_store(w, &s);
-            if (rank_order(&s, err) == 0)
-                resp = rank_response(w, &s, err);
-        }
+        if (rank_compute(w, &s, &eh, err) == 0 && rank_store(w, &s, err) == 0 &&
+            rank_order(&s, err) == 0)
+            resp = rank_response(w, &s, err);
     }
     if (resp && !(out = cJSON_PrintUnformatted(resp)))
         lr_error_set(err, LR_NO_MEMORY, NULL, "out of memory");
