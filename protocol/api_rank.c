@@ -40,8 +40,8 @@ typedef struct rank_entry {
  * through b. The configurations come from the entries, not read back out of the JSON.
  * Out of memory, here or in a measurement, sets b->failed: an answer with a
  * measurement reported as failed for want of memory is not the answer either. */
-static void measure_top(jb *b, lr_worker *w, const lr_request *req, cJSON *resp,
-                        cJSON *results, const rank_entry *ent, const size_t *order)
+static void measure_top(jb *b, lr_worker *w, const lr_request *req, cJSON *resp, cJSON *results,
+                        const rank_entry *ent, const size_t *order)
 {
     cJSON *summary = jb_obj(b, resp, "measure");
     int n = cJSON_GetArraySize(results), top = req->measure.top < n ? req->measure.top : n;
