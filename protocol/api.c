@@ -21,6 +21,7 @@
 #include "cudagen.h"
 #include "devices.h"
 #include "decide.h"
+#include "jbuild.h"
 #include "lr_hash.h"
 #include "plausible.h"
 #include "rank.h"
@@ -280,13 +281,13 @@ void lr_worker_free(lr_worker *w)
 
 char *lr_api_devices(lr_api *api, lr_error *err)
 {
-    cJSON *o = cJSON_CreateObject();
-    cJSON *arr = o ? cJSON_AddArrayToObject(o, "devices") : NULL;
-    for (int i = 0; arr && i < lr_devices_count(api->devs); i++)
-        cJSON_AddItemToArray(arr,
-                             lr_device_to_json(api->devs, lr_devices_get(api->devs, i), 1));
-    if (o)
-        cJSON_AddStringToObject(o, "model_version", LR_MODEL_VERSION);
+    jb b = {0};
+    cJSON *o = jb_new_obj(&b);
+    cJSON *arr = jb_arr(&b, o, "devices");
+    for (int i = 0; !b.failed && i < lr_devices_count(api->devs); i++)
+        jb_item(&b, arr, NULL, lr_device_to_json(api->devs, lr_devices_get(api->devs, i), 1));
+    jb_str(&b, o, "model_version", LR_MODEL_VERSION);
+    o = jb_finish(&b, o);
     char *s = o ? cJSON_PrintUnformatted(o) : NULL;
     cJSON_Delete(o);
     if (!s)
@@ -303,11 +304,11 @@ char *lr_api_device(lr_api *api, const char *name, lr_error *err)
                      api->db_path ? "built-in or stored" : "built-in", name);
         return NULL;
     }
-    cJSON *o = cJSON_CreateObject();
-    if (o) {
-        cJSON_AddItemToObject(o, "device", lr_device_to_json(api->devs, d, 1));
-        cJSON_AddStringToObject(o, "model_version", LR_MODEL_VERSION);
-    }
+    jb b = {0};
+    cJSON *o = jb_new_obj(&b);
+    jb_item(&b, o, "device", lr_device_to_json(api->devs, d, 1));
+    jb_str(&b, o, "model_version", LR_MODEL_VERSION);
+    o = jb_finish(&b, o);
     char *s = o ? cJSON_PrintUnformatted(o) : NULL;
     cJSON_Delete(o);
     if (!s)
@@ -355,12 +356,12 @@ static char *device_to_store(lr_api *api, const char *body, size_t len, est_devi
                          "give it a name of its own",
                          lr_devices_get(api->devs, k)->name);
         } else {
+            jb b = {0};
             cJSON *o = lr_device_to_json(NULL, dev, 0);
             cJSON *src = cJSON_DetachItemFromObjectCaseSensitive(root, "sources");
-            if (o && src)
-                cJSON_AddItemToObject(o, "sources", src);
-            else
-                cJSON_Delete(src);
+            if (src) /* kept whole, or the device is not stored */
+                jb_item(&b, o, "sources", src);
+            o = jb_finish(&b, o);
             text = o ? cJSON_PrintUnformatted(o) : NULL;
             cJSON_Delete(o);
             if (!text)
@@ -376,13 +377,15 @@ static char *device_to_store(lr_api *api, const char *body, size_t len, est_devi
 static char *device_answer(const lr_api *api, const char *key, const char *name, int replaced,
                            lr_error *err)
 {
-    cJSON *o = cJSON_CreateObject();
-    char *out = NULL;
-    if (o && cJSON_AddStringToObject(o, key, name) &&
-        (replaced < 0 || cJSON_AddBoolToObject(o, "replaced", replaced)) &&
-        cJSON_AddStringToObject(o, "db", api->db_path) &&
-        cJSON_AddStringToObject(o, "model_version", LR_MODEL_VERSION))
-        out = cJSON_PrintUnformatted(o);
+    jb b = {0};
+    cJSON *o = jb_new_obj(&b);
+    jb_str(&b, o, key, name);
+    if (replaced >= 0)
+        jb_bool(&b, o, "replaced", replaced);
+    jb_str(&b, o, "db", api->db_path);
+    jb_str(&b, o, "model_version", LR_MODEL_VERSION);
+    o = jb_finish(&b, o);
+    char *out = o ? cJSON_PrintUnformatted(o) : NULL;
     cJSON_Delete(o);
     if (!out)
         lr_error_set(err, LR_NO_MEMORY, NULL, "out of memory");

@@ -21,6 +21,7 @@
 #include "cudagen.h"
 #include "devices.h"
 #include "decide.h"
+#include "jbuild.h"
 #include "lr_hash.h"
 #include "plausible.h"
 #include "rank.h"
@@ -105,16 +106,17 @@ void api_cache_put(lr_worker *w, const lr_request *req, const est_launch *l, con
  * the configuration, whose estimate object is est. A new array (caller owns) or NULL. */
 static cJSON *warnings_of(const lr_request *req, const est_launch *l, const cJSON *est)
 {
+    jb b = {0};
     lr_plausible *p = lr_plausible_new(req);
     cJSON *w = p ? lr_plausible_request_warnings(p) : NULL,
           *c = p && w ? lr_plausible_warnings(p, l, est) : NULL;
     while (c && c->child)
-        cJSON_AddItemToArray(w, cJSON_DetachItemViaPointer(c, c->child));
+        jb_item(&b, w, NULL, cJSON_DetachItemViaPointer(c, c->child));
+    /* out of memory: no answer, not one without its configuration's warnings */
+    b.failed |= !c;
     cJSON_Delete(c);
     lr_plausible_free(p);
-    if (!c) /* out of memory: no answer, not one without its configuration's warnings */
-        cJSON_Delete(w), w = NULL;
-    return w;
+    return jb_finish(&b, w);
 }
 
 /* The estimate response: a prediction's text (stored texts hold neither) with the
@@ -214,25 +216,25 @@ cJSON *api_measure_one(lr_worker *w, const lr_request *req, const est_config *cf
     if (rc)
         return NULL;
     atomic_fetch_add(&w->api->measured, 1);
-    cJSON *j = cJSON_CreateObject();
-    if (!j) {
+    char cc[16];
+    snprintf(cc, sizeof cc, "%d.%d", m.cc_major, m.cc_minor);
+    jb b = {0};
+    cJSON *j = jb_new_obj(&b);
+    jb_num(&b, j, "ms_min", m.ms_min);
+    jb_num(&b, j, "ms_median", m.ms_median);
+    jb_num(&b, j, "ms_max", m.ms_max);
+    jb_num(&b, j, "glups", m.glups);
+    jb_str(&b, j, "gpu", m.gpu_name);
+    jb_str(&b, j, "compute_capability", cc);
+    jb_num(&b, j, "driver_version", m.driver_version);
+    jb_num(&b, j, "warmup", o.warmup);
+    jb_num(&b, j, "repetitions", o.repetitions);
+    jb_bool(&b, j, "flush_l2", o.flush_l2);
+    jb_num(&b, j, "predicted_over_measured", m.glups > 0 ? predicted / m.glups : 0);
+    if (!(j = jb_finish(&b, j))) {
         lr_error_set(err, LR_NO_MEMORY, NULL, "out of memory");
         return NULL;
     }
-    char cc[16];
-    snprintf(cc, sizeof cc, "%d.%d", m.cc_major, m.cc_minor);
-    cJSON_AddNumberToObject(j, "ms_min", m.ms_min);
-    cJSON_AddNumberToObject(j, "ms_median", m.ms_median);
-    cJSON_AddNumberToObject(j, "ms_max", m.ms_max);
-    cJSON_AddNumberToObject(j, "glups", m.glups);
-    cJSON_AddStringToObject(j, "gpu", m.gpu_name);
-    cJSON_AddStringToObject(j, "compute_capability", cc);
-    cJSON_AddNumberToObject(j, "driver_version", m.driver_version);
-    cJSON_AddNumberToObject(j, "warmup", o.warmup);
-    cJSON_AddNumberToObject(j, "repetitions", o.repetitions);
-    cJSON_AddBoolToObject(j, "flush_l2", o.flush_l2);
-    cJSON_AddNumberToObject(j, "predicted_over_measured",
-                            m.glups > 0 ? predicted / m.glups : 0);
     if (w->store) {
         char hash[LR_HASH_HEX], drv[16];
         const char *parts[] = {req->canonical};
@@ -403,11 +405,15 @@ char *lr_api_measure(lr_worker *w, const char *body, size_t len, lr_error *err)
                    : (lr_error_set(err, LR_NO_MEMORY, NULL, "out of memory"), NULL);
     char *out = NULL;
     cJSON *o = text ? cJSON_Parse(text) : NULL;
+    if (text && !o) /* our own printed text: only out of memory keeps it from parsing */
+        lr_error_set(err, LR_NO_MEMORY, NULL, "out of memory");
     cJSON *m = o ? api_measure_one(w, &req, &r->config, r->predicted, err) : NULL;
     if (m) {
-        cJSON_AddItemToObject(o, "measured", m);
-        cJSON_AddBoolToObject(o, "cached", 0);
-        out = cJSON_PrintUnformatted(o);
+        jb b = {0};
+        jb_item(&b, o, "measured", m);
+        jb_bool(&b, o, "cached", 0);
+        o = jb_finish(&b, o);
+        out = o ? cJSON_PrintUnformatted(o) : NULL;
         if (!out)
             lr_error_set(err, LR_NO_MEMORY, NULL, "out of memory");
     }

@@ -18,6 +18,7 @@
 #include "cudagen.h"
 #include "devices.h"
 #include "decide.h"
+#include "jbuild.h"
 #include "lr_hash.h"
 #include "plausible.h"
 #include "rank.h"
@@ -35,12 +36,14 @@ typedef struct rank_entry {
 } rank_entry;
 
 /* Times the first top results in order (results[i] is entry order[i]); fills each
- * item's "measured" (or its error) and returns the response's "measure" summary. The
- * configurations come from the entries, not read back out of the JSON. */
-static cJSON *measure_top(lr_worker *w, const lr_request *req, cJSON *results,
-                          const rank_entry *ent, const size_t *order)
+ * item's "measured" (or its error) and adds the response's "measure" summary to resp,
+ * through b. The configurations come from the entries, not read back out of the JSON.
+ * Out of memory, here or in a measurement, sets b->failed: an answer with a
+ * measurement reported as failed for want of memory is not the answer either. */
+static void measure_top(jb *b, lr_worker *w, const lr_request *req, cJSON *resp, cJSON *results,
+                        const rank_entry *ent, const size_t *order)
 {
-    cJSON *summary = cJSON_CreateObject();
+    cJSON *summary = jb_obj(b, resp, "measure");
     int n = cJSON_GetArraySize(results), top = req->measure.top < n ? req->measure.top : n;
     int best = -1, measured = 0;
     double best_glups = 0;
@@ -53,16 +56,19 @@ static cJSON *measure_top(lr_worker *w, const lr_request *req, cJSON *results,
         double predicted = e->key.predicted;
         lr_error_clear(&err);
         cJSON *m = api_measure_one(w, req, &cfg, predicted, &err);
+        if (!m && err.code == LR_NO_MEMORY) {
+            b->failed = 1;
+            return;
+        }
         if (!m && err.code == LR_UNAVAILABLE) {
-            cJSON_AddStringToObject(summary, "status", "unavailable");
-            cJSON_AddStringToObject(summary, "reason", err.message);
-            return summary;
+            jb_str(b, summary, "status", "unavailable");
+            jb_str(b, summary, "reason", err.message);
+            return;
         }
         if (!m) {
-            cJSON *e = cJSON_AddObjectToObject(item, "measured");
-            cJSON *ee = cJSON_AddObjectToObject(e, "error");
-            cJSON_AddStringToObject(ee, "code", lr_code_name(err.code));
-            cJSON_AddStringToObject(ee, "message", err.message);
+            cJSON *ee = jb_obj(b, jb_obj(b, item, "measured"), "error");
+            jb_str(b, ee, "code", lr_code_name(err.code));
+            jb_str(b, ee, "message", err.message);
             continue;
         }
         double g = cJSON_GetNumberValue(cJSON_GetObjectItem(m, "glups"));
@@ -71,21 +77,17 @@ static cJSON *measure_top(lr_worker *w, const lr_request *req, cJSON *results,
             best = i;
         }
         measured++;
-        cJSON_AddItemToObject(item, "measured", m);
+        jb_item(b, item, "measured", m);
     }
-    cJSON_AddStringToObject(summary, "status", "ok");
-    cJSON_AddNumberToObject(summary, "measured", measured);
+    jb_str(b, summary, "status", "ok");
+    jb_num(b, summary, "measured", measured);
     if (best >= 0) {
-        cJSON *item = cJSON_GetArrayItem(results, best),
-              *f = cJSON_AddObjectToObject(summary, "fastest");
-        cJSON_AddNumberToObject(f, "rank", best + 1);
-        cJSON_AddItemToObject(f, "block",
-                              cJSON_Duplicate(cJSON_GetObjectItem(item, "block"), 1));
-        cJSON_AddItemToObject(f, "folding",
-                              cJSON_Duplicate(cJSON_GetObjectItem(item, "folding"), 1));
-        cJSON_AddNumberToObject(f, "glups", best_glups);
+        cJSON *item = cJSON_GetArrayItem(results, best), *f = jb_obj(b, summary, "fastest");
+        jb_num(b, f, "rank", best + 1);
+        jb_item(b, f, "block", cJSON_Duplicate(cJSON_GetObjectItem(item, "block"), 1));
+        jb_item(b, f, "folding", cJSON_Duplicate(cJSON_GetObjectItem(item, "folding"), 1));
+        jb_num(b, f, "glups", best_glups);
     }
-    return summary;
 }
 
 static double num_at(const cJSON *o, const char *obj, const char *key)
@@ -172,8 +174,8 @@ static const char *baseline_reason(const lr_request *req, const est_result *res,
 }
 
 /* The rank response's "warnings": those of the request, and how many ranked
- * configurations have warnings of their own. */
-static cJSON *rank_warnings(const lr_request *req, const lr_choice *c, size_t m)
+ * configurations have warnings of their own; NULL (and b->failed) when out of memory. */
+static cJSON *rank_warnings(jb *b, const lr_request *req, const lr_choice *c, size_t m)
 {
     lr_plausible *p = lr_plausible_new(req);
     cJSON *w = p ? lr_plausible_request_warnings(p) : NULL;
@@ -187,11 +189,10 @@ static cJSON *rank_warnings(const lr_request *req, const lr_choice *c, size_t m)
                  "their predictions do not describe the kernel, and the decision leaves "
                  "them out (decision.note when that is all of them)",
                  warned, m);
-        cJSON *o = cJSON_CreateObject();
-        cJSON_AddStringToObject(o, "code", "configurations_with_warnings");
-        cJSON_AddStringToObject(o, "message", msg);
-        cJSON_AddStringToObject(o, "path", "results");
-        cJSON_AddItemToArray(w, o);
+        cJSON *o = jb_obj(b, w, NULL);
+        jb_str(b, o, "code", "configurations_with_warnings");
+        jb_str(b, o, "message", msg);
+        jb_str(b, o, "path", "results");
     }
     lr_plausible_free(p);
     return w;
@@ -212,37 +213,32 @@ static long baseline_unfinished(const lr_request *req, const unsigned char *skip
 /* A ranking the time limit cut short (docs/api.md, "A ranking past its time limit"):
  * adds the response's "incomplete" object, and a sentence in the decision (and in its
  * baseline's reason when the baseline was not reached) saying what they cover; done
- * configurations = cached + estimated. The response owns what is added. Returns 0, or
- * -1 when out of memory (the response is then not to be sent: it would be half built). */
-static int mark_incomplete(cJSON *resp, const lr_request *req, size_t done, size_t n,
-                           double limit_s, int baseline_missed)
+ * configurations = cached + estimated. The response owns what is added; out of memory
+ * sets b->failed (the response is then not to be sent: it would be half built). */
+static void mark_incomplete(jb *b, cJSON *resp, const lr_request *req, size_t done, size_t n,
+                            double limit_s, int baseline_missed)
 {
     char msg[400];
-    cJSON *o = cJSON_CreateObject();
+    cJSON *o = jb_obj(b, resp, "incomplete");
     snprintf(msg, sizeof msg,
              "the ranking ran past its time limit of %g s: %zu of the %zu configurations "
              "were evaluated (cached or estimated) and are ranked here, the other %zu "
              "were not; rank fewer or raise the limit to rank them all",
              limit_s, done, n, n - done);
-    int ok = o && cJSON_AddStringToObject(o, "reason", "time_limit") &&
-             cJSON_AddNumberToObject(o, "evaluated", (double)done) &&
-             cJSON_AddNumberToObject(o, "of", (double)n) &&
-             cJSON_AddNumberToObject(o, "time_limit", limit_s) &&
-             cJSON_AddStringToObject(o, "message", msg);
-    if (!ok || !cJSON_AddItemToObject(resp, "incomplete", o)) {
-        cJSON_Delete(o);
-        return -1;
-    }
+    jb_str(b, o, "reason", "time_limit");
+    jb_num(b, o, "evaluated", (double)done);
+    jb_num(b, o, "of", (double)n);
+    jb_num(b, o, "time_limit", limit_s);
+    jb_str(b, o, "message", msg);
     cJSON *d = cJSON_GetObjectItemCaseSensitive(resp, "decision");
     snprintf(msg, sizeof msg,
              "computed over the %zu of %zu configurations evaluated before the time limit: "
              "one of the other %zu may be better",
              done, n, n - done);
-    if (!d || !cJSON_AddStringToObject(d, "incomplete", msg))
-        return -1;
-    cJSON *b = cJSON_GetObjectItemCaseSensitive(d, "baseline");
-    if (!b || !baseline_missed)
-        return 0;
+    jb_str(b, d, "incomplete", msg);
+    cJSON *base = cJSON_GetObjectItemCaseSensitive(d, "baseline");
+    if (!base || !baseline_missed)
+        return;
     char bs[40], fs[40];
     const int *bl = req->baseline.block, *fl = req->baseline.folding;
     snprintf(bs, sizeof bs, "%dx%dx%d", bl[0], bl[1], bl[2]);
@@ -251,12 +247,7 @@ static int mark_incomplete(cJSON *resp, const lr_request *req, size_t done, size
              "the baseline %s, folding %s was not evaluated before the time limit, so it "
              "cannot be compared; rank it alone or raise the limit",
              bs, fs);
-    cJSON *r = cJSON_CreateString(msg);
-    if (!r || !cJSON_ReplaceItemInObjectCaseSensitive(b, "reason", r)) {
-        cJSON_Delete(r);
-        return -1;
-    }
-    return 0;
+    jb_set_str(b, base, "reason", msg);
 }
 
 /* A ranking as its lent threads see it: the caller's hooks, and the estimator's run
@@ -399,19 +390,23 @@ static int rank_compute(lr_worker *w, rank_state *s, const est_rank_hooks *eh, l
 }
 
 /* The estimate objects of the launchable configurations estimated here, each stored
- * in the cache. */
-static void rank_store(lr_worker *w, rank_state *s)
+ * in the cache. 0, or -1 with err when out of memory (a configuration without its
+ * estimate object would drop out of the ranking unseen). */
+static int rank_store(lr_worker *w, rank_state *s, lr_error *err)
 {
     const lr_request *req = &s->req;
     for (size_t i = 0; i < s->n; i++) {
         if (!s->fin[i] || !s->res[i].launchable)
             continue;
         s->ent[i].est = lr_estimate_json(&s->res[i], req->kernel, &req->device);
-        char *t = s->ent[i].est ? cJSON_PrintUnformatted(s->ent[i].est) : NULL;
-        if (t)
+        if (!s->ent[i].est)
+            return lr_error_set(err, LR_NO_MEMORY, NULL, "out of memory");
+        char *t = cJSON_PrintUnformatted(s->ent[i].est);
+        if (t) /* not printed: not cached, the answer itself stands */
             api_cache_put(w, req, &req->space[i], s->keys[i], t);
         free(t);
     }
+    return 0;
 }
 
 /* Orders the entries that have an estimate (m of them) and makes the decision's
@@ -437,33 +432,28 @@ static int rank_order(rank_state *s, lr_error *err)
 }
 
 /* Adds the response's "results": the best search.top (or all) entries, in order; each
- * takes its entry's launch, estimate, performance and warnings. The array, or NULL
- * when out of memory (results[r] must be entry order[r]: measure_top relies on it). */
-static cJSON *add_results(cJSON *resp, rank_state *s)
+ * takes its entry's launch, estimate, performance and warnings (an entry missing one
+ * fails the build, as out of memory does). The array; b->failed when out of memory
+ * (results[r] must be entry order[r]: measure_top relies on it). */
+static cJSON *add_results(jb *b, cJSON *resp, rank_state *s)
 {
-    cJSON *results = cJSON_AddArrayToObject(resp, "results");
+    cJSON *results = jb_arr(b, resp, "results");
     size_t top = s->req.top > 0 && (size_t)s->req.top < s->m ? (size_t)s->req.top : s->m;
-    for (size_t r = 0; r < top && results; r++) {
+    for (size_t r = 0; r < top && !b->failed; r++) {
         rank_entry *en = &s->ent[s->order[r]];
-        cJSON *e = en->est, *item = cJSON_CreateObject();
-        if (!item || !cJSON_AddItemToArray(results, item)) {
-            cJSON_Delete(item);
-            return NULL;
-        }
+        cJSON *e = en->est, *item = jb_obj(b, results, NULL);
         cJSON *launch = take(e, "launch");
-        cJSON_AddNumberToObject(item, "rank", (double)(r + 1));
-        cJSON_AddItemToObject(
-            item, "block",
-            cJSON_Duplicate(cJSON_GetObjectItemCaseSensitive(launch, "block"), 1));
-        cJSON_AddItemToObject(
-            item, "folding",
-            cJSON_Duplicate(cJSON_GetObjectItemCaseSensitive(launch, "folding"), 1));
-        cJSON_AddItemToObject(item, "launch", launch);
-        cJSON_AddItemToObject(item, "estimate", take(e, "estimate"));
-        cJSON_AddItemToObject(item, "performance", take(e, "performance"));
-        cJSON_AddNumberToObject(item, "occupancy", round(s->choices[r].occupancy * 1e6) / 1e6);
-        cJSON_AddNumberToObject(item, "idle_threads", round(s->choices[r].idle * 1e6) / 1e6);
-        cJSON_AddItemToObject(item, "warnings", en->warn);
+        jb_num(b, item, "rank", (double)(r + 1));
+        jb_item(b, item, "block",
+                cJSON_Duplicate(cJSON_GetObjectItemCaseSensitive(launch, "block"), 1));
+        jb_item(b, item, "folding",
+                cJSON_Duplicate(cJSON_GetObjectItemCaseSensitive(launch, "folding"), 1));
+        jb_item(b, item, "launch", launch);
+        jb_item(b, item, "estimate", take(e, "estimate"));
+        jb_item(b, item, "performance", take(e, "performance"));
+        jb_num(b, item, "occupancy", round(s->choices[r].occupancy * 1e6) / 1e6);
+        jb_num(b, item, "idle_threads", round(s->choices[r].idle * 1e6) / 1e6);
+        jb_item(b, item, "warnings", en->warn);
         en->warn = NULL;
     }
     return results;
@@ -471,25 +461,21 @@ static cJSON *add_results(cJSON *resp, rank_state *s)
 
 /* Adds "not_launchable": every configuration estimated here that cannot run, in
  * search order, with the reason. */
-static void add_not_launchable(cJSON *resp, const rank_state *s)
+static void add_not_launchable(jb *b, cJSON *resp, const rank_state *s)
 {
     const lr_request *req = &s->req;
-    cJSON *nl = cJSON_AddArrayToObject(resp, "not_launchable");
-    for (size_t i = 0; i < s->n && nl; i++) {
+    cJSON *nl = jb_arr(b, resp, "not_launchable");
+    for (size_t i = 0; i < s->n && !b->failed; i++) {
         if (!s->fin[i] || s->res[i].launchable)
             continue;
-        cJSON *item = cJSON_CreateObject();
-        int64_t b[3] = {req->space[i].block[0], req->space[i].block[1], req->space[i].block[2]};
+        cJSON *item = jb_obj(b, nl, NULL);
+        int64_t bl[3] = {req->space[i].block[0], req->space[i].block[1],
+                         req->space[i].block[2]};
         int64_t f[3] = {req->space[i].folding[0], req->space[i].folding[1],
                         req->space[i].folding[2]};
-        cJSON *ba = cJSON_AddArrayToObject(item, "block"),
-              *fa = cJSON_AddArrayToObject(item, "folding");
-        for (int d = 0; d < 3; d++) {
-            cJSON_AddItemToArray(ba, cJSON_CreateNumber((double)b[d]));
-            cJSON_AddItemToArray(fa, cJSON_CreateNumber((double)f[d]));
-        }
-        cJSON_AddStringToObject(item, "reason", s->res[i].reason);
-        cJSON_AddItemToArray(nl, item);
+        jb_ints(b, item, "block", bl, 3);
+        jb_ints(b, item, "folding", f, 3);
+        jb_str(b, item, "reason", s->res[i].reason);
     }
 }
 
@@ -499,37 +485,30 @@ static cJSON *rank_response(lr_worker *w, rank_state *s, lr_error *err)
 {
     const lr_request *req = &s->req;
     size_t n = s->n, done = s->hits + s->computed;
-    cJSON *resp = cJSON_CreateObject();
-    if (!resp) {
+    jb b = {0};
+    cJSON *resp = jb_new_obj(&b);
+    jb_str(&b, resp, "model_version", LR_MODEL_VERSION);
+    jb_str(&b, resp, "device", req->device.name);
+    jb_ints(&b, resp, "domain", req->domain, 3);
+    jb_num(&b, resp, "evaluated", (double)n);
+    jb_num(&b, resp, "launchable", (double)s->m);
+    jb_num(&b, resp, "cached_results", (double)s->hits);
+    jb_item(&b, resp, "warnings", rank_warnings(&b, req, s->choices, s->m));
+    jb_item(&b, resp, "decision",
+            lr_decision_json(s->choices, s->m, req->device.rank_precision, s->base_pos, req,
+                             baseline_reason(req, s->res, s->fin, n)));
+    if (done < n)
+        mark_incomplete(&b, resp, req, done, n, s->limit_s,
+                        baseline_unfinished(req, s->skip, s->fin, n) >= 0);
+    cJSON *results = add_results(&b, resp, s);
+    add_not_launchable(&b, resp, s);
+    /* no measurement (seconds of GPU time, a row stored) for an answer not to be sent */
+    if (req->measure.top > 0 && !b.failed)
+        measure_top(&b, w, req, resp, results, s->ent, s->order);
+    jb_item(&b, resp, "units", lr_units_json());
+    jb_bool(&b, resp, "cached", s->hits == n);
+    if (!(resp = jb_finish(&b, resp)))
         lr_error_set(err, LR_NO_MEMORY, NULL, "out of memory");
-        return NULL;
-    }
-    cJSON_AddStringToObject(resp, "model_version", LR_MODEL_VERSION);
-    cJSON_AddStringToObject(resp, "device", req->device.name);
-    cJSON *dom = cJSON_AddArrayToObject(resp, "domain");
-    for (int d = 0; d < 3; d++)
-        cJSON_AddItemToArray(dom, cJSON_CreateNumber((double)req->domain[d]));
-    cJSON_AddNumberToObject(resp, "evaluated", (double)n);
-    cJSON_AddNumberToObject(resp, "launchable", (double)s->m);
-    cJSON_AddNumberToObject(resp, "cached_results", (double)s->hits);
-    cJSON_AddItemToObject(resp, "warnings", rank_warnings(req, s->choices, s->m));
-    cJSON_AddItemToObject(resp, "decision",
-                          lr_decision_json(s->choices, s->m, req->device.rank_precision,
-                                           s->base_pos, req,
-                                           baseline_reason(req, s->res, s->fin, n)));
-    cJSON *results = NULL;
-    if ((done < n && mark_incomplete(resp, req, done, n, s->limit_s,
-                                     baseline_unfinished(req, s->skip, s->fin, n) >= 0)) ||
-        !(results = add_results(resp, s))) {
-        cJSON_Delete(resp);
-        lr_error_set(err, LR_NO_MEMORY, NULL, "out of memory");
-        return NULL;
-    }
-    add_not_launchable(resp, s);
-    if (req->measure.top > 0)
-        cJSON_AddItemToObject(resp, "measure", measure_top(w, req, results, s->ent, s->order));
-    cJSON_AddItemToObject(resp, "units", lr_units_json());
-    cJSON_AddBoolToObject(resp, "cached", s->hits == n);
     return resp;
 }
 
@@ -556,11 +535,9 @@ char *lr_api_rank_with(lr_worker *w, const char *body, size_t len, const lr_rank
     cJSON *resp = NULL;
     if (state_alloc(&s, err) == 0) {
         rank_lookup(w, &s);
-        if (rank_compute(w, &s, &eh, err) == 0) {
-            rank_store(w, &s);
-            if (rank_order(&s, err) == 0)
-                resp = rank_response(w, &s, err);
-        }
+        if (rank_compute(w, &s, &eh, err) == 0 && rank_store(w, &s, err) == 0 &&
+            rank_order(&s, err) == 0)
+            resp = rank_response(w, &s, err);
     }
     if (resp && !(out = cJSON_PrintUnformatted(resp)))
         lr_error_set(err, LR_NO_MEMORY, NULL, "out of memory");

@@ -34,6 +34,11 @@ void jb_null(jb *b, cJSON *o, const char *key)
     attach(b, o, key, o ? cJSON_CreateNull() : NULL);
 }
 
+void jb_raw(jb *b, cJSON *o, const char *key, const char *json)
+{
+    attach(b, o, key, o ? cJSON_CreateRaw(json) : NULL);
+}
+
 cJSON *jb_obj(jb *b, cJSON *o, const char *key)
 {
     return attach(b, o, key, o ? cJSON_CreateObject() : NULL);
@@ -47,6 +52,15 @@ cJSON *jb_arr(jb *b, cJSON *o, const char *key)
 void jb_item(jb *b, cJSON *o, const char *key, cJSON *item)
 {
     attach(b, o, key, item);
+}
+
+void jb_set_str(jb *b, cJSON *o, const char *key, const char *s)
+{
+    cJSON *v = o ? cJSON_CreateString(s) : NULL;
+    if (!v || !cJSON_ReplaceItemInObjectCaseSensitive(o, key, v)) {
+        b->failed = 1;
+        cJSON_Delete(v);
+    }
 }
 
 void jb_ints(jb *b, cJSON *o, const char *key, const int64_t *v, int n)

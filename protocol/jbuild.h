@@ -27,11 +27,16 @@ void jb_num(jb *b, cJSON *o, const char *key, double v);
 void jb_str(jb *b, cJSON *o, const char *key, const char *s);
 void jb_bool(jb *b, cJSON *o, const char *key, int v);
 void jb_null(jb *b, cJSON *o, const char *key);
+/* Adds the text json as it is (cJSON_CreateRaw: printed verbatim, not parsed). */
+void jb_raw(jb *b, cJSON *o, const char *key, const char *json);
 cJSON *jb_obj(jb *b, cJSON *o, const char *key);
 cJSON *jb_arr(jb *b, cJSON *o, const char *key);
 /* Adds item (__take: o owns it, or it is deleted on failure); item NULL (a builder
  * that failed) sets b->failed. */
 void jb_item(jb *b, cJSON *o, const char *key, cJSON *item);
+/* Replaces the value of o's member key by the string s in place (the member keeps its
+ * position); o NULL, no such member or an allocation failure sets b->failed. */
+void jb_set_str(jb *b, cJSON *o, const char *key, const char *s);
 /* An array member key of o holding the n integers v (as JSON numbers). */
 void jb_ints(jb *b, cJSON *o, const char *key, const int64_t *v, int n);
 

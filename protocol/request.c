@@ -333,8 +333,10 @@ static int parse_body(const lr_devices *devs, const cJSON *root, lr_request_kind
         return -1;
     /* the cache key holds every device figure; the name too, since responses carry it */
     const char *named = lr_device_canonical_text(devs, dv);
-    jb_item(b, canon, "device",
-            named ? cJSON_CreateRaw(named) : lr_device_to_json(NULL, &req->device, 0));
+    if (named)
+        jb_raw(b, canon, "device", named);
+    else
+        jb_item(b, canon, "device", lr_device_to_json(NULL, &req->device, 0));
     const cJSON *domv = jr_get(root, "domain");
     if (!domv)
         return jr_missing("", "domain", "the lattice points updated, [nx, ny, nz]", err);
@@ -463,14 +465,13 @@ cJSON *lr_request_from_canonical(const char *canonical, lr_error *err)
                      "not a canonical request (an object with device, domain and kernel)");
         return NULL;
     }
+    jb b = {0};
     cJSON *model = cJSON_DetachItemFromObjectCaseSensitive(k, "model");
-    if (model && !cJSON_AddItemToObject(o, "model", model)) {
-        cJSON_Delete(model);
-        cJSON_Delete(o);
-        lr_error_set(err, LR_NO_MEMORY, NULL, "out of memory");
-        return NULL;
-    }
+    if (model)
+        jb_item(&b, o, "model", model);
     cJSON_DeleteItemFromObjectCaseSensitive(o, "model_version");
+    if (!(o = jb_finish(&b, o)))
+        lr_error_set(err, LR_NO_MEMORY, NULL, "out of memory");
     return o;
 }
 

@@ -19,20 +19,22 @@ static const char *const kernel_keys[] = {
 static const char *const field_keys[] = {"name",  "element_bytes", "dims", "base_offset_bytes",
                                          "loads", "stores",        NULL};
 
-/* The expression text without white space: the canonical form of an access. */
-static cJSON *canonical_expr(const char *text)
+/* Adds the expression text without white space, the canonical form of an access, to
+ * the array a. */
+static void add_canonical_expr(jb *b, cJSON *a, const char *text)
 {
     size_t n = strlen(text);
     char *c = malloc(n + 1), *o = c;
-    if (!c)
-        return NULL;
+    if (!c) {
+        b->failed = 1;
+        return;
+    }
     for (const char *p = text; *p; p++)
         if (!isspace((unsigned char)*p))
             *o++ = *p;
     *o = '\0';
-    cJSON *s = cJSON_CreateString(c);
+    jb_str(b, a, NULL, c);
     free(c);
-    return s;
 }
 
 static int parse_params(const cJSON *v, est_param *params, size_t *n, jb *b, cJSON *canon,
@@ -111,7 +113,7 @@ static int parse_index_exprs(const cJSON *acc, const jpath *ap, int m, const est
         }
         if (rename)
             est_expr_rename(idx[d], rename);
-        jb_item(b, cacc, NULL, canonical_expr(text));
+        add_canonical_expr(b, cacc, text);
     }
     return 0;
 }

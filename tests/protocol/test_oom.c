@@ -12,6 +12,12 @@
  *      members missing)
  *   3. the parts of a rank answer protocol/ builds outside api_rank.c: the estimate
  *      JSON of each configuration, its warnings, the request's warnings, the decision
+ *   4. a whole rank answer (lr_api_rank: parse, canonical, each configuration's
+ *      estimate JSON, entries moved into results, warnings, decision, not_launchable,
+ *      units, print) of a small space with an unlaunchable block and search.top (issue
+ *      42, item 5: api_rank.c built with ~60 raw cJSON adds, most unchecked). Not swept:
+ *      measure.top (it would time a GPU where there is one) and "incomplete" (the
+ *      time limit's cut is not repeatable); both add through the same jb build.
  *
  * For every N the call must either give byte for byte the text it gives without
  * failure or fail with LR_NO_MEMORY: never a text missing a member (which would be
@@ -75,12 +81,28 @@ static const char *body =
     " \"search\": {\"blocks\": [[32, 4, 1], [64, 2, 1], [128, 1, 1]],"
     "  \"foldings\": [[1, 1, 1], [1, 2, 1]], \"baseline\": {\"block\": [64, 2, 1]}}}";
 
-/* The allocations cJSON_Parse makes for the body (not swept: see the file comment). */
-static long parse_allocations(void)
+/* The rank request of 4: body's kernel with 128 registers a thread, so that 1024
+ * threads do not fit an SM (two not_launchable entries), the best three of four kept. */
+static const char *rank_body =
+    "{\"device\": \"V100-PCIe-32GB\", \"domain\": [64, 32, 8], \"model\": \"v2\","
+    " \"kernel\": {\"parameters\": {\"ny\": 34, \"nx\": 66}, \"flops\": 5, \"registers\": 128,"
+    "  \"fields\": ["
+    "   {\"name\": \"src\", \"dims\": [66, 34, 10], \"loads\": [[\"x+1\", \"y+1\", \"z+1\"],"
+    "    [\"x\", \"y+1\", \"z+1\"], [\"x + 2\", \"y+1\", \"z+1\"], [\"x+1\", \"y\", \"z+1\"],"
+    "    [\"x+1\", \"y+2\", \"z+1\"]]},"
+    "   {\"name\": \"coef\", \"dims\": [1], \"loads\": [\"0\"]},"
+    "   {\"name\": \"edge\", \"dims\": [16], \"element_bytes\": 4, \"loads\": [\"x\"]},"
+    "   {\"name\": \"dst\", \"dims\": [66, 34, 10], \"stores\": [[\"x+1\", \"y+1\", "
+    "\"z+1\"]]}]},"
+    " \"search\": {\"blocks\": [[32, 4, 1], [64, 2, 1], [1024, 1, 1]], \"top\": 3,"
+    "  \"foldings\": [[1, 1, 1], [1, 2, 1]], \"baseline\": {\"block\": [64, 2, 1]}}}";
+
+/* The allocations cJSON_Parse makes for text (not swept: see the file comment). */
+static long parse_allocations(const char *text)
 {
     lr_error e;
     counting_reset(-1, 0);
-    cJSON *o = lr_request_parse_json(body, strlen(body), &e);
+    cJSON *o = lr_request_parse_json(text, strlen(text), &e);
     long n = n_alloc;
     cJSON_Delete(o);
     return n;
@@ -151,6 +173,13 @@ static char *canonical(void *user, lr_error *err)
 static char *estimate(void *user, lr_error *err)
 {
     return lr_api_estimate(user, body, strlen(body), err);
+}
+
+/* ---- 4. the rank answer ---- */
+
+static char *rank_answer(void *user, lr_error *err)
+{
+    return lr_api_rank(user, rank_body, strlen(rank_body), NULL, NULL, err);
 }
 
 /* ---- 2b. the same with a cache: a failed estimate stores nothing half-built ---- */
@@ -261,7 +290,7 @@ int main(void)
     lr_error_clear(&err);
     cJSON_Hooks hooks = {counting_malloc, free};
     cJSON_InitHooks(&hooks);
-    long first = parse_allocations();
+    long first = parse_allocations(body);
     lr_api_config cfg = {0};
     cfg.threads = 1;
     lr_api *api = lr_api_new(&cfg, &err);
@@ -323,6 +352,22 @@ int main(void)
     est_ctx_free(ctx);
     free(rk.res);
     lr_request_release(&rk.req);
+
+    /* the whole rank answer: what it should hold, then every allocation refused */
+    counting_reset(-1, 0);
+    char *rref = rank_answer(w, &err);
+    cJSON *ra = rref ? cJSON_Parse(rref) : NULL;
+    CHECK(ra != NULL);
+    if (!rref)
+        fprintf(stderr, "rank answer: %s\n", err.message);
+    CHECK(cJSON_GetNumberValue(cJSON_GetObjectItem(ra, "launchable")) == 4);
+    CHECK_INT(cJSON_GetArraySize(cJSON_GetObjectItem(ra, "results")), 3);
+    CHECK_INT(cJSON_GetArraySize(cJSON_GetObjectItem(ra, "not_launchable")), 2);
+    CHECK(cJSON_GetObjectItem(cJSON_GetObjectItem(ra, "decision"), "recommended") &&
+          cJSON_GetObjectItem(ra, "units") && cJSON_IsFalse(cJSON_GetObjectItem(ra, "cached")));
+    cJSON_Delete(ra);
+    free(rref);
+    points += sweep("rank answer", rank_answer, w, parse_allocations(rank_body));
     lr_worker_free(w);
     lr_api_free(api);
     printf("%ld allocation points in all\n", points);
