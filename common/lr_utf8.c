@@ -90,3 +90,20 @@ void lr_ascii_excerpt(const char *in, size_t max_chars, char *out, size_t size)
     }
     out[n] = '\0';
 }
+
+void lr_utf8_line_column(const char *text, size_t at, unsigned long *line,
+                         unsigned long *column)
+{
+    unsigned long l = 1, c = 1;
+    for (size_t i = 0; i < at; i++) {
+        unsigned char b = (unsigned char)text[i];
+        if (b == '\n') {
+            l++;
+            c = 1;
+        } else if ((b & 0xC0) != 0x80) { /* count characters, not UTF-8 bytes */
+            c++;
+        }
+    }
+    *line = l;
+    *column = c;
+}

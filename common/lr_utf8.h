@@ -29,4 +29,10 @@ void lr_utf8_repair(char *s);
  * not checked to be UTF-8 by anyone, and need not be shown whole. */
 void lr_ascii_excerpt(const char *in, size_t max_chars, char *out, size_t size);
 
+/* The line and column (1-based; columns in characters, not bytes) of byte offset at
+ * of text, which holds at least at bytes of UTF-8: what a person finds in an editor,
+ * where a byte offset means nothing. Lines end at '\n' ("\r\n" counts once). */
+void lr_utf8_line_column(const char *text, size_t at, unsigned long *line,
+                         unsigned long *column);
+
 #endif

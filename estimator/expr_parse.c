@@ -16,6 +16,7 @@
 #include <string.h>
 
 #include "expr_int.h"
+#include "lr_suggest.h"
 
 /* Longest expression accepted, in bytes. Real stencil accesses are well under 200
  * characters; 4096 leaves room for generated code while bounding the work and,
@@ -331,11 +332,18 @@ static node *parse_name(parser *p)
                         tok, col, par->value);
         return make_num(p, par->value);
     }
+    lr_suggest sg;
+    lr_suggest_init(&sg, s, n);
+    for (i = 0; i < EST_VAR_COUNT; i++)
+        lr_suggest_offer(&sg, est_var_names[i]);
+    for (i = 0; i < p->nparams; i++)
+        lr_suggest_offer(&sg, p->params[i].name);
+    const char *near = lr_suggest_best(&sg);
     return fail(p, LR_INVALID_REQUEST, start,
                 "unknown name %s at column %zu: it is neither a variable (x y z, tidx tidy "
                 "tidz, threadIdx.x blockIdx.x blockDim.x gridDim.x and their .y .z) nor a "
-                "parameter of the request",
-                tok, col);
+                "parameter of the request%s%s%s",
+                tok, col, near ? "; did you mean '" : "", near ? near : "", near ? "'?" : "");
 }
 
 static node *parse_expr(parser *p);

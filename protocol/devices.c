@@ -14,6 +14,7 @@
 #include "embedded.h"
 #include "jbuild.h"
 #include "jread.h"
+#include "lr_suggest.h"
 
 typedef enum { T_INT, T_I64, T_DBL } ftype;
 
@@ -381,12 +382,19 @@ const char *lr_device_canonical_text(const lr_devices *d, const cJSON *v)
 static int unknown(const lr_devices *d, const char *name, const char *path, lr_error *err)
 {
     char list[384] = "";
-    for (int i = 0; i < d->n; i++)
+    lr_suggest sg;
+    lr_suggest_init(&sg, name, strlen(name));
+    for (int i = 0; i < d->n; i++) {
         snprintf(list + strlen(list), sizeof list - strlen(list), "%s%s", i ? ", " : "",
                  d->dev[i].name);
+        lr_suggest_offer(&sg, d->dev[i].name);
+    }
+    const char *near = lr_suggest_best(&sg);
     return lr_error_set(err, LR_INVALID_REQUEST, path,
-                        "unknown device '%.64s'; %s devices are %s (or send a device object)",
-                        name, d->n > d->n_builtin ? "built-in and stored" : "built-in", list);
+                        "unknown device '%.64s'; %s devices are %s (or send a device "
+                        "object)%s%s%s",
+                        name, d->n > d->n_builtin ? "built-in and stored" : "built-in", list,
+                        near ? "; did you mean '" : "", near ? near : "", near ? "'?" : "");
 }
 
 int lr_device_from_json(const lr_devices *d, const cJSON *v, const char *path, est_device *out,

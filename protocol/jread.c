@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "lr_suggest.h"
 #include "lr_utf8.h"
 
 void jp_key(jpath *out, const char *parent, const char *key)
@@ -54,9 +55,15 @@ int jr_only_keys(const cJSON *obj, const char *path, const char *const *allowed,
             jpath p;
             jp_key(&p, path, c->string ? c->string : "?");
             const char *key = c->string ? c->string : "?";
-            return lr_error_set(err, LR_INVALID_REQUEST, p.s,
-                                "unknown key '%.*s'; expected one of: %s",
-                                lr_utf8_prefix(key, 60), key, list);
+            lr_suggest sg;
+            lr_suggest_init(&sg, key, strlen(key));
+            for (const char *const *a = allowed; *a; a++)
+                lr_suggest_offer(&sg, *a);
+            const char *near = lr_suggest_best(&sg);
+            return lr_error_set(
+                err, LR_INVALID_REQUEST, p.s, "unknown key '%.*s'; expected one of: %s%s%s%s",
+                lr_utf8_prefix(key, 60), key, list, near ? "; did you mean '" : "",
+                near ? near : "", near ? "'?" : "");
         }
     }
     return 0;

@@ -7,6 +7,8 @@
 #include <string.h>
 #include <strings.h>
 
+#include "lr_utf8.h"
+
 /* Containers deeper than this are not followed by an error's path (it then names the
  * deepest one followed). jr_precheck has already refused bodies nested deeper than
  * the request limit, far below this. */
@@ -187,16 +189,8 @@ static int refuse(const js_scan *s, size_t at, size_t n, lr_code code, const cha
                   const char *what, lr_error *err)
 {
     char path[LR_PATH_MAX];
-    unsigned long line = 1, col = 1;
-    for (size_t i = 0; i < at; i++) {
-        unsigned char c = (unsigned char)s->t[i];
-        if (c == '\n') {
-            line++;
-            col = 1;
-        } else if ((c & 0xC0) != 0x80) { /* count characters, not UTF-8 bytes */
-            col++;
-        }
-    }
+    unsigned long line, col;
+    lr_utf8_line_column(s->t, at, &line, &col);
     scan_path(s, path);
     return lr_error_set(err, code, path, "%s%.*s%s at line %lu, column %lu %s", before,
                         (int)(n > JS_QUOTE ? JS_QUOTE : n), s->t + at,

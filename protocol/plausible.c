@@ -28,9 +28,17 @@ typedef struct outside {
     char message[320];
 } outside;
 
+/* A dimension of the domain that the kernel's accesses do not match. */
+typedef struct mismatch {
+    char path[64];
+    char message[448];
+} mismatch;
+
 struct lr_plausible {
     int nfields;
     field_info f[EST_MAX_FIELDS];
+    int nmismatch;
+    mismatch dim[3]; /* at most one per dimension of the domain */
     int noutside;
     outside out[MAX_OUTSIDE];
 };
@@ -126,6 +134,73 @@ static void access_path(char *buf, size_t n, int f, int is_store, int idx, int n
         snprintf(buf, n, "kernel.fields[%d].%s[%d]", f, is_store ? "stores" : "loads", idx);
 }
 
+/* The variables that place an access in dimension d of the lattice: d itself and,
+ * since kernel.indexing is "linear3d" once parsed (blockwise4d is renamed to it),
+ * the thread indices along d. blockDim and gridDim are sizes, not positions. */
+static uint32_t position_vars(int d)
+{
+    return EST_VAR_BIT(EST_VAR_X + d) | EST_VAR_BIT(EST_VAR_TIDX + d) |
+           EST_VAR_BIT(EST_VAR_THREADIDX_X + d) | EST_VAR_BIT(EST_VAR_BLOCKIDX_X + d);
+}
+
+/* Records the dimensions in which the kernel and the domain disagree (issue 46): a
+ * domain longer than 1 in a dimension no access uses (a 2-D kernel sent a 3-D
+ * domain: every layer computes the same points, so the answer is that of nothing a
+ * GPU would run), and a flat domain in a dimension the accesses use (a 3-D kernel
+ * sent a 2-D domain: one layer is predicted). Both are answered without error, and
+ * no other check names the cause. */
+static void check_dimensions(lr_plausible *p, const lr_request *req)
+{
+    static const char axis[3] = {'x', 'y', 'z'};
+    const est_kernel *k = req->kernel;
+    char first_use[3][64] = {"", "", ""}; /* the first access using each dimension */
+    uint32_t threads = 0;                 /* thread positions used, any dimension */
+    for (int f = 0; f < est_kernel_field_count(k); f++) {
+        int nd = est_kernel_field_ndims(k, f);
+        for (int a = 0, nl = 0, ns = 0, n = est_kernel_access_count(k, f); a < n; a++) {
+            int st = est_kernel_access_is_store(k, f, a), idx = st ? ns++ : nl++;
+            uint32_t uses = 0;
+            for (int d = 0; d < nd; d++)
+                uses |= est_expr_uses(est_kernel_access_index(k, f, a, d));
+            threads |= uses & ~EST_VARS_LATTICE;
+            for (int d = 0; d < 3; d++)
+                if ((uses & position_vars(d)) && !first_use[d][0])
+                    access_path(first_use[d], sizeof first_use[d], f, st, idx, nd, -1);
+        }
+    }
+    int64_t fixed[3];
+    for (int d = 0; d < 3; d++)
+        fixed[d] = first_use[d][0] ? req->domain[d] : 1;
+    for (int d = 0; d < 3; d++) {
+        mismatch *m = &p->dim[p->nmismatch];
+        if (req->domain[d] > 1 && !first_use[d][0]) {
+            char hint[200] = ""; /* for kernels written in thread indices */
+            if (threads & (position_vars(0) | position_vars(1) | position_vars(2)))
+                snprintf(hint, sizeof hint,
+                         " (under kernel.indexing \"linear3d\", %c is blockIdx.%c*blockDim.%c "
+                         "+ threadIdx.%c; pystencils' Blockwise4D, whose blockIdx.y walks z, "
+                         "needs \"blockwise4d\")",
+                         axis[d], axis[d], axis[d], axis[d]);
+            snprintf(m->path, sizeof m->path, "domain");
+            snprintf(m->message, sizeof m->message,
+                     "the domain has %lld points in %c, but no access of the kernel uses %c: "
+                     "every %c layer would compute the same lattice points; send domain "
+                     "[%lld, %lld, %lld], or write the accesses in %c%s",
+                     (long long)req->domain[d], axis[d], axis[d], axis[d], (long long)fixed[0],
+                     (long long)fixed[1], (long long)fixed[2], axis[d], hint);
+            p->nmismatch++;
+        } else if (req->domain[d] == 1 && first_use[d][0]) {
+            memcpy(m->path, first_use[d], sizeof m->path); /* both 64 bytes */
+            snprintf(m->message, sizeof m->message,
+                     "the domain has 1 point in %c, but the kernel's accesses use %c (%s): "
+                     "the prediction is for a single %c layer of it; send the domain's "
+                     "extent in %c, or write the accesses without %c",
+                     axis[d], axis[d], first_use[d], axis[d], axis[d], axis[d]);
+            p->nmismatch++;
+        }
+    }
+}
+
 /* How far the lattice-affine accesses of field f spread in dimension d over the
  * domain: the larger of the spreads of their lowest and of their highest indices. */
 static int64_t reach_of(const est_kernel *k, int f, int d, int nd, const int64_t domain[3])
@@ -206,6 +281,7 @@ lr_plausible *lr_plausible_new(const lr_request *req)
         }
         check_outside(p, req, f);
     }
+    check_dimensions(p, req);
     return p;
 }
 
@@ -234,6 +310,8 @@ cJSON *lr_plausible_request_warnings(const lr_plausible *p)
 {
     jb b = {0};
     cJSON *arr = jb_new_arr(&b);
+    for (int i = 0; i < p->nmismatch; i++)
+        add_warning(&b, arr, "domain_dimensions", p->dim[i].path, "%s", p->dim[i].message);
     for (int i = 0; i < p->noutside; i++)
         add_warning(&b, arr, "access_outside_field", p->out[i].path, "%s", p->out[i].message);
     return jb_finish(&b, arr);

@@ -29,8 +29,9 @@ void lr_plausible_free(lr_plausible *p);
  * what lr_estimate_json writes (or a cached copy of it). */
 cJSON *lr_plausible_warnings(const lr_plausible *p, const est_launch *l, const cJSON *est);
 
-/* The warnings that do not depend on the configuration (accesses outside their field),
- * as a new JSON array the caller owns (NULL when out of memory). */
+/* The warnings that do not depend on the configuration (a domain whose dimensions the
+ * accesses do not match, accesses outside their field), as a new JSON array the
+ * caller owns (NULL when out of memory). */
 cJSON *lr_plausible_request_warnings(const lr_plausible *p);
 
 /* 0, or -1 with err (LR_NOT_LAUNCHABLE, the path of the access) when an access leaves

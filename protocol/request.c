@@ -16,6 +16,7 @@
 #include "jread.h"
 #include "jstrict.h"
 #include "lr_hash.h"
+#include "lr_utf8.h"
 #include "request_int.h"
 
 static const char *const top_keys[] = {"device", "kernel",  "domain", "launch",
@@ -393,9 +394,12 @@ cJSON *lr_request_parse_json(const char *body, size_t len, lr_error *err)
     const char *end = NULL;
     cJSON *root = cJSON_ParseWithLengthOpts(body, len, &end, 0);
     if (!root) {
-        size_t at = end && end >= body ? (size_t)(end - body) : 0;
+        size_t at = end && end >= body && end <= body + len ? (size_t)(end - body) : 0;
+        unsigned long line, col;
+        lr_utf8_line_column(body, at, &line, &col);
         lr_error_set(err, LR_INVALID_JSON, "",
-                     "the body is not valid JSON (error near byte %zu)", at);
+                     "the body is not valid JSON (error near line %lu, column %lu, byte %zu)",
+                     line, col, at);
         return NULL;
     }
     size_t at = (size_t)(end - body);
@@ -404,8 +408,12 @@ cJSON *lr_request_parse_json(const char *body, size_t len, lr_error *err)
         at++;
     if (at < len) {
         cJSON_Delete(root);
+        unsigned long line, col;
+        lr_utf8_line_column(body, at, &line, &col);
         lr_error_set(err, LR_INVALID_JSON, "",
-                     "unexpected data after the JSON object (byte %zu); send one object", at);
+                     "unexpected data after the JSON object (line %lu, column %lu, byte %zu); "
+                     "send one object",
+                     line, col, at);
         return NULL;
     }
     /* What cJSON accepts but must not pass: raw control bytes, repeated keys. */

@@ -258,6 +258,43 @@ static const bad_case cases[] = {
      "invalid_request", "x.k7", "more than once"},
     {0, "{\"a\":[{\"b\":1},{\"c\":{\"d\":1,\"d\":1}}]}", "invalid_request", "a[1].c.d",
      "more than once"},
+    /* issue 46, item 4: invalid JSON is located by line and column (in characters), the
+     * byte offset kept */
+    {0, "{\n  \"device\": \"A100-SXM4-40GB\",\n  \"domain\": [64,]\n}", "invalid_json", "",
+     "the body is not valid JSON (error near line 3, column 17, byte 48)"},
+    {0, "{\"\xc3\xa9\xc3\xa9\": 1,,}", "invalid_json", "", "(error near line 1, column 11, byte 12)"},
+    {0, "{\"device\": \"K20m\"}\n\n  x", "invalid_json", "",
+     "unexpected data after the JSON object (line 3, column 3, byte 22); send one object"},
+    /* issue 46, item 3: "did you mean" the closest allowed name (edit distance at most
+     * 2, case aside, or the one name the word begins) after the message as it was */
+    {0, "{" OK_REST ",\"lunch\":{\"block\":[32]}}", "invalid_request", "lunch",
+     "unknown key 'lunch'; expected one of: device, kernel, domain, launch, search, measure, "
+     "model; did you mean 'launch'?"},
+    {0, "{" OK_REST ",\"launch\":{\"block\":[32],\"foldign\":[1]}}", "invalid_request",
+     "launch.foldign", "expected one of: block, folding; did you mean 'folding'?"},
+    {0, "{" OK_REST ",\"launch\":{\"block\":[32],\"fold\":[1]}}", "invalid_request",
+     "launch.fold", "; did you mean 'folding'?"},
+    {0, "{\"device\":{\"base\":\"A100-SXM4-40GB\",\"L2_Byte\":5}}", "invalid_request",
+     "device.L2_Byte", "; did you mean 'l2_bytes'?"},
+    {0, "{\"device\":\"A100-SXM4-40G\",\"domain\":[1]}", "invalid_request", "device",
+     "(or send a device object); did you mean 'A100-SXM4-40GB'?"},
+    {0, "{\"device\":\"H100\",\"domain\":[1]}", "invalid_request", "device",
+     "; did you mean 'H100-SXM5-80GB'?"},
+    {0, "{\"device\":{\"base\":\"K20\"}}", "invalid_request", "device.base",
+     "unknown device 'K20'; built-in devices are"},
+    {0, "{\"device\":{\"base\":\"K20\"}}", "invalid_request", "device.base",
+     "; did you mean 'K20m'?"},
+    {0,
+     "{\"device\":\"A100-SXM4-40GB\",\"domain\":[64,64],\"launch\":{\"block\":[32]},"
+     "\"kernel\":{\"fields\":[{\"name\":\"A\",\"dims\":[64,64],\"loads\":[[\"threadidx.x\","
+     "\"y\"]]}]}}",
+     "invalid_request", "kernel.fields[0].loads[0][0]",
+     "nor a parameter of the request; did you mean 'threadIdx.x'?"},
+    {0,
+     "{\"device\":\"A100-SXM4-40GB\",\"domain\":[64,64],\"launch\":{\"block\":[32]},"
+     "\"kernel\":{\"parameters\":{\"width\":66},\"fields\":[{\"name\":\"A\",\"dims\":[4356],"
+     "\"loads\":[\"x+y*widht\"]}]}}",
+     "invalid_request", "kernel.fields[0].loads[0]", "; did you mean 'width'?"},
 };
 
 /* Cases whose body holds a raw NUL, with its length. Issue 10, item 7: a raw NUL
@@ -305,6 +342,32 @@ static void run_case_len(lr_worker *w, const bad_case *c, size_t len, int i)
 static void run_case(lr_worker *w, const bad_case *c, int i)
 {
     run_case_len(w, c, strlen(c->body), i);
+}
+
+/* Issue 46, item 3: a name close to none of the allowed ones gets no "did you mean",
+ * nor does a short one that any allowed name is a letter or two away from. */
+static void no_suggestion_without_a_close_name(lr_worker *w)
+{
+    static const char *const bodies[] = {
+        "{" OK_REST ",\"zzzzzz\":1}",
+        "{" OK_REST ",\"launch\":{\"block\":[32],\"b\":[1]}}",
+        "{\"device\":\"B200\",\"domain\":[1]}",
+        "{\"device\":\"A100\",\"domain\":[1]}", /* the start of two names */
+        "{\"device\":\"A100-SXM4-40GB\",\"domain\":[64],\"launch\":{\"block\":[32]},"
+        "\"kernel\":{\"fields\":[{\"name\":\"A\",\"dims\":[64],\"loads\":[\"q\"]}]}}",
+    };
+    for (size_t i = 0; i < sizeof bodies / sizeof bodies[0]; i++) {
+        lr_error err;
+        lr_error_clear(&err);
+        char *out = lr_api_estimate(w, bodies[i], strlen(bodies[i]), &err);
+        CHECK(out == NULL);
+        free(out);
+        CHECK(err.message[0] != 0);
+        if (strstr(err.message, "did you mean")) {
+            check_failures++;
+            fprintf(stderr, "suggested for %s: %s\n", bodies[i], err.message);
+        }
+    }
 }
 
 /* Whether s is valid UTF-8 (written here again, not taken from common/, so that the
@@ -1193,6 +1256,7 @@ int main(void)
                       raw_nul_cases[i].msg};
         run_case_len(w, &c, raw_nul_cases[i].len, 1000 + (int)i);
     }
+    no_suggestion_without_a_close_name(w);
     hostile_sizes(w);
     errors_are_utf8(w);
     json_numbers_are_strict(w);

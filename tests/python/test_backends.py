@@ -581,7 +581,7 @@ class ReadmeExamplesTest(DaemonBackend):
         return out
 
     def test_the_readme_examples_run(self):
-        usage, options, decision, errors_ = self.blocks()
+        usage, options, decision, warned, errors_ = self.blocks()
         out = self.run_block(usage)
         self.assertRegex(out, r"GLup/s, limited by \w+")
         self.assertRegex(out, r"faster than 1024x1x1")
@@ -603,6 +603,12 @@ class ReadmeExamplesTest(DaemonBackend):
         local = decision.replace("backend = Client()", "backend = Local()")
         self.assertNotEqual(local, decision)
         self.assertEqual(self.run_block(local), out)
+        # issue 46, item 2: the warning raised under the "error" filter, then as data
+        out = self.run_block(warned)
+        self.assertRegex(out, r"^domain_dimensions domain the domain has 64 points in z, "
+                              r"but no access of the kernel uses z: .*send domain "
+                              r"\[15000, 15000, 1\], or write the accesses in z\n"
+                              r"\['domain_dimensions'\]\n$")
         out = self.run_block(errors_)
         self.assertIn("422 unsupported_expression kernel.fields[0].loads[0][0]", out)
 

@@ -5,10 +5,13 @@ executable) only moves JSON: it implements ``_post`` and ``_get_devices``, and t
 call returns the same result from either.
 """
 
+import os
+import sys
+import warnings
 from typing import Any, Callable, Dict, Iterable, List, Mapping, Optional, Sequence, Union
 
 from .errors import LaunchrankUnsupportedError
-from .results import Baseline, Device, Estimate, Health, Ranking
+from .results import Baseline, Device, Estimate, Health, PlausibilityWarning, Ranking
 
 __all__ = ["field", "ProgressCallback", "BaselineSpec"]
 
@@ -20,6 +23,30 @@ ProgressCallback = Callable[[str, int, int], None]
 # A baseline launch: {"block": [bx, by, bz], "folding": [fx, fy, fz]} (folding optional;
 # a ranked result or an Estimate's launch works too), or just the block [bx, by, bz].
 BaselineSpec = Union[Mapping[str, Any], Sequence[int]]
+
+
+_PACKAGE_DIR = os.path.dirname(os.path.abspath(__file__))
+
+
+def _caller_stacklevel() -> int:
+    """The stacklevel of warnings.warn, called from _warn, that names the first frame
+    outside this package: the caller's line, whether it called estimate, rank,
+    rank_kernel or the Kernel Tuner helpers."""
+    level, frame = 2, sys._getframe(2)
+    while frame is not None and \
+            os.path.dirname(os.path.abspath(frame.f_code.co_filename)) == _PACKAGE_DIR:
+        level += 1
+        frame = frame.f_back
+    return level
+
+
+def _warn(found: Sequence[PlausibilityWarning]) -> None:
+    """Emits each plausibility warning of an answer (the warnings module's filters
+    decide: shown once per message and place by default, raised under "error")."""
+    if found:
+        level = _caller_stacklevel()
+        for w in found:
+            warnings.warn(w, stacklevel=level)
 
 
 def field(name: str, dims: Sequence[int], loads: Iterable[Sequence[str]] = (),
@@ -159,8 +186,14 @@ class _Backend:
         result has ``launch`` (grid, blocks_per_sm, launchable, ...), ``estimate``
         (volumes in B/Lup), ``performance`` (GLup/s per level, ``predicted``,
         ``limiter``), ``fields`` (per-array volumes), ``cached``; ``raw`` is the JSON.
+
+        Each of the answer's plausibility ``warnings`` is also emitted as a
+        :class:`PlausibilityWarning` through ``warnings.warn`` (an error under
+        ``warnings.simplefilter("error", PlausibilityWarning)``).
         """
-        return Estimate.from_json(self._post("estimate", request))
+        estimate = Estimate.from_json(self._post("estimate", request))
+        _warn(estimate.warnings)
+        return estimate
 
     def estimate_kernel(self, device: Any, kernel: Dict[str, Any], domain: Sequence[int],
                         block: Sequence[int], folding: Sequence[int] = (1, 1, 1)) -> Estimate:
@@ -211,7 +244,9 @@ class _Backend:
                       executable (:class:`Local`) reports stages only.
 
         Raises a :class:`LaunchrankError` subclass; a baseline that cannot run raises
-        its ``not_launchable`` error before the ranking starts.
+        its ``not_launchable`` error before the ranking starts. Each of the ranking's
+        top-level ``warnings`` (about the request, and how many configurations have
+        some) is emitted as a :class:`PlausibilityWarning` through ``warnings.warn``.
         """
         request = _with_measure(request, measure)
         launch = _baseline_launch(baseline) if baseline is not None else None
@@ -220,7 +255,9 @@ class _Backend:
         base_estimate = None
         if launch is not None:
             report.start("baseline")
-            base_estimate = self.estimate(_baseline_request(request, launch))
+            # not warned about: the ranking's own warnings name the request's problems
+            base_estimate = Estimate.from_json(
+                self._post("estimate", _baseline_request(request, launch)))
             report.finish()
         report.start("rank")
         ranking = Ranking.from_json(
@@ -228,6 +265,7 @@ class _Backend:
         if base_estimate is not None:
             ranking = Ranking.from_json(ranking.raw, _compare(ranking, base_estimate))
         report.finish()
+        _warn(ranking.warnings)
         return ranking
 
     def rank_kernel(self, device: Any, kernel: Dict[str, Any], domain: Sequence[int], *,

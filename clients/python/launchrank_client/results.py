@@ -1,7 +1,8 @@
 """
 Typed views of launchrank's answers.
 
-Each result is a frozen dataclass of the fields a code generator uses, built from the
+Each result is a frozen dataclass of the fields a code generator uses (a
+PlausibilityWarning, also a Python warning category, a plain class), built from the
 JSON the API returns (docs/api.md). The JSON itself stays reachable, unchanged, as
 ``.raw``, and every result is also a read-only mapping over it, so ``r["performance"]
 ["predicted"]`` works as it did when the client returned plain dicts (and keeps working
@@ -217,25 +218,52 @@ class NotLaunchable(_Raw):
                    str(d.get("reason") or ""), raw=d)
 
 
-@dataclass(**_VIEW)
-class PlausibilityWarning(_Raw):
+class PlausibilityWarning(_Raw, UserWarning):
     """One entry of ``warnings`` (docs/api.md, "Warnings"): the request is valid, but the
-    prediction may not describe the kernel its author runs. A plain record, not a
-    Python warning category: nothing is emitted through the ``warnings`` module.
+    prediction may not describe the kernel its author runs.
+
+    Also a Python warning category: ``estimate`` warns (``warnings.warn``) with each of
+    an answer's warnings and ``rank`` with each of the ranking's top-level ones (those
+    of the request, and "configurations_with_warnings" with how many ranked
+    configurations have some), so they reach a person who reads only ``.predicted``.
+    Python's default filter shows each distinct message once per call site. The
+    standard filters change that::
+
+        import warnings
+        from launchrank_client import PlausibilityWarning
+        warnings.simplefilter("error", PlausibilityWarning)   # raise instead
+        warnings.simplefilter("ignore", PlausibilityWarning)  # read .warnings only
+
+    Under "error" the call raises the first one, and the answer is not returned.
 
     Attributes:
-        code:    stable kind: "access_outside_field", "stores_do_not_cover_domain",
-                 "below_compulsory_traffic", "load_not_folded" or (a ranking's top
-                 level) "configurations_with_warnings".
+        code:    stable kind: "domain_dimensions", "access_outside_field",
+                 "stores_do_not_cover_domain", "below_compulsory_traffic",
+                 "load_not_folded" or (a ranking's top level)
+                 "configurations_with_warnings".
         message: a sentence with the numbers.
         path:    JSON path of the input concerned (``kernel.fields[0].loads[0][0]``),
                  "" for the whole kernel.
+        raw:     the JSON object.
     """
 
-    code: str
-    message: str
-    path: str
-    raw: Dict[str, Any] = _raw_field()
+    def __init__(self, code: str, message: str, path: str, raw: Dict[str, Any]) -> None:
+        self.code = code
+        self.message = message
+        self.path = path
+        self.raw = raw
+        UserWarning.__init__(self, "%s%s: %s" % (code, " at " + path if path else "",
+                                                   message))
+
+    def __repr__(self) -> str:
+        return "PlausibilityWarning(code=%r, message=%r, path=%r)" % (
+            self.code, self.message, self.path)
+
+    def __str__(self) -> str:
+        return str(self.args[0]) if self.args else ""
+
+    def __reduce__(self):
+        return (type(self), (self.code, self.message, self.path, self.raw))
 
     @classmethod
     def from_json(cls, d: Dict[str, Any]) -> "PlausibilityWarning":
