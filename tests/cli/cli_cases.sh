@@ -437,9 +437,41 @@ case_rank() {
     # 128 registers per thread: blocks of 1024 threads do not fit on an SM.
     run rank --table "$DATA/rank_with_an_unlaunchable_block.json"
     expect_rc 0
-    expect_in out "2 configurations cannot be launched"
-    grep -q '^  1024x1x1  *1x1x1  *[a-z]' "$T/out" || fail "no reason for block 1024x1x1"
+    expect_in out "2 configurations cannot be launched (all like block 1024x1x1, folding 1x1x1: no block of 1024 threads fits on an SM"
+    expect_in out "; --all-unlaunchable lists each"
     expect_in out "6 configurations evaluated, 0 from cache"
+    run rank --table --all-unlaunchable "$DATA/rank_with_an_unlaunchable_block.json"
+    expect_rc 0
+    expect_in out "2 configurations cannot be launched:"
+    grep -q '^  1024x1x1  *1x1x1  *[a-z]' "$T/out" || fail "no reason for block 1024x1x1"
+    grep -q '^  1024x1x1  *1x1x4  *[a-z]' "$T/out" || fail "no reason for block 1024x1x1 x4"
+}
+
+# Issue 46, item 3: --top K prints K rows and one line for the configurations that cannot
+# be launched (12 here, for two reasons: 9 blocks too large for 128 registers per thread,
+# 3 of 2048 threads), however many they are; --all-unlaunchable lists each; the JSON
+# keeps every one.
+case_rank_unlaunchable() {
+    many="$DATA/rank_with_many_unlaunchable_blocks.json"
+    run rank --help
+    expect_in out "--all-unlaunchable"
+    run rank --top 3 --table "$many"
+    expect_rc 0
+    [ "$(grep -c '^ *[0-9][0-9]*  *[0-9]*x[0-9]*x[0-9]* ' "$T/out")" -eq 3 ] ||
+        fail "expected 3 ranked rows"
+    [ "$(grep -c 'cannot be launched\|x1x1 .*fits on an SM\|exceed' "$T/out")" -eq 1 ] ||
+        fail "expected one line for the configurations that cannot be launched"
+    expect_in out "12 configurations cannot be launched (9 of them like block 1024x1x1, folding 1x1x1: no block of 1024 threads fits on an SM (128 registers per thread"
+    expect_in out "18 configurations evaluated, 0 from cache"
+    run rank --top 3 --table --all-unlaunchable "$many"
+    expect_rc 0
+    expect_in out "12 configurations cannot be launched:"
+    [ "$(grep -c '^  [0-9]*x[0-9]*x[0-9]*  *[0-9]x1x1  *[a-z0-9]' "$T/out")" -eq 12 ] ||
+        fail "expected 12 rows of configurations that cannot be launched"
+    grep -q '^  32x32x2  *4x1x1  *[a-z0-9]' "$T/out" || fail "no row for block 32x32x2"
+    run rank --top 3 "$many"
+    expect_rc 0
+    [ "$(grep -o '\],"reason":' "$T/out" | wc -l)" -eq 12 ] || fail "the JSON lists all 12"
 }
 
 # Issue 12, item 4: rank --time-limit SECONDS bounds the whole ranking. --help explains
@@ -612,12 +644,42 @@ case_gpu_commands() {
     run measure big_nonaffine.json
     expect_rc 1
     expect_in err '"code":"unavailable"'
+    # Issue 46, item 3: rank --measure-top without a GPU says so on stderr before the
+    # ranking and exits 3 (rank --help); --allow-no-gpu keeps 0 for scripts
+    run rank --help
+    expect_in out "3 --measure-top"
+    expect_in out "without a GPU to time on: stderr says so first"
+    expect_in out "--allow-no-gpu"
     run rank --measure-top 2 --top 3 "$DATA/rank_2d_5point.json"
-    expect_rc 0
+    expect_rc 3
     expect_in out '"measure":{"status":"unavailable"'
+    expect_in err "launchrank rank: cannot measure: "
+    expect_in err "; the ranking is predicted only (exit status 3; --allow-no-gpu makes it 0)"
     run rank --measure-top 2 --top 3 --table "$DATA/rank_2d_5point.json"
+    expect_rc 3
+    expect_in out "measurement unavailable"
+    rc=0
+    "$LR" rank --measure-top 2 --top 3 --table "$DATA/rank_2d_5point.json" >both 2>&1 || rc=$?
+    last="launchrank rank --measure-top 2 --top 3 --table (stdout and stderr together)"
+    cp both "$T/out"
+    expect_rc 3
+    head -n 1 both | grep -q "^launchrank rank: cannot measure: " ||
+        fail "the first line is not the reason measuring cannot run"
+    run rank --measure-top 2 --top 3 --allow-no-gpu --table "$DATA/rank_2d_5point.json"
     expect_rc 0
     expect_in out "measurement unavailable"
+    expect_in err "cannot measure: "
+    expect_in err "the ranking is predicted only (exit status 0)"
+    # a request's own measure.top keeps exit 0 (the Python client's Local backend reads
+    # measure.status), the reason still first on stderr
+    sed 's/^{/{"measure":{"top":1},/' "$DATA/rank_2d_5point.json" >measure_in_request.json
+    run rank --top 3 measure_in_request.json
+    expect_rc 0
+    expect_in out '"measure":{"status":"unavailable"'
+    expect_in err "the ranking is predicted only (exit status 0)"
+    run rank --top 3 --allow-no-gpu "$DATA/rank_2d_5point.json"
+    expect_rc 0
+    expect_empty err
     run rank --measure-top 99 "$DATA/rank_2d_5point.json"
     expect_rc 2
 }
@@ -717,6 +779,7 @@ estimate) case_estimate ;;
 malformed) case_malformed ;;
 non_affine) case_non_affine ;;
 rank) case_rank ;;
+rank_unlaunchable) case_rank_unlaunchable ;;
 time_limit) case_time_limit ;;
 readme_decision) case_readme_decision ;;
 progress) case_progress ;;
