@@ -53,6 +53,13 @@ typedef struct cli_opts {
     int npos;
 } cli_opts;
 
+/* What calibrate and fit fit, in both --help texts: calibrate/fit.h's CAL_NPARAMS
+ * less CAL_NHELD, and CAL_NHELD held (cli_fit.c asserts the numbers at compile time,
+ * and both commands print them with the fit). */
+#define CLI_FIT_PARAMS_TEXT "eleven free model-v2 parameters (six more are held)"
+#define CLI_FIT_PARAMS_FREE 11
+#define CLI_FIT_PARAMS_HELD 6
+
 /* Rows more than one subcommand shares word for word (cli_util.c). */
 extern const lr_opt cli_opt_pretty;   /* --pretty */
 extern const lr_opt cli_opt_db_cache; /* --db PATH of estimate and rank */

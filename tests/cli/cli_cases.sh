@@ -684,12 +684,37 @@ case_gpu_commands() {
     expect_rc 2
 }
 
+# Issue 46, item 7: docs/pystencils.md's count of configurations tied with the best is
+# the tie group the CLI (and the daemon, in the page's own example) gives its request.
+case_docs_pystencils() {
+    doc="$DATA/../../../docs/pystencils.md"
+    run rank --table "$DATA/../../../docs/pystencils/linear3d_rank.json"
+    expect_rc 0
+    n=$(sed -n 's/^tie group (within [0-9.]* % of the best): \([0-9]*\) configurations.*/\1/p' "$T/out")
+    [ -n "$n" ] || fail "no tie group in the table"
+    grep -q "indices); $n of them are predicted within the H100's precision" "$doc" ||
+        fail "docs/pystencils.md does not say $n configurations are tied with the best"
+    grep -q "\"reason\": \"one of $n configurations predicted within" "$doc" ||
+        fail "docs/pystencils.md's example answer does not say $n either"
+}
+
 case_calibrate() {
     run calibrate --help
     expect_rc 0
     expect_in out "Usage: launchrank calibrate"
     expect_in out "Example"
     expect_in out "Exit status"
+    # Issue 46, item 7: both helps count the fitted parameters alike (the analysis below
+    # prints the count from the code); --quick takes the same time everywhere
+    expect_in out "fits the eleven free model-v2 parameters (six more are held)"
+    expect_not_in out "20 s"
+    [ "$(grep -c 'about 30 s' "$T/out")" -eq 2 ] || fail "--quick is about 30 s in both places"
+    run fit --help
+    expect_in out "Refits the eleven free model-v2 parameters (six more are held)"
+    grep -q 'about 30 s with `--quick`' "$DATA/../../../README.md" ||
+        fail "README.md does not say --quick takes about 30 s"
+    grep -q '`--quick` about 30 s' "$DATA/../../../docs/calibration.md" ||
+        fail "docs/calibration.md does not say --quick takes about 30 s"
     run calibrate --no-such-option
     expect_rc 2
     expect_in err "calibrate --help"
@@ -707,6 +732,12 @@ case_calibrate() {
     expect_in out '"sources":'
     expect_in err "attainable bandwidths: DRAM 2973 GB/s"
     expect_in err "with the parameters fitted here:"
+    # Issue 46, item 7: calibrate and fit say the same count of fitted parameters, the
+    # one they fit (CAL_NPARAMS less the EST_HELD rows of estimator/params.def), and
+    # --quick's time agrees in --help, the README and docs/calibration.md
+    expect_in err "fitted (11): "
+    expect_in err "held (6; estimator/params.def, kind EST_HELD): "
+    # (the help texts' count and --quick's time: at the top of this case)
     # the description is a device a request accepts, as it is
     {
         printf '{"device":'
@@ -786,6 +817,7 @@ progress) case_progress ;;
 cache) case_cache ;;
 gpu_commands) case_gpu_commands ;;
 calibrate) case_calibrate ;;
+docs_pystencils) case_docs_pystencils ;;
 *)
     echo "cli_cases.sh: unknown case '$CASE'"
     exit 1
