@@ -698,6 +698,52 @@ case_docs_pystencils() {
         fail "docs/pystencils.md's example answer does not say $n either"
 }
 
+# Issue 46, item 1: the README's quick start, as a newcomer follows it: the web
+# calculator's address, the daemon in the foreground with curl in a second terminal,
+# a first request of the default model (no "model" in it) shown indented, the test
+# command's duration; and each of its command-line examples runs as written.
+case_readme_quick_start() {
+    readme="$DATA/../../../README.md"
+    root="$DATA/../../.."
+    sed -n '/^## Quick start/,/^## Use/p' "$readme" >quick.md
+    [ -s quick.md ] || { last="README.md"; fail "no '## Quick start' section"; }
+    for want in "http://127.0.0.1:8080/" "In a second terminal" "foreground" \
+        "--data-binary @docs/examples/stencil2d.json" "| python3 -m json.tool" \
+        "about 7 minutes" "build-test/build.log"; do
+        grep -q -F -e "$want" quick.md || { last="README.md"; fail "the quick start lacks '$want'"; }
+    done
+    if grep -q '"model"' "$root/docs/examples/stencil2d.json"; then
+        last="docs/examples/stencil2d.json"
+        fail "the first example names a model: it should show the default"
+    fi
+    n=0
+    while read -r cmd; do
+        n=$((n + 1))
+        # "build-release/clients/cli/launchrank ARGS": ARGS as written, from the root
+        set -f
+        set -- ${cmd#build-release/clients/cli/launchrank }
+        set +f
+        (cd "$root" && "$LR" "$@") >"$T/out" 2>"$T/err" && rc=0 || rc=$?
+        last="$cmd (README.md)"
+        expect_rc 0
+    done <<EOF2
+$(sed -n 's/^    \(build-release\/clients\/cli\/launchrank .*\)$/\1/p' quick.md)
+EOF2
+    [ "$n" -eq 3 ] || { last="README.md"; fail "expected 3 command-line examples, found $n"; }
+    (cd "$root" && "$LR" estimate --pretty docs/examples/stencil2d.json) >"$T/out" 2>"$T/err"
+    rc=$?
+    last="launchrank estimate --pretty docs/examples/stencil2d.json"
+    expect_rc 0
+    expect_in out '"model":	"v2"'
+    expect_in out '"warnings":	[]'
+    (cd "$root" && "$LR" rank --table --top 5 docs/examples/stencil2d.json) >"$T/out" 2>"$T/err"
+    rc=$?
+    last="launchrank rank --table --top 5 docs/examples/stencil2d.json"
+    expect_rc 0
+    [ "$(grep -c '^ *[0-9][0-9]*  *[0-9]*x[0-9]*x[0-9]* ' "$T/out")" -eq 5 ] ||
+        fail "expected 5 ranked rows"
+}
+
 case_calibrate() {
     run calibrate --help
     expect_rc 0
@@ -818,6 +864,7 @@ cache) case_cache ;;
 gpu_commands) case_gpu_commands ;;
 calibrate) case_calibrate ;;
 docs_pystencils) case_docs_pystencils ;;
+readme_quick_start) case_readme_quick_start ;;
 *)
     echo "cli_cases.sh: unknown case '$CASE'"
     exit 1
