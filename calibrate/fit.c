@@ -373,11 +373,12 @@ est_device cal_fit_reported(const est_device *start, cal_sample *s, int n, cal_t
     est_device dev = cal_fit_holding(start, s, n, -1, CAL_SWEEPS_TO_CONVERGE, CAL_HELD);
     *after = cal_objective(&dev, s, n, -1);
     cal_report_groups(t, "with the parameters fitted here:", column, labels, ngroups, s, n);
-    cal_say(t, "objective %.4f -> %.4f\nfitted:", *before, *after);
+    cal_say(t, "objective %.4f -> %.4f\nfitted (%d):", *before, *after,
+            CAL_NPARAMS - CAL_NHELD);
     for (int q = 0; q < CAL_NPARAMS; q++)
         if (!cal_param_held(q))
             cal_say(t, " %s %.4g", cal_param_name(q), *cal_param(&dev, q));
-    cal_say(t, "\nheld (estimator/params.def, kind EST_HELD):");
+    cal_say(t, "\nheld (%d; estimator/params.def, kind EST_HELD):", CAL_NHELD);
     for (int q = 0; q < CAL_NPARAMS; q++)
         if (cal_param_held(q))
             cal_say(t, " %s %.4g", cal_param_name(q), *cal_param(&dev, q));

@@ -25,6 +25,14 @@ enum {
 #include "params.def"
 #undef EST_PARAM
 };
+/* Of those, the EST_HELD rows: every fit of calibrate and launchrank fit holds them
+ * (CAL_HELD below), so they fit CAL_NPARAMS - CAL_NHELD. */
+enum {
+    CAL_NHELD = 0
+#define EST_PARAM(name, kind, ...) +((kind) == EST_HELD)
+#include "params.def"
+#undef EST_PARAM
+};
 
 /* Name (the device-figure key) and address in d of fitted parameter i, the i-th
  * fitted or held row of params.def. */

@@ -1,14 +1,29 @@
 #!/usr/bin/env bash
-# Installs the Debian packages launchrank needs to build, run and test, if any are
-# missing. Used by scripts/run.sh and scripts/test.sh; safe to run twice.
+# scripts/deps.sh run|test [--list]: installs the Debian packages launchrank needs, if
+# any are missing; safe to run twice. --list prints the set, one per line, and installs
+# nothing.
+#   run   to build and run the daemon and the CLI (scripts/run.sh): a compiler, meson,
+#         the four libraries, python3 (the build writes the man pages with it) and curl
+#         (the README's first request).
+#   test  the run set plus what the tests drive (scripts/test.sh, CI).
 set -euo pipefail
+run_pkgs=(gcc pkg-config meson ninja-build python3 libisl-dev libcjson-dev
+          libmicrohttpd-dev libsqlite3-dev curl)
+# python3-jsonschema: tests/schema validates every body against schema/.
 # chromium and a font: tests/web drives the web calculator in headless Chromium.
 # man-db: tests/server/test_install.py renders the installed man pages with man -l.
 # haproxy: tests/server/test_replicas.py runs three daemons behind it (the replica
 # recipe of docs/operations.md); the test is skipped where it is missing.
-pkgs=(gcc pkg-config meson ninja-build libisl-dev libcjson-dev libmicrohttpd-dev
-      libsqlite3-dev python3 python3-jsonschema curl chromium fonts-dejavu-core man-db
-      haproxy)
+test_pkgs=(python3-jsonschema chromium fonts-dejavu-core man-db haproxy)
+case ${1:-} in
+  run) pkgs=("${run_pkgs[@]}") ;;
+  test) pkgs=("${run_pkgs[@]}" "${test_pkgs[@]}") ;;
+  *) echo "usage: scripts/deps.sh run|test [--list]" >&2; exit 2 ;;
+esac
+if [ "${2:-}" = --list ]; then
+  printf '%s\n' "${pkgs[@]}"
+  exit 0
+fi
 missing=()
 for p in "${pkgs[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

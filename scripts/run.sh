@@ -4,7 +4,7 @@
 # Extra arguments go to `launchrank serve` (see `launchrank serve --help`).
 set -euo pipefail
 cd "$(dirname "$0")/.."
-./scripts/deps.sh
+./scripts/deps.sh run
 [ -f build-release/build.ninja ] || meson setup build-release --buildtype=release >/dev/null
 ninja -C build-release >/dev/null
 exec ./build-release/clients/cli/launchrank serve "$@"

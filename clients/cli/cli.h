@@ -14,8 +14,16 @@
 #include "lr_error.h"
 #include "lr_opt.h"
 
-/* Exit statuses, as every --help documents them. */
-enum { CLI_EXIT_OK = 0, CLI_EXIT_FAILED = 1, CLI_EXIT_BAD_INPUT = 2 };
+/* Exit statuses, as every --help documents them. CLI_EXIT_NOT_MEASURED: rank
+ * --measure-top answered the ranking but could not time it (no GPU); a script that
+ * asked for timings learns so from the status, one that does not care passes
+ * --allow-no-gpu. */
+enum {
+    CLI_EXIT_OK = 0,
+    CLI_EXIT_FAILED = 1,
+    CLI_EXIT_BAD_INPUT = 2,
+    CLI_EXIT_NOT_MEASURED = 3
+};
 
 #define CLI_DEFAULT_DB "launchrank.sqlite" /* cache subcommands; the daemon's default too */
 
@@ -32,6 +40,8 @@ typedef struct cli_opts {
     const char *format;    /* rank --format json|table|t4; NULL when not given */
     double time_limit_s;   /* rank --time-limit SECONDS; 0 = the api's default */
     int progress;          /* rank --progress: progress on stderr, terminal or not */
+    int all_unlaunchable;  /* rank --all-unlaunchable: the table lists each one */
+    int allow_no_gpu;      /* rank --allow-no-gpu: exit 0 when --measure-top cannot */
     long long max_request_mb; /* --max-request-mb; -1 when not given, 0 = no limit */
     /* calibrate (and fit's --out, --name) */
     const char *out, *raw, *from_raw, *name, *base;
@@ -42,6 +52,13 @@ typedef struct cli_opts {
     const char *pos[2]; /* arguments that are not options, in order (borrowed from argv) */
     int npos;
 } cli_opts;
+
+/* What calibrate and fit fit, in both --help texts: calibrate/fit.h's CAL_NPARAMS
+ * less CAL_NHELD, and CAL_NHELD held (cli_fit.c asserts the numbers at compile time,
+ * and both commands print them with the fit). */
+#define CLI_FIT_PARAMS_TEXT "eleven free model-v2 parameters (six more are held)"
+#define CLI_FIT_PARAMS_FREE 11
+#define CLI_FIT_PARAMS_HELD 6
 
 /* Rows more than one subcommand shares word for word (cli_util.c). */
 extern const lr_opt cli_opt_pretty;   /* --pretty */

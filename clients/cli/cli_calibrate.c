@@ -38,7 +38,8 @@ static const lr_opt cal_base = {
     .kind = LR_OPT_TEXT,
     .offset = offsetof(cli_opts, base)};
 static const lr_opt cal_quick = {.name = "--quick",
-                                 .help = "every third configuration only (about 20 s)",
+                                 .help = "every third configuration of the suite only, fewer "
+                                         "microbenchmark points (about 30 s on an H100)",
                                  .kind = LR_OPT_FLAG,
                                  .offset = offsetof(cli_opts, quick)};
 static const lr_opt cal_gpu = {.name = "--gpu",
@@ -66,14 +67,14 @@ static const lr_opt_cmd calibrate_cmd = {
         "    array-of-structs copy, a transposed copy, 2-D and 3-D stencils, D3Q19 LBM)\n"
         "    with NVRTC and CUDA events, as `launchrank measure` does, L2 flushed;\n"
         "  - sets the DRAM and L2 bandwidths to the most traffic any of them moved, and\n"
-        "    fits the eleven free model-v2 parameters (docs/model.md; six more are held)\n"
+        "    fits the " CLI_FIT_PARAMS_TEXT " of docs/model.md\n"
         "    to the timings, sweeping them until a sweep changes none;\n"
         "  - times size scans (three kernels at 6 to 8 domain sizes, 52 launches) for the\n"
         "    fixed time of a launch, launch_overhead_us.\n"
         "A summary (bandwidths, how well the fitted model ranks each kernel before and\n"
-        "after) goes to standard error. Takes about a minute on an H100 (--quick: a third\n"
-        "of the suite's configurations, about 30 s). Use the result as a request's\n"
-        "\"device\" object (its \"sources\" are ignored there).\n"
+        "after) goes to standard error. Takes about a minute on an H100 (--quick:\n"
+        "about 30 s). Use the result as a request's \"device\" object (its \"sources\"\n"
+        "are ignored there).\n"
         "\n",
     .opts = calibrate_opts,
     .epilogue = "\n"

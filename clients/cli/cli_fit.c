@@ -11,6 +11,7 @@
 
 #include "api.h"
 #include "cli.h"
+#include "fit.h"
 #include "refit.h"
 #include "store.h"
 
@@ -28,18 +29,24 @@ static const lr_opt fit_name = {.name = "--name",
                                 .offset = offsetof(cli_opts, name)};
 static const lr_opt *const fit_opts[] = {&fit_db, &cli_opt_out, &fit_name, NULL};
 
+_Static_assert(CAL_NPARAMS - CAL_NHELD == CLI_FIT_PARAMS_FREE &&
+                   CAL_NHELD == CLI_FIT_PARAMS_HELD,
+               "estimator/params.def changed the fitted or held count: update "
+               "CLI_FIT_PARAMS_TEXT and its numbers in cli.h");
+
 static const lr_opt_cmd fit_cmd = {
     .name = "fit",
     .usage =
         "Usage: launchrank fit [--db PATH] [--out FILE] [--name NAME] DEVICE\n"
         "\n"
-        "Refits the thirteen fitted model-v2 parameters of DEVICE (docs/model.md, \"Fitted\n"
-        "parameters\") to the GPU timings in the measurement log of the database: every\n"
-        "`launchrank measure --db PATH` and `launchrank rank --measure-top K --db PATH` run\n"
-        "(and the daemon's measured rankings) add to it. It uses the measurements whose\n"
-        "request named DEVICE (a built-in or a device stored with `launchrank devices add`,\n"
-        "by name, any case), estimates each measured launch on DEVICE, groups them by\n"
-        "kernel and runs the fit of `launchrank calibrate`. How well DEVICE and the refitted\n"
+        "Refits the " CLI_FIT_PARAMS_TEXT " of DEVICE\n"
+        "(docs/model.md, \"Fitted parameters\") to the GPU timings in the measurement log\n"
+        "of the database (every `launchrank measure --db PATH` and `launchrank rank\n"
+        "--measure-top K --db PATH` run and the daemon's measured rankings add to it).\n"
+        "It uses the measurements whose request named DEVICE (a built-in or a device\n"
+        "stored with `launchrank devices add`, by name, any case), estimates each\n"
+        "measured launch on DEVICE, groups them by kernel and runs the fit of\n"
+        "`launchrank calibrate`. How well DEVICE and the refitted\n"
         "device predict those measurements (per kernel: runs, top-1 %, Spearman rho,\n"
         "median error) goes to standard error; the new description (DEVICE's figures with\n"
         "the refitted parameters and a \"sources\" entry) to standard output. Nothing is\n"

@@ -5,6 +5,7 @@
  */
 #include "cli_table.h"
 
+#include <ctype.h>
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
@@ -250,12 +251,82 @@ static void print_measured(FILE *out, const cJSON *root, const cJSON *results)
     }
 }
 
-static void print_not_launchable(FILE *out, const cJSON *list)
+/* Whether reasons a and b say the same thing of different configurations: the same
+ * text once each run of digits counts as one number ("2048 threads per block exceed
+ * CUDA's 1024" is like "1056 threads per block exceed CUDA's 1024"). */
+static int same_reason(const char *a, const char *b)
+{
+    while (*a && *b) {
+        if (isdigit((unsigned char)*a) && isdigit((unsigned char)*b)) {
+            while (isdigit((unsigned char)*a))
+                a++;
+            while (isdigit((unsigned char)*b))
+                b++;
+        } else if (*a++ != *b++) {
+            return 0;
+        }
+    }
+    return *a == *b;
+}
+
+/* The kinds of reason told apart when counting the most common one; a ranking's
+ * configurations fail for a handful (threads, registers, grid, folding), and those
+ * past this many are not counted, which only makes "most common" approximate. */
+#define MAX_REASON_KINDS 32
+
+/* The entry of list whose reason is the most common (as same_reason counts), its
+ * count in *count; NULL for an empty list. */
+static const cJSON *most_common_reason(const cJSON *list, int *count)
+{
+    const cJSON *kind[MAX_REASON_KINDS], *c;
+    int n[MAX_REASON_KINDS], nk = 0, best = -1;
+    cJSON_ArrayForEach(c, list)
+    {
+        const char *reason = format_str(c, "reason");
+        int k = 0;
+        while (k < nk && !same_reason(format_str(kind[k], "reason"), reason))
+            k++;
+        if (k == nk && nk < MAX_REASON_KINDS) {
+            kind[nk] = c;
+            n[nk++] = 0;
+        }
+        if (k < nk && ++n[k] > (best >= 0 ? n[best] : 0))
+            best = k;
+    }
+    *count = best >= 0 ? n[best] : 0;
+    return best >= 0 ? kind[best] : NULL;
+}
+
+/* "block 1024x1x1, folding 1x1x1: REASON" of one not_launchable entry. */
+static void print_unlaunchable(FILE *out, const cJSON *c)
+{
+    char block[48], fold[48];
+    fprintf(out, "block %s, folding %s: %s",
+            format_dims(cJSON_GetObjectItemCaseSensitive(c, "block"), block, sizeof block),
+            format_dims(cJSON_GetObjectItemCaseSensitive(c, "folding"), fold, sizeof fold),
+            format_str(c, "reason"));
+}
+
+/* The configurations that cannot be launched: one line (how many, the most common
+ * reason with one of its configurations) so that a ranking of a few rows is not
+ * buried under hundreds of them, or with all, one row each. */
+static void print_not_launchable(FILE *out, const cJSON *list, int all)
 {
     const cJSON *c;
-    int n = cJSON_GetArraySize(list);
+    int n = cJSON_GetArraySize(list), same;
     if (!cJSON_IsArray(list) || n == 0)
         return;
+    if (!all) {
+        const cJSON *common = most_common_reason(list, &same);
+        fprintf(out, "\n%d configuration%s cannot be launched (", n, n == 1 ? "" : "s");
+        if (n > 1 && same == n)
+            fprintf(out, "all like ");
+        else if (n > 1)
+            fprintf(out, "%d of them like ", same);
+        print_unlaunchable(out, common);
+        fprintf(out, "); --all-unlaunchable lists %s\n", n == 1 ? "it" : "each");
+        return;
+    }
     fprintf(out, "\n%d configuration%s cannot be launched:\n", n, n == 1 ? "" : "s");
     fprintf(out, "  %-14s %-9s %s\n", "block", "folding", "reason");
     cJSON_ArrayForEach(c, list)
@@ -268,7 +339,7 @@ static void print_not_launchable(FILE *out, const cJSON *list)
     }
 }
 
-int cli_table_rank(FILE *out, const char *json)
+int cli_table_rank(FILE *out, const char *json, int all_unlaunchable)
 {
     cJSON *root = parse(json);
     const cJSON *results = cJSON_GetObjectItemCaseSensitive(root, "results");
@@ -299,7 +370,8 @@ int cli_table_rank(FILE *out, const char *json)
     if (cJSON_GetArraySize(results) == 0)
         fprintf(out, "(no launchable configuration)\n");
     print_measured(out, root, results);
-    print_not_launchable(out, cJSON_GetObjectItemCaseSensitive(root, "not_launchable"));
+    print_not_launchable(out, cJSON_GetObjectItemCaseSensitive(root, "not_launchable"),
+                         all_unlaunchable);
     const cJSON *inc = cJSON_GetObjectItemCaseSensitive(root, "incomplete");
     if (cJSON_IsObject(inc))
         fprintf(out,

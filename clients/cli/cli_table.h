@@ -11,9 +11,11 @@
 
 /* Prints the ranked configurations of a rank response (rank, block, folding,
  * predicted GLup/s, limiter, volumes in B/Lup, L1 cycles), then the configurations
- * that cannot be launched and the evaluated/cached counts. json is borrowed.
+ * that cannot be launched, and the evaluated/cached counts. Those that cannot be
+ * launched are one line (how many, and the most common reason with an example) unless
+ * all_unlaunchable, which lists each with its reason. json is borrowed.
  * Returns 0, or -1 when json is not a rank response (nothing printed then). */
-int cli_table_rank(FILE *out, const char *json);
+int cli_table_rank(FILE *out, const char *json, int all_unlaunchable);
 
 /* Prints one line per device (name, SMs, clock, L2 size and bandwidth, DRAM
  * bandwidth) of a devices response, or of a single device response. json is

@@ -184,8 +184,9 @@ static const lr_opt rank_measure_top = {
     .arg = "K",
     .unit = "configurations",
     .help = "compile and time the K best predicted configurations on the GPU (sets "
-            "measure.top; needs an NVIDIA GPU, else the ranking comes back with "
-            "measure.status \"unavailable\")",
+            "measure.top; needs an NVIDIA GPU: without one, stderr says so before the "
+            "ranking, which comes back with measure.status \"unavailable\", and the exit "
+            "status is 3 unless --allow-no-gpu)",
     .kind = LR_OPT_INT,
     .max = CLI_MAX_MEASURE_TOP,
     .offset = offsetof(cli_opts, measure_top)};
@@ -209,8 +210,23 @@ static const lr_opt rank_progress = {
     .kind = LR_OPT_FLAG,
     .offset = offsetof(cli_opts, progress)};
 
+static const lr_opt rank_allow_no_gpu = {
+    .name = "--allow-no-gpu",
+    .help = "with --measure-top, exit 0 when there is no GPU to time on (the ranking "
+            "alone, as scripts that run on any machine want), rather than 3",
+    .kind = LR_OPT_FLAG,
+    .offset = offsetof(cli_opts, allow_no_gpu)};
+
+static const lr_opt rank_all_unlaunchable = {
+    .name = "--all-unlaunchable",
+    .help = "the table lists every configuration that cannot be launched, with its reason "
+            "(else one line: how many, and the most common reason)",
+    .kind = LR_OPT_FLAG,
+    .offset = offsetof(cli_opts, all_unlaunchable)};
+
 static const lr_opt *const rank_opts[] = {
     &rank_table,       &rank_format,     &rank_top,      &rank_threads,   &rank_measure_top,
+    &rank_allow_no_gpu, &rank_all_unlaunchable,
     &cli_opt_db_cache, &cli_opt_max_request_mb, &rank_time_limit, &rank_progress,
     &cli_opt_pretty,   NULL};
 
@@ -238,7 +254,9 @@ static const lr_opt_cmd rank_cmd = {
         "  launchrank rank --format t4 --measure-top 5 stencil2d.json > results.json\n"
         "\n"
         "Exit status: 0 success; 2 bad request or usage (a JSON error with code, message\n"
-        "and the path of the offending input is printed on stderr); 1 other failures.\n",
+        "and the path of the offending input is printed on stderr); 3 --measure-top\n"
+        "without a GPU to time on: stderr says so first, the ranking is printed\n"
+        "unmeasured (--allow-no-gpu makes it 0); 1 other failures.\n",
     .min_pos = 1,
     .max_pos = 1};
 
@@ -310,7 +328,7 @@ static char *rank_edit_request(const char *body, const cli_opts *o)
 }
 
 /* Prints a rank response as --format or --table ask; returns the exit status. */
-static int rank_output(const char *cmd, const char *resp, const cli_opts *o)
+static int rank_print(const char *cmd, const char *resp, const cli_opts *o)
 {
     if (o->format && !strcmp(o->format, "t4")) {
         warn_incomplete(cmd, resp);
@@ -318,11 +336,45 @@ static int rank_output(const char *cmd, const char *resp, const cli_opts *o)
     }
     if (!o->table)
         return cli_print_json(cmd, resp, o->pretty);
-    if (cli_table_rank(stdout, resp) != 0) {
+    if (cli_table_rank(stdout, resp, o->all_unlaunchable) != 0) {
         fprintf(stderr, "launchrank rank: the response has no results to tabulate\n");
         return CLI_EXIT_FAILED;
     }
     return cli_flush_stdout(cmd);
+}
+
+/* Whether resp says that its measurement could not run (measure.status
+ * "unavailable": no GPU, driver or NVRTC); if so, says why on stderr, before the
+ * ranking is printed, so that the reason is the first thing a reader sees. */
+static int measure_unavailable(const char *cmd, const char *resp, const cli_opts *o)
+{
+    cJSON *r = cJSON_Parse(resp);
+    const cJSON *m = cJSON_GetObjectItemCaseSensitive(r, "measure");
+    const char *status = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(m, "status"));
+    const char *reason = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(m, "reason"));
+    int unavailable = status && !strcmp(status, "unavailable");
+    int fails = o->measure_top > 0 && !o->allow_no_gpu;
+    if (unavailable)
+        fprintf(stderr,
+                "launchrank %s: cannot measure: %s; the ranking is predicted only (exit "
+                "status %d%s)\n",
+                cmd, reason ? reason : "no GPU", fails ? CLI_EXIT_NOT_MEASURED : 0,
+                fails ? "; --allow-no-gpu makes it 0" : "");
+    cJSON_Delete(r);
+    return unavailable;
+}
+
+/* Prints a rank response as --format or --table ask; returns the exit status:
+ * CLI_EXIT_NOT_MEASURED when --measure-top could not time, unless --allow-no-gpu. A
+ * request's own measure.top keeps exit 0, as before: the Python client's Local
+ * backend reads measure.status, as from the daemon. */
+static int rank_output(const char *cmd, const char *resp, const cli_opts *o)
+{
+    int unmeasured = measure_unavailable(cmd, resp, o);
+    int rc = rank_print(cmd, resp, o);
+    return rc == CLI_EXIT_OK && unmeasured && o->measure_top > 0 && !o->allow_no_gpu
+               ? CLI_EXIT_NOT_MEASURED
+               : rc;
 }
 
 static int cmd_rank(int argc, char **argv)
@@ -587,7 +639,8 @@ static void print_top_help(FILE *f)
                "  launchrank serve --listen 127.0.0.1:8080\n"
                "\n"
                "Exit status: 0 success; 2 bad input (a JSON error on stderr) or bad usage;\n"
-               "1 other failures (unreadable file, unusable cache database, ...).\n");
+               "1 other failures (unreadable file, unusable cache database, ...); 3 rank\n"
+               "--measure-top without a GPU (the ranking unmeasured; see rank --help).\n");
 }
 
 int main(int argc, char **argv)

@@ -437,9 +437,41 @@ case_rank() {
     # 128 registers per thread: blocks of 1024 threads do not fit on an SM.
     run rank --table "$DATA/rank_with_an_unlaunchable_block.json"
     expect_rc 0
-    expect_in out "2 configurations cannot be launched"
-    grep -q '^  1024x1x1  *1x1x1  *[a-z]' "$T/out" || fail "no reason for block 1024x1x1"
+    expect_in out "2 configurations cannot be launched (all like block 1024x1x1, folding 1x1x1: no block of 1024 threads fits on an SM"
+    expect_in out "; --all-unlaunchable lists each"
     expect_in out "6 configurations evaluated, 0 from cache"
+    run rank --table --all-unlaunchable "$DATA/rank_with_an_unlaunchable_block.json"
+    expect_rc 0
+    expect_in out "2 configurations cannot be launched:"
+    grep -q '^  1024x1x1  *1x1x1  *[a-z]' "$T/out" || fail "no reason for block 1024x1x1"
+    grep -q '^  1024x1x1  *1x1x4  *[a-z]' "$T/out" || fail "no reason for block 1024x1x1 x4"
+}
+
+# Issue 46, item 3: --top K prints K rows and one line for the configurations that cannot
+# be launched (12 here, for two reasons: 9 blocks too large for 128 registers per thread,
+# 3 of 2048 threads), however many they are; --all-unlaunchable lists each; the JSON
+# keeps every one.
+case_rank_unlaunchable() {
+    many="$DATA/rank_with_many_unlaunchable_blocks.json"
+    run rank --help
+    expect_in out "--all-unlaunchable"
+    run rank --top 3 --table "$many"
+    expect_rc 0
+    [ "$(grep -c '^ *[0-9][0-9]*  *[0-9]*x[0-9]*x[0-9]* ' "$T/out")" -eq 3 ] ||
+        fail "expected 3 ranked rows"
+    [ "$(grep -c 'cannot be launched\|x1x1 .*fits on an SM\|exceed' "$T/out")" -eq 1 ] ||
+        fail "expected one line for the configurations that cannot be launched"
+    expect_in out "12 configurations cannot be launched (9 of them like block 1024x1x1, folding 1x1x1: no block of 1024 threads fits on an SM (128 registers per thread"
+    expect_in out "18 configurations evaluated, 0 from cache"
+    run rank --top 3 --table --all-unlaunchable "$many"
+    expect_rc 0
+    expect_in out "12 configurations cannot be launched:"
+    [ "$(grep -c '^  [0-9]*x[0-9]*x[0-9]*  *[0-9]x1x1  *[a-z0-9]' "$T/out")" -eq 12 ] ||
+        fail "expected 12 rows of configurations that cannot be launched"
+    grep -q '^  32x32x2  *4x1x1  *[a-z0-9]' "$T/out" || fail "no row for block 32x32x2"
+    run rank --top 3 "$many"
+    expect_rc 0
+    [ "$(grep -o '\],"reason":' "$T/out" | wc -l)" -eq 12 ] || fail "the JSON lists all 12"
 }
 
 # Issue 12, item 4: rank --time-limit SECONDS bounds the whole ranking. --help explains
@@ -612,14 +644,104 @@ case_gpu_commands() {
     run measure big_nonaffine.json
     expect_rc 1
     expect_in err '"code":"unavailable"'
+    # Issue 46, item 3: rank --measure-top without a GPU says so on stderr before the
+    # ranking and exits 3 (rank --help); --allow-no-gpu keeps 0 for scripts
+    run rank --help
+    expect_in out "3 --measure-top"
+    expect_in out "without a GPU to time on: stderr says so first"
+    expect_in out "--allow-no-gpu"
     run rank --measure-top 2 --top 3 "$DATA/rank_2d_5point.json"
-    expect_rc 0
+    expect_rc 3
     expect_in out '"measure":{"status":"unavailable"'
+    expect_in err "launchrank rank: cannot measure: "
+    expect_in err "; the ranking is predicted only (exit status 3; --allow-no-gpu makes it 0)"
     run rank --measure-top 2 --top 3 --table "$DATA/rank_2d_5point.json"
+    expect_rc 3
+    expect_in out "measurement unavailable"
+    rc=0
+    "$LR" rank --measure-top 2 --top 3 --table "$DATA/rank_2d_5point.json" >both 2>&1 || rc=$?
+    last="launchrank rank --measure-top 2 --top 3 --table (stdout and stderr together)"
+    cp both "$T/out"
+    expect_rc 3
+    head -n 1 both | grep -q "^launchrank rank: cannot measure: " ||
+        fail "the first line is not the reason measuring cannot run"
+    run rank --measure-top 2 --top 3 --allow-no-gpu --table "$DATA/rank_2d_5point.json"
     expect_rc 0
     expect_in out "measurement unavailable"
+    expect_in err "cannot measure: "
+    expect_in err "the ranking is predicted only (exit status 0)"
+    # a request's own measure.top keeps exit 0 (the Python client's Local backend reads
+    # measure.status), the reason still first on stderr
+    sed 's/^{/{"measure":{"top":1},/' "$DATA/rank_2d_5point.json" >measure_in_request.json
+    run rank --top 3 measure_in_request.json
+    expect_rc 0
+    expect_in out '"measure":{"status":"unavailable"'
+    expect_in err "the ranking is predicted only (exit status 0)"
+    run rank --top 3 --allow-no-gpu "$DATA/rank_2d_5point.json"
+    expect_rc 0
+    expect_empty err
     run rank --measure-top 99 "$DATA/rank_2d_5point.json"
     expect_rc 2
+}
+
+# Issue 46, item 7: docs/pystencils.md's count of configurations tied with the best is
+# the tie group the CLI (and the daemon, in the page's own example) gives its request.
+case_docs_pystencils() {
+    doc="$DATA/../../../docs/pystencils.md"
+    run rank --table "$DATA/../../../docs/pystencils/linear3d_rank.json"
+    expect_rc 0
+    n=$(sed -n 's/^tie group (within [0-9.]* % of the best): \([0-9]*\) configurations.*/\1/p' "$T/out")
+    [ -n "$n" ] || fail "no tie group in the table"
+    grep -q "indices); $n of them are predicted within the H100's precision" "$doc" ||
+        fail "docs/pystencils.md does not say $n configurations are tied with the best"
+    grep -q "\"reason\": \"one of $n configurations predicted within" "$doc" ||
+        fail "docs/pystencils.md's example answer does not say $n either"
+}
+
+# Issue 46, item 1: the README's quick start, as a newcomer follows it: the web
+# calculator's address, the daemon in the foreground with curl in a second terminal,
+# a first request of the default model (no "model" in it) shown indented, the test
+# command's duration; and each of its command-line examples runs as written.
+case_readme_quick_start() {
+    readme="$DATA/../../../README.md"
+    root="$DATA/../../.."
+    sed -n '/^## Quick start/,/^## Use/p' "$readme" >quick.md
+    [ -s quick.md ] || { last="README.md"; fail "no '## Quick start' section"; }
+    for want in "http://127.0.0.1:8080/" "In a second terminal" "foreground" \
+        "--data-binary @docs/examples/stencil2d.json" "| python3 -m json.tool" \
+        "about 7 minutes" "build-test/build.log"; do
+        grep -q -F -e "$want" quick.md || { last="README.md"; fail "the quick start lacks '$want'"; }
+    done
+    if grep -q '"model"' "$root/docs/examples/stencil2d.json"; then
+        last="docs/examples/stencil2d.json"
+        fail "the first example names a model: it should show the default"
+    fi
+    n=0
+    while read -r cmd; do
+        n=$((n + 1))
+        # "build-release/clients/cli/launchrank ARGS": ARGS as written, from the root
+        set -f
+        set -- ${cmd#build-release/clients/cli/launchrank }
+        set +f
+        (cd "$root" && "$LR" "$@") >"$T/out" 2>"$T/err" && rc=0 || rc=$?
+        last="$cmd (README.md)"
+        expect_rc 0
+    done <<EOF2
+$(sed -n 's/^    \(build-release\/clients\/cli\/launchrank .*\)$/\1/p' quick.md)
+EOF2
+    [ "$n" -eq 3 ] || { last="README.md"; fail "expected 3 command-line examples, found $n"; }
+    (cd "$root" && "$LR" estimate --pretty docs/examples/stencil2d.json) >"$T/out" 2>"$T/err"
+    rc=$?
+    last="launchrank estimate --pretty docs/examples/stencil2d.json"
+    expect_rc 0
+    expect_in out '"model":	"v2"'
+    expect_in out '"warnings":	[]'
+    (cd "$root" && "$LR" rank --table --top 5 docs/examples/stencil2d.json) >"$T/out" 2>"$T/err"
+    rc=$?
+    last="launchrank rank --table --top 5 docs/examples/stencil2d.json"
+    expect_rc 0
+    [ "$(grep -c '^ *[0-9][0-9]*  *[0-9]*x[0-9]*x[0-9]* ' "$T/out")" -eq 5 ] ||
+        fail "expected 5 ranked rows"
 }
 
 case_calibrate() {
@@ -628,6 +750,17 @@ case_calibrate() {
     expect_in out "Usage: launchrank calibrate"
     expect_in out "Example"
     expect_in out "Exit status"
+    # Issue 46, item 7: both helps count the fitted parameters alike (the analysis below
+    # prints the count from the code); --quick takes the same time everywhere
+    expect_in out "fits the eleven free model-v2 parameters (six more are held)"
+    expect_not_in out "20 s"
+    [ "$(grep -c 'about 30 s' "$T/out")" -eq 2 ] || fail "--quick is about 30 s in both places"
+    run fit --help
+    expect_in out "Refits the eleven free model-v2 parameters (six more are held)"
+    grep -q 'about 30 s with `--quick`' "$DATA/../../../README.md" ||
+        fail "README.md does not say --quick takes about 30 s"
+    grep -q '`--quick` about 30 s' "$DATA/../../../docs/calibration.md" ||
+        fail "docs/calibration.md does not say --quick takes about 30 s"
     run calibrate --no-such-option
     expect_rc 2
     expect_in err "calibrate --help"
@@ -645,6 +778,12 @@ case_calibrate() {
     expect_in out '"sources":'
     expect_in err "attainable bandwidths: DRAM 2973 GB/s"
     expect_in err "with the parameters fitted here:"
+    # Issue 46, item 7: calibrate and fit say the same count of fitted parameters, the
+    # one they fit (CAL_NPARAMS less the EST_HELD rows of estimator/params.def), and
+    # --quick's time agrees in --help, the README and docs/calibration.md
+    expect_in err "fitted (11): "
+    expect_in err "held (6; estimator/params.def, kind EST_HELD): "
+    # (the help texts' count and --quick's time: at the top of this case)
     # the description is a device a request accepts, as it is
     {
         printf '{"device":'
@@ -717,12 +856,15 @@ estimate) case_estimate ;;
 malformed) case_malformed ;;
 non_affine) case_non_affine ;;
 rank) case_rank ;;
+rank_unlaunchable) case_rank_unlaunchable ;;
 time_limit) case_time_limit ;;
 readme_decision) case_readme_decision ;;
 progress) case_progress ;;
 cache) case_cache ;;
 gpu_commands) case_gpu_commands ;;
 calibrate) case_calibrate ;;
+docs_pystencils) case_docs_pystencils ;;
+readme_quick_start) case_readme_quick_start ;;
 *)
     echo "cli_cases.sh: unknown case '$CASE'"
     exit 1

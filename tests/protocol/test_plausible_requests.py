@@ -5,9 +5,9 @@ any test request or docs example is predicted below its compulsory traffic").
 
 Usage: test_plausible_requests.py LAUNCHRANK_BINARY SOURCE_ROOT
 
-Every request file under tests/data, tests/cli/data and docs/pystencils (except the one
-that shows the warnings on purpose) is estimated when it has a launch and ranked; every
-corpus family (tests/accuracy/corpus/families) is ranked over exactly its measured
+Every request file under tests/data, tests/cli/data, docs/examples and docs/pystencils
+(except the one that shows the warnings on purpose) is estimated when it has a launch
+and ranked; every corpus family (tests/accuracy/corpus/families) is ranked over exactly its measured
 configurations. Any warning, top-level or of a ranked configuration, fails the test.
 Exits 1 on any failure, 0 otherwise.
 """
@@ -45,7 +45,8 @@ def main():
     os.chdir(root)
     failed = checked = 0
     files = []
-    for pattern in ("tests/data/*.json", "tests/cli/data/*.json", "docs/pystencils/*.json"):
+    for pattern in ("tests/data/*.json", "tests/cli/data/*.json", "docs/examples/*.json",
+                    "docs/pystencils/*.json"):
         files += sorted(glob.glob(pattern))
     for f in files:
         if f in EXPECTED:

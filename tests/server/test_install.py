@@ -133,23 +133,33 @@ def check_unit(dest, serve):
                  "ProtectSystem=strict", "ProtectHome=yes", "PrivateTmp=yes",
                  "CapabilityBoundingSet=", "RestrictAddressFamilies=AF_INET AF_INET6 AF_UNIX",
                  "SystemCallFilter=@system-service", "KillSignal=SIGTERM", "MemoryMax=2G",
-                 "Documentation=man:launchrank-serve(1)", "WantedBy=multi-user.target"):
+                 "WantedBy=multi-user.target"):
         check(re.search(rf"^{re.escape(line)}$", text, re.M), f"the unit sets {line}")
+    # the man page by its installed path, which man opens at any prefix, MANPATH or not
+    # (issue 46: by name, verify failed at a prefix outside man's search path)
+    doc = re.search(r"^Documentation=man:(/\S+/man1/launchrank-serve\.1)$", text, re.M)
+    check(doc and find(dest, "man1/launchrank-serve.1").endswith(doc.group(1) if doc else "-"),
+          "Documentation= names the installed man page by its path")
 
     analyze = shutil.which("systemd-analyze")
     if not analyze:
         print("systemd-analyze is not installed here: the unit's content was checked, "
               "`systemd-analyze verify` was not run", file=sys.stderr)
         return
-    # verify checks that ExecStart's program exists: a copy of the unit names the
-    # program in the temporary directory; MANPATH lets it find the man page.
+    # verify checks that ExecStart's program and the Documentation= page exist: a copy
+    # of the unit names both in the temporary directory, and MANPATH is unset, as on a
+    # machine where nobody set it.
     work = tempfile.mkdtemp(prefix="lr_unit.")
     try:
         copy = os.path.join(work, "launchrank-serve.service")
         with open(copy, "w", encoding="utf-8") as f:
-            f.write(text.replace(f"ExecStart={exe} ", f"ExecStart={serve} "))
-        man_dir = os.path.dirname(os.path.dirname(find(dest, "man1/launchrank-serve.1")))
-        out = run([analyze, "verify", copy], cwd=work, env=dict(os.environ, MANPATH=man_dir))
+            staged = text.replace(f"ExecStart={exe} ", f"ExecStart={serve} ")
+            if doc:
+                staged = staged.replace(f"man:{doc.group(1)}",
+                                        "man:" + find(dest, "man1/launchrank-serve.1"))
+            f.write(staged)
+        env = {k: v for k, v in os.environ.items() if k != "MANPATH"}
+        out = run([analyze, "verify", copy], cwd=work, env=env)
         said = (out.stdout + out.stderr).strip()
         if out.returncode != 0 and ("sysinit.target" in said or "System has not been booted"
                                     in said):
