@@ -10,14 +10,15 @@ set -euo pipefail
 run_pkgs=(gcc pkg-config meson ninja-build python3 libisl-dev libcjson-dev
           libmicrohttpd-dev libsqlite3-dev curl)
 # python3-jsonschema: tests/schema validates every body against schema/.
-# chromium and a font: tests/web drives the web calculator in headless Chromium.
+# chromium, chromium-driver, python3-selenium and a font: tests/web drives the web
+# calculator in headless Chromium through Selenium's WebDriver.
 # man-db: tests/server/test_install.py renders the installed man pages with man -l.
 # python3-prometheus-client: tests/server/test_metrics_format.py reads /metrics with
 # its parser.
 # haproxy: tests/server/test_replicas.py runs three daemons behind it (the replica
 # recipe of docs/operations.md); the test is skipped where it is missing.
 test_pkgs=(python3-jsonschema chromium fonts-dejavu-core man-db haproxy
-           python3-prometheus-client)
+           python3-prometheus-client chromium-driver python3-selenium)
 case ${1:-} in
   run) pkgs=("${run_pkgs[@]}") ;;
   test) pkgs=("${run_pkgs[@]}" "${test_pkgs[@]}") ;;

@@ -5,16 +5,18 @@
         types and the Content-Security-Policy that keeps the page to its origin;
         unknown files and other methods get the API's JSON errors.
     test_web.py browser LAUNCHRANK SRCROOT SHOTS_DIR [--docs DIR]
-        drives the page in Debian's headless Chromium (tests/web/cdp.py): loads each
-        preset, edits an expression, provokes a syntax error and checks where it is
-        marked, runs a ranking, hovers over it, measures, opens a permalink, and saves
-        screenshots (with --docs, also the three of docs/web.md). Every number read off
+        drives the page in Debian's headless Chromium through Selenium and
+        chromedriver (tests/web/browser.py): loads each preset, edits an expression,
+        provokes a syntax error and checks where it is marked, runs a ranking, hovers
+        over it, measures, opens a permalink, and saves screenshots (with --docs,
+        also the three of docs/web.md). Every number read off
         the page is compared with the daemon's answer to the same request, sent by
         this script: equal as numbers (tolerance 0, the page shows the JSON's
         numbers as they are). At the end, every URL the page requested must be of the
         daemon's origin.
 
-Exit 77 (skipped) only when no Chromium is installed (scripts/deps.sh installs it).
+Exit 77 (skipped) only when Chromium or chromedriver is not installed (scripts/deps.sh
+installs both, and python3-selenium, without which the browser test fails).
 """
 import json
 import os
@@ -27,7 +29,6 @@ import urllib.parse
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
 sys.path.insert(0, os.path.join(HERE, "..", "schema"))
-from cdp import Browser, find_chromium  # noqa: E402
 from lrdaemon import Daemon  # noqa: E402
 
 ESTIMATE_S = 60   # one estimate under ASan on a loaded 2-core machine: well under 1 s
@@ -529,9 +530,11 @@ def test_localhost(b, d):
 
 
 def test_browser(launchrank, srcroot, shots, docs):
+    from browser import Browser, find_chromium  # Selenium: the static test needs none
     chromium = find_chromium()
     if not chromium:
-        print("SKIP: no Chromium installed (scripts/deps.sh installs Debian's chromium)")
+        print("SKIP: no Chromium or no chromedriver installed (scripts/deps.sh installs "
+              "Debian's chromium and chromium-driver)")
         return 77
     os.makedirs(shots, exist_ok=True)
     if docs:
