@@ -228,10 +228,10 @@ static const lr_opt rank_block = {
     .name = "--block",
     .arg = "MAP",
     .def = "block_size_x,block_size_y,block_size_z",
-    .help = "with --format t4: the tune_params the block sides are in the T4 "
-            "configuration, as import-kt reads them: up to three comma-separated items, x "
-            "first, each your tune_param's name or a number for a side that is no tune_param "
-            "(left out; every configuration must have that value); missing trailing items "
+    .help = "with --format t4: what the T4 configuration calls the block sides, the "
+            "mapping import-kt reads: up to three comma-separated items, x first, each "
+            "your tune_param's name, or a number for a side that is no tune_param (left "
+            "out; every configuration must have that value there); missing trailing items "
             "are 1",
     .kind = LR_OPT_CALL,
     .set = cli_kt_set_block};
@@ -239,8 +239,8 @@ static const lr_opt rank_folding = {
     .name = "--folding",
     .arg = "MAP",
     .def = "folding_x,folding_y,folding_z",
-    .help = "with --format t4: the tune_params the points per thread are, as --block "
-            "(e.g. 1,1,tile_size_z)",
+    .help = "with --format t4: what it calls the points per thread (the folding), as "
+            "--block (e.g. 1,1,tile_size_z)",
     .kind = LR_OPT_CALL,
     .set = cli_kt_set_folding};
 
