@@ -47,8 +47,9 @@ typedef struct cli_opts {
     const char *out, *raw, *from_raw, *name, *base;
     int quick;     /* --quick */
     long long gpu; /* --gpu N, the CUDA device ordinal */
-    /* import-kt */
+    /* import-kt (and rank --format t4: --block MAP, --folding MAP) */
     const char *request, *block, *folding; /* --request FILE, --block MAP, --folding MAP */
+    const char *ignore;                    /* import-kt --ignore NAMES */
     const char *pos[2]; /* arguments that are not options, in order (borrowed from argv) */
     int npos;
 } cli_opts;

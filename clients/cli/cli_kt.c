@@ -71,21 +71,31 @@ static const lr_opt kt_block = {
     .def = "block_size_x,block_size_y,block_size_z, Kernel Tuner's names; one the cache "
            "lacks takes Kernel Tuner's default: 256 for x, 1 for y and z",
     .help = "the block sides",
-    .kind = LR_OPT_TEXT,
-    .offset = offsetof(cli_opts, block)};
+    .kind = LR_OPT_CALL,
+    .set = cli_kt_set_block};
 static const lr_opt kt_folding = {.name = "--folding",
                                   .arg = "MAP",
                                   .def = "1,1,1",
                                   .help = "the lattice points per thread",
-                                  .kind = LR_OPT_TEXT,
-                                  .offset = offsetof(cli_opts, folding)};
-static const lr_opt *const import_opts[] = {&kt_db, &kt_request, &kt_block, &kt_folding, NULL};
+                                  .kind = LR_OPT_CALL,
+                                  .set = cli_kt_set_folding};
+static const lr_opt kt_ignore = {
+    .name = "--ignore",
+    .arg = "NAMES",
+    .help = "comma-separated tune_params that change neither the block nor the points per "
+            "thread (an unrolling factor, a switch): their configurations are imported as "
+            "the launch they share. Every tune_param of the cache must be in --block, "
+            "--folding or --ignore",
+    .kind = LR_OPT_CALL,
+    .set = cli_kt_set_ignore};
+static const lr_opt *const import_opts[] = {&kt_db,      &kt_request, &kt_block,
+                                            &kt_folding, &kt_ignore,  NULL};
 
 static const lr_opt_cmd import_cmd = {
     .name = "import-kt",
     .usage =
         "Usage: launchrank import-kt [--db PATH] --request FILE [--block MAP]\n"
-        "                            [--folding MAP] CACHE.json\n"
+        "                            [--folding MAP] [--ignore NAMES] CACHE.json\n"
         "\n"
         "Reads a Kernel Tuner cache file (the JSON that tune_kernel(..., cache=...) writes:\n"
         "every configuration it timed) into the measurement log of the database, where\n"
@@ -94,7 +104,9 @@ static const lr_opt_cmd import_cmd = {
         "launchrank request (kernel, domain, device; docs/api.md) describing the tuned\n"
         "kernel, and --block and --folding say which tune_params are the block sides and\n"
         "the points per thread. A MAP is up to three comma-separated items, x first, each\n"
-        "the name of a tune_param or a number (missing trailing items are 1).\n"
+        "the name of a tune_param or a number (missing trailing items are 1). A tune_param\n"
+        "of the cache that --block and --folding do not name is refused (exit 2), not read\n"
+        "as 1: name it there, or in --ignore when it does not change the launch.\n"
         "\n"
         "Each configuration that ran becomes one row: its block and folding, the median of\n"
         "its \"times\" (else its \"time\"), in ms, and the GLup/s that makes for the domain.\n"
@@ -110,7 +122,8 @@ static const lr_opt_cmd import_cmd = {
         "\n"
         "Example:\n"
         "  launchrank import-kt --db lab.sqlite --request stencil.json \\\n"
-        "      --block block_size_x,block_size_y --folding 1,1,tile_size_z stencil_cache.json\n"
+        "      --block block_size_x,block_size_y --folding 1,1,tile_size_z \\\n"
+        "      --ignore loop_unroll stencil_cache.json\n"
         "  launchrank fit --db lab.sqlite H100-SXM5-80GB\n"
         "\n"
         "Exit status: 0 success; 2 bad usage, a request or cache file launchrank cannot use\n"
@@ -119,16 +132,6 @@ static const lr_opt_cmd import_cmd = {
     .min_pos = 1,
     .max_pos = 1,
     .missing = "which Kernel Tuner cache file?"};
-
-/* One side of the mapping: a tune_param's name, or a constant when name is NULL. */
-typedef struct kt_side {
-    const char *name; /* borrowed from argv or a static default */
-    int value;
-} kt_side;
-
-typedef struct kt_map {
-    kt_side block[3], folding[3];
-} kt_map;
 
 /* What an import found (the summary). */
 typedef struct kt_stats {
@@ -144,33 +147,6 @@ typedef struct kt_stats {
     /* why the first of those was refused: "path: message" */
     char first_outside[LR_PATH_MAX + LR_MESSAGE_MAX + 2];
 } kt_stats;
-
-/* Parses a MAP ("block_size_x,2,tile"). 0, or the exit status of a usage error. */
-static int parse_map(const char *opt, const char *text, kt_side out[3], char *buf, size_t n)
-{
-    snprintf(buf, n, "%s", text);
-    int i = 0;
-    for (char *save = NULL, *tok = strtok_r(buf, ",", &save); tok;
-         tok = strtok_r(NULL, ",", &save)) {
-        if (i == 3)
-            return cli_usage_error("import-kt", "%s has three items at most: '%s'", opt, text);
-        char *end;
-        long v = strtol(tok, &end, 10);
-        if (tok[0] >= '0' && tok[0] <= '9') {
-            if (*end || v < 1 || v > 1024)
-                return cli_usage_error("import-kt", "%s: '%s' is neither a name nor 1-1024",
-                                       opt, tok);
-            out[i++] = (kt_side){NULL, (int)v};
-        } else {
-            out[i++] = (kt_side){tok, 0};
-        }
-    }
-    if (i == 0)
-        return cli_usage_error("import-kt", "%s needs at least one item", opt);
-    for (; i < 3; i++)
-        out[i] = (kt_side){NULL, 1};
-    return 0;
-}
 
 /* Reads the whole of path into *out (malloc'd, NUL-terminated). 0, or 1 after a
  * message, or 2 after a limit_exceeded error body. */
@@ -253,9 +229,10 @@ static cJSON *parse_cache(char *text, size_t len, lr_error *err)
 
 /* The value of side for the entry at key: a constant, or the entry's value of the
  * named tune_param. -1 with err when the entry lacks it or it is not an integer. */
-static int side_value(const kt_side *side, const cJSON *entry, const char *key, lr_error *err)
+static int side_value(const cli_kt_side *side, const cJSON *entry, const char *key,
+                      lr_error *err)
 {
-    if (!side->name)
+    if (!side->name[0])
         return side->value;
     const cJSON *v = cJSON_GetObjectItemCaseSensitive(entry, side->name);
     char path[LR_PATH_MAX];
@@ -304,19 +281,69 @@ static double entry_ms(const cJSON *entry, double *lo, double *hi)
 
 /* A name of the mapping must be a tune_param of the cache; the default names need
  * not be: Kernel Tuner then launches blocks of KT_DEFAULT_BLOCK_X x 1 x 1. */
-static int check_names(kt_side s[3], int defaults, const cJSON *params, const char *what,
+static int check_names(cli_kt_side s[3], int defaults, const cJSON *params, const char *what,
                        lr_error *err)
 {
     for (int d = 0; d < 3; d++) {
-        if (!s[d].name || cJSON_GetObjectItemCaseSensitive(params, s[d].name))
+        if (!s[d].name[0] || cJSON_GetObjectItemCaseSensitive(params, s[d].name))
             continue;
         if (defaults) { /* Kernel Tuner's own defaults of its names */
-            s[d] = (kt_side){NULL, d == 0 ? KT_DEFAULT_BLOCK_X : 1};
+            s[d] = (cli_kt_side){.value = d == 0 ? KT_DEFAULT_BLOCK_X : 1};
             continue;
         }
         return lr_error_set(err, LR_INVALID_REQUEST, "tune_params",
                             "the %s names '%s', which is not one of the cache's tune_params",
                             what, s[d].name);
+    }
+    return 0;
+}
+
+/* Whether one of the three sides is the tune_param name. */
+static int maps(const cli_kt_side s[3], const char *name)
+{
+    for (int d = 0; d < 3; d++)
+        if (s[d].name[0] && !strcmp(s[d].name, name))
+            return 1;
+    return 0;
+}
+
+/* Every tune_param of the cache is mapped (a block side, a folding) or ignored, and
+ * every ignored name is a tune_param that is not mapped: a parameter left out would
+ * otherwise be read as folding 1 (as tile_size_z once was), and its configurations as
+ * launches they are not. 0, or -1 with err naming the parameter. */
+static int check_unmapped(const cli_kt_map *map, const char *ignore, const cJSON *params,
+                          lr_error *err)
+{
+    char path[LR_PATH_MAX];
+    const cJSON *p;
+    cJSON_ArrayForEach(p, params)
+    {
+        const char *name = p->string;
+        int mapped = maps(map->block, name) || maps(map->folding, name);
+        snprintf(path, sizeof path, "tune_params.%s", name);
+        if (mapped && cli_kt_list_has(ignore, name))
+            return lr_error_set(err, LR_INVALID_REQUEST, path,
+                                "'%s' is both mapped (--%s) and in --ignore: which is it?",
+                                name, maps(map->block, name) ? "block" : "folding");
+        if (!mapped && !cli_kt_list_has(ignore, name))
+            return lr_error_set(
+                err, LR_INVALID_REQUEST, path,
+                "the tune_param '%s' is mapped by neither --block nor --folding: name it "
+                "there (e.g. --folding 1,1,%s when each thread computes %s points along z), "
+                "or, when it changes neither the block nor the points per thread (an "
+                "unrolling factor, a switch), declare it with --ignore %s",
+                name, name, name, name);
+    }
+    for (const char *s = ignore; s && *s;) {
+        size_t len = strcspn(s, ",");
+        char name[CLI_KT_NAME_MAX];
+        snprintf(name, sizeof name, "%.*s", (int)len, s); /* shorter: cli_kt_set_ignore */
+        if (!cJSON_GetObjectItemCaseSensitive(params, name))
+            return lr_error_set(err, LR_INVALID_REQUEST, "tune_params",
+                                "--ignore names '%s', which is not one of the cache's "
+                                "tune_params",
+                                name);
+        s += len + (s[len] == ',');
     }
     return 0;
 }
@@ -327,9 +354,10 @@ typedef struct kt_import {
     st_store *st;
     cJSON *body;        /* owned: the user's request, launch to be set per entry */
     const cJSON *cache; /* borrowed: the cache file's JSON */
-    kt_map map;
-    int default_block; /* map.block holds Kernel Tuner's default names */
-    char **seen;       /* owned: import ids already in the log */
+    cli_kt_map map;
+    int default_block;  /* map.block holds Kernel Tuner's default names */
+    const char *ignore; /* --ignore NAMES (borrowed from argv); NULL when not given */
+    char **seen;        /* owned: import ids already in the log */
     int nseen, capseen;
     kt_stats stats;
     char device[64];   /* the request's device name */
@@ -501,7 +529,8 @@ static int kt_read(kt_import *im, lr_error *err)
         return lr_error_set(err, LR_INVALID_REQUEST, "tune_params",
                             "not a Kernel Tuner cache file: it has no \"tune_params\" object");
     if (check_names(im->map.block, im->default_block, params, "--block", err) ||
-        check_names(im->map.folding, 0, params, "--folding", err))
+        check_names(im->map.folding, 0, params, "--folding", err) ||
+        check_unmapped(&im->map, im->ignore, params, err))
         return -1;
     if (st_measurement_each(im->st, collect_ids, im, err) > 0)
         return lr_error_set(err, LR_NO_MEMORY, NULL, "out of memory");
@@ -645,13 +674,13 @@ int cli_cmd_import_kt(int argc, char **argv)
                          "describes the kernel (the cache does not say what it accesses)");
     kt_import im = {
         .map = {.block = {{"block_size_x", 0}, {"block_size_y", 0}, {"block_size_z", 0}},
-                .folding = {{NULL, 1}, {NULL, 1}, {NULL, 1}}}};
-    char bbuf[256], fbuf[256];
+                .folding = {{"", 1}, {"", 1}, {"", 1}}},
+        .ignore = o.ignore};
+    char why[LR_OPT_WHY_MAX];
     im.default_block = !o.block;
-    if ((o.block && (rc = parse_map("--block", o.block, im.map.block, bbuf, sizeof bbuf))) ||
-        (o.folding &&
-         (rc = parse_map("--folding", o.folding, im.map.folding, fbuf, sizeof fbuf))))
-        return rc;
+    if ((o.block && cli_kt_map_parse(o.block, im.map.block, why, sizeof why)) ||
+        (o.folding && cli_kt_map_parse(o.folding, im.map.folding, why, sizeof why)))
+        return cli_usage_error("import-kt", "%s", why); /* lr_opt checked them already */
     rc = import_files(&im, o.db ? o.db : CLI_DEFAULT_DB, o.request, o.pos[0]);
     for (int i = 0; i < im.nseen; i++)
         free(im.seen[i]);

@@ -19,8 +19,14 @@
 
 #include "cli.h"
 
-static const char *const block_names[3] = {"block_size_x", "block_size_y", "block_size_z"};
-static const char *const folding_names[3] = {"folding_x", "folding_y", "folding_z"};
+/* What the conversion needs besides each item: the names, and why it stopped. */
+typedef struct t4_ctx {
+    const cli_kt_map *names;
+    const char *timestamp;
+    char *why; /* the message when a configuration does not fit names */
+    size_t why_size;
+    int bad_input; /* 1 when it did not fit names (the user's mapping), else 0 */
+} t4_ctx;
 
 /* {"name", "value", "unit"} appended to list; value is taken. 0, or -1 when out of
  * memory (value freed). */
@@ -48,20 +54,45 @@ static int add_number(cJSON *list, const char *name, const cJSON *from, const ch
     return add_measurement(list, name, cJSON_CreateNumber(v->valuedouble), unit);
 }
 
+/* The configuration of item (which has "block" and "folding") into cfg: a key per
+ * named side; a side mapped to a number must have that value. 0, or -1 (with ctx->why
+ * when the item does not fit the names). */
+static int add_configuration(cJSON *cfg, const cJSON *item, t4_ctx *ctx)
+{
+    static const char axis[] = "xyz";
+    const cJSON *block = cJSON_GetObjectItemCaseSensitive(item, "block");
+    const cJSON *folding = cJSON_GetObjectItemCaseSensitive(item, "folding");
+    for (int d = 0; d < 6; d++) {
+        const cli_kt_side *side = d < 3 ? &ctx->names->block[d] : &ctx->names->folding[d - 3];
+        const cJSON *v = cJSON_GetArrayItem(d < 3 ? block : folding, d % 3);
+        int value = cJSON_IsNumber(v) ? v->valueint : 1;
+        if (side->name[0]) {
+            if (!cJSON_AddNumberToObject(cfg, side->name, value))
+                return -1;
+        } else if (value != side->value) {
+            const cJSON *rank = cJSON_GetObjectItemCaseSensitive(item, "rank");
+            char at[48] = "a configuration that cannot run";
+            if (cJSON_IsNumber(rank))
+                snprintf(at, sizeof at, "rank %d", rank->valueint);
+            const char *what = d < 3 ? "block" : "folding";
+            snprintf(ctx->why, ctx->why_size,
+                     "--%s fixes %s %c at %d, but the ranking holds %s %c = %d (%s); name a "
+                     "tune_param there, or narrow the request's search to your tune_params",
+                     what, what, axis[d % 3], side->value, what, axis[d % 3], value, at);
+            ctx->bad_input = 1;
+            return -1;
+        }
+    }
+    return 0;
+}
+
 /* A new T4 result of the configuration item (which has "block" and "folding"). */
-static cJSON *new_result(const cJSON *item, const char *timestamp, const char *invalidity,
-                         int correct)
+static cJSON *new_result(const cJSON *item, t4_ctx *ctx, const char *invalidity, int correct)
 {
     cJSON *r = cJSON_CreateObject();
     cJSON *cfg = r ? cJSON_AddObjectToObject(r, "configuration") : NULL;
-    const cJSON *block = cJSON_GetObjectItemCaseSensitive(item, "block");
-    const cJSON *folding = cJSON_GetObjectItemCaseSensitive(item, "folding");
-    int ok = cfg && cJSON_AddStringToObject(r, "timestamp", timestamp);
-    for (int d = 0; ok && d < 6; d++) {
-        const cJSON *v = cJSON_GetArrayItem(d < 3 ? block : folding, d % 3);
-        ok = cJSON_AddNumberToObject(cfg, d < 3 ? block_names[d] : folding_names[d - 3],
-                                     cJSON_IsNumber(v) ? v->valueint : 1) != NULL;
-    }
+    int ok = cfg && cJSON_AddStringToObject(r, "timestamp", ctx->timestamp) &&
+             !add_configuration(cfg, item, ctx);
     cJSON *objectives = ok ? cJSON_AddArrayToObject(r, "objectives") : NULL;
     ok = objectives && cJSON_AddObjectToObject(r, "times") &&
          cJSON_AddStringToObject(r, "invalidity", invalidity) &&
@@ -77,12 +108,12 @@ static cJSON *new_result(const cJSON *item, const char *timestamp, const char *i
 }
 
 /* The T4 result of one ranked configuration; points = lattice updates of the domain. */
-static cJSON *ranked_result(const cJSON *item, double points, const char *timestamp)
+static cJSON *ranked_result(const cJSON *item, double points, t4_ctx *ctx)
 {
     const cJSON *measured = cJSON_GetObjectItemCaseSensitive(item, "measured");
     int failed = cJSON_IsObject(cJSON_GetObjectItemCaseSensitive(measured, "error"));
     /* a configuration the GPU could not time did not run: T4 has no "not timed" */
-    cJSON *r = new_result(item, timestamp, failed ? "runtime" : "correct", failed ? 0 : 1);
+    cJSON *r = new_result(item, ctx, failed ? "runtime" : "correct", failed ? 0 : 1);
     cJSON *list = cJSON_GetObjectItemCaseSensitive(r, "measurements");
     const cJSON *perf = cJSON_GetObjectItemCaseSensitive(item, "performance");
     const cJSON *pred = cJSON_GetObjectItemCaseSensitive(perf, "predicted");
@@ -118,9 +149,9 @@ static cJSON *ranked_result(const cJSON *item, double points, const char *timest
 }
 
 /* The T4 result of a configuration that cannot run on the device. */
-static cJSON *refused_result(const cJSON *item, const char *timestamp)
+static cJSON *refused_result(const cJSON *item, t4_ctx *ctx)
 {
-    cJSON *r = new_result(item, timestamp, "constraints", 0);
+    cJSON *r = new_result(item, ctx, "constraints", 0);
     const char *why = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(item, "reason"));
     if (r && add_measurement(cJSON_GetObjectItemCaseSensitive(r, "measurements"), "reason",
                              cJSON_CreateString(why ? why : ""), "")) {
@@ -130,13 +161,19 @@ static cJSON *refused_result(const cJSON *item, const char *timestamp)
     return r;
 }
 
-cJSON *cli_t4_from_rank(const char *rank_json, const char *timestamp)
+cJSON *cli_t4_from_rank(const char *rank_json, const char *timestamp, const cli_kt_map *names,
+                        char *why, size_t why_size, int *bad_input)
 {
+    t4_ctx ctx = {names ? names : &cli_kt_t4_default, timestamp, why, why_size, 0};
     cJSON *resp = cJSON_Parse(rank_json);
     const cJSON *results = cJSON_GetObjectItemCaseSensitive(resp, "results");
     const cJSON *refused = cJSON_GetObjectItemCaseSensitive(resp, "not_launchable");
     const cJSON *domain = cJSON_GetObjectItemCaseSensitive(resp, "domain");
+    snprintf(why, why_size, "out of memory writing the T4 results");
+    if (bad_input)
+        *bad_input = 0;
     if (!cJSON_IsArray(results) || !cJSON_IsArray(domain)) {
+        snprintf(why, why_size, "the response is no ranking (no \"results\" or \"domain\")");
         cJSON_Delete(resp);
         return NULL;
     }
@@ -149,17 +186,19 @@ cJSON *cli_t4_from_rank(const char *rank_json, const char *timestamp)
     const cJSON *item;
     cJSON_ArrayForEach(item, results)
     {
-        cJSON *r = ok ? ranked_result(item, points, timestamp) : NULL;
+        cJSON *r = ok ? ranked_result(item, points, &ctx) : NULL;
         ok = r != NULL;
         cJSON_AddItemToArray(list, r);
     }
     cJSON_ArrayForEach(item, refused)
     {
-        cJSON *r = ok ? refused_result(item, timestamp) : NULL;
+        cJSON *r = ok ? refused_result(item, &ctx) : NULL;
         ok = r != NULL;
         cJSON_AddItemToArray(list, r);
     }
     cJSON_Delete(resp);
+    if (bad_input)
+        *bad_input = ctx.bad_input;
     if (!ok) {
         cJSON_Delete(t4);
         return NULL;
@@ -167,17 +206,19 @@ cJSON *cli_t4_from_rank(const char *rank_json, const char *timestamp)
     return t4;
 }
 
-int cli_t4_print(const char *rank_json)
+int cli_t4_print(const char *rank_json, const cli_kt_map *names)
 {
     char stamp[32];
     time_t now = time(NULL);
     struct tm tm;
     gmtime_r(&now, &tm);
     strftime(stamp, sizeof stamp, "%Y-%m-%dT%H:%M:%SZ", &tm);
-    cJSON *t4 = cli_t4_from_rank(rank_json, stamp);
+    char why[LR_MESSAGE_MAX];
+    int bad_input;
+    cJSON *t4 = cli_t4_from_rank(rank_json, stamp, names, why, sizeof why, &bad_input);
     if (!t4) {
-        fprintf(stderr, "launchrank rank: out of memory writing the T4 results\n");
-        return CLI_EXIT_FAILED;
+        fprintf(stderr, "launchrank rank: %s\n", why);
+        return bad_input ? CLI_EXIT_BAD_INPUT : CLI_EXIT_FAILED;
     }
     int rc = cli_write_json("rank", NULL, t4);
     cJSON_Delete(t4);

@@ -224,8 +224,29 @@ static const lr_opt rank_all_unlaunchable = {
     .kind = LR_OPT_FLAG,
     .offset = offsetof(cli_opts, all_unlaunchable)};
 
+static const lr_opt rank_block = {
+    .name = "--block",
+    .arg = "MAP",
+    .def = "block_size_x,block_size_y,block_size_z",
+    .help = "with --format t4: what the T4 configuration calls the block sides, the "
+            "mapping import-kt reads: up to three comma-separated items, x first, each "
+            "your tune_param's name, or a number for a side that is no tune_param (left "
+            "out; every configuration must have that value there); missing trailing items "
+            "are 1",
+    .kind = LR_OPT_CALL,
+    .set = cli_kt_set_block};
+static const lr_opt rank_folding = {
+    .name = "--folding",
+    .arg = "MAP",
+    .def = "folding_x,folding_y,folding_z",
+    .help = "with --format t4: what it calls the points per thread (the folding), as "
+            "--block (e.g. 1,1,tile_size_z)",
+    .kind = LR_OPT_CALL,
+    .set = cli_kt_set_folding};
+
 static const lr_opt *const rank_opts[] = {
-    &rank_table,       &rank_format,     &rank_top,      &rank_threads,   &rank_measure_top,
+    &rank_table,       &rank_format,     &rank_block,    &rank_folding,
+    &rank_top,         &rank_threads,    &rank_measure_top,
     &rank_allow_no_gpu, &rank_all_unlaunchable,
     &cli_opt_db_cache, &cli_opt_max_request_mb, &rank_time_limit, &rank_progress,
     &cli_opt_pretty,   NULL};
@@ -252,6 +273,8 @@ static const lr_opt_cmd rank_cmd = {
         "Example:\n"
         "  launchrank rank --table --top 10 stencil2d.json\n"
         "  launchrank rank --format t4 --measure-top 5 stencil2d.json > results.json\n"
+        "  launchrank rank --format t4 --block bx,by,1 --folding 1,1,tile_size_z \\\n"
+        "      stencil3d.json > results.json\n"
         "\n"
         "Exit status: 0 success; 2 bad request or usage (a JSON error with code, message\n"
         "and the path of the offending input is printed on stderr); 3 --measure-top\n"
@@ -327,12 +350,37 @@ static char *rank_edit_request(const char *body, const cli_opts *o)
     return edited;
 }
 
+/* The names of the T4 configuration: --block and --folding over the defaults. 0, or
+ * the exit status of a usage error (a name given to two sides). */
+static int rank_t4_names(const char *cmd, const cli_opts *o, cli_kt_map *names)
+{
+    char why[LR_OPT_WHY_MAX];
+    *names = cli_kt_t4_default;
+    if ((o->block && cli_kt_map_parse(o->block, names->block, why, sizeof why)) ||
+        (o->folding && cli_kt_map_parse(o->folding, names->folding, why, sizeof why)))
+        return cli_usage_error(cmd, "%s", why); /* checked by lr_opt already */
+    const cli_kt_side *all[6] = {&names->block[0],   &names->block[1],   &names->block[2],
+                                 &names->folding[0], &names->folding[1], &names->folding[2]};
+    for (int i = 0; i < 6; i++)
+        for (int j = 0; j < i; j++)
+            if (all[i]->name[0] && !strcmp(all[i]->name, all[j]->name))
+                return cli_usage_error(cmd,
+                                       "--block and --folding name '%s' twice: a T4 "
+                                       "configuration has one value per tune_param",
+                                       all[i]->name);
+    return 0;
+}
+
 /* Prints a rank response as --format or --table ask; returns the exit status. */
 static int rank_print(const char *cmd, const char *resp, const cli_opts *o)
 {
     if (o->format && !strcmp(o->format, "t4")) {
+        cli_kt_map names;
+        int rc = rank_t4_names(cmd, o, &names);
+        if (rc)
+            return rc;
         warn_incomplete(cmd, resp);
-        return cli_t4_print(resp);
+        return cli_t4_print(resp, &names);
     }
     if (!o->table)
         return cli_print_json(cmd, resp, o->pretty);
@@ -393,6 +441,13 @@ static int cmd_rank(int argc, char **argv)
         return cli_usage_error(argv[0], "--table and --format %s contradict each other",
                                o.format);
     o.table |= o.format && !strcmp(o.format, "table");
+    if ((o.block || o.folding) && !(o.format && !strcmp(o.format, "t4")))
+        return cli_usage_error(argv[0],
+                               "%s names tune_params in T4 results: it needs --format t4",
+                               o.block ? "--block" : "--folding");
+    cli_kt_map names;
+    if (o.format && !strcmp(o.format, "t4") && (rc = rank_t4_names(argv[0], &o, &names)))
+        return rc; /* before the ranking, which may take long */
     if ((rc = cli_read_request(argv[0], o.pos[0], &body, &len)))
         return rc;
     if ((edited = rank_edit_request(body, &o)))

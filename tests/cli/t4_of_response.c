@@ -25,7 +25,10 @@ int main(int argc, char **argv)
     if (f)
         fclose(f);
     text[n] = 0;
-    cJSON *t4 = cli_t4_from_rank(text, argv[2]);
+    char why[512];
+    cJSON *t4 = cli_t4_from_rank(text, argv[2], NULL, why, sizeof why, NULL);
+    if (!t4)
+        fprintf(stderr, "t4_of_response: %s\n", why);
     char *out = t4 ? cJSON_PrintUnformatted(t4) : NULL;
     if (out)
         puts(out);

@@ -14,6 +14,10 @@ test_kernel_tuner: Kernel Tuner interop (issue 13, item 2; docs/kernel_tuner.md)
   the same timings give when logged directly (tests/calibrate/test_refit.c). Importing
   twice adds nothing, an open (still being written) cache is read, failed and
   out-of-range configurations are counted, and bad files are refused with the path.
+* Mappings (issue 46, item 6): `rank --format t4 --block MAP --folding MAP` names the T4
+  configuration by the user's tune_params, as `import-kt` reads them; a bad mapping is
+  a usage error naming the item; import-kt refuses a tune_param it is not told about
+  (once read as folding 1) unless it is mapped or named in --ignore.
 
 Usage: test_kernel_tuner.py LAUNCHRANK T4_OF_RESPONSE SOURCE_ROOT
 """
@@ -258,6 +262,67 @@ class T4Export(unittest.TestCase):
         py = to_t4(resp, timestamp="2026-11-22T00:00:00Z")
         self.assertTrue(same_doc(py, doc), (py, doc))
 
+    def test_block_and_folding_name_the_configuration_by_the_user_s_tune_params(self):
+        rc, out, err = run("rank", "--format", "t4", self.request)
+        self.assertEqual(rc, 0, err)
+        default = json.loads(out)
+        rc, out, err = run("rank", "--format", "t4", "--block", "bx,by", "--folding=1,1,fz",
+                           self.request)
+        self.assertEqual(rc, 0, err)
+        doc = json.loads(out)
+        self.check_t4(doc)
+        self.assertEqual(len(doc["results"]), len(default["results"]))
+        for d, t in zip(default["results"], doc["results"]):
+            c = d["configuration"]
+            # bz and the x and y folding are no tune_params: left out (all 1 here)
+            self.assertEqual((c["block_size_z"], c["folding_x"], c["folding_y"]), (1, 1, 1))
+            self.assertEqual(t["configuration"], {"bx": c["block_size_x"],
+                                                  "by": c["block_size_y"],
+                                                  "fz": c["folding_z"]})
+            self.assertEqual(t["measurements"], d["measurements"])
+            self.assertEqual(t["invalidity"], d["invalidity"])
+        # the same names as Python's to_t4 writes them
+        sys.path.insert(0, os.path.join(SOURCE_ROOT, "clients", "python"))
+        from launchrank_client.kernel_tuner import to_t4
+        rc, out, err = run("rank", self.request)
+        ranking = json.loads(out)
+        rc, out, err = run("rank", "--format", "t4", "--block", "bx,by,bz", "--folding",
+                           "fx,fy,fz", self.request)
+        self.assertEqual(rc, 0, err)
+        cli = json.loads(out)
+        py = to_t4(ranking, timestamp=cli["results"][0]["timestamp"],
+                   block_names=("bx", "by", "bz"), folding_names=("fx", "fy", "fz"))
+        self.assertTrue(same_doc(py, cli), (py, cli))
+
+    def test_a_bad_t4_mapping_exits_2_naming_the_item(self):
+        cases = [
+            (["--block", "bx,b-y"], "--block: 'b-y' is not a tune_param name"),
+            (["--block", "bx,,bz"], "--block: 'bx,,bz' has an empty item"),
+            (["--folding", "1,1,fz,fw"], "--folding: three items at most (x, y, z): 'fw' is "
+                                         "a fourth"),
+            (["--block", "0,by"], "--block: the x item '0' is neither a name nor a number"),
+            (["--block", "2000"], "--block: the x item '2000' is neither a name nor a number"),
+            (["--block", "tile", "--folding", "1,1,tile"],
+             "--block and --folding name 'tile' twice"),
+            # fz is 1 and 4 in this ranking: a constant 1 cannot write it
+            (["--folding", "1,1,1"], "--folding fixes folding z at 1, but the ranking holds "
+                                     "folding z = 4 (rank "),
+            (["--block", "32,by"], "--block fixes block x at 32, but the ranking holds "
+                                   "block x = "),
+        ]
+        for extra, message in cases:
+            rc, out, err = run("rank", "--format", "t4", *extra, self.request)
+            self.assertEqual((rc, out), (2, ""), (extra, err))
+            self.assertIn(message, err, extra)
+        # the names are T4's: without --format t4 they are a mistake, not a launch
+        for fmt in ([], ["--format", "json"], ["--table"]):
+            rc, out, err = run("rank", *fmt, "--block", "bx,by", self.request)
+            self.assertEqual(rc, 2, fmt)
+            self.assertIn("--block names tune_params in T4 results: it needs --format t4", err)
+        rc, out, err = run("rank", "--help")
+        self.assertIn("--block MAP", out)
+        self.assertIn("--folding MAP", out)
+
     def test_format_table_is_table_and_contradictions_are_usage_errors(self):
         rc, table, err = run("rank", "--table", self.request)
         self.assertEqual(rc, 0, err)
@@ -492,8 +557,15 @@ class Import(unittest.TestCase):
         rc, out, err = run("cache", "export", "--db", os.path.join(self.dir, "nox.sqlite"))
         rows = [json.loads(line) for line in out.splitlines()]
         self.assertEqual({r["block_x"] for r in rows if r["type"] == "measurement"}, {256})
+        # block_size_y is a tune_param of the cache: fixing by at 2 leaves it unmapped,
+        # which is said, not guessed; --ignore declares that it does not matter
         rc, out, err = run("import-kt", "--db", self.db, "--request", self.request_file(fam),
                            "--block", "block_size_x,2", "--folding", "1,1,1", cache)
+        self.assertEqual(rc, 2, err)
+        self.assertIn("the tune_param 'block_size_y' is mapped by neither", err)
+        rc, out, err = run("import-kt", "--db", self.db, "--request", self.request_file(fam),
+                           "--block", "block_size_x,2", "--folding", "1,1,1", "--ignore",
+                           "block_size_y", cache)
         self.assertEqual(rc, 0, err)
         # by = 2 for all: new launches are new rows, those that had by = 2 are in already
         same = sum(1 for b, f, g in runs if b[1] == 2)
@@ -501,6 +573,76 @@ class Import(unittest.TestCase):
         summary = json.loads(out)
         self.assertEqual((summary["imported"], summary["already_imported"]),
                          (len(runs) - same, same))
+
+    def test_an_unmapped_tune_param_is_refused_naming_it_and_how_to_map_it(self):
+        fam = family("star3d_r1_f64")
+        req = self.request_file(fam)
+        runs = [r for r in recorded("star3d_r1_f64") if r[1][:2] == [1, 1]]
+        self.assertGreater(len({r[1][2] for r in runs}), 1)
+        doc = kt_cache("star3d_r1_f64", runs, 256 ** 3)
+        for entry in doc["cache"].values():  # the tune_params of docs/kernel_tuner.md
+            del entry["tile_size_x"], entry["tile_size_y"]
+        keys = KEYS[:3] + ["tile_size_z"]
+        doc["tune_params"] = {k: doc["tune_params"][k] for k in keys}
+        doc["tune_params_keys"] = keys
+        cache = self.write("c.json", doc)
+
+        def import_kt(*extra, db=self.db):
+            rc, out, err = run("import-kt", "--db", db, "--request", req, *extra, cache)
+            return rc, out, err
+
+        def error(err):
+            return json.loads(err[err.index('{"error"'):].splitlines()[0])["error"]
+
+        # today's mistake: tile_size_z was read as folding 1, every thread one point
+        rc, out, err = import_kt()
+        self.assertEqual((rc, out), (2, ""), err)
+        e = error(err)
+        self.assertEqual((e["code"], e["path"]), ("invalid_request", "tune_params.tile_size_z"))
+        for text in ("'tile_size_z' is mapped by neither --block nor --folding",
+                     "--folding 1,1,tile_size_z", "--ignore tile_size_z"):
+            self.assertIn(text, e["message"])
+        rc, out, err = run("cache", "export", "--db", self.db)
+        self.assertEqual([r for r in (json.loads(line) for line in out.splitlines())
+                          if r["type"] == "measurement"], [])
+        # mapped, each row has its folding
+        rc, out, err = import_kt("--folding", "1,1,tile_size_z")
+        self.assertEqual(rc, 0, err)
+        self.assertEqual(json.loads(out)["imported"], len(runs))
+        rc, out, err = run("cache", "export", "--db", self.db)
+        rows = [r for r in (json.loads(line) for line in out.splitlines())
+                if r["type"] == "measurement"]
+        self.assertEqual({r["fold_z"] for r in rows}, {r[1][2] for r in runs})
+        for r in rows:
+            self.assertEqual(r["fold_z"], r["value"]["entry"]["tile_size_z"])
+        # declared irrelevant: imported as folding 1, as asked
+        rc, out, err = import_kt("--ignore", "tile_size_z",
+                                 db=os.path.join(self.dir, "ignored.sqlite"))
+        self.assertEqual(rc, 0, err)
+        self.assertEqual(json.loads(out)["imported"], len(runs))
+        # --ignore must name a tune_param, and not one that is mapped
+        rc, out, err = import_kt("--folding", "1,1,tile_size_z", "--ignore", "unroll")
+        self.assertEqual(rc, 2)
+        self.assertIn("--ignore names 'unroll', which is not one of the cache's tune_params",
+                      error(err)["message"])
+        rc, out, err = import_kt("--folding", "1,1,tile_size_z", "--ignore", "tile_size_z")
+        self.assertEqual(rc, 2)
+        self.assertEqual(error(err)["path"], "tune_params.tile_size_z")
+        self.assertIn("both mapped (--folding) and in --ignore", error(err)["message"])
+        # items are checked as the command line is read, each named
+        for extra, message in [
+                (["--ignore", "tile_size_z,,x"], "--ignore: 'tile_size_z,,x' has an empty item"),
+                (["--ignore", "tile-z"], "--ignore: 'tile-z' is not a tune_param name"),
+                (["--block", "block_size_x,,block_size_z"],
+                 "--block: 'block_size_x,,block_size_z' has an empty item"),
+                (["--folding", "1,1,65536"],
+                 "--folding: the z item '65536' is neither a name nor a number")]:
+            rc, out, err = import_kt(*extra)
+            self.assertEqual(rc, 2, extra)
+            self.assertIn("launchrank import-kt: " + message, err)
+            self.assertIn("Try 'launchrank import-kt --help'.", err)
+        rc, out, err = run("import-kt", "--help")
+        self.assertIn("--ignore NAMES", out)
 
     def test_bad_files_and_usage_are_refused_with_the_path(self):
         fam = family("star3d_r1_f64")

@@ -186,10 +186,12 @@ class DocExample(unittest.TestCase):
         correct = [r for r in doc["results"] if r["invalidity"] == "correct"]
         self.assertEqual(len(correct), 5)
         kept = self.expected_kept()
+        # named by --folding 1,1,tile_size_z: the tuning script's tune_params exactly
+        for r in doc["results"]:
+            self.assertEqual(set(r["configuration"]), set(self.ns["tune_params"]))
         got = [((r["configuration"]["block_size_x"], r["configuration"]["block_size_y"],
                  r["configuration"]["block_size_z"]),
-                (r["configuration"]["folding_x"], r["configuration"]["folding_y"],
-                 r["configuration"]["folding_z"])) for r in correct]
+                (1, 1, r["configuration"]["tile_size_z"])) for r in correct]
         self.assertEqual(got, kept[:5])
 
 
