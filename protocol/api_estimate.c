@@ -68,14 +68,12 @@ static char *cache_get_text(lr_worker *w, const lr_request *req, const est_launc
     return cache_lookup(w, req->canonical, key, config, stamp);
 }
 
-cJSON *api_cache_get(lr_worker *w, const lr_request *req, const est_launch *l, const char *key)
+char *api_cache_get(lr_worker *w, const lr_request *req, const est_launch *l, const char *key)
 {
     char stamp[LR_HASH_HEX];
     char *json = cache_get_text(w, req, l, key, stamp);
     count(w, json != NULL);
-    cJSON *o = json ? cJSON_ParseWithOpts(json, NULL, 1) : NULL;
-    free(json);
-    return o;
+    return json;
 }
 
 /* Stores (or replaces) the prediction of configuration l of req, once it is checked to

@@ -69,9 +69,10 @@ void api_store_keep(lr_worker *w);
 /* The error of a computation the api's stop ended: 503 unavailable. Returns -1. */
 int api_stopped(const lr_api *api, lr_error *err);
 
-/* The cached estimate object of configuration l of req (caller owns), or NULL when
- * there is none that can be trusted (api_estimate.c). */
-cJSON *api_cache_get(lr_worker *w, const lr_request *req, const est_launch *l, const char *key);
+/* The cached estimate text of configuration l of req, as lr_estimate_json's object
+ * printed unformatted (caller frees), or NULL when there is none that can be trusted
+ * (api_estimate.c). The lookup is counted as a hit or a miss. */
+char *api_cache_get(lr_worker *w, const lr_request *req, const est_launch *l, const char *key);
 /* Stores the estimate text of configuration l of req under key; failures only mark
  * the cache's health. */
 void api_cache_put(lr_worker *w, const lr_request *req, const est_launch *l, const char *key,

@@ -26,13 +26,17 @@
 #include "response.h"
 #include "store.h"
 
-/* One rank entry: its cached or computed estimate object, its configuration and the
- * sort keys. */
+/* One rank entry: its configuration, the figures the ranking orders and decides by,
+ * and its estimate object and warnings as text, which the answer takes as they are.
+ * The figures are read once from the estimate object (entry_fill), as the response
+ * reports them, whether it was cached or computed here: the two are judged alike. */
 typedef struct rank_entry {
-    cJSON *est;  /* owned; NULL when not launchable */
-    cJSON *warn; /* owned: its plausibility warnings (plausible.h) */
+    char *text;     /* owned: the estimate object, unformatted; NULL when not launchable */
+    char *warnings; /* owned: its plausibility warnings (plausible.h), a printed array */
     est_launch launch;
-    lr_rank_key key; /* read back from est, as the response reports it */
+    lr_rank_key key;  /* the sort key */
+    lr_choice choice; /* launch, predicted, occupancy, idle (lr_choice_from_estimate) */
+    int warned;       /* warnings is not empty */
 } rank_entry;
 
 /* Times the first top results in order (results[i] is entry order[i]); fills each
@@ -97,12 +101,82 @@ static double num_at(const cJSON *o, const char *obj, const char *key)
     return cJSON_IsNumber(v) ? v->valuedouble : 0;
 }
 
-static void entry_keys(rank_entry *e)
+/* Fills e's figures (sort key, the decision's figures) and warnings (through p) from
+ * est, its estimate object (__keep), for req; e->launch is set. 0, or -1 when out of
+ * memory. The caller sets e->text. */
+static int entry_fill(rank_entry *e, const cJSON *est, const lr_plausible *p,
+                      const lr_request *req)
 {
-    e->key.predicted = num_at(e->est, "performance", "predicted");
-    e->key.dram =
-        num_at(e->est, "estimate", "dram_load") + num_at(e->est, "estimate", "dram_store");
-    e->key.l2 = num_at(e->est, "estimate", "l2_load") + num_at(e->est, "estimate", "l2_store");
+    e->key.predicted = num_at(est, "performance", "predicted");
+    e->key.dram = num_at(est, "estimate", "dram_load") + num_at(est, "estimate", "dram_store");
+    e->key.l2 = num_at(est, "estimate", "l2_load") + num_at(est, "estimate", "l2_store");
+    e->choice.launch = e->launch;
+    lr_choice_from_estimate(&e->choice, est, req);
+    cJSON *w = lr_plausible_warnings(p, &e->launch, est);
+    e->warned = cJSON_GetArraySize(w) > 0;
+    e->warnings = w ? cJSON_PrintUnformatted(w) : NULL;
+    cJSON_Delete(w);
+    return e->warnings ? 0 : -1;
+}
+
+/* The end of the JSON string that starts at s (its closing quote), or NULL. */
+static const char *string_end(const char *s)
+{
+    for (s++; *s && *s != '"'; s++)
+        if (*s == '\\' && !*++s)
+            return NULL;
+    return *s ? s : NULL;
+}
+
+/* The end of the JSON value that starts at s (just past it), or NULL. */
+static const char *value_end(const char *s)
+{
+    int depth = 0;
+    for (; *s; s++) {
+        if (*s == '"') {
+            if (!(s = string_end(s)))
+                return NULL;
+            if (!depth)
+                return s + 1;
+        } else if (*s == '{' || *s == '[') {
+            depth++;
+        } else if (*s == '}' || *s == ']') {
+            if (!depth)
+                return s; /* a number, true, false or null ends at its container's end */
+            if (!--depth)
+                return s + 1;
+        } else if (*s == ',' && !depth) {
+            return s;
+        }
+    }
+    return NULL;
+}
+
+/* Adds member key of the object text (unformatted, as cJSON prints it: an entry's
+ * text) to o as raw text: the bytes printing that member's value gives. A text
+ * without the member, or out of memory, sets b->failed. */
+static void add_member_text(jb *b, cJSON *o, const char *key, const char *text)
+{
+    size_t nk = strlen(key);
+    const char *s = text && *text == '{' ? text + 1 : NULL;
+    while (s && *s == '"') {
+        const char *k = string_end(s), *v = k && k[1] == ':' ? k + 2 : NULL,
+                   *end = v ? value_end(v) : NULL;
+        if (!end)
+            break;
+        if ((size_t)(k - s - 1) == nk && !memcmp(s + 1, key, nk)) {
+            char *piece = malloc((size_t)(end - v) + 1);
+            if (piece) {
+                memcpy(piece, v, (size_t)(end - v));
+                piece[end - v] = '\0';
+            }
+            jb_raw(b, piece ? o : NULL, key, piece);
+            free(piece);
+            return;
+        }
+        s = *end == ',' ? end + 1 : NULL;
+    }
+    b->failed = 1;
 }
 
 /* An entry's sort key beside its index: what qsort orders, so that the comparison
@@ -121,11 +195,6 @@ static int cmp_keyed(const void *a, const void *b)
     return x->i < y->i ? -1 : 1;
 }
 
-static cJSON *take(cJSON *o, const char *key)
-{
-    return cJSON_DetachItemFromObjectCaseSensitive(o, key);
-}
-
 static int threads_for(const lr_api *api)
 {
     if (api->cfg.threads > 0)
@@ -140,25 +209,20 @@ unsigned api_rank_threads(const lr_api *api)
     return (unsigned)(api->cfg.compute_threads > t ? api->cfg.compute_threads : t);
 }
 
-/* The m ranked entries (ent[order[r]]) as the decision sees them, each entry's warnings
- * set; *base_pos: the baseline's position, or -1. Caller frees; NULL when out of
- * memory. */
-static lr_choice *rank_choices(const lr_request *req, rank_entry *ent, const size_t *order,
-                               size_t m, long *base_pos)
+/* The m ranked entries (ent[order[r]]) as the decision sees them; *base_pos: the
+ * baseline's position, or -1. Caller frees; NULL when out of memory. */
+static lr_choice *rank_choices(const lr_request *req, const rank_entry *ent,
+                               const size_t *order, size_t m, long *base_pos)
 {
-    lr_plausible *p = lr_plausible_new(req);
-    lr_choice *c = p ? calloc(m ? m : 1, sizeof *c) : NULL;
+    lr_choice *c = calloc(m ? m : 1, sizeof *c);
     for (size_t r = 0; c && r < m; r++) {
-        rank_entry *e = &ent[order[r]];
-        e->warn = lr_plausible_warnings(p, &e->launch, e->est);
-        c[r].launch = e->launch;
+        const rank_entry *e = &ent[order[r]];
+        c[r] = e->choice;
         c[r].rank = (int)r + 1;
-        lr_choice_from_estimate(&c[r], e->est, req);
-        c[r].warned = cJSON_GetArraySize(e->warn) > 0;
+        c[r].warned = e->warned;
         if (req->has_baseline && !memcmp(&e->launch, &req->baseline, sizeof e->launch))
             *base_pos = (long)r;
     }
-    lr_plausible_free(p);
     return c;
 }
 
@@ -314,6 +378,7 @@ typedef struct rank_state {
     size_t *order;
     char (*keys)[33];
     lr_choice *choices;
+    lr_plausible *plausible; /* what the entries' warnings are checked with */
     long base_pos;  /* the baseline's place in the order, or -1 */
     double limit_s; /* the ranking's time limit */
 } rank_state;
@@ -327,8 +392,9 @@ static int state_alloc(rank_state *s, lr_error *err)
     s->fin = calloc(n ? n : 1, 1);
     s->order = calloc(n, sizeof *s->order);
     s->keys = calloc(n, sizeof *s->keys);
+    s->plausible = lr_plausible_new(&s->req);
     s->base_pos = -1;
-    if (s->res && s->ent && s->skip && s->fin && s->order && s->keys)
+    if (s->res && s->ent && s->skip && s->fin && s->order && s->keys && s->plausible)
         return 0;
     return lr_error_set(err, LR_NO_MEMORY, NULL, "out of memory");
 }
@@ -336,9 +402,10 @@ static int state_alloc(rank_state *s, lr_error *err)
 static void state_free(rank_state *s)
 {
     for (size_t i = 0; s->ent && i < s->n; i++) {
-        cJSON_Delete(s->ent[i].est);
-        cJSON_Delete(s->ent[i].warn);
+        free(s->ent[i].text);
+        cJSON_free(s->ent[i].warnings);
     }
+    lr_plausible_free(s->plausible);
     free(s->choices);
     free(s->res);
     free(s->ent);
@@ -349,8 +416,25 @@ static void state_free(rank_state *s)
     lr_request_release(&s->req);
 }
 
-/* Sets up every configuration and takes what the cache has (skip, hits). */
-static void rank_lookup(lr_worker *w, rank_state *s)
+/* Entry e from its cached text (__take): one parse for its figures (no check: the
+ * row was checked when it was stored, and its stamp holds it to that). 1 when it is
+ * set, 0 when the text does not parse (out of memory: then it is computed), -1 when
+ * out of memory after. */
+static int entry_cached(rank_entry *e, char *text, const rank_state *s)
+{
+    cJSON *o = cJSON_ParseWithOpts(text, NULL, 1);
+    int rc = !o ? 0 : entry_fill(e, o, s->plausible, &s->req) ? -1 : 1;
+    cJSON_Delete(o);
+    if (rc == 1)
+        e->text = text;
+    else
+        free(text);
+    return rc;
+}
+
+/* Sets up every configuration and takes what the cache has (skip, hits). 0, or -1
+ * with err when out of memory. */
+static int rank_lookup(lr_worker *w, rank_state *s, lr_error *err)
 {
     const lr_request *req = &s->req;
     for (size_t i = 0; i < s->n; i++) {
@@ -358,11 +442,16 @@ static void rank_lookup(lr_worker *w, rank_state *s)
         memcpy(s->res[i].config.domain, req->domain, sizeof req->domain);
         s->ent[i].launch = req->space[i];
         lr_request_key(req, &req->space[i], s->keys[i]);
-        if ((s->ent[i].est = api_cache_get(w, req, &req->space[i], s->keys[i]))) {
+        char *text = api_cache_get(w, req, &req->space[i], s->keys[i]);
+        int rc = text ? entry_cached(&s->ent[i], text, s) : 0;
+        if (rc < 0)
+            return lr_error_set(err, LR_NO_MEMORY, NULL, "out of memory");
+        if (rc) {
             s->skip[i] = 1;
             s->hits++;
         }
     }
+    return 0;
 }
 
 /* Estimates the configurations the cache lacked (est_rank, with the caller's hooks)
@@ -389,22 +478,24 @@ static int rank_compute(lr_worker *w, rank_state *s, const est_rank_hooks *eh, l
     return 0;
 }
 
-/* The estimate objects of the launchable configurations estimated here, each stored
- * in the cache. 0, or -1 with err when out of memory (a configuration without its
- * estimate object would drop out of the ranking unseen). */
+/* The entries of the launchable configurations estimated here: each estimate object
+ * printed once, its figures read, and the text stored in the cache. 0, or -1 with err
+ * when out of memory (a configuration without its entry would drop out of the
+ * ranking unseen). */
 static int rank_store(lr_worker *w, rank_state *s, lr_error *err)
 {
     const lr_request *req = &s->req;
     for (size_t i = 0; i < s->n; i++) {
         if (!s->fin[i] || !s->res[i].launchable)
             continue;
-        s->ent[i].est = lr_estimate_json(&s->res[i], req->kernel, &req->device);
-        if (!s->ent[i].est)
+        rank_entry *e = &s->ent[i];
+        cJSON *o = lr_estimate_json(&s->res[i], req->kernel, &req->device);
+        e->text = o ? cJSON_PrintUnformatted(o) : NULL;
+        int filled = e->text && entry_fill(e, o, s->plausible, req) == 0;
+        cJSON_Delete(o);
+        if (!filled)
             return lr_error_set(err, LR_NO_MEMORY, NULL, "out of memory");
-        char *t = cJSON_PrintUnformatted(s->ent[i].est);
-        if (t) /* not printed: not cached, the answer itself stands */
-            api_cache_put(w, req, &req->space[i], s->keys[i], t);
-        free(t);
+        api_cache_put(w, req, &req->space[i], s->keys[i], e->text);
     }
     return 0;
 }
@@ -417,10 +508,8 @@ static int rank_order(rank_state *s, lr_error *err)
     if (!keyed)
         return lr_error_set(err, LR_NO_MEMORY, NULL, "out of memory");
     for (size_t i = 0; i < s->n; i++)
-        if (s->ent[i].est) {
-            entry_keys(&s->ent[i]);
+        if (s->ent[i].text)
             keyed[s->m++] = (keyed_entry){s->ent[i].key, i};
-        }
     qsort(keyed, s->m, sizeof *keyed, cmp_keyed);
     for (size_t r = 0; r < s->m; r++)
         s->order[r] = keyed[r].i;
@@ -432,29 +521,28 @@ static int rank_order(rank_state *s, lr_error *err)
 }
 
 /* Adds the response's "results": the best search.top (or all) entries, in order; each
- * takes its entry's launch, estimate, performance and warnings (an entry missing one
- * fails the build, as out of memory does). The array; b->failed when out of memory
- * (results[r] must be entry order[r]: measure_top relies on it). */
-static cJSON *add_results(jb *b, cJSON *resp, rank_state *s)
+ * takes its entry's launch (whose block and folding are the entry's), estimate and
+ * performance out of the entry's text as they are, and its warnings (an entry text
+ * missing one fails the build, as out of memory does). The array; b->failed when out
+ * of memory (results[r] must be entry order[r]: measure_top relies on it). */
+static cJSON *add_results(jb *b, cJSON *resp, const rank_state *s)
 {
     cJSON *results = jb_arr(b, resp, "results");
     size_t top = s->req.top > 0 && (size_t)s->req.top < s->m ? (size_t)s->req.top : s->m;
     for (size_t r = 0; r < top && !b->failed; r++) {
-        rank_entry *en = &s->ent[s->order[r]];
-        cJSON *e = en->est, *item = jb_obj(b, results, NULL);
-        cJSON *launch = take(e, "launch");
+        const rank_entry *en = &s->ent[s->order[r]];
+        const int *bl = en->launch.block, *fl = en->launch.folding;
+        int64_t block[3] = {bl[0], bl[1], bl[2]}, folding[3] = {fl[0], fl[1], fl[2]};
+        cJSON *item = jb_obj(b, results, NULL);
         jb_num(b, item, "rank", (double)(r + 1));
-        jb_item(b, item, "block",
-                cJSON_Duplicate(cJSON_GetObjectItemCaseSensitive(launch, "block"), 1));
-        jb_item(b, item, "folding",
-                cJSON_Duplicate(cJSON_GetObjectItemCaseSensitive(launch, "folding"), 1));
-        jb_item(b, item, "launch", launch);
-        jb_item(b, item, "estimate", take(e, "estimate"));
-        jb_item(b, item, "performance", take(e, "performance"));
+        jb_ints(b, item, "block", block, 3);
+        jb_ints(b, item, "folding", folding, 3);
+        add_member_text(b, item, "launch", en->text);
+        add_member_text(b, item, "estimate", en->text);
+        add_member_text(b, item, "performance", en->text);
         jb_num(b, item, "occupancy", round(s->choices[r].occupancy * 1e6) / 1e6);
         jb_num(b, item, "idle_threads", round(s->choices[r].idle * 1e6) / 1e6);
-        jb_item(b, item, "warnings", en->warn);
-        en->warn = NULL;
+        jb_raw(b, item, "warnings", en->warnings);
     }
     return results;
 }
@@ -533,8 +621,7 @@ char *lr_api_rank_with(lr_worker *w, const char *body, size_t len, const lr_rank
     s.n = s.req.nspace;
     char *out = NULL;
     cJSON *resp = NULL;
-    if (state_alloc(&s, err) == 0) {
-        rank_lookup(w, &s);
+    if (state_alloc(&s, err) == 0 && rank_lookup(w, &s, err) == 0) {
         if (rank_compute(w, &s, &eh, err) == 0 && rank_store(w, &s, err) == 0 &&
             rank_order(&s, err) == 0)
             resp = rank_response(w, &s, err);
