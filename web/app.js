@@ -305,6 +305,7 @@ async function loadDevices() {
 
 function clearErrors() {
   $("error").hidden = true;
+  markStale(false);
   $("error").replaceChildren();
   for (const e of document.querySelectorAll(".bad")) e.classList.remove("bad");
   for (const e of document.querySelectorAll(".warned")) e.classList.remove("warned");
@@ -392,6 +393,16 @@ function showError(body, status) {
     e.path ? h("span", {class: "path"}, " at " + e.path) : null);
   $("error").hidden = false;
   markError(e);
+  markStale(true);
+}
+
+/* After a failed request the results on screen answer an earlier one: they are
+ * greyed out under a note that says so (kept, not cleared, to compare with), until
+ * the next answer replaces them. */
+function markStale(stale) {
+  const shown = !$("estimate").hidden || !$("rank").hidden;
+  $("results").classList.toggle("stale", stale && shown);
+  $("stale-note").hidden = !(stale && shown);
 }
 
 /* ---- charts ---------------------------------------------------------------------------- */

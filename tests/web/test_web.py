@@ -253,6 +253,7 @@ def test_edit_and_error(b, d, shots, docs):
         bad: document.querySelector('%s').classList.contains('bad'),
         box: document.getElementById('error').textContent,
         estimateHidden: document.getElementById('estimate').hidden}; })()""" % loads)
+    check_stale(b, True, "after the syntax error")
     check(status == 400 and err.get("path") == "kernel.fields[0].loads[1][1]" and "column 3" in err.get("message", ""),
           "the API reports the syntax error at kernel.fields[0].loads[1][1], column 3 (%d %s)" % (status, err))
     if check(mark is not None, "the page marks the error in place"):
@@ -274,7 +275,23 @@ def test_edit_and_error(b, d, shots, docs):
           "typing at the marked column fixes the expression and clears the mark (%s)"
           % req["kernel"]["fields"][0]["loads"][1])
     check_estimate(b, d, "7-point fixed")
+    check_stale(b, False, "after the fix")
     return link
+
+
+def check_stale(b, stale, when):
+    """Issue 46, item 5: after a failed request the earlier results on screen are
+    visibly marked stale (greyed out, under a note), and unmarked by the next answer."""
+    page = b.js("""(() => { const note = document.getElementById('stale-note');
+      return {cls: document.getElementById('results').classList.contains('stale'),
+        note: note !== null && !note.hidden && note.getBoundingClientRect().height > 0,
+        opacity: +getComputedStyle(document.getElementById('estimate')).opacity}; })()""")
+    if stale:
+        check(page["cls"] and page["note"] and page["opacity"] < 0.5,
+              "%s: the earlier results are marked stale, greyed out under a note (%s)" % (when, page))
+    else:
+        check(not page["cls"] and not page["note"] and page["opacity"] == 1,
+              "%s: the results are not marked stale (%s)" % (when, page))
 
 
 def test_stored_device(b, d):
@@ -361,6 +378,7 @@ def test_kernel_extra(b, d):
       hash: location.hash})""")
     check("not JSON" in page["box"] and page["bad"] and page["hash"] == link,
           "a box that is not JSON is marked and nothing is sent: " + page["box"][:80])
+    check_stale(b, True, "after the form's own error")
     b.js("document.getElementById('kernel-extra').value = ''")
 
 
