@@ -102,8 +102,39 @@ const h = (tag, attrs, ...children) => el(null, tag, attrs, children);
 const s = (tag, attrs, ...children) => el(SVGNS, tag, attrs, children);
 
 /* A number of an answer exactly as the API wrote it (it rounds to 6 significant
- * digits already), so that what the page shows can be compared with the JSON. */
+ * digits already): what hovering a number shows, and the hover panel's text. */
 const num = (v) => (v === null || v === undefined ? "none" : String(v));
+/* The same number to three significant digits, as the page shows it: the model's
+ * precision is a few per cent, six digits only looked exact. Integers (counts such
+ * as blocks per SM or lattice updates) are shown whole. */
+function short(v) {
+  if (typeof v !== "number" || !isFinite(v)) return num(v);
+  if (Number.isInteger(v)) return String(v);
+  return String(Number(v.toPrecision(3)));
+}
+/* A number shown short, with the API's figure in its title (hover). */
+const nm = (v, attrs) => (typeof v === "number" ?
+  h("span", Object.assign({class: "num", title: num(v)}, attrs || {}), short(v)) : num(v));
+/* The same in SVG: a <text> (with attrs, and text before and after the number) in a
+ * group whose <title> is the API's figure. */
+function svgNum(attrs, v, before, after) {
+  return s("g", {class: "num"}, s("title", {}, num(v)),
+    s("text", attrs, (before || "") + short(v) + (after || "")));
+}
+/* A tagged template of text and numbers: the nodes of a sentence, each number of it
+ * short with its full value on hover (null reads "none"). */
+function T(strings, ...vals) {
+  const out = [];
+  strings.forEach((str, i) => {
+    if (str) out.push(str);
+    if (i >= vals.length) return;
+    const v = vals[i];
+    if (Array.isArray(v)) out.push(...v);
+    else if (typeof v === "number") out.push(nm(v));
+    else out.push(v === null || v === undefined ? "none" : v);
+  });
+  return out;
+}
 const triple = (t) => (Array.isArray(t) ? t.join("\u00d7") : String(t));
 const configName = (r) => "block " + triple(r.block) + ", folding " + triple(r.folding);
 const sameTriple = (a, b) => Array.isArray(a) && Array.isArray(b) &&
@@ -445,8 +476,7 @@ function volumesChart(est) {
       svg.append(r);
       x += v * scale;
     });
-    svg.append(s("text", {x: x + 6, y: y + 15, class: "value", "data-level": key},
-      num(est.estimate[key])));
+    svg.append(svgNum({x: x + 6, y: y + 15, class: "value", "data-level": key}, est.estimate[key]));
   });
   /* Legend: a field per swatch (at most the first ten fields, then "..."). */
   const legend = h("div", {class: "legend"});
@@ -488,13 +518,13 @@ function limitsChart(perf, model) {
     if (v > max)
       svg.append(s("path", {d: `M${left + w - 8},${y - 1} l6,${row - 6} M${left + w - 4},${y - 1} l6,${row - 6}`,
         stroke: "#fff", "stroke-width": 2}));
-    svg.append(s("text", {x: left + w + 6, y: y + 15, class: limiter ? "value limiter" : "value",
-      "data-limit": k}, num(v) + (limiter ? "  \u25c0 limiter" : "")));
+    svg.append(svgNum({x: left + w + 6, y: y + 15, class: limiter ? "value limiter" : "value",
+      "data-limit": k}, v, "", limiter ? "  \u25c0 limiter" : ""));
   });
   const px = left + perf.predicted * scale;
   svg.append(s("line", {x1: px, x2: px, y1: 0, y2: keys.length * row + 4, class: "predicted"}));
-  svg.append(s("text", {x: px, y: keys.length * row + 17, "text-anchor": "middle",
-    class: "value", "data-limit": "predicted"}, "predicted " + num(perf.predicted)));
+  svg.append(svgNum({x: px, y: keys.length * row + 17, "text-anchor": "middle",
+    class: "value", "data-limit": "predicted"}, perf.predicted, "predicted "));
   return svg;
 }
 
@@ -503,20 +533,22 @@ function reasonSentence(est, req) {
   const p = est.performance, e = est.estimate, d = est.details || {};
   const limits = Object.keys(LIMIT_NAMES).filter((k) => p[k] !== null && p[k] !== undefined)
     .sort((a, b) => p[a] - p[b]);
-  if (p.limiter === "none" || !limits.length) return "No limit applies to this kernel.";
+  if (p.limiter === "none" || !limits.length) return ["No limit applies to this kernel."];
   const why = {
-    dram: `it moves ${num(e.dram_load)} B/Lup from DRAM and ${num(e.dram_store)} B/Lup to it`,
-    l2: `it loads ${num(e.l2_load)} B/Lup from L2 and stores ${num(e.l2_store)} B/Lup to it`,
-    l1: `it costs ${num(e.l1_cycles)} L1 cycles per lattice update and SM`,
-    flops: `it computes ${num(req.kernel.flops)} flops per lattice update`,
-    latency: `too few updates are in flight (${num(d.active_threads_per_sm)} active threads per SM)`,
-    blocks: `each thread block updates only ${num(d.updates_per_block)} lattice points`,
-    stores: `it issues ${num(d.store_requests_per_update)} L2 write requests per lattice update`,
-  }[p.limiter] || "";
+    dram: T`it moves ${e.dram_load} B/Lup from DRAM and ${e.dram_store} B/Lup to it`,
+    l2: T`it loads ${e.l2_load} B/Lup from L2 and stores ${e.l2_store} B/Lup to it`,
+    l1: T`it costs ${e.l1_cycles} L1 cycles per lattice update and SM`,
+    flops: T`it computes ${req.kernel.flops} flops per lattice update`,
+    latency: T`too few updates are in flight (${d.active_threads_per_sm} active threads per SM)`,
+    blocks: T`each thread block updates only ${d.updates_per_block} lattice points`,
+    stores: T`it issues ${d.store_requests_per_update} L2 write requests per lattice update`,
+  }[p.limiter] || [];
   const next = limits.find((k) => k !== p.limiter);
-  return `Limited by ${LIMIT_NAMES[p.limiter]}: ${why}, which allows ${num(p[p.limiter])} GLup/s, ` +
-    `the lowest of ${limits.length} limits` +
-    (next ? ` (next: ${LIMIT_NAMES[next]}, ${num(p[next])} GLup/s)` : "") + ".";
+  const sentence = T`Limited by ${LIMIT_NAMES[p.limiter]}: ${why}, which allows ${p[p.limiter]} GLup/s, `;
+  sentence.push(`the lowest of ${limits.length} limits`);
+  if (next) sentence.push(...T` (next: ${LIMIT_NAMES[next]}, ${p[next]} GLup/s)`);
+  sentence.push(".");
+  return sentence;
 }
 
 /* ---- showing an estimate ------------------------------------------------------------------- */
@@ -534,16 +566,16 @@ function showEstimate(est, req) {
   const p = est.performance;
   $("estimate-title").replaceChildren(
     est.device + ", " + configName(est.launch) + ": ",
-    h("strong", {id: "predicted"}, num(p.predicted)), " GLup/s predicted, limiter ",
+    nm(p.predicted, {id: "predicted"}), " GLup/s predicted, limiter ",
     h("strong", {id: "limiter"}, p.limiter), est.cached ? " (from the cache)" : "");
-  $("reason").textContent = reasonSentence(est, req);
+  $("reason").replaceChildren(...reasonSentence(est, req));
   showWarnings($("estimate-warnings"), est.warnings);
   $("volumes-chart").replaceChildren(...volumesChart(est));
   $("limits-chart").replaceChildren(limitsChart(p, est.model));
   const l = est.launch;
   const rows = [["grid", triple(l.grid), "thread blocks"],
     ["blocks per SM", num(l.blocks_per_sm), "blocks"], ["wave", num(l.wave_blocks), "blocks"],
-    ["L1 cycles", num(est.estimate.l1_cycles), "per lattice update, per SM"],
+    ["L1 cycles", nm(est.estimate.l1_cycles), "per lattice update, per SM"],
     ["lattice updates", num((est.details || {}).lattice_updates), "updates"]];
   $("launch-table").replaceChildren(...rows.map(([k, v, u]) =>
     h("tr", {}, h("th", {}, k), h("td", {"data-key": k}, v), h("td", {class: "unit"}, u))));
@@ -588,8 +620,8 @@ function recommendationOf(rank) {
 /* A configuration of the decision in words: "block 64x2x2, folding 1x1x1 (rank 1,
  * 130.577 GLup/s)". */
 function decided(c) {
-  return configName(c) + (c.rank !== undefined ? " (rank " + num(c.rank) + ", " : " (") +
-    num(c.predicted) + " GLup/s)";
+  return [configName(c) + (c.rank !== undefined ? " (rank " + num(c.rank) + ", " : " ("),
+    nm(c.predicted), " GLup/s)"];
 }
 
 function showRecommendation(rank, info) {
@@ -598,20 +630,17 @@ function showRecommendation(rank, info) {
   if (!info) return;
   const d = info.dec, items = [];
   if (info.picked && info.picked.block)
-    items.push(h("li", {id: "recommended"}, h("strong", {}, "\u2605 Recommended: " + decided(info.picked)),
+    items.push(h("li", {id: "recommended"}, h("strong", {}, "\u2605 Recommended: ", ...decided(info.picked)),
       info.picked.reason ? h("div", {class: "reason"}, info.picked.reason) : null));
   if (d.note) items.push(h("li", {}, d.note));
   if (Array.isArray(d.tie_group))
-    items.push(h("li", {id: "tie-group"}, "Tie group: " + d.tie_group.length +
-      " configurations the model cannot order (precision " + num(d.precision) +
-      " of the best; marked \u25cf in the charts)"));
+    items.push(h("li", {id: "tie-group"}, ...T`Tie group: ${String(d.tie_group.length)} configurations the model cannot order (precision ${d.precision} of the best; marked \u25cf in the charts)`));
   for (const k of ["best", "median", "worst"])
-    if (d[k] && d[k].block) items.push(h("li", {}, k + ": " + decided(d[k])));
+    if (d[k] && d[k].block) items.push(h("li", {}, k + ": ", ...decided(d[k])));
   if (d.baseline)
     items.push(h("li", {id: "decision-baseline"}, h("strong", {}, "Baseline " + configName(d.baseline) +
       ": " + num(d.baseline.advice)), " \u2014 " + (d.baseline.reason || "") +
-      " (rank " + num(d.baseline.rank) + ", " + num(d.baseline.predicted) + " GLup/s, gain " +
-      num(d.baseline.gain) + ")"));
+      " (rank " + num(d.baseline.rank) + ", ", ...T`${d.baseline.predicted} GLup/s, gain ${d.baseline.gain})`));
   /* A shape this page does not know yet: its plain values, as they are. */
   if (!items.length)
     for (const [k, v] of Object.entries(d))
@@ -736,14 +765,14 @@ function showRank(rank, req) {
     rank.device + ": ", h("span", {id: "evaluated"}, num(rank.evaluated)), " configurations evaluated, ",
     h("span", {id: "launchable"}, num(rank.launchable)), " launchable, ",
     num(rank.cached_results), " from the cache. Best: ",
-    res.length ? h("strong", {id: "best"}, configName(res[0]) + ", " + num(res[0].performance.predicted) + " GLup/s") : "none");
+    res.length ? h("strong", {id: "best"}, ...T`${configName(res[0])}, ${res[0].performance.predicted} GLup/s`) : "none");
   showRecommendation(rank, info);
   showWarnings($("rank-warnings"), rank.warnings);
   const m = rank.measure;
-  $("measure-status").textContent = !m ? "" : m.status === "ok"
-    ? `Measured ${num(m.measured)} configurations on the daemon's GPU` +
-      (m.fastest ? `; fastest: ${configName(m.fastest)}, ${num(m.fastest.glups)} GLup/s.` : ".")
-    : `Not measured: ${m.reason || m.status}.`;
+  $("measure-status").replaceChildren(...(!m ? [] : m.status === "ok"
+    ? T`Measured ${num(m.measured)} configurations on the daemon's GPU`.concat(
+      m.fastest ? T`; fastest: ${configName(m.fastest)}, ${m.fastest.glups} GLup/s.` : ["."])
+    : [`Not measured: ${m.reason || m.status}.`]));
 
   /* Heat maps when blocks vary in z (3-D), for the folding the user picks. */
   const foldings = [];
@@ -763,10 +792,10 @@ function showRank(rank, req) {
     "DRAM store B/Lup", "blocks per SM"].concat(anyMeasured ? ["measured GLup/s", "predicted / measured"] : []);
   const rows = res.slice(0, 15).map((r) => {
     const me = r.measured || {};
-    const cells = [num(r.rank), triple(r.block), triple(r.folding), num(r.performance.predicted),
-      r.performance.limiter, num(r.estimate.dram_load), num(r.estimate.dram_store),
+    const cells = [num(r.rank), triple(r.block), triple(r.folding), nm(r.performance.predicted),
+      r.performance.limiter, nm(r.estimate.dram_load), nm(r.estimate.dram_store),
       num(r.launch.blocks_per_sm)].concat(anyMeasured
-      ? [me.error ? "error: " + me.error.code : num(me.glups), num(me.predicted_over_measured)] : []);
+      ? [me.error ? "error: " + me.error.code : nm(me.glups), nm(me.predicted_over_measured)] : []);
     const tr = h("tr", {"data-rank": r.rank,
       class: info && info.rank === r.rank ? "rec" : info && info.group.has(r.rank) ? "tie" : null},
     ...cells.map((c) => h("td", {}, c)));

@@ -19,6 +19,7 @@ Exit 77 (skipped) only when Chromium or chromedriver is not installed (scripts/d
 installs both, and python3-selenium, without which the browser test fails).
 """
 import json
+import math
 import os
 import re
 import subprocess
@@ -57,6 +58,48 @@ def numbers(text):
 def first_number(text):
     found = numbers(text)
     return found[0] if found else None
+
+
+def sig_digits(text):
+    """Significant digits of the first number written in text (trailing zeros of an
+    integer do not count: 1310 has three)."""
+    m = re.search(r"\d+(?:\.\d+)?", text)
+    if not m:
+        return 0
+    t = m.group(0)
+    digits = t.replace(".", "").lstrip("0")
+    return len(digits.rstrip("0") if "." not in t else digits)
+
+
+def shown_short(text, full):
+    """Issue 46, item 5: a number is shown to three significant digits, the API's
+    figure (its title) rounded: within half a unit of the third digit."""
+    x, v = first_number(text), first_number(full or "")
+    if x is None or v is None:
+        return False
+    if v == 0 or v == int(v) and x == v:
+        return True
+    unit = 10 ** (math.floor(math.log10(abs(v))) - 2)
+    return sig_digits(text) <= 3 and abs(x - v) <= unit / 2 * (1 + 1e-9)
+
+
+def check_numbers_short(b, label):
+    """Every number the page marks as one (.num) shows three significant digits and
+    has the full value in its title (hover): HTML spans by their title attribute, SVG
+    texts by the <title> of their group."""
+    pairs = b.js("""[...document.querySelectorAll('#results .num')].filter(e => e.getClientRects().length)
+      .map(e => e.tagName === 'g' ? [e.querySelector('text').textContent, e.querySelector('title').textContent]
+                                  : [e.textContent, e.title])""")
+    bad = [p for p in pairs if not shown_short(p[0], p[1])]
+    check(len(pairs) > 0 and not bad,
+          "%s: %d numbers shown to 3 significant digits, the API's figure on hover (wrong: %s)"
+          % (label, len(pairs), bad[:3]))
+
+
+def titles(b, selector):
+    """The full values (titles) of the numbers under selector, as floats."""
+    return [float(t) for t in b.js("[...document.querySelectorAll(%s)].map(e => e.title)"
+                                   % json.dumps(selector + " .num"))]
 
 
 def api(d, path, req):
@@ -139,12 +182,15 @@ def read_estimate(b):
       return {
         hidden: document.getElementById('estimate').hidden,
         error: document.getElementById('error').hidden ? null : document.getElementById('error').textContent,
-        predicted: document.getElementById('predicted').textContent,
+        predicted: document.getElementById('predicted').title,
         limiter: document.getElementById('limiter').textContent,
         reason: document.getElementById('reason').textContent,
-        levels: Object.fromEntries(q('#volumes-chart text[data-level]').map(e => [e.dataset.level, e.textContent])),
+        levels: Object.fromEntries(q('#volumes-chart text[data-level]').map(e => [e.dataset.level, e.parentNode.querySelector('title').textContent])),
         segments: q('#volumes-chart rect title').map(t => t.textContent),
         limits: Object.fromEntries(q('#limits-chart text[data-limit]').map(e => [e.dataset.limit, e.textContent])),
+        limitsFull: Object.fromEntries(q('#limits-chart text[data-limit]').map(e => [e.dataset.limit,
+          e.parentNode.classList.contains('num') ? e.parentNode.querySelector('title').textContent : e.textContent])),
+        reasonFull: q('#reason .num').map(e => +e.title),
         limiterBars: q('#limits-chart rect.limiter-bar').length,
         launch: Object.fromEntries(q('#launch-table td[data-key]').map(e => [e.dataset.key, e.textContent])),
       };
@@ -160,7 +206,7 @@ def check_estimate(b, d, label):
                  "%s: the page shows an estimate (API %d, page error %s)" % (label, status, page["error"])):
         return None
     perf, est = ans["performance"], ans["estimate"]
-    check(float(page["predicted"]) == perf["predicted"] and page["limiter"] == perf["limiter"],
+    check(first_number(page["predicted"] or "") == perf["predicted"] and page["limiter"] == perf["limiter"],
           "%s: predicted %s GLup/s, limiter %s, as the API (%s, %s)"
           % (label, page["predicted"], page["limiter"], perf["predicted"], perf["limiter"]))
     levels = {k: est[k] for k in ("smx_load", "l1_load", "l2_load", "l2_store", "dram_load", "dram_store")
@@ -175,16 +221,17 @@ def check_estimate(b, d, label):
           % (label, len(want)))
     limits = {k: v for k, v in perf.items() if k not in ("predicted", "limiter")}
     ok = all((page["limits"].get(k) in ("no limit", "not in the warpspeed model")) if v is None else
-             first_number(page["limits"].get(k, "")) == v for k, v in limits.items())
-    check(ok and first_number(page["limits"]["predicted"]) == perf["predicted"],
+             first_number(page["limitsFull"].get(k, "")) == v for k, v in limits.items())
+    check(ok and first_number(page["limitsFull"]["predicted"]) == perf["predicted"],
           "%s: every limit in GLup/s as the API (null = 'no limit'), and the prediction line" % label)
     check(page["limiterBars"] == (0 if perf["limiter"] == "none" else 1) and
           ("limiter" in page["limits"].get(perf["limiter"], "") or perf["limiter"] == "none"),
           "%s: the limiter's bar (%s) is the one highlighted" % (label, perf["limiter"]))
-    check(perf["limiter"] == "none" or perf[perf["limiter"]] in numbers(page["reason"]),
+    check(perf["limiter"] == "none" or perf[perf["limiter"]] in page["reasonFull"],
           "%s: the reason names the limiter's value: %s" % (label, page["reason"]))
     check(first_number(page["launch"]["blocks per SM"]) == ans["launch"]["blocks_per_sm"],
           "%s: blocks per SM %s as the API" % (label, page["launch"]["blocks per SM"]))
+    check_numbers_short(b, label)
     return ans
 
 
@@ -404,7 +451,7 @@ def read_rank(b):
         panels: q('#heatmaps svg').map(s => +s.dataset.bz),
         heatHidden: document.getElementById('heatmaps-block').hidden,
         firstRow: q('#rank-table tr[data-rank]')[0] ? q('#rank-table tr[data-rank]')[0].textContent : '',
-        rows: q('#rank-table tr[data-rank] td:nth-child(4)').map(td => td.textContent),
+        rows: q('#rank-table tr[data-rank] td:nth-child(4) .num').map(e => e.title),
         recHidden: document.getElementById('recommendation').hidden,
         recText: document.getElementById('recommendation').textContent,
         measure: document.getElementById('measure-status').textContent,
@@ -438,7 +485,7 @@ def test_rank(b, d, shots, docs):
     check(not page["heatHidden"] and page["panels"] == bzs and sorted(page["cells"]) == [r["rank"] for r in shown],
           "25-point: a bx x by heat map per bz %s, one cell per configuration of folding %s"
           % (bzs, res[0]["folding"]))
-    check([float(x) for x in page["rows"]] == [r["performance"]["predicted"] for r in res[:len(page["rows"])]],
+    check(page["rows"] and [float(x) for x in page["rows"]] == [r["performance"]["predicted"] for r in res[:len(page["rows"])]],
           "25-point: the table's predicted GLup/s are the API's, best first")
     # Hover: a heat map cell and a bar show that configuration's numbers.
     for selector, r in (('#heatmaps g.cell[data-rank="1"] rect', res[0]),
@@ -455,6 +502,7 @@ def test_rank(b, d, shots, docs):
               "block %s" % "\u00d7".join(map(str, r["block"])) in text,
               "hovering %s shows rank %d's numbers: %s" % (selector.split()[0], r["rank"], text[:120]))
     check_decision(b, ans, page, "25-point")
+    check_numbers_short(b, "25-point ranking")
     b.mouse_move(0, 0)
     b.screenshot(os.path.join(shots, "rank-25pt.png"))
     if docs:
@@ -487,7 +535,7 @@ def check_decision(b, ans, page, label):
         text = b.js("document.getElementById('recommended').textContent")
         name = "block %s, folding %s" % ("\u00d7".join(map(str, rec["block"])),
                                          "\u00d7".join(map(str, rec["folding"])))
-        check(name in text and rec["reason"] in text and rec["predicted"] in numbers(text),
+        check(name in text and rec["reason"] in text and rec["predicted"] in titles(b, "#recommended"),
               "%s: the recommendation %s and its reason, as the API: %s" % (label, name, text[:100]))
         check(b.js("[...document.querySelectorAll('#bars-chart text.rec')].map(t => +t.parentNode.dataset.rank)")
               == [rec["rank"]], "%s: the star marks rank %d's bar" % (label, rec["rank"]))
@@ -526,7 +574,8 @@ def test_measure(b, d):
     if "decision" in ans:
         base = ans["decision"]["baseline"]
         text = b.js("document.getElementById('decision-baseline').textContent")
-        check(base["reason"] in text and base["advice"] in text and base["predicted"] in numbers(text),
+        check(base["reason"] in text and base["advice"] in text and
+              base["predicted"] in titles(b, "#decision-baseline"),
               "5-point: the baseline's advice and reason, as the API: " + text[:120])
     m = ans.get("measure", {})
     if m.get("status") == "unavailable":
