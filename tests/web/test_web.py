@@ -530,6 +530,17 @@ def check_decision(b, ans, page, label):
         check(page["recHidden"], "%s: no decision in the answer, none shown" % label)
         return
     check(not page["recHidden"], "%s: the decision is shown" % label)
+    # Issue 46, item 5: the decision is not styled like an error (nor a warning).
+    style = b.js("""(() => { const c = (e) => { const s = getComputedStyle(e);
+        return [s.borderLeftColor, s.borderTopColor, s.backgroundColor, s.color]; };
+      const probe = (cls) => { const e = document.createElement('div'); e.className = cls;
+        document.body.append(e); const v = c(e); e.remove(); return v; };
+      return {rec: c(document.getElementById('recommendation')), error: probe('error'),
+        bad: probe('bad'), warned: probe('warned')}; })()""")
+    alarm = set(style["error"][:3] + style["bad"][:3] + style["warned"][:3]) - {"rgba(0, 0, 0, 0)"}
+    check(not (set(style["rec"]) & alarm),
+          "%s: the decision box has its own neutral colours %s, none of an error's or warning's %s"
+          % (label, style["rec"], sorted(alarm)))
     rec = dec.get("recommended")
     if rec:
         text = b.js("document.getElementById('recommended').textContent")
