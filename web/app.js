@@ -722,17 +722,37 @@ function barsChart(rank, info) {
   return [svg, legend];
 }
 
+/* The heat maps' scale: t = 0 (the slowest of the ranking) light to t = 1 (the
+ * best) dark. */
+const heatColour = (t) => `hsl(212, 60%, ${Math.round(92 - 62 * Math.max(0, Math.min(1, t)))}%)`;
+
+/* The colour scale of a heat map, under it: a ramp from the slowest to the best
+ * predicted GLup/s of the ranking (every folding's maps share it), with both ends
+ * written out. */
+function heatLegend(id, x, y, min, max) {
+  const w = 120, grad = s("linearGradient", {id});
+  for (const t of [0, 0.25, 0.5, 0.75, 1])
+    grad.append(s("stop", {offset: t, "stop-color": heatColour(t)}));
+  return s("g", {class: "heat-legend"}, s("defs", {}, grad),
+    s("rect", {x, y, width: w, height: 8, fill: `url(#${id})`}),
+    svgNum({x, y: y + 20, class: "axis", "data-end": "min"}, min),
+    svgNum({x: x + w, y: y + 20, class: "axis", "text-anchor": "end", "data-end": "max"}, max),
+    s("text", {x: x + w + 4, y: y + 8, class: "axis"}, "GLup/s"));
+}
+
 /* Small multiples: a bx x by heat map per bz, for one folding; the cell's shade is
- * its predicted GLup/s against the best of the ranking. */
+ * its predicted GLup/s between the slowest and the best of the ranking. */
 function heatmaps(rank, folding, info) {
   const res = rank.results.filter((r) => sameTriple(r.folding, folding));
   const bxs = [...new Set(res.map((r) => r.block[0]))].sort((a, b) => a - b);
   const bys = [...new Set(res.map((r) => r.block[1]))].sort((a, b) => a - b);
   const bzs = [...new Set(res.map((r) => r.block[2]))].sort((a, b) => a - b);
-  const best = rank.results.length ? rank.results[0].performance.predicted : 1;
+  const all = rank.results.map((r) => r.performance.predicted);
+  const best = Math.max(...all), slowest = Math.min(...all);
   const cell = 24, left = 42, top = 30;
   const panels = bzs.map((bz) => {
-    const svg = s("svg", {width: left + bxs.length * cell + 6, height: top + bys.length * cell + 24,
+    const svg = s("svg", {width: Math.max(left + bxs.length * cell + 6, left + 170),
+      height: top + bys.length * cell + 56,
       role: "img", "aria-label": "bz " + bz, "data-bz": bz});
     svg.append(s("text", {x: left, y: 12, class: "panel-title"}, "bz = " + bz));
     bxs.forEach((bx, i) => svg.append(s("text", {x: left + i * cell + cell / 2, y: top - 4,
@@ -741,11 +761,10 @@ function heatmaps(rank, folding, info) {
       "text-anchor": "end", class: "axis"}, String(by))));
     for (const r of res.filter((x) => x.block[2] === bz)) {
       const i = bxs.indexOf(r.block[0]), j = bys.indexOf(r.block[1]);
-      const share = r.performance.predicted / best;
+      const t = best > slowest ? (r.performance.predicted - slowest) / (best - slowest) : 1;
       const g = s("g", {class: "cell"});
-      /* Light (slow) to dark blue (the best). */
       g.append(s("rect", {x: left + i * cell, y: top + j * cell, width: cell - 1, height: cell - 1,
-        fill: `hsl(212, 60%, ${Math.round(92 - 62 * Math.max(0, Math.min(1, share)))}%)`,
+        fill: heatColour(t),
         class: r.rank === 1 ? "best" : info && info.rank === r.rank ? "rec" : null}));
       if (info && info.group.has(r.rank))
         g.append(s("circle", {cx: left + i * cell + cell / 2, cy: top + j * cell + cell / 2, r: 2.5, class: "tie"}));
@@ -753,6 +772,7 @@ function heatmaps(rank, folding, info) {
       svg.append(g);
     }
     svg.append(s("text", {x: left, y: top + bys.length * cell + 16, class: "axis"}, "bx \u2192, by \u2193"));
+    svg.append(heatLegend("heat-scale-" + bz, left, top + bys.length * cell + 26, slowest, best));
     return svg;
   });
   return panels;

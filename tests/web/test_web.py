@@ -487,6 +487,20 @@ def test_rank(b, d, shots, docs):
           % (bzs, res[0]["folding"]))
     check(page["rows"] and [float(x) for x in page["rows"]] == [r["performance"]["predicted"] for r in res[:len(page["rows"])]],
           "25-point: the table's predicted GLup/s are the API's, best first")
+    # Issue 46, item 5: every heat map has its colour scale, from the slowest to the
+    # best predicted GLup/s of the ranking, in units.
+    scales = b.js("""[...document.querySelectorAll('#heatmaps svg')].map(svg => {
+      const end = (k) => { const t = svg.querySelector('.heat-legend text[data-end=' + k + ']');
+        return t ? +t.parentNode.querySelector('title').textContent : null; };
+      const g = svg.querySelector('.heat-legend');
+      return {min: end('min'), max: end('max'), text: g ? g.textContent : '',
+        ramp: g ? g.querySelectorAll('stop').length : 0}; })""")
+    preds = [r["performance"]["predicted"] for r in res]
+    check(len(scales) == len(bzs) and all(
+        sc["min"] == min(preds) and sc["max"] == max(preds) and "GLup/s" in sc["text"] and sc["ramp"] >= 2
+        for sc in scales),
+          "25-point: each of the %d heat maps has a colour scale %s..%s GLup/s (%s)"
+          % (len(bzs), min(preds), max(preds), scales[:1]))
     # Hover: a heat map cell and a bar show that configuration's numbers.
     for selector, r in (('#heatmaps g.cell[data-rank="1"] rect', res[0]),
                         ('#bars-chart g.bar[data-rank="%d"] rect' % res[4]["rank"], res[4])):
