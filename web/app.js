@@ -573,8 +573,16 @@ function showEstimate(est, req) {
   $("volumes-chart").replaceChildren(...volumesChart(est));
   $("limits-chart").replaceChildren(limitsChart(p, est.model));
   const l = est.launch;
+  /* Occupancy: resident blocks per SM and the threads of them that have work. The
+   * answer does not say which resource (threads, blocks, registers, shared memory)
+   * limits the blocks per SM, so the page does not either. */
+  const active = (est.details || {}).active_threads_per_sm;
   const rows = [["grid", triple(l.grid), "thread blocks"],
-    ["blocks per SM", num(l.blocks_per_sm), "blocks"], ["wave", num(l.wave_blocks), "blocks"],
+    ["threads per block", num(l.threads_per_block), "threads"],
+    ["blocks per SM", num(l.blocks_per_sm), "blocks resident per SM (occupancy)"],
+    ["active threads per SM", active === undefined ? "not in this model" : nm(active),
+      "threads per SM with work"],
+    ["wave", num(l.wave_blocks), "blocks"],
     ["L1 cycles", nm(est.estimate.l1_cycles), "per lattice update, per SM"],
     ["lattice updates", num((est.details || {}).lattice_updates), "updates"]];
   $("launch-table").replaceChildren(...rows.map(([k, v, u]) =>
@@ -656,7 +664,7 @@ function describe(r) {
     .map((k) => `${LIMIT_NAMES[k]} ${num(p[k])}`).join(", ") +
     `; DRAM ${num(r.estimate.dram_load)} + ${num(r.estimate.dram_store)} B/Lup, ` +
     `L2 ${num(r.estimate.l2_load)} + ${num(r.estimate.l2_store)} B/Lup; ` +
-    `${num(r.launch.blocks_per_sm)} blocks per SM`;
+    `${num(r.launch.blocks_per_sm)} blocks per SM, occupancy ${num(r.occupancy)}`;
   if (r.measured && r.measured.glups !== undefined)
     text += `; measured ${num(r.measured.glups)} GLup/s (predicted/measured ${num(r.measured.predicted_over_measured)})`;
   else if (r.measured && r.measured.error)
@@ -809,12 +817,12 @@ function showRank(rank, req) {
   $("bars-chart").replaceChildren(...barsChart(rank, info));
   const anyMeasured = res.some((r) => r.measured);
   const head = ["rank", "block", "folding", "predicted GLup/s", "limiter", "DRAM load B/Lup",
-    "DRAM store B/Lup", "blocks per SM"].concat(anyMeasured ? ["measured GLup/s", "predicted / measured"] : []);
+    "DRAM store B/Lup", "blocks per SM", "occupancy"].concat(anyMeasured ? ["measured GLup/s", "predicted / measured"] : []);
   const rows = res.slice(0, 15).map((r) => {
     const me = r.measured || {};
     const cells = [num(r.rank), triple(r.block), triple(r.folding), nm(r.performance.predicted),
       r.performance.limiter, nm(r.estimate.dram_load), nm(r.estimate.dram_store),
-      num(r.launch.blocks_per_sm)].concat(anyMeasured
+      num(r.launch.blocks_per_sm), nm(r.occupancy, {"data-key": "occupancy"})].concat(anyMeasured
       ? [me.error ? "error: " + me.error.code : nm(me.glups), nm(me.predicted_over_measured)] : []);
     const tr = h("tr", {"data-rank": r.rank,
       class: info && info.rank === r.rank ? "rec" : info && info.group.has(r.rank) ? "tie" : null},

@@ -231,6 +231,15 @@ def check_estimate(b, d, label):
           "%s: the reason names the limiter's value: %s" % (label, page["reason"]))
     check(first_number(page["launch"]["blocks per SM"]) == ans["launch"]["blocks_per_sm"],
           "%s: blocks per SM %s as the API" % (label, page["launch"]["blocks per SM"]))
+    # Issue 46, item 5: occupancy, as the answer has it (it names no limiting
+    # resource, so neither does the page).
+    active = ans.get("details", {}).get("active_threads_per_sm")
+    shown = b.js("""(() => { const td = document.querySelector('#launch-table td[data-key="active threads per SM"]');
+      return td && (td.querySelector('.num') ? +td.querySelector('.num').title : td.textContent); })()""")
+    check(first_number(page["launch"].get("threads per block", "")) == ans["launch"]["threads_per_block"] and
+          (shown == active if active is not None else shown == "not in this model"),
+          "%s: threads per block %s and active threads per SM %s as the API (%s)"
+          % (label, page["launch"].get("threads per block"), shown, active))
     check_numbers_short(b, label)
     return ans
 
@@ -485,6 +494,9 @@ def test_rank(b, d, shots, docs):
     check(not page["heatHidden"] and page["panels"] == bzs and sorted(page["cells"]) == [r["rank"] for r in shown],
           "25-point: a bx x by heat map per bz %s, one cell per configuration of folding %s"
           % (bzs, res[0]["folding"]))
+    occ = b.js("[...document.querySelectorAll('#rank-table .num[data-key=occupancy]')].map(e => +e.title)")
+    check(len(occ) == min(15, len(res)) and occ == [r["occupancy"] for r in res[:len(occ)]],
+          "25-point: the table's occupancy is the API's, row by row (%s)" % occ[:5])
     check(page["rows"] and [float(x) for x in page["rows"]] == [r["performance"]["predicted"] for r in res[:len(page["rows"])]],
           "25-point: the table's predicted GLup/s are the API's, best first")
     # Issue 46, item 5: every heat map has its colour scale, from the slowest to the
