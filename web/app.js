@@ -313,6 +313,50 @@ async function post(path, req) {
   return {ok: r.ok, status: r.status, body: await r.json()};
 }
 
+/* POST /v1/rank asking for its progress (docs/api.md, "Progress of a ranking"): the
+ * daemon streams newline-delimited JSON, progress lines while it ranks (each shown
+ * as "n of N configurations") and the answer, or an error, as the last line. An
+ * answer that is not a stream (a request refused at once: 4xx, 503) is read as
+ * JSON. Resolves to {ok, status, body} as post() does; an error after the first
+ * line comes with status 200, so it is passed on as status 0 (no HTTP status to
+ * show). */
+async function postRank(req) {
+  const r = await fetch("/v1/rank", {
+    method: "POST",
+    headers: {"Content-Type": "application/json", "Accept": "application/x-ndjson"},
+    body: JSON.stringify(req),
+  });
+  if (!r.ok || !r.body || !(r.headers.get("Content-Type") || "").includes("ndjson"))
+    return {ok: r.ok, status: r.status, body: await r.json()};
+  const reader = r.body.getReader(), decoder = new TextDecoder();
+  let buf = "", last = null;
+  const take = (line) => {
+    if (line.trim() === "") return;
+    const obj = JSON.parse(line);
+    if (obj && obj.progress) showProgress(obj.progress);
+    else last = obj;
+  };
+  for (;;) {
+    const {done, value} = await reader.read();
+    if (value) buf += decoder.decode(value, {stream: true});
+    let nl;
+    while ((nl = buf.indexOf("\n")) >= 0) {
+      take(buf.slice(0, nl));
+      buf = buf.slice(nl + 1);
+    }
+    if (done) break;
+  }
+  take(buf);
+  if (!last) throw new Error("the ranking's stream ended without an answer");
+  return last.error ? {ok: false, status: 0, body: last} : {ok: true, status: r.status, body: last};
+}
+
+function showProgress(p) {
+  $("busy").textContent = `ranking\u2026 ${p.done} of ${p.of} configurations`;
+  $("busy").dataset.done = p.done;
+  $("busy").dataset.of = p.of;
+}
+
 /* The device list of the daemon (built-in and stored), with the figures that tell
  * them apart. */
 async function loadDevices() {
@@ -869,7 +913,7 @@ async function run(action) {
   $("busy").textContent = action === "rank" ? "ranking\u2026" : "estimating\u2026";
   const t0 = performance.now();
   try {
-    const r = await post(action === "rank" ? "/v1/rank" : "/v1/estimate", req);
+    const r = action === "rank" ? await postRank(req) : await post("/v1/estimate", req);
     if (!r.ok) {
       showError(r.body, r.status);
     } else if (action === "rank") {

@@ -475,10 +475,21 @@ def test_rank(b, d, shots, docs):
     check_estimate(b, d, "25-point")
     if docs:
         b.screenshot(os.path.join(docs, "estimate-25pt.png"), clip=rect_of(b, "#estimate"))
+    # Issue 46, item 5: the page shows the progress the daemon streams while it ranks
+    # (every text of the busy line is recorded).
+    b.js("""(() => { window.busyTexts = []; const e = document.getElementById('busy');
+      new MutationObserver(() => window.busyTexts.push(e.textContent))
+        .observe(e, {childList: true, characterData: true, subtree: true}); })()""")
     act(b, "document.getElementById('run-rank').click()", RANK_S, "the 25-point ranking")
     action, req = page_request(b)
     check(action == "rank", "the permalink says rank")
     status, ans = api(d, "/v1/rank", req)
+    progress = [tuple(map(int, m)) for t in b.js("window.busyTexts")
+                for m in re.findall(r"(\d+) of (\d+) configurations", t)]
+    check(status == 200 and progress and all(n <= of == ans["evaluated"] for n, of in progress) and
+          [n for n, _ in progress] == sorted(n for n, _ in progress),
+          "25-point: while ranking the page showed 'n of %s configurations', n rising: %s"
+          % (ans.get("evaluated"), progress[:6]))
     page = read_rank(b)
     if not check(status == 200 and page["error"] is None, "25-point: the page shows a ranking (%d %s)"
                  % (status, page["error"])):
