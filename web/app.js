@@ -482,9 +482,13 @@ function markStale(stale) {
 
 /* ---- charts ---------------------------------------------------------------------------- */
 
-/* Colours: one per field (cycled), one per limiter. */
-const FIELD_COLOURS = ["#4e79a7", "#f28e2b", "#59a14f", "#e15759", "#76b7b2", "#edc948",
-  "#b07aa1", "#ff9da7", "#9c755f", "#bab0ac"];
+/* Colours, one meaning each on the whole page: a hue is a limiter (the limits chart
+ * and the ranking's bars, with a legend in both); the fields of the volume chart are
+ * greys (dark and light alternating, so that neighbours differ), which no limiter
+ * is; the heat maps' indigo ramp is a predicted GLup/s (their scale under them); the
+ * decision's marks are slate (style.css). */
+const FIELD_COLOURS = ["#3d3d3d", "#a6a6a6", "#6b6b6b", "#d4d4d4", "#1f1f1f", "#8a8a8a",
+  "#545454", "#bcbcbc", "#2e2e2e", "#e6e6e6"];
 const LIMITER_COLOURS = {flops: "#b07aa1", l1: "#59a14f", l2: "#f28e2b", dram: "#4e79a7",
   latency: "#e15759", blocks: "#76b7b2", stores: "#9c755f", l2_requests: "#edc948",
   l1_requests: "#ff9da7", none: "#bab0ac"};
@@ -515,7 +519,8 @@ function volumesChart(est) {
       const v = est.fields[f][key];
       if (!v) return;
       const r = s("rect", {x, y, width: Math.max(v * scale, 0.5), height: row - 8,
-        fill: FIELD_COLOURS[j % FIELD_COLOURS.length]},
+        fill: FIELD_COLOURS[j % FIELD_COLOURS.length], stroke: "#fff", "stroke-width": 0.5,
+        "data-field": f},
       s("title", {}, f + ": " + num(v) + " B/Lup " + label));
       svg.append(r);
       x += v * scale;
@@ -556,7 +561,7 @@ function limitsChart(perf, model) {
     }
     const w = Math.min(v, max) * scale;
     svg.append(s("rect", {x: left, y, width: Math.max(w, 0.5), height: row - 8,
-      fill: LIMITER_COLOURS[k], "fill-opacity": limiter ? 1 : 0.35,
+      fill: LIMITER_COLOURS[k], "fill-opacity": limiter ? 1 : 0.35, "data-limit": k,
       class: limiter ? "limiter-bar" : null},
     s("title", {}, LIMIT_NAMES[k] + " limit: " + num(v) + " GLup/s")));
     if (v > max)
@@ -569,7 +574,10 @@ function limitsChart(perf, model) {
   svg.append(s("line", {x1: px, x2: px, y1: 0, y2: keys.length * row + 4, class: "predicted"}));
   svg.append(svgNum({x: px, y: keys.length * row + 17, "text-anchor": "middle",
     class: "value", "data-limit": "predicted"}, perf.predicted, "predicted "));
-  return svg;
+  /* The legend says what the colours mean here and in the ranking's bars. */
+  const legend = h("div", {class: "legend"}, h("span", {},
+    "colour: the limit (the same colours as the ranking's bars); full colour: the limiter, pale: the other limits"));
+  return [svg, legend];
 }
 
 /* One sentence: what limits this configuration, with the API's figures. */
@@ -615,7 +623,7 @@ function showEstimate(est, req) {
   $("reason").replaceChildren(...reasonSentence(est, req));
   showWarnings($("estimate-warnings"), est.warnings);
   $("volumes-chart").replaceChildren(...volumesChart(est));
-  $("limits-chart").replaceChildren(limitsChart(p, est.model));
+  $("limits-chart").replaceChildren(...limitsChart(p, est.model));
   const l = est.launch;
   /* Occupancy: resident blocks per SM and the threads of them that have work. The
    * answer does not say which resource (threads, blocks, registers, shared memory)
@@ -754,7 +762,8 @@ function barsChart(rank, info) {
     const x = left + i * bw, v = r.performance.predicted;
     const g = s("g", {class: "bar"});
     g.append(s("rect", {x, y: y(v), width: Math.max(bw - 1, 0.8), height: H - bottom - y(v),
-      fill: LIMITER_COLOURS[r.performance.limiter] || "#999"}));
+      fill: LIMITER_COLOURS[r.performance.limiter] || LIMITER_COLOURS.none,
+      "data-limiter": r.performance.limiter}));
     if (measured[i]) g.append(s("circle", {cx: x + bw / 2, cy: y(measured[i]), r: 3, class: "measured"}));
     if (info && info.group.has(r.rank))
       g.append(s("circle", {cx: x + bw / 2, cy: H - bottom + 7, r: 2.5, class: "tie"}));
@@ -767,7 +776,7 @@ function barsChart(rank, info) {
   const legend = h("div", {class: "legend"});
   const seen = new Set(res.map((r) => r.performance.limiter));
   for (const k of Object.keys(LIMITER_COLOURS))
-    if (seen.has(k)) legend.append(h("span", {}, h("i", {class: "swatch", "data-colour": LIMITER_COLOURS[k]}),
+    if (seen.has(k)) legend.append(h("span", {"data-limiter": k}, h("i", {class: "swatch", "data-colour": LIMITER_COLOURS[k]}),
       "limited by " + (LIMIT_NAMES[k] || k)));
   if (measured.some((m) => m)) legend.append(h("span", {}, "\u25cf measured"));
   if (info) legend.append(h("span", {}, "\u2605 recommended, \u25cf under the axis: its tie group"));
@@ -775,8 +784,8 @@ function barsChart(rank, info) {
 }
 
 /* The heat maps' scale: t = 0 (the slowest of the ranking) light to t = 1 (the
- * best) dark. */
-const heatColour = (t) => `hsl(212, 60%, ${Math.round(92 - 62 * Math.max(0, Math.min(1, t)))}%)`;
+ * best) dark indigo, a hue no limiter has. */
+const heatColour = (t) => `hsl(255, 45%, ${Math.round(94 - 66 * Math.max(0, Math.min(1, t)))}%)`;
 
 /* The colour scale of a heat map, under it: a ramp from the slowest to the best
  * predicted GLup/s of the ranking (every folding's maps share it), with both ends

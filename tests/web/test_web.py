@@ -540,6 +540,7 @@ def test_rank(b, d, shots, docs):
               "hovering %s shows rank %d's numbers: %s" % (selector.split()[0], r["rank"], text[:120]))
     check_decision(b, ans, page, "25-point")
     check_numbers_short(b, "25-point ranking")
+    check_palette(b, "25-point")
     b.mouse_move(0, 0)
     b.screenshot(os.path.join(shots, "rank-25pt.png"))
     if docs:
@@ -556,6 +557,36 @@ def test_rank(b, d, shots, docs):
     est = check_estimate(b, d, "clicked rank %d" % r["rank"])
     check(est is not None and est["performance"]["predicted"] == r["performance"]["predicted"],
           "its estimate predicts what the ranking did (%s GLup/s)" % r["performance"]["predicted"])
+
+
+def check_palette(b, label):
+    """Issue 46, item 5: one meaning per colour on the page. With the estimate and the
+    ranking both on screen: a limit has one colour in the limits chart and the bars,
+    no field of the volume chart has a limiter's colour, and every colour of the bars
+    is in their legend, next to the limiter it stands for."""
+    page = b.js("""(() => { const q = (sel) => [...document.querySelectorAll(sel)];
+      return {fields: q('#volumes-chart rect[data-field]').map(r => r.getAttribute('fill')),
+        limits: q('#limits-chart rect[data-limit]').map(r => [r.dataset.limit, r.getAttribute('fill')]),
+        bars: q('#bars-chart g.bar rect').map(r => [r.dataset.limiter, r.getAttribute('fill')]),
+        legend: q('#bars-chart .legend span[data-limiter]').map(e => [e.dataset.limiter,
+          e.querySelector('.swatch').dataset.colour]),
+        limitsLegend: q('#limits-chart .legend').length}; })()""")
+    colour = {}
+    clash = []
+    for k, c in page["limits"] + page["bars"]:
+        if colour.setdefault(k, c) != c:
+            clash.append((k, colour[k], c))
+    check(page["limits"] and page["bars"] and not clash and
+          len(set(colour.values())) == len(colour),
+          "%s: each limit has one colour in the limits chart and the bars, no two the same %s (%s)"
+          % (label, colour, clash))
+    shared = set(page["fields"]) & set(colour.values())
+    check(page["fields"] and not shared,
+          "%s: no field of the volume chart has a limiter's colour (shared: %s)" % (label, sorted(shared)))
+    legend = dict(page["legend"])
+    check(all(legend.get(k) == c for k, c in page["bars"]) and page["limitsLegend"] == 1,
+          "%s: the bars' legend names every colour they use, and the limits chart has a legend (%s)"
+          % (label, legend))
 
 
 def check_decision(b, ans, page, label):
