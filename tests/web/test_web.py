@@ -185,7 +185,8 @@ def read_estimate(b):
         predicted: document.getElementById('predicted').title,
         limiter: document.getElementById('limiter').textContent,
         reason: document.getElementById('reason').textContent,
-        levels: Object.fromEntries(q('#volumes-chart text[data-level]').map(e => [e.dataset.level, e.parentNode.querySelector('title').textContent])),
+        levels: Object.fromEntries(q('#volumes-chart text[data-level]').map(e => [e.dataset.level,
+          e.parentNode.classList.contains('num') ? e.parentNode.querySelector('title').textContent : e.textContent])),
         segments: q('#volumes-chart rect title').map(t => t.textContent),
         limits: Object.fromEntries(q('#limits-chart text[data-limit]').map(e => [e.dataset.limit, e.textContent])),
         limitsFull: Object.fromEntries(q('#limits-chart text[data-limit]').map(e => [e.dataset.limit,
@@ -565,7 +566,8 @@ def check_palette(b, label):
     no field of the volume chart has a limiter's colour, and every colour of the bars
     is in their legend, next to the limiter it stands for."""
     page = b.js("""(() => { const q = (sel) => [...document.querySelectorAll(sel)];
-      return {fields: q('#volumes-chart rect[data-field]').map(r => r.getAttribute('fill')),
+      return {fields: q('#volumes-chart rect').map(r => r.getAttribute('fill')),
+        limitFills: q('#limits-chart rect').concat(q('#bars-chart g.bar rect')).map(r => r.getAttribute('fill')),
         limits: q('#limits-chart rect[data-limit]').map(r => [r.dataset.limit, r.getAttribute('fill')]),
         bars: q('#bars-chart g.bar rect').map(r => [r.dataset.limiter, r.getAttribute('fill')]),
         legend: q('#bars-chart .legend span[data-limiter]').map(e => [e.dataset.limiter,
@@ -580,7 +582,7 @@ def check_palette(b, label):
           len(set(colour.values())) == len(colour),
           "%s: each limit has one colour in the limits chart and the bars, no two the same %s (%s)"
           % (label, colour, clash))
-    shared = set(page["fields"]) & set(colour.values())
+    shared = set(page["fields"]) & set(page["limitFills"])
     check(page["fields"] and not shared,
           "%s: no field of the volume chart has a limiter's colour (shared: %s)" % (label, sorted(shared)))
     legend = dict(page["legend"])
