@@ -1294,6 +1294,14 @@ static void registers_never_silently_assumed(lr_worker *w)
                   "thread; from 65 no configuration launches (decided on the predictions at "
                   "32 registers)",
                   1);
+    /* 1024 x 1 x 1 is picked over 32 x 1 x 1 (32 blocks of 32 threads fill half an SM);
+     * from 65 registers it cannot launch and the pick is the other one */
+    expect_answer(w, 1, REGS_2D("", "\"search\":{\"blocks\":[[1024,1,1],[32,1,1]]}"),
+                  "the recommendation 1024x1x1: as many of its blocks fit on an SM up to 32 "
+                  "registers per thread, fewer from 33 (lower occupancy), and none from 65 (it "
+                  "cannot launch); the pick holds up to 64 registers per thread; from 65 the "
+                  "pick among the configurations that still launch is 32x1x1",
+                  1);
 }
 
 int main(void)
