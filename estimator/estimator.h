@@ -285,11 +285,21 @@ int est_config_tiles_domain(const est_config *cfg);
  *     cudagen do not handle (a folding past EST_MAX_FOLDING points), path
  *     "launch.block" or "launch.folding" (messages about folding start with
  *     "folding"); and, with dev not NULL, a block of more threads than
- *     dev->max_threads_per_block or one that fits on no SM (registers, shared memory).
+ *     dev->max_threads_per_block or one that fits on no SM (the message names the limit
+ *     that leaves none, registers, shared memory, threads or blocks per SM, with its
+ *     figures).
  * dev NULL checks what holds on every GPU (cudagen, before it knows which). The
  * model's own refusal of folded stores in thread variables is not a launch limit
  * (cudagen generates such a store as a per-thread sum): est_estimate adds it. */
 int est_launch_check(const est_kernel *k, const est_device *dev, const est_config *cfg,
                      lr_error *err);
+
+/* The register counts per thread, above k's, at which blocks of threads threads of k
+ * change on dev (occupancy rule, docs/model.md §2; shared memory as k has it): returns
+ * the smallest count at which fewer blocks fit on an SM than at k's count, and
+ * *unlaunchable gets the smallest at which none fits. Either is EST_MAX_REGISTERS + 1
+ * when no count up to EST_MAX_REGISTERS reaches it. */
+int est_register_threshold(const est_kernel *k, const est_device *dev, int threads,
+                           int *unlaunchable);
 
 #endif

@@ -18,31 +18,72 @@
 #define CUDA_GRID_X_MAX 2147483647ll
 #define CUDA_GRID_YZ_MAX 65535ll
 
-int est_blocks_per_sm(const est_kernel *k, const est_device *dev, int threads)
+/* The registers one block holds with regs per thread: at least 32 per thread are
+ * allocated, per warp in units of 256 (docs/model.md §2). */
+static int64_t block_registers(int regs, int threads)
+{
+    int warps = (threads + 31) / 32;
+    if (regs < 32)
+        regs = 32;
+    return (int64_t)warps * ((32 * regs + 255) / 256 * 256);
+}
+
+/* Blocks of threads threads resident on one SM of dev under each limit (what
+ * est_blocks_per_sm takes the least of). */
+typedef struct sm_limits {
+    int64_t by_threads, by_regs, by_blocks, by_shared; /* by_shared: -1 = no shared memory */
+} sm_limits;
+
+static sm_limits sm_limits_of(int regs, int64_t shared, const est_device *dev, int threads)
+{
+    sm_limits l;
+    l.by_threads = dev->max_threads_per_sm / threads;
+    l.by_regs = dev->regs_per_sm / block_registers(regs, threads);
+    l.by_blocks = dev->max_blocks_per_sm;
+    /* the driver adds its own reservation to every block's shared memory (1 KiB on
+     * compute capability 8.0 and later): 32 KiB blocks fit 6 to an H100 SM, not 7
+     * (docs/model.md §2) */
+    l.by_shared =
+        shared > 0 ? dev->shared_bytes_per_sm / (shared + dev->shared_reserved_bytes_per_block)
+                   : -1;
+    return l;
+}
+
+static int blocks_per_sm_at(int regs, int64_t shared, const est_device *dev, int threads)
 {
     if (threads <= 0)
         return 0;
-    int warps = (threads + 31) / 32;
-    int regs = k->registers > 32 ? k->registers : 32;
-    /* registers are allocated per warp in units of 256 */
-    int regs_per_warp = (32 * regs + 255) / 256 * 256;
-    int by_threads = dev->max_threads_per_sm / threads;
-    int by_regs = dev->regs_per_sm / (warps * regs_per_warp);
-    int n = dev->max_blocks_per_sm;
-    if (by_threads < n)
-        n = by_threads;
-    if (by_regs < n)
-        n = by_regs;
-    if (k->shared_bytes > 0) {
-        /* the driver adds its own reservation to every block's shared memory (1 KiB
-         * on compute capability 8.0 and later): 32 KiB blocks fit 6 to an H100 SM,
-         * not 7 (docs/model.md §2) */
-        int64_t by_shared =
-            dev->shared_bytes_per_sm / (k->shared_bytes + dev->shared_reserved_bytes_per_block);
-        if (by_shared < n)
-            n = (int)by_shared;
+    sm_limits l = sm_limits_of(regs, shared, dev, threads);
+    int64_t n = l.by_blocks;
+    if (l.by_threads < n)
+        n = l.by_threads;
+    if (l.by_regs < n)
+        n = l.by_regs;
+    if (l.by_shared >= 0 && l.by_shared < n)
+        n = l.by_shared;
+    return (int)n;
+}
+
+int est_blocks_per_sm(const est_kernel *k, const est_device *dev, int threads)
+{
+    return blocks_per_sm_at(k->registers, k->shared_bytes, dev, threads);
+}
+
+int est_register_threshold(const est_kernel *k, const est_device *dev, int threads,
+                           int *unlaunchable)
+{
+    int now = est_blocks_per_sm(k, dev, threads), drop = EST_MAX_REGISTERS + 1;
+    *unlaunchable = EST_MAX_REGISTERS + 1;
+    for (int r = k->registers + 1; r <= EST_MAX_REGISTERS; r++) {
+        int n = blocks_per_sm_at(r, k->shared_bytes, dev, threads);
+        if (n < now && drop > EST_MAX_REGISTERS)
+            drop = r;
+        if (n == 0) {
+            *unlaunchable = r;
+            break;
+        }
     }
-    return n;
+    return drop;
 }
 
 void est_grid(const est_config *cfg, int64_t grid[3])
@@ -136,6 +177,40 @@ int est_folding_check(const est_kernel *k, const est_config *cfg, lr_error *err)
     return 0;
 }
 
+/* LR_NOT_LAUNCHABLE naming the limit that leaves no block of threads threads on an
+ * SM of dev, with its figures (issue 43: a block short of registers was explained with
+ * the SM's shared memory). Each message fits est_result's 160-byte reason. */
+static int not_resident(const est_kernel *k, const est_device *dev, int threads, lr_error *err)
+{
+    sm_limits l = sm_limits_of(k->registers, k->shared_bytes, dev, threads);
+    if (l.by_regs == 0)
+        return lr_error_set(
+            err, LR_NOT_LAUNCHABLE, "launch.block",
+            "no block of %d threads fits on an SM: %d registers per thread need %lld "
+            "registers per block (per warp in units of 256), the SM has %lld",
+            threads, k->registers, (long long)block_registers(k->registers, threads),
+            (long long)dev->regs_per_sm);
+    if (l.by_shared == 0) {
+        char reserved[80] = "";
+        if (dev->shared_reserved_bytes_per_block > 0)
+            snprintf(reserved, sizeof reserved, " plus the %lld B the driver reserves",
+                     (long long)dev->shared_reserved_bytes_per_block);
+        return lr_error_set(err, LR_NOT_LAUNCHABLE, "launch.block",
+                            "no block of %d threads fits on an SM: it needs %lld B of shared "
+                            "memory%s; the SM has %lld B",
+                            threads, (long long)k->shared_bytes, reserved,
+                            (long long)dev->shared_bytes_per_sm);
+    }
+    if (l.by_threads == 0)
+        return lr_error_set(err, LR_NOT_LAUNCHABLE, "launch.block",
+                            "no block of %d threads fits on an SM: the SM holds %lld threads",
+                            threads, (long long)dev->max_threads_per_sm);
+    return lr_error_set(err, LR_NOT_LAUNCHABLE, "launch.block",
+                        "no block of %d threads fits on an SM: the device allows %lld blocks "
+                        "per SM",
+                        threads, (long long)dev->max_blocks_per_sm);
+}
+
 int est_launch_check(const est_kernel *k, const est_device *dev, const est_config *cfg,
                      lr_error *err)
 {
@@ -159,17 +234,7 @@ int est_launch_check(const est_kernel *k, const est_device *dev, const est_confi
                 (long long)grid[d], "xyz"[d], CUDA_GRID_X_MAX, CUDA_GRID_YZ_MAX,
                 CUDA_GRID_YZ_MAX);
     int threads = b[0] * b[1] * b[2];
-    if (dev && est_blocks_per_sm(k, dev, threads) == 0) {
-        char reserved[80] = "";
-        if (k->shared_bytes > 0 && dev->shared_reserved_bytes_per_block > 0)
-            snprintf(reserved, sizeof reserved, ", plus the %lld B the driver reserves",
-                     (long long)dev->shared_reserved_bytes_per_block);
-        return lr_error_set(
-            err, LR_NOT_LAUNCHABLE, "launch.block",
-            "no block of %d threads fits on an SM (%d registers per thread, %lld "
-            "B shared memory per block%s; the SM has %lld B)",
-            threads, k->registers, (long long)k->shared_bytes, reserved,
-            (long long)dev->shared_bytes_per_sm);
-    }
+    if (dev && est_blocks_per_sm(k, dev, threads) == 0)
+        return not_resident(k, dev, threads, err);
     return 0;
 }

@@ -100,14 +100,17 @@ void api_cache_put(lr_worker *w, const lr_request *req, const est_launch *l, con
         api_cache_ok(w->api);
 }
 
-/* The warnings of launch l of req (plausible.h): those of the request, then those of
- * the configuration, whose estimate object is est. A new array (caller owns) or NULL. */
+/* The warnings of launch l of req (plausible.h): those of the request (registers
+ * assumed last), then those of the configuration, whose estimate object is est. A new
+ * array (caller owns) or NULL. */
 static cJSON *warnings_of(const lr_request *req, const est_launch *l, const cJSON *est)
 {
     jb b = {0};
     lr_plausible *p = lr_plausible_new(req);
     cJSON *w = p ? lr_plausible_request_warnings(p) : NULL,
           *c = p && w ? lr_plausible_warnings(p, l, est) : NULL;
+    if (w)
+        lr_plausible_registers_estimate(&b, w, req, l);
     while (c && c->child)
         jb_item(&b, w, NULL, cJSON_DetachItemViaPointer(c, c->child));
     /* out of memory: no answer, not one without its configuration's warnings */

@@ -237,13 +237,16 @@ static const char *baseline_reason(const lr_request *req, const est_result *res,
     return NULL;
 }
 
-/* The rank response's "warnings": those of the request, and how many ranked
- * configurations have warnings of their own; NULL (and b->failed) when out of memory. */
+/* The rank response's "warnings": those of the request (with registers assumed, where
+ * the recommendation would change), and how many ranked configurations have warnings
+ * of their own; NULL (and b->failed) when out of memory. */
 static cJSON *rank_warnings(jb *b, const lr_request *req, const lr_choice *c, size_t m)
 {
     lr_plausible *p = lr_plausible_new(req);
     cJSON *w = p ? lr_plausible_request_warnings(p) : NULL;
     size_t warned = 0;
+    if (w)
+        lr_plausible_registers_rank(b, w, req, c, m);
     for (size_t r = 0; r < m; r++)
         warned += c[r].warned != 0;
     if (w && warned) {

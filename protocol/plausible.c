@@ -295,7 +295,7 @@ static void add_warning(jb *b, cJSON *arr, const char *code, const char *path, c
 static void add_warning(jb *b, cJSON *arr, const char *code, const char *path, const char *fmt,
                         ...)
 {
-    char msg[512];
+    char msg[768];
     va_list ap;
     va_start(ap, fmt);
     vsnprintf(msg, sizeof msg, fmt, ap);
@@ -370,4 +370,149 @@ int lr_plausible_bounds_error(const lr_plausible *p, lr_error *err)
     if (p->noutside == 0)
         return 0;
     return lr_error_set(err, LR_NOT_LAUNCHABLE, p->out[0].path, "%s", p->out[0].message);
+}
+
+/* ---- registers assumed (issue 43) ---- */
+
+/* Where a user finds the kernel's registers per thread. */
+#define REGISTERS_HOW                                                                          \
+    "send kernel.registers, the count that ptxas -v (nvcc -Xptxas -v), nvcc "                  \
+    "--resource-usage or cuobjdump --dump-resource-usage prints for the kernel"
+
+static void launch_text(const est_launch *l, char *out, size_t n)
+{
+    const int *b = l->block, *f = l->folding;
+    if (f[0] * f[1] * f[2] > 1)
+        snprintf(out, n, "%dx%dx%d folding %dx%dx%d", b[0], b[1], b[2], f[0], f[1], f[2]);
+    else
+        snprintf(out, n, "%dx%dx%d", b[0], b[1], b[2]);
+}
+
+static int threads_of(const est_launch *l)
+{
+    return l->block[0] * l->block[1] * l->block[2];
+}
+
+/* "as many of its blocks fit on an SM up to 32 registers per thread, fewer from 33
+ * ..., and none from 65 ..." for blocks of threads threads of req's kernel. */
+static void thresholds_text(const lr_request *req, int threads, char *out, size_t n)
+{
+    int none, drop = est_register_threshold(req->kernel, &req->device, threads, &none);
+    if (drop > EST_MAX_REGISTERS)
+        snprintf(out, n, "as many of its blocks fit on an SM up to %d registers per thread",
+                 EST_MAX_REGISTERS);
+    else if (none > EST_MAX_REGISTERS)
+        snprintf(out, n,
+                 "as many of its blocks fit on an SM up to %d registers per thread, fewer "
+                 "from %d (lower occupancy), and it launches up to %d",
+                 drop - 1, drop, EST_MAX_REGISTERS);
+    else
+        snprintf(out, n,
+                 "as many of its blocks fit on an SM up to %d registers per thread, fewer "
+                 "from %d (lower occupancy), and none from %d (it cannot launch)",
+                 drop - 1, drop, none);
+}
+
+void lr_plausible_registers_estimate(jb *b, cJSON *arr, const lr_request *req,
+                                     const est_launch *l)
+{
+    if (!req->registers_assumed)
+        return;
+    char cfg[64], th[200];
+    launch_text(l, cfg, sizeof cfg);
+    thresholds_text(req, threads_of(l), th, sizeof th);
+    add_warning(b, arr, "registers_assumed", "kernel.registers",
+                "kernel.registers was not sent, so %d registers per thread are assumed; at "
+                "block %s %s; " REGISTERS_HOW,
+                est_kernel_registers(req->kernel), cfg, th);
+}
+
+/* The smallest register count above the kernel's at which the recommendation among
+ * the configurations of c[0..m) that still launch differs from c[rec]: *alt gets the
+ * new pick's index, or m when none launches then. EST_MAX_REGISTERS + 1 when the
+ * recommendation holds up to EST_MAX_REGISTERS; -1 when out of memory. */
+static int pick_changes_at(const lr_request *req, const lr_choice *c, size_t m, size_t rec,
+                           size_t *alt)
+{
+    double precision = req->device.rank_precision;
+    int v2 = est_kernel_model(req->kernel) == EST_MODEL_V2, found = EST_MAX_REGISTERS + 1;
+    int *none = malloc(m * sizeof *none);
+    lr_choice *kept = malloc(m * sizeof *kept);
+    size_t *from = malloc(m * sizeof *from);
+    *alt = m;
+    if (!none || !kept || !from)
+        found = -1;
+    for (size_t i = 0; found > 0 && i < m; i++)
+        est_register_threshold(req->kernel, &req->device, threads_of(&c[i].launch), &none[i]);
+    /* the counts at which some configuration stops launching, in increasing order:
+     * the only ones at which the pick can change */
+    for (int r = 0, last = est_kernel_registers(req->kernel); found > 0; last = r) {
+        r = EST_MAX_REGISTERS + 1;
+        for (size_t i = 0; i < m; i++)
+            if (none[i] > last && none[i] < r)
+                r = none[i];
+        if (r > EST_MAX_REGISTERS)
+            break;
+        size_t nk = 0;
+        for (size_t i = 0; i < m; i++)
+            if (none[i] > r) {
+                from[nk] = i;
+                kept[nk++] = c[i];
+            }
+        size_t p = nk ? lr_decision_pick(kept, nk, precision, v2) : nk;
+        if (p == nk || from[p] != rec) {
+            found = r;
+            *alt = p == nk ? m : from[p];
+            break;
+        }
+    }
+    free(none);
+    free(kept);
+    free(from);
+    return found;
+}
+
+void lr_plausible_registers_rank(jb *b, cJSON *arr, const lr_request *req, const lr_choice *c,
+                                 size_t m)
+{
+    if (!req->registers_assumed)
+        return;
+    int regs = est_kernel_registers(req->kernel);
+    size_t rec = lr_decision_pick(c, m, req->device.rank_precision,
+                                  est_kernel_model(req->kernel) == EST_MODEL_V2);
+    if (rec >= m) {
+        add_warning(b, arr, "registers_assumed", "kernel.registers",
+                    "kernel.registers was not sent, so %d registers per thread are "
+                    "assumed; " REGISTERS_HOW,
+                    regs);
+        return;
+    }
+    char cfg[64], other[64] = "", th[200], change[200];
+    size_t alt;
+    int at = pick_changes_at(req, c, m, rec, &alt);
+    if (at < 0) {
+        b->failed = 1; /* no answer rather than one without the threshold */
+        return;
+    }
+    launch_text(&c[rec].launch, cfg, sizeof cfg);
+    thresholds_text(req, threads_of(&c[rec].launch), th, sizeof th);
+    if (at > EST_MAX_REGISTERS)
+        snprintf(change, sizeof change, "it stays the pick up to %d", EST_MAX_REGISTERS);
+    else if (alt >= m)
+        snprintf(change, sizeof change,
+                 "the pick holds up to %d registers per thread; from %d no configuration "
+                 "launches",
+                 at - 1, at);
+    else {
+        launch_text(&c[alt].launch, other, sizeof other);
+        snprintf(change, sizeof change,
+                 "the pick holds up to %d registers per thread; from %d the pick among the "
+                 "configurations that still launch is %s",
+                 at - 1, at, other);
+    }
+    add_warning(b, arr, "registers_assumed", "kernel.registers",
+                "kernel.registers was not sent, so %d registers per thread are assumed; the "
+                "recommendation %s: %s; %s (decided on the predictions at %d "
+                "registers); " REGISTERS_HOW,
+                regs, cfg, th, change, regs);
 }

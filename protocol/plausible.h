@@ -16,6 +16,8 @@
 
 #include <cjson/cJSON.h>
 
+#include "decide.h"
+#include "jbuild.h"
 #include "request.h"
 
 /* What the checks need of one request, computed once (static analysis of the
@@ -33,6 +35,23 @@ cJSON *lr_plausible_warnings(const lr_plausible *p, const est_launch *l, const c
  * accesses do not match, accesses outside their field), as a new JSON array the
  * caller owns (NULL when out of memory). */
 cJSON *lr_plausible_request_warnings(const lr_plausible *p);
+
+/* issue 43: when req->registers_assumed, appends to arr (through b) the warning
+ * "registers_assumed" (path "kernel.registers"): the registers per thread assumed and
+ * the counts from which the answer would change. For an estimate of launch l: the
+ * counts from which fewer of its blocks fit on an SM and from which none does
+ * (est_register_threshold). Nothing when the request sent registers. */
+void lr_plausible_registers_estimate(jb *b, cJSON *arr, const lr_request *req,
+                                     const est_launch *l);
+
+/* The same for a ranking whose launchable configurations are c[0..m) (ranked, best
+ * first, as lr_decision_json takes them): the recommendation's counts, and the first
+ * count at which the recommendation among the configurations that still launch is
+ * another one (re-decided on the predictions made at the assumed count: at most one
+ * decision per distinct count at which a configuration stops launching, each O(m)).
+ * Out of memory sets b->failed. */
+void lr_plausible_registers_rank(jb *b, cJSON *arr, const lr_request *req, const lr_choice *c,
+                                 size_t m);
 
 /* 0, or -1 with err (LR_NOT_LAUNCHABLE, the path of the access) when an access leaves
  * its field by more than the stencil's reach: generated code would read or write

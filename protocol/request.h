@@ -41,6 +41,7 @@ typedef struct lr_request {
     size_t nspace;
     int top; /* rank: results to return, 0 = all */
     int blockwise4d;    /* kernel.indexing "blockwise4d": the launch is fixed */
+    int registers_assumed; /* kernel.registers not sent: its 32 are a guess (issue 43) */
     int has_baseline;   /* rank: search.baseline was given ... */
     est_launch baseline; /* ... the code generator's current launch, also in space */
     lr_measure_opts measure;

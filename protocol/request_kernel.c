@@ -366,6 +366,7 @@ int lr_request_parse_kernel(const cJSON *kv, est_model model, lr_request *req, j
     int max_elem = 0, fp64 = 0, restrict_ = 1;
     if (parse_compute(kv, &flops, &fpi, &regs, &shared, err))
         return -1;
+    req->registers_assumed = jr_get(kv, "registers") == NULL;
     cJSON *fields = (cJSON *)jr_get(kv, "fields");
     if (!fields)
         return jr_missing("kernel", "fields", "the list of arrays the kernel reads and writes",

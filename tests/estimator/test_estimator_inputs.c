@@ -171,7 +171,24 @@ static void bad_kernels(void)
     }
     /* shared memory past what an SM has: a configuration that cannot run */
     est_kernel_set_compute(k, 0, -1, 0, 32, (int64_t)1 << 40);
-    expect_unlaunchable(k, h100, c, "fits on an SM");
+    expect_unlaunchable(k, h100, c, "fits on an SM: it needs 1099511627776 B of shared memory");
+    /* issue 43: a block short of registers is refused naming registers with both
+     * figures (96 x 1024 = 98,304 of the SM's 65,536), not the SM's shared memory */
+    est_config big = tk_config(1024, 1024, 1, 1024, 1, 1, 1, 1, 1);
+    est_kernel_set_compute(k, 0, -1, 0, 96, 0);
+    expect_unlaunchable(k, h100, big,
+                        "no block of 1024 threads fits on an SM: 96 registers per thread "
+                        "need 98304 registers per block (per warp in units of 256), the SM "
+                        "has 65536");
+    /* and the occupancy rule's thresholds: 256-thread blocks hold 8 per SM up to 32
+     * registers, 6 from 33 (8 warps x 1280 registers: 65536 / 10240), none from 256 (never
+     * here) */
+    int none;
+    est_kernel_set_compute(k, 0, -1, 0, 32, 0);
+    CHECK_INT(est_register_threshold(k, h100, 256, &none), 33);
+    CHECK_INT(none, EST_MAX_REGISTERS + 1);
+    CHECK_INT(est_register_threshold(k, h100, 1024, &none), 33);
+    CHECK_INT(none, 65);
     est_kernel_free(k);
 }
 

@@ -105,6 +105,13 @@ static int has_warning(const cJSON *list, const char *code, const char *path)
     return 0;
 }
 
+/* The warnings of list other than registers_assumed: these requests send no
+ * kernel.registers, and that informational warning (issue 43) is not what they test. */
+static int plausibility_warnings(const cJSON *list)
+{
+    return cJSON_GetArraySize(list) - has_warning(list, "registers_assumed", NULL);
+}
+
 static int int_at(const cJSON *arr, int i)
 {
     return (int)cJSON_GetNumberValue(cJSON_GetArrayItem(arr, i));
@@ -154,7 +161,7 @@ static void builtins_with_folding(lr_worker *w)
     CHECK(r != NULL);
     CHECK(num(get(r, "estimate"), "dram_load") + num(get(r, "estimate"), "dram_store") >=
           0.99 * 16);
-    CHECK_INT(cJSON_GetArraySize(get(r, "warnings")), 0);
+    CHECK_INT(plausibility_warnings(get(r, "warnings")), 0);
     cJSON_Delete(r);
 }
 
@@ -184,7 +191,7 @@ static void blockwise4d(lr_worker *w)
     e = call(w, lr_api_estimate, "blockwise4d_indexed.json", NULL, NULL, &err);
     cJSON *x = call(w, lr_api_estimate, "jacobi_xyz_256x1x1.json", NULL, NULL, &err);
     CHECK(e != NULL && x != NULL);
-    CHECK_INT(cJSON_GetArraySize(get(e, "warnings")), 0);
+    CHECK_INT(plausibility_warnings(get(e, "warnings")), 0);
     CHECK_NEAR(num(get(e, "performance"), "predicted"), num(get(x, "performance"), "predicted"),
                0, 0);
     CHECK_NEAR(num(get(e, "estimate"), "dram_store"), num(get(x, "estimate"), "dram_store"), 0,
@@ -223,7 +230,7 @@ static void small_field(lr_worker *w)
     CHECK(has_warning(get(e, "warnings"), "access_outside_field",
                       "kernel.fields[0].loads[0][1]"));
     /* the halo accesses of u and v (x .. x+2 on a field 2 wider) are not warned about */
-    CHECK_INT(cJSON_GetArraySize(get(e, "warnings")), 2);
+    CHECK_INT(plausibility_warnings(get(e, "warnings")), 2);
     cJSON_Delete(e);
     char *src = lr_api_emit(w, "x", 0, &err); /* an empty body: an error, not a crash */
     CHECK(src == NULL);
@@ -263,7 +270,7 @@ static void casts(lr_worker *w)
                0, 0);
     CHECK_NEAR(num(get(a, "estimate"), "dram_load"), num(get(b, "estimate"), "dram_load"), 0,
                0);
-    CHECK_INT(cJSON_GetArraySize(get(a, "warnings")), 0);
+    CHECK_INT(plausibility_warnings(get(a, "warnings")), 0);
     cJSON_Delete(a);
     cJSON_Delete(b);
     /* a floating-point cast is not an address */

@@ -144,16 +144,17 @@ static void deep_kernel_on_a_flat_domain(lr_worker *w)
     }
 }
 
-/* Kernels whose dimensions match their domains: no such warning. */
+/* Kernels whose dimensions match their domains: no such warning (nor any other
+ * but registers_assumed: these requests send no kernel.registers, issue 43). */
 static void matching_dimensions_are_quiet(lr_worker *w)
 {
     cJSON *a = warnings_of(w, 0, FIVE_POINT("1026", "x", "y"), "[1024,1024]"),
           *b = warnings_of(w, 0, SEVEN_POINT, "[256,256,256]"),
           *c = warnings_of(w, 1, THREE_POINT, "[4096]");
     CHECK(a && b && c);
-    CHECK_INT(cJSON_GetArraySize(a), 0);
-    CHECK_INT(cJSON_GetArraySize(b), 0);
-    CHECK_INT(cJSON_GetArraySize(c), 0);
+    CHECK_INT(cJSON_GetArraySize(a) - count(a, "registers_assumed"), 0);
+    CHECK_INT(cJSON_GetArraySize(b) - count(b, "registers_assumed"), 0);
+    CHECK_INT(cJSON_GetArraySize(c) - count(c, "registers_assumed"), 0);
     cJSON_Delete(a);
     cJSON_Delete(b);
     cJSON_Delete(c);

@@ -8,7 +8,9 @@ Usage: test_plausible_requests.py LAUNCHRANK_BINARY SOURCE_ROOT
 Every request file under tests/data, tests/cli/data, docs/examples and docs/pystencils
 (except the one that shows the warnings on purpose) is estimated when it has a launch
 and ranked; every corpus family (tests/accuracy/corpus/families) is ranked over exactly its measured
-configurations. Any warning, top-level or of a ranked configuration, fails the test.
+configurations. Any warning, top-level or of a ranked configuration, fails the test,
+except registers_assumed (INFORMATIONAL), which must be there exactly when the request
+sends no kernel.registers.
 Exits 1 on any failure, 0 otherwise.
 """
 import collections
@@ -21,6 +23,13 @@ import sys
 # Files that show a warning on purpose (docs/pystencils.md).
 EXPECTED = {"docs/pystencils/blockwise4d_without_indexing.json"}
 
+# Warnings about the request's inputs, not about whether the prediction describes the
+# kernel: registers_assumed (issue 43) says that kernel.registers was not sent and from
+# which count the answer would change. Most requests here leave registers out on
+# purpose (they test other things), so it is not counted as a plausibility warning;
+# instead every answer must carry it exactly when the request sends no registers.
+INFORMATIONAL = {"registers_assumed"}
+
 
 def run(binary, cmd, req):
     p = subprocess.run([binary, cmd, "-"], input=json.dumps(req).encode(),
@@ -30,8 +39,21 @@ def run(binary, cmd, req):
     return json.loads(p.stdout), None
 
 
-def warnings_of(answer):
-    found = [w["code"] for w in answer.get("warnings", [])]
+def registers_warning_wrong(req, answer):
+    """A text when registers_assumed is missing or extra for req, else None."""
+    sent = "registers" in req.get("kernel", {})
+    n = [w["code"] for w in answer.get("warnings", [])].count("registers_assumed")
+    if n != (0 if sent else 1):
+        return "registers_assumed %d times, kernel.registers %s" % (
+            n, "sent" if sent else "not sent")
+    return None
+
+
+def warnings_of(answer, req):
+    found = [w["code"] for w in answer.get("warnings", []) if w["code"] not in INFORMATIONAL]
+    wrong = registers_warning_wrong(req, answer)
+    if wrong:
+        found.append(wrong)
     for r in answer.get("results", []):
         found += ["%s (rank %d)" % (w["code"], r["rank"]) for w in r["warnings"]]
     return found
@@ -62,7 +84,7 @@ def main():
             if err:
                 continue  # requests that are errors on purpose (non-affine, ...)
             checked += 1
-            w = warnings_of(ans)
+            w = warnings_of(ans, req)
             if w:
                 failed += 1
                 print("FAIL: %s %s: %s" % (cmd, f, ", ".join(w[:5])))
@@ -78,7 +100,7 @@ def main():
                    "search": {"blocks": blocks, "foldings": [list(folding)]}}
             ans, err = run(binary, "rank", req)
             checked += 1
-            w = [err] if err else warnings_of(ans)
+            w = [err] if err else warnings_of(ans, req)
             if w:
                 failed += 1
                 print("FAIL: %s folding %s: %s" % (f, list(folding), ", ".join(w[:5])))

@@ -726,7 +726,9 @@ static void shape_of(const cJSON *v, const char *path, char *out, size_t size)
  * members never reads an older build's rows. This holds the two together: the shape of
  * an estimate answer (its member paths, values aside) hashes to the value recorded
  * here for the current format. A change of the members fails it until both the format
- * and this hash change. */
+ * and this hash change. The request sends its registers: warnings are added to the
+ * answer, never stored, and one without registers would have a registers_assumed
+ * warning in the shape (issue 43). */
 static void estimate_format_is_pinned(void)
 {
     lr_error err;
@@ -736,9 +738,9 @@ static void estimate_format_is_pinned(void)
     lr_worker *w = api ? lr_worker_new(api, &err) : NULL;
     static const char body[] =
         "{\"device\":\"A100-SXM4-40GB\",\"domain\":[200,100,40],\"launch\":{\"block\":[32,4,1]},"
-        "\"kernel\":{\"fields\":[{\"name\":\"A\",\"dims\":[202,102,42],\"loads\":"
-        "[[\"x+1\",\"y+1\",\"z+1\"],[\"x\",\"y+1\",\"z+1\"]]},{\"name\":\"B\",\"dims\":"
-        "[202,102,42],\"stores\":[[\"x+1\",\"y+1\",\"z+1\"]]}]}}";
+        "\"kernel\":{\"registers\":32,\"fields\":[{\"name\":\"A\",\"dims\":[202,102,42],"
+        "\"loads\":[[\"x+1\",\"y+1\",\"z+1\"],[\"x\",\"y+1\",\"z+1\"]]},{\"name\":\"B\","
+        "\"dims\":[202,102,42],\"stores\":[[\"x+1\",\"y+1\",\"z+1\"]]}]}}";
     char *out = w ? lr_api_estimate(w, body, strlen(body), &err) : NULL;
     cJSON *o = out ? cJSON_Parse(out) : NULL;
     static char shape[16384];
@@ -1238,6 +1240,70 @@ static void memory_limit_refuses_large_requests(void)
     lr_api_free(api);
 }
 
+/* Issue 43, item 1: a request without kernel.registers was answered with 32 assumed,
+ * silently. Now it is warned (registers_assumed, path kernel.registers) with the
+ * assumed count and the counts from which the answer would change; a request that
+ * sends registers is not. */
+static void expect_answer(lr_worker *w, int rank, const char *body, const char *want,
+                          int present)
+{
+    lr_error err;
+    lr_error_clear(&err);
+    char *out = rank ? lr_api_rank(w, body, strlen(body), NULL, NULL, &err)
+                     : lr_api_estimate(w, body, strlen(body), &err);
+    CHECK(out != NULL);
+    if (!out) {
+        fprintf(stderr, "  %s: %s\n", body, err.message);
+        return;
+    }
+    if (present)
+        CHECK_CONTAINS(out, want);
+    else
+        CHECK(strstr(out, want) == NULL);
+    free(out);
+}
+
+#define REGS_2D(regs, more)                                                                    \
+    "{\"device\":\"A100-SXM4-40GB\",\"domain\":[1024,1024],\"kernel\":{" regs                  \
+    "\"fields\":[{\"name\":\"A\",\"dims\":[1024,1024],\"loads\":[[\"x\",\"y\"]]},"             \
+    "{\"name\":\"B\",\"dims\":[1024,1024],\"stores\":[[\"x\",\"y\"]]}]}," more "}"
+
+static void registers_never_silently_assumed(lr_worker *w)
+{
+    const char *est = REGS_2D("", "\"launch\":{\"block\":[1024,1,1]}");
+    expect_answer(w, 0, est,
+                  "{\"code\":\"registers_assumed\",\"message\":\"kernel.registers was not "
+                  "sent, so 32 registers per thread are assumed; at block 1024x1x1 as many "
+                  "of its blocks fit on an SM up to 32 registers per thread, fewer from 33 "
+                  "(lower occupancy), and none from 65 (it cannot launch); send "
+                  "kernel.registers, the count that ptxas -v",
+                  1);
+    expect_answer(w, 0, est, "\"path\":\"kernel.registers\"", 1);
+    /* 256 threads never run out of registers on an A100 (255 x 256 fits 65536) */
+    expect_answer(w, 0, REGS_2D("", "\"launch\":{\"block\":[32,8,1]}"),
+                  "fewer from 33 (lower occupancy), and it launches up to 255", 1);
+    /* registers sent, even the default count: no warning */
+    expect_answer(w, 0, REGS_2D("\"registers\":32,", "\"launch\":{\"block\":[1024,1,1]}"),
+                  "registers_assumed", 0);
+    expect_answer(w, 1, REGS_2D("\"registers\":64,", "\"search\":{\"blocks\":[[1024,1,1]]}"),
+                  "registers_assumed", 0);
+    /* a ranking: where the recommendation would change. Both blocks hold 1024 threads,
+     * so whichever is picked, from 65 registers nothing launches. */
+    expect_answer(w, 1, REGS_2D("", "\"search\":{\"blocks\":[[1024,1,1],[512,2,1]]}"),
+                  "none from 65 (it cannot launch); the pick holds up to 64 registers per "
+                  "thread; from 65 no configuration launches (decided on the predictions at "
+                  "32 registers)",
+                  1);
+    /* 1024 x 1 x 1 is picked over 32 x 1 x 1 (32 blocks of 32 threads fill half an SM);
+     * from 65 registers it cannot launch and the pick is the other one */
+    expect_answer(w, 1, REGS_2D("", "\"search\":{\"blocks\":[[1024,1,1],[32,1,1]]}"),
+                  "the recommendation 1024x1x1: as many of its blocks fit on an SM up to 32 "
+                  "registers per thread, fewer from 33 (lower occupancy), and none from 65 (it "
+                  "cannot launch); the pick holds up to 64 registers per thread; from 65 the "
+                  "pick among the configurations that still launch is 32x1x1",
+                  1);
+}
+
 int main(void)
 {
     lr_error err;
@@ -1260,6 +1326,7 @@ int main(void)
     hostile_sizes(w);
     errors_are_utf8(w);
     json_numbers_are_strict(w);
+    registers_never_silently_assumed(w);
     memory_limit_refuses_large_requests();
     lr_worker_free(w);
     lr_api_free(api);

@@ -37,7 +37,10 @@ def five_point(n):
     return {"fields": [field("u", [n + 2, n + 2], loads=[c, ["x", "y+1"], ["x+2", "y+1"],
                                                          ["x+1", "y"], ["x+1", "y+2"]]),
                        field("v", [n + 2, n + 2], stores=[c])],
-            "flops": 5}
+            "flops": 5,
+            # sent, so that only the warnings these tests are about come back (without
+            # it every answer also warns registers_assumed, issue 43)
+            "registers": 32}
 
 
 def thread_load():
@@ -46,7 +49,7 @@ def thread_load():
     return {"fields": [field("u", [1026, 1026], loads=[["x+1", "y+1"], ["x", "y+1"],
                                                        ["tidx+1", "tidy"]]),
                        field("v", [1026, 1026], stores=[["x+1", "y+1"]])],
-            "flops": 3}
+            "flops": 3, "registers": 32}
 
 
 def same_config(choice, result):
@@ -100,8 +103,9 @@ class Cases:
     # -- the decision --------------------------------------------------------
 
     def test_decision_has_best_median_worst_tie_group_and_a_recommendation(self):
-        r = self.backend.rank_kernel(DEVICE, seven_point(), DOMAIN, blocks=BLOCKS,
-                                     foldings=[[1, 1, 1], [1, 1, 2]])
+        # registers sent: no registers_assumed among r.warnings (issue 43)
+        r = self.backend.rank_kernel(DEVICE, dict(seven_point(), registers=32), DOMAIN,
+                                     blocks=BLOCKS, foldings=[[1, 1, 1], [1, 1, 2]])
         d = r.decision
         self.assertIsInstance(d, Decision)
         self.assertEqual(d.precision, self.backend.device(DEVICE).raw["rank_precision"])
@@ -144,7 +148,7 @@ class Cases:
              "loads": [["x", "y"], ["x+1", "y"], ["x-1", "y"], ["x", "y+1"], ["x", "y-1"]],
              "stores": []},
             {"name": "B", "dims": [15002, 15002], "base_offset_bytes": 8,
-             "loads": [], "stores": [["x", "y"]]}], "flops": 5}
+             "loads": [], "stores": [["x", "y"]]}], "flops": 5, "registers": 32}
         r = self.backend.rank({"model": "warpspeed", "device": "A100-SXM4-80GB",
                                "domain": [15000, 15000], "kernel": kernel,
                                "search": {"top": 3}})
@@ -230,7 +234,7 @@ class Cases:
 
     def test_estimate_warns_of_a_field_smaller_than_the_domain(self):
         # docs/api.md's example: a 100 x 100 coefficient read over 8190 x 8190.
-        kernel = {"flops": 2, "fields": [
+        kernel = {"flops": 2, "registers": 32, "fields": [
             {"name": "c", "dims": [100, 100], "loads": [["x", "y"]]},
             {"name": "u", "dims": [8192, 8192],
              "loads": [["x+1", "y+1"], ["x", "y+1"], ["x+2", "y+1"]]},
@@ -244,7 +248,8 @@ class Cases:
         self.assertIn("field 'c' has 100 elements in dimension 0", w.message)
         self.assertEqual(w.raw, e.raw["warnings"][0])
         self.assertEqual(w["code"], "access_outside_field")
-        ok = self.backend.estimate_kernel(DEVICE, seven_point(), DOMAIN, [32, 4, 2])
+        ok = self.backend.estimate_kernel(DEVICE, dict(seven_point(), registers=32), DOMAIN,
+                                          [32, 4, 2])
         self.assertEqual(ok.warnings, [])
 
     def test_configurations_with_warnings_are_left_out_of_the_decision(self):

@@ -30,7 +30,10 @@ def five_point(n):
     return {"fields": [field("u", [n + 2, n + 2], loads=[c, ["x", "y+1"], ["x+2", "y+1"],
                                                          ["x+1", "y"], ["x+1", "y+2"]]),
                        field("v", [n + 2, n + 2], stores=[c])],
-            "flops": 5}
+            "flops": 5,
+            # sent, so that only the warnings these tests are about come back (without
+            # it the answer also warns registers_assumed, issue 43)
+            "registers": 32}
 
 
 class PlausibilityWarningsReachTheCaller(unittest.TestCase):
@@ -87,6 +90,22 @@ class PlausibilityWarningsReachTheCaller(unittest.TestCase):
             warnings.simplefilter("error", PlausibilityWarning)
             e = self.lr.estimate_kernel(DEVICE, five_point(1024), [1024, 1024], [128, 2, 1])
         self.assertEqual(e.warnings, [])
+
+    def test_a_request_without_registers_is_warned_with_the_count_that_changes_it(self):
+        # issue 43, item 1: 32 registers were assumed silently; 1024-thread blocks on an
+        # A100 cannot launch from 65 registers per thread
+        kernel = dict(five_point(1024))
+        del kernel["registers"]
+        with warnings.catch_warnings(record=True) as seen:
+            warnings.simplefilter("always")
+            e = self.lr.estimate_kernel(DEVICE, kernel, [1024, 1024], [1024, 1, 1])
+        ours = [w.message for w in seen if issubclass(w.category, PlausibilityWarning)]
+        self.assertEqual([w.code for w in ours], ["registers_assumed"])
+        self.assertEqual(ours, e.warnings)
+        self.assertEqual(ours[0].path, "kernel.registers")
+        self.assertIn("32 registers per thread are assumed", ours[0].message)
+        self.assertIn("none from 65 (it cannot launch)", ours[0].message)
+        self.assertIn("ptxas -v", ours[0].message)
 
 
 def main():
