@@ -63,9 +63,9 @@ static void l2_stores(const est_binding *b, const est_sample *s, const est_field
                      RULE(BLOCK_PARTIAL_SHARE) * (warp_unwritten - v->l2_store_left);
     /* one write request per line each store instruction touches; where an unfolded
      * thread's stores complete their sectors together, L1 sends them as the sectors
-     * L2 receives, and the requests merge with them (model 2026.11-25: the
-     * array-of-structs copy's four stores, 0.125 requests per update measured
-     * against 0.5 per instruction; docs/model.md "Merged store requests"). The
+     * L2 receives, and the requests merge with them (the array-of-structs copy's four
+     * stores: 0.125 requests per update measured against 0.5 per instruction;
+     * docs/model.md "Merged store requests"). The
      * hardware merges a folded thread's requests as its sectors too, but the
      * model's sector merge is wrong for some folded threads (a transposed copy's
      * 16x16 block folded 4 in y: 75 % merged in the model, 12 % on the H100), so
@@ -182,9 +182,9 @@ void est_dram_volumes(const est_binding *b, const est_wave *w, int64_t wave_lups
     /* model v2 (docs/model.md, "Warm cache of folded waves"): a folded wave's blocks
      * make their steps together, so between a row's (layer's) first use and its reuse
      * L2 sees one step of the wave; the row (layer) of blocks before it has made all
-     * its steps before the reuse, so its whole footprint counts (2026.11-20: dividing
-     * it by the folding too put z-folded blocks on large layers far below the misses
-     * tests/accuracy/corpus/h100_layers.jsonl measures). The reference model counts all steps */
+     * its steps before the reuse, so its whole footprint counts (what
+     * tests/accuracy/corpus/h100_layers.jsonl measures for z-folded blocks on large
+     * layers). The reference model counts all steps */
     const int *fold = b->cfg.launch.folding;
     double steps = v2 ? (double)fold[0] * fold[1] * fold[2] : 1;
     r->wave_oversub_y = (old_y + (vnew_load - ov_y) * wl / steps) / (double)dev->l2_bytes;
