@@ -25,6 +25,8 @@ import unittest
 
 from launchrank_client import Client, LaunchrankConnectionError, LaunchrankError, field
 
+import lrtests  # the command line of the test files here
+
 HERE = os.path.dirname(os.path.abspath(__file__))
 SOURCE_ROOT = os.path.dirname(os.path.dirname(HERE))
 EXAMPLE = os.path.join(SOURCE_ROOT, "clients", "python", "examples", "pick_block_size.py")
@@ -268,19 +270,5 @@ class LiveDaemonTest(unittest.TestCase):
         self.assertEqual(again["performance"], first["performance"])
 
 
-def main():
-    global LAUNCHRANK_BIN
-    args = sys.argv[1:]
-    if args and not args[0].startswith("-"):
-        LAUNCHRANK_BIN = args.pop(0)
-    if not LAUNCHRANK_BIN or not os.access(LAUNCHRANK_BIN, os.X_OK):
-        print("usage: test_client.py PATH/TO/launchrank [unittest options] "
-              "(or set LAUNCHRANK_BIN); got %r" % LAUNCHRANK_BIN, file=sys.stderr)
-        return 2
-    LAUNCHRANK_BIN = os.path.abspath(LAUNCHRANK_BIN)
-    prog = unittest.main(argv=[sys.argv[0]] + args, exit=False, verbosity=2)
-    return 0 if prog.result.wasSuccessful() else 1
-
-
 if __name__ == "__main__":
-    sys.exit(main())
+    sys.exit(lrtests.main(globals()))

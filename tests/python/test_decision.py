@@ -24,6 +24,8 @@ from launchrank_client import (BaselineAdvice, Choice, Client, Decision, Local,
                                PlausibilityWarning, Ranking, field)
 from test_client import Daemon, seven_point
 
+import lrtests  # the command line of the test files here
+
 LAUNCHRANK_BIN = os.environ.get("LAUNCHRANK_BIN", "")
 CLIENT_TIMEOUT_S = 60.0
 DEVICE = "A100-SXM4-40GB"
@@ -336,19 +338,5 @@ class BackEndsAgreeTest(DaemonBackend):
         self.assertTrue(any(x.warnings for x in ra.results))
 
 
-def main():
-    global LAUNCHRANK_BIN
-    args = sys.argv[1:]
-    if args and not args[0].startswith("-"):
-        LAUNCHRANK_BIN = args.pop(0)
-    if not LAUNCHRANK_BIN or not os.access(LAUNCHRANK_BIN, os.X_OK):
-        print("usage: test_decision.py PATH/TO/launchrank [unittest options] "
-              "(or set LAUNCHRANK_BIN); got %r" % LAUNCHRANK_BIN, file=sys.stderr)
-        return 2
-    LAUNCHRANK_BIN = os.path.abspath(LAUNCHRANK_BIN)
-    prog = unittest.main(argv=[sys.argv[0]] + args, exit=False, verbosity=2)
-    return 0 if prog.result.wasSuccessful() else 1
-
-
 if __name__ == "__main__":
-    sys.exit(main())
+    sys.exit(lrtests.main(globals()))
