@@ -76,19 +76,17 @@ char *api_cache_get(lr_worker *w, const lr_request *req, const est_launch *l, co
     return json;
 }
 
-/* Stores (or replaces) the prediction of configuration l of req, once it is checked to
- * be exactly what lr_estimate_json writes for l: the one check a row gets. */
+/* Stores (or replaces) the prediction of configuration l of req, the estimate object est
+ * printed as json, once est is checked to be exactly what lr_estimate_json writes for l:
+ * the one check a row gets. */
 void api_cache_put(lr_worker *w, const lr_request *req, const est_launch *l, const char *key,
-                   const char *json)
+                   const cJSON *est, const char *json)
 {
     if (!w->store)
         return;
     est_config cfg = {.launch = *l};
     memcpy(cfg.domain, req->domain, sizeof cfg.domain);
-    cJSON *o = cJSON_ParseWithOpts(json, NULL, 1);
-    int valid = o && lr_estimate_json_valid(o, req->kernel, &req->device, &cfg);
-    cJSON_Delete(o);
-    if (!valid)
+    if (!lr_estimate_json_valid(est, req->kernel, &req->device, &cfg))
         return; /* a writer's bug or no memory: not cached, the answer itself stands */
     char config[LR_CONFIG_TEXT];
     lr_error e;
@@ -143,25 +141,23 @@ static char *with_warnings(const char *text, const char *warnings, int cached, l
     return out;
 }
 
-/* The printed warnings of req's launch answered with the prediction text (malloc'd),
+/* The printed warnings of req's launch answered with the estimate object est (malloc'd),
  * or NULL when out of memory. */
-static char *warnings_text(const lr_request *req, const char *text)
+static char *warnings_printed(const lr_request *req, const cJSON *est)
 {
-    cJSON *o = cJSON_Parse(text), *w = o ? warnings_of(req, &req->launch, o) : NULL;
+    cJSON *w = warnings_of(req, &req->launch, est);
     char *printed = w ? cJSON_PrintUnformatted(w) : NULL;
     cJSON_Delete(w);
-    cJSON_Delete(o);
     return printed;
 }
 
-/* The estimate response for req from the prediction text. */
-static char *estimate_answer(const lr_request *req, const char *text, int cached, lr_error *err)
+/* warnings_printed of the prediction text. */
+static char *warnings_text(const lr_request *req, const char *text)
 {
-    char *warnings = warnings_text(req, text);
-    char *out = warnings ? with_warnings(text, warnings, cached, err)
-                         : (lr_error_set(err, LR_NO_MEMORY, NULL, "out of memory"), NULL);
-    cJSON_free(warnings);
-    return out;
+    cJSON *o = cJSON_Parse(text);
+    char *printed = o ? warnings_printed(req, o) : NULL;
+    cJSON_Delete(o);
+    return printed;
 }
 
 /* Generated code must not touch memory outside its fields: 0, or -1 with err. */
@@ -275,9 +271,10 @@ static int not_launchable(const est_result *r, lr_error *err)
                         r->config.launch.block[2], r->reason);
 }
 
-/* Estimates one configuration of req as estimate-response text (no "cached"). */
-static char *estimate_text(lr_worker *w, const lr_request *req, const est_launch *l,
-                           est_result *r, lr_error *err)
+/* Estimates one configuration of req: its estimate object (caller owns; no "warnings"
+ * or "cached"), or NULL with err. */
+static cJSON *estimate_tree(lr_worker *w, const lr_request *req, const est_launch *l,
+                            est_result *r, lr_error *err)
 {
     est_config cfg = {.launch = *l};
     memcpy(cfg.domain, req->domain, sizeof cfg.domain);
@@ -294,11 +291,9 @@ static char *estimate_text(lr_worker *w, const lr_request *req, const est_launch
         return NULL;
     }
     cJSON *o = lr_estimate_json(r, req->kernel, &req->device);
-    char *s = o ? cJSON_PrintUnformatted(o) : NULL;
-    cJSON_Delete(o);
-    if (!s)
+    if (!o)
         lr_error_set(err, LR_NO_MEMORY, NULL, "out of memory");
-    return s;
+    return o;
 }
 
 /* The answer to body from the cache through w's memo: 1 with *out; 0 when the memo
@@ -382,15 +377,22 @@ char *lr_api_estimate(lr_worker *w, const char *body, size_t len, lr_error *err)
     lr_request_key(&req, &req.launch, key);
     char *out = estimate_cached(w, &req, key, NULL, 0, err);
     if (!out && !lr_error_is_set(err)) {
+        /* the object is printed once, checked for the cache and warned about as it is */
         est_result *r = malloc(sizeof *r);
-        char *text = r ? estimate_text(w, &req, &req.launch, r, err)
-                       : (lr_error_set(err, LR_NO_MEMORY, NULL, "out of memory"), NULL);
+        cJSON *o = r ? estimate_tree(w, &req, &req.launch, r, err)
+                     : (lr_error_set(err, LR_NO_MEMORY, NULL, "out of memory"), NULL);
         free(r);
-        if (text) {
-            api_cache_put(w, &req, &req.launch, key, text);
-            out = estimate_answer(&req, text, 0, err);
+        char *text = o ? cJSON_PrintUnformatted(o) : NULL;
+        char *warnings = text ? warnings_printed(&req, o) : NULL;
+        if (o && !warnings)
+            lr_error_set(err, LR_NO_MEMORY, NULL, "out of memory");
+        if (warnings) {
+            api_cache_put(w, &req, &req.launch, key, o, text);
+            out = with_warnings(text, warnings, 0, err);
         }
-        free(text);
+        cJSON_free(warnings);
+        cJSON_free(text);
+        cJSON_Delete(o);
     }
     lr_request_release(&req);
     return out;
@@ -402,12 +404,9 @@ char *lr_api_measure(lr_worker *w, const char *body, size_t len, lr_error *err)
     if (lr_request_parse(w->api->devs, body, len, LR_REQ_ESTIMATE, &req, err))
         return NULL;
     est_result *r = malloc(sizeof *r);
-    char *text = r ? estimate_text(w, &req, &req.launch, r, err)
-                   : (lr_error_set(err, LR_NO_MEMORY, NULL, "out of memory"), NULL);
+    cJSON *o = r ? estimate_tree(w, &req, &req.launch, r, err)
+                 : (lr_error_set(err, LR_NO_MEMORY, NULL, "out of memory"), NULL);
     char *out = NULL;
-    cJSON *o = text ? cJSON_Parse(text) : NULL;
-    if (text && !o) /* our own printed text: only out of memory keeps it from parsing */
-        lr_error_set(err, LR_NO_MEMORY, NULL, "out of memory");
     cJSON *m = o ? api_measure_one(w, &req, &r->config, r->predicted, err) : NULL;
     if (m) {
         jb b = {0};
@@ -419,7 +418,6 @@ char *lr_api_measure(lr_worker *w, const char *body, size_t len, lr_error *err)
             lr_error_set(err, LR_NO_MEMORY, NULL, "out of memory");
     }
     cJSON_Delete(o);
-    free(text);
     free(r);
     lr_request_release(&req);
     return out;

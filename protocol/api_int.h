@@ -73,10 +73,10 @@ int api_stopped(const lr_api *api, lr_error *err);
  * printed unformatted (caller frees), or NULL when there is none that can be trusted
  * (api_estimate.c). The lookup is counted as a hit or a miss. */
 char *api_cache_get(lr_worker *w, const lr_request *req, const est_launch *l, const char *key);
-/* Stores the estimate text of configuration l of req under key; failures only mark
- * the cache's health. */
+/* Stores the estimate text of configuration l of req under key, once its object est is
+ * checked (the one check a row gets); failures only mark the cache's health. */
 void api_cache_put(lr_worker *w, const lr_request *req, const est_launch *l, const char *key,
-                   const char *text);
+                   const cJSON *est, const char *text);
 /* 0 when req, computed on threads threads, fits the api's per-request memory limit
  * (lr_api_config.max_request_mb); else -1 with err (reqmem.h). */
 int api_memory_check(const lr_api *api, const lr_request *req, unsigned threads, lr_error *err);

@@ -495,10 +495,11 @@ static int rank_store(lr_worker *w, rank_state *s, lr_error *err)
         cJSON *o = lr_estimate_json(&s->res[i], req->kernel, &req->device);
         e->text = o ? cJSON_PrintUnformatted(o) : NULL;
         int filled = e->text && entry_fill(e, o, s->plausible, req) == 0;
+        if (filled)
+            api_cache_put(w, req, &req->space[i], s->keys[i], o, e->text);
         cJSON_Delete(o);
         if (!filled)
             return lr_error_set(err, LR_NO_MEMORY, NULL, "out of memory");
-        api_cache_put(w, req, &req->space[i], s->keys[i], e->text);
     }
     return 0;
 }
