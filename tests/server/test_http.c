@@ -818,10 +818,14 @@ static void test_full_queue_gets_503(void)
         return;
     int slow = http_send(d.port, "POST", "/v1/rank", "{\"sleep_ms\":2500}");
     CHECK(slow >= 0);
-    /* and an estimate the estimate lane (pool.c), which takes no ranking */
+    sleep_ms(200); /* the ranking holds the only compute thread */
+    /* then an estimate holds the estimate lane (pool.c), which takes no ranking. Sent
+     * after the ranking runs: sent together, the two may be read in either order, and
+     * the compute thread may take the estimate while the ranking waits in the queue,
+     * which the lane then keeps empty of estimates */
     int slow_estimate = http_send(d.port, "POST", "/v1/estimate", "{\"sleep_ms\":2500}");
     CHECK(slow_estimate >= 0);
-    sleep_ms(200); /* the ranking holds the only compute thread, the estimate the lane */
+    sleep_ms(200);
     static int fds[SENT];
     for (int i = 0; i < SENT; i++)
         fds[i] = http_send(d.port, "POST", "/v1/estimate", "{}");
