@@ -83,6 +83,12 @@ int cg_config_check(const est_kernel *k, const est_config *cfg, lr_error *err)
      * generated before cudagen knows which GPU runs it. */
     if (est_launch_check(k, NULL, cfg, err))
         return -1;
+    /* the generated kernel would need the index field's values on the GPU; measuring
+     * gathers is the mesh campaign's harness for now (lab/) */
+    if (est_kernel_gathers(k))
+        return lr_error_set(err, LR_UNSUPPORTED_EXPR, "kernel.fields",
+                            "generating and measuring a kernel that reads through an index "
+                            "field is not supported yet; its estimates are");
     for (int f = 0; f < est_kernel_field_count(k); f++) {
         int e = est_kernel_field_elem_bytes(k, f);
         if (e != 4 && e != 8) {

@@ -107,6 +107,14 @@ static void print_node(FILE *f, node *n, const char *const var_text[EST_VAR_COUN
         print_node(f, r, var_text);
         fprintf(f, ")");
         return;
+    case EST_OP_LOOKUP: /* never generated (cg_config_check refuses gathers): readable */
+        fprintf(f, "%s(", est_table_name(est_expr_node_table(n)));
+        for (int i = 0; i < est_table_ndims(est_expr_node_table(n)); i++) {
+            fprintf(f, i ? ", " : "");
+            print_node(f, (node *)est_expr_node_arg(n, i), var_text);
+        }
+        fprintf(f, ")");
+        return;
     }
 }
 

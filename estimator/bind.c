@@ -414,6 +414,7 @@ int est_bind(est_binding *b, const est_kernel *k, const est_device *dev, const e
     b->cfg = *cfg;
     const int *blk = cfg->launch.block;
     b->threads = blk[0] * blk[1] * blk[2];
+    b->spread = k->gathers > 0;
     b->merge_all_steps = merges_all_steps(k, cfg, &b->store_unmerged);
     for (int f = 0; f < k->nfields && f < EST_MAX_FIELDS; f++)
         snprintf(b->field_path[f], sizeof b->field_path[f], "kernel.fields[%d]", f);

@@ -197,13 +197,22 @@ int est_estimate(est_ctx *ctx, const est_kernel *k, const est_device *dev,
                             "configuration and a result");
     memset(r, 0, sizeof *r);
     r->config = *cfg;
+    /* a renumbered mesh is a kernel of its own (est_kernel_add_variant) */
+    int ord = cfg->launch.ordering;
+    if (ord < 0 || ord > k->nvariants)
+        return lr_error_set(err, LR_INVALID_REQUEST, "launch.ordering",
+                            "ordering %d: the kernel has %d renumbered meshes", ord,
+                            k->nvariants);
+    if (ord > 0)
+        k = k->variant[ord - 1];
     r->nfields = k->nfields;
     r->limiter = EST_LIMITER_NONE;
     if (check_inputs(k, dev, err))
         return -1;
     lr_error why;
     lr_error_clear(&why);
-    int runs = est_launch_check(k, dev, cfg, &why) == 0 && est_folding_check(k, cfg, &why) == 0;
+    int runs = est_launch_check(k, dev, cfg, &why) == 0 &&
+               est_folding_check(k, cfg, &why) == 0 && est_gather_check(k, cfg, &why) == 0;
     if (!runs && why.code != LR_NOT_LAUNCHABLE)
         return lr_error_set(err, why.code, why.path, "%s", why.message);
     /* the sides are valid from here on: no division by 0, no product past 2^42 */
@@ -228,7 +237,7 @@ int est_estimate(est_ctx *ctx, const est_kernel *k, const est_device *dev,
     if (!rc)
         rc = est_sample_run(ctx, &b, s, err);
     if (!rc)
-        rc = est_wave_run(ctx, &b, W, w, err);
+        rc = k->gathers ? est_gather_waves(ctx, &b, W, w, err) : est_wave_run(ctx, &b, W, w, err);
     if (!rc) {
         est_l1_l2_volumes(&b, s, r);
         est_dram_volumes(&b, w, W * threads * fold[0] * fold[1] * fold[2], r);

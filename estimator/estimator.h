@@ -19,6 +19,7 @@
 #include "device.h"
 #include "expr.h"
 #include "lr_error.h"
+#include "table.h"
 
 /* Fields per kernel: a D3Q27 LBM kernel with separate pdf fields has 2*27 + a few;
  * 64 keeps every result a fixed-size value (no per-field allocation in rankings). */
@@ -59,6 +60,25 @@ int est_kernel_add_field(est_kernel *k, const char *name, int elem_bytes, int nd
  * Takes ownership of the n expressions in idx, also on error. 0 or -1 with err. */
 int est_kernel_add_access(est_kernel *k, int field, int is_store, est_expr *idx[], int n,
                           const char *path, lr_error *err);
+
+/* Gives field the values of an index field (table.h), which its own dims must match;
+ * the kernel takes t, also on error. Other fields' accesses parsed with
+ * est_expr_parse_tables may then read it. 0, or -1 with err (path). */
+int est_kernel_set_table(est_kernel *k, int field, est_table *t, const char *path,
+                         lr_error *err);
+/* field's values, or NULL for a data field. */
+const est_table *est_kernel_field_table(const est_kernel *k, int field);
+/* The number of accesses that read through an index field (docs/model.md, "Gathers
+ * through an index field"): such a kernel is estimated on 1-D launches without folding,
+ * from its actual addresses. */
+int est_kernel_gathers(const est_kernel *k);
+
+/* Adds to k (a gathering kernel) the variant of its mesh whose cells are renumbered by
+ * perm (perm[x] the new number of cell x, ncells cells): every index field whose last
+ * dimension counts the cells is permuted (element (j, perm[x]) = perm[value (j, x)]);
+ * a launch with .ordering = the returned index (1, 2, ...) is estimated on it. -1 with
+ * err when an index field holds a value that is not a cell, or out of memory. */
+int est_kernel_add_variant(est_kernel *k, const int64_t *perm, int64_t ncells, lr_error *err);
 
 /* Compute figures. fp_instructions < 0 means the default ceil(flops/2); fp64 selects
  * the fp64 lanes for the flop limiter. */
@@ -115,6 +135,8 @@ const est_expr *est_kernel_access_index(const est_kernel *k, int field, int acce
 typedef struct est_launch {
     int block[3];
     int folding[3];
+    int ordering; /* a gathering kernel's cell ordering: 0 the mesh as given, i > 0 its
+                     variant i (est_kernel_add_variant) */
 } est_launch;
 
 typedef struct est_config {

@@ -40,6 +40,7 @@ typedef struct est_field {
     est_access *acc; /* owned array */
     int nacc, cap;
     int nloads, nstores;
+    est_table *table; /* an index field's values (owned), NULL for a data field */
 } est_field;
 
 struct est_kernel {
@@ -53,6 +54,9 @@ struct est_kernel {
     int64_t shared_bytes;
     est_model model;
     int restrict_; /* loads of one thread's folding steps may share registers */
+    int gathers;   /* accesses that read through an index field (gather.c) */
+    struct est_kernel **variant; /* owned: the mesh renumbered (est_kernel_add_variant) */
+    int nvariants;
 };
 
 /* Access maps kept per thread between configurations (see dram.c). */
@@ -131,6 +135,8 @@ typedef struct est_binding {
     est_config cfg;
     int64_t grid[3];
     int threads;    /* per block */
+    int spread;     /* the kernel gathers: sample blocks spread over the grid, not the
+                       first ones (sample.c) */
     int merge_all_steps; /* model v2: L1 merges the stores of all of a thread's folding
                           * steps as one step's (bind.c, merges_all_steps) */
     double store_unmerged; /* with merge_all_steps: the share of the steps' sector
@@ -234,6 +240,17 @@ typedef struct est_wave {
 
 int est_wave_run(est_ctx *ctx, const est_binding *b, int64_t wave_blocks, est_wave *out,
                  lr_error *err);
+
+/* gather.c (docs/model.md, "Gathers through an index field"): whether k's gathers can
+ * be estimated for cfg (1-D launches without folding: LR_NOT_LAUNCHABLE otherwise;
+ * every table read and every address inside its table and field over the domain:
+ * LR_INVALID_REQUEST naming the access otherwise). 0, or -1 with err. */
+int est_gather_check(const est_kernel *k, const est_config *cfg, lr_error *err);
+/* gather.c: the DRAM volumes of a gathering kernel, counted from the addresses of every
+ * lattice update wave by wave, with the L2 keeping what the last l2_bytes of distinct
+ * sectors touched; into out as one wave of all updates (est_dram_volumes reads it). */
+int est_gather_waves(est_ctx *ctx, const est_binding *b, int64_t wave_blocks, est_wave *out,
+                     lr_error *err);
 
 /* The memo the ctx uses: a ranking's shared one, or its own (created on demand). */
 est_memo *est_ctx_memo(est_ctx *ctx);

@@ -37,6 +37,8 @@ void est_node_free(node *n)
         return;
     est_node_free(n->l);
     est_node_free(n->r);
+    for (int i = 0; i < 3; i++)
+        est_node_free(n->arg[i]);
     free(n);
 }
 
@@ -62,10 +64,16 @@ static node *node_copy(const node *n)
         return NULL;
     *c = *n;
     c->l = c->r = NULL;
+    memset(c->arg, 0, sizeof c->arg);
     if ((n->l && !(c->l = node_copy(n->l))) || (n->r && !(c->r = node_copy(n->r)))) {
         est_node_free(c);
         return NULL;
     }
+    for (int i = 0; i < 3; i++)
+        if (n->arg[i] && !(c->arg[i] = node_copy(n->arg[i]))) {
+            est_node_free(c);
+            return NULL;
+        }
     return c;
 }
 
@@ -73,6 +81,8 @@ int est_node_is_launch_constant(const node *n)
 {
     return (n->uses & ~(uint32_t)LAUNCH_VARS) == 0;
 }
+
+static int node_is_affine(const node *n, uint32_t consts);
 
 /* ---- arithmetic ---- */
 
@@ -90,10 +100,30 @@ static int64_t floor_mod(int64_t a, int64_t d)
     return r < 0 ? r + d : r;
 }
 
+/* The flat element of n's table at the given arguments, each clamped into its
+ * dimension: requests are checked so that no thread that runs reads outside
+ * (est_expr_bounds), and a thread past the domain must not read outside either. */
+static int64_t lookup(const node *n, const int64_t a[3])
+{
+    const est_table *t = n->table;
+    int64_t flat = 0;
+    for (int d = t->ndims - 1; d >= 0; d--) {
+        int64_t i = a[d] < 0 ? 0 : a[d] >= t->dims[d] ? t->dims[d] - 1 : a[d];
+        flat = flat * t->dims[d] + i;
+    }
+    return est_table_at(t, flat);
+}
+
 static int64_t node_eval(const node *n, const int64_t val[EST_VAR_COUNT])
 {
     int64_t d;
     switch (n->kind) {
+    case N_LOOKUP: {
+        int64_t a[3] = {0, 0, 0};
+        for (int i = 0; i < n->table->ndims; i++)
+            a[i] = node_eval(n->arg[i], val);
+        return lookup(n, a);
+    }
     case N_NUM:
         return n->num;
     case N_VAR:
@@ -121,6 +151,14 @@ static int64_t node_eval(const node *n, const int64_t val[EST_VAR_COUNT])
 static int node_eval_checked(const node *n, const int64_t val[EST_VAR_COUNT], int64_t *out)
 {
     int64_t a, b = 0;
+    if (n->kind == N_LOOKUP) {
+        int64_t arg[3] = {0, 0, 0};
+        for (int i = 0; i < n->table->ndims; i++)
+            if (!node_eval_checked(n->arg[i], val, &arg[i]))
+                return 0;
+        *out = lookup(n, arg);
+        return 1;
+    }
     if (n->kind == N_NUM || n->kind == N_VAR) {
         *out = n->kind == N_NUM ? n->num : val[n->var];
         return 1;
@@ -186,6 +224,24 @@ est_expr *est_expr_copy(const est_expr *e)
     return c;
 }
 
+static void rebind_node(node *n, const est_table *from, const est_table *to)
+{
+    if (!n)
+        return;
+    if (n->kind == N_LOOKUP && n->table == from)
+        n->table = to;
+    rebind_node(n->l, from, to);
+    rebind_node(n->r, from, to);
+    for (int i = 0; i < 3; i++)
+        rebind_node(n->arg[i], from, to);
+}
+
+void est_expr_rebind(est_expr *e, const est_table *from, const est_table *to)
+{
+    if (e)
+        rebind_node(e->root, from, to);
+}
+
 static uint32_t rename_node(node *n, const est_var map[EST_VAR_COUNT])
 {
     if (!n)
@@ -193,6 +249,10 @@ static uint32_t rename_node(node *n, const est_var map[EST_VAR_COUNT])
     if (n->kind == N_VAR) {
         n->var = map[n->var];
         n->uses = EST_VAR_BIT(n->var);
+    } else if (n->kind == N_LOOKUP) {
+        n->uses = EST_USES_TABLE;
+        for (int i = 0; i < 3; i++)
+            n->uses |= rename_node(n->arg[i], map);
     } else
         n->uses = rename_node(n->l, map) | rename_node(n->r, map);
     return n->uses;
@@ -238,6 +298,8 @@ static int node_is_affine(const node *n, uint32_t consts)
     case N_DIV:
     case N_MOD:
         return (n->uses & ~consts) == 0;
+    case N_LOOKUP:
+        return 0;
     }
     return 0;
 }
@@ -279,6 +341,141 @@ const est_expr_node *est_expr_node_right(const est_expr_node *n)
     return n->r;
 }
 
+const est_table *est_expr_node_table(const est_expr_node *n)
+{
+    return n->kind == N_LOOKUP ? n->table : NULL;
+}
+
+const est_expr_node *est_expr_node_arg(const est_expr_node *n, int i)
+{
+    return n->kind == N_LOOKUP && i >= 0 && i < 3 ? n->arg[i] : NULL;
+}
+
+int est_expr_table_column(const est_expr *e, est_var v, const est_table **t, int64_t *c0,
+                          int64_t *c1)
+{
+    const node *n = e ? e->root : NULL;
+    if (!n || n->kind != N_LOOKUP)
+        return 0;
+    int64_t val[EST_VAR_COUNT] = {0}, at0 = 0, at1 = 0;
+    for (int i = n->table->ndims - 1; i >= 0; i--) {
+        const node *a = n->arg[i];
+        if ((a->uses & ~EST_VAR_BIT(v)) || !node_is_affine(a, 0))
+            return 0;
+        val[v] = 0;
+        int64_t a0 = node_eval(a, val);
+        val[v] = 1;
+        int64_t a1 = node_eval(a, val);
+        at0 = at0 * n->table->dims[i] + a0;
+        at1 = at1 * n->table->dims[i] + a1;
+    }
+    *t = n->table;
+    *c0 = at0;
+    *c1 = at1 - at0;
+    return 1;
+}
+
+/* ---- bounds ---- */
+
+typedef struct bounds_ctx {
+    const int64_t *lo, *hi;
+    char *why;
+    size_t cap;
+} bounds_ctx;
+
+static int interval_mul(int64_t a0, int64_t a1, int64_t b0, int64_t b1, int64_t *lo, int64_t *hi)
+{
+    int64_t p[4];
+    if (__builtin_mul_overflow(a0, b0, &p[0]) || __builtin_mul_overflow(a0, b1, &p[1]) ||
+        __builtin_mul_overflow(a1, b0, &p[2]) || __builtin_mul_overflow(a1, b1, &p[3]))
+        return -1;
+    *lo = *hi = p[0];
+    for (int i = 1; i < 4; i++) {
+        *lo = p[i] < *lo ? p[i] : *lo;
+        *hi = p[i] > *hi ? p[i] : *hi;
+    }
+    return 0;
+}
+
+static int node_bounds(const node *n, bounds_ctx *c, int64_t *lo, int64_t *hi)
+{
+    int64_t l0, l1, r0 = 0, r1 = 0;
+    switch (n->kind) {
+    case N_NUM:
+        *lo = *hi = n->num;
+        return 0;
+    case N_VAR:
+        *lo = c->lo[n->var];
+        *hi = c->hi[n->var];
+        return 0;
+    case N_LOOKUP: {
+        const est_table *t = n->table;
+        for (int i = 0; i < t->ndims; i++) {
+            if (node_bounds(n->arg[i], c, &l0, &l1))
+                return -1;
+            if (l0 < 0 || l1 >= t->dims[i]) {
+                snprintf(c->why, c->cap,
+                         "argument %d of %s() ranges over %lld..%lld, outside its dimension "
+                         "0..%lld",
+                         i + 1, t->name, (long long)l0, (long long)l1,
+                         (long long)(t->dims[i] - 1));
+                return -1;
+            }
+        }
+        *lo = t->min;
+        *hi = t->max;
+        return 0;
+    }
+    default:
+        break;
+    }
+    if (node_bounds(n->l, c, &l0, &l1) || (n->r && node_bounds(n->r, c, &r0, &r1)))
+        return -1;
+    int ovf = 0;
+    switch (n->kind) {
+    case N_NEG:
+        ovf = __builtin_sub_overflow((int64_t)0, l1, lo) | __builtin_sub_overflow((int64_t)0, l0, hi);
+        break;
+    case N_ADD:
+        ovf = __builtin_add_overflow(l0, r0, lo) | __builtin_add_overflow(l1, r1, hi);
+        break;
+    case N_SUB:
+        ovf = __builtin_sub_overflow(l0, r1, lo) | __builtin_sub_overflow(l1, r0, hi);
+        break;
+    case N_MUL:
+        ovf = interval_mul(l0, l1, r0, r1, lo, hi) != 0;
+        break;
+    case N_DIV:
+        r0 = r0 < 1 ? 1 : r0; /* divisors are positive (node_eval's rule) */
+        r1 = r1 < r0 ? r0 : r1;
+        *lo = est_floordiv(l0, l0 < 0 ? r0 : r1);
+        *hi = est_floordiv(l1, l1 < 0 ? r1 : r0);
+        break;
+    case N_MOD:
+        r1 = r1 < 1 ? 1 : r1;
+        *lo = 0;
+        *hi = r1 - 1;
+        if (l0 >= 0 && l1 < r0 && r0 >= 1) /* the value is its own remainder */
+            *lo = l0, *hi = l1;
+        break;
+    default:
+        break;
+    }
+    if (ovf)
+        snprintf(c->why, c->cap, "the value may not fit in 64 bits");
+    return ovf ? -1 : 0;
+}
+
+int est_expr_bounds(const est_expr *e, const int64_t lo[EST_VAR_COUNT],
+                    const int64_t hi[EST_VAR_COUNT], int64_t *min, int64_t *max, char *why,
+                    size_t cap)
+{
+    bounds_ctx c = {.lo = lo, .hi = hi, .why = why, .cap = cap};
+    if (cap)
+        why[0] = '\0';
+    return e ? node_bounds(e->root, &c, min, max) : -1;
+}
+
 /* ---- isl affine expressions ---- */
 
 static __isl_give isl_aff *node_to_aff(const node *n, isl_aff *const var_aff[EST_VAR_COUNT])
@@ -316,6 +513,8 @@ static __isl_give isl_aff *node_to_aff(const node *n, isl_aff *const var_aff[EST
         if (n->kind == N_MOD)
             return isl_aff_mod_val(l, v);
         return isl_aff_floor(isl_aff_scale_down_val(l, v));
+    case N_LOOKUP: /* data, not an affine function of the indices */
+        return NULL;
     }
     return NULL;
 }

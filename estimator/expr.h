@@ -14,7 +14,10 @@
  *   unary  := ('-' | '+') unary | '(' INTTYPE ')' unary | atom
  * (INTTYPE: int64_t, int32_t, int, long, unsigned, size_t and the like; a cast changes
  * no value: indices fit every one of them)
- *   atom   := INTEGER | VARIABLE | PARAMETER | '(' expr ')'
+ *   atom   := INTEGER | VARIABLE | PARAMETER | '(' expr ')' | TABLE '(' expr (',' expr)* ')'
+ * TABLE names an index field given to est_expr_parse_tables (table.h), with one
+ * argument per dimension, innermost first: nbr(j, x) is the value of element (j, x).
+ * Its value is data, never launch-constant; an expression that reads one is not affine.
  * A product is allowed only when one side is launch-constant (literals, parameters,
  * blockDim.*, gridDim.*); the right side of '/' and '%' must be launch-constant and,
  * when it is known at parse time, positive. Anything else is rejected with an error
@@ -30,6 +33,7 @@
 #include <isl/ctx.h>
 
 #include "lr_error.h"
+#include "table.h"
 
 /* The variables an expression may reference. */
 typedef enum est_var {
@@ -56,6 +60,8 @@ typedef enum est_var {
 
 /* Bit masks of est_var values, for est_expr_uses. */
 #define EST_VAR_BIT(v) (1u << (v))
+/* In est_expr_uses' mask beside the variables: the expression reads an index table. */
+#define EST_USES_TABLE (1u << 31)
 #define EST_VARS_LATTICE                                                                       \
     (EST_VAR_BIT(EST_VAR_X) | EST_VAR_BIT(EST_VAR_Y) | EST_VAR_BIT(EST_VAR_Z))
 
@@ -88,6 +94,26 @@ est_expr *est_expr_parse(const char *text, const est_param *params, size_t npara
 
 void est_expr_free(est_expr *e);
 
+/* est_expr_parse where the ntables tables (borrowed: they must outlive the result and
+ * its copies) may be read as TABLE(args). */
+est_expr *est_expr_parse_tables(const char *text, const est_param *params, size_t nparams,
+                                const est_table *const *tables, size_t ntables,
+                                const char *path, lr_error *err);
+
+/* Whether e is one table read whose flat element is affine in variable v alone,
+ * table[*c0 + *c1 * v] (the gather u(nbr(j, x)) reads through nbr(j, x)): then *t, *c0
+ * and *c1 are set and 1 is returned, else 0. For fast paths over every lattice point. */
+int est_expr_table_column(const est_expr *e, est_var v, const est_table **t, int64_t *c0,
+                          int64_t *c1);
+
+/* Bounds of e's value when every variable v lies in [lo[v], hi[v]], a table read
+ * taking any value its table holds: conservative (interval arithmetic). 0 with
+ * *min, *max; -1 with why (cap bytes) when a table's argument may fall outside its
+ * dimensions or a bound overflows int64. */
+int est_expr_bounds(const est_expr *e, const int64_t lo[EST_VAR_COUNT],
+                    const int64_t hi[EST_VAR_COUNT], int64_t *min, int64_t *max, char *why,
+                    size_t cap);
+
 /* Renames every variable v of e to map[v] (the text stays as written): a kernel whose
  * indexing scheme walks the lattice with other CUDA indices than the standard one
  * (protocol/request.c, kernel.indexing) is estimated as the equivalent standard
@@ -96,6 +122,9 @@ void est_expr_rename(est_expr *e, const est_var map[EST_VAR_COUNT]);
 
 /* Deep copy; NULL on allocation failure. */
 est_expr *est_expr_copy(const est_expr *e);
+
+/* Makes every read of table from in e read to instead (same shape). */
+void est_expr_rebind(est_expr *e, const est_table *from, const est_table *to);
 
 /* Mask of EST_VAR_BIT()s of the variables e references. */
 uint32_t est_expr_uses(const est_expr *e);
@@ -126,7 +155,8 @@ typedef enum est_expr_op {
     EST_OP_SUB,      /* left - right */
     EST_OP_MUL,      /* left * right */
     EST_OP_FLOORDIV, /* floor(left / right), right a positive launch constant */
-    EST_OP_FLOORMOD  /* left - right * floor(left / right) */
+    EST_OP_FLOORMOD, /* left - right * floor(left / right) */
+    EST_OP_LOOKUP    /* a table's element (est_expr_node_table, est_expr_node_arg) */
 } est_expr_op;
 
 typedef struct est_expr_node est_expr_node;
@@ -137,10 +167,13 @@ int64_t est_expr_node_num(const est_expr_node *n);
 est_var est_expr_node_var(const est_expr_node *n);
 const est_expr_node *est_expr_node_left(const est_expr_node *n);  /* NULL for leaves */
 const est_expr_node *est_expr_node_right(const est_expr_node *n); /* NULL unless binary */
+/* EST_OP_LOOKUP: the table read and its arguments (est_table_ndims of them). */
+const est_table *est_expr_node_table(const est_expr_node *n);
+const est_expr_node *est_expr_node_arg(const est_expr_node *n, int i);
 
 /* Builds e as an isl affine expression (floor and mod become isl divisions), with
  * var_aff[v] put in for each variable (all on the same domain space). Returns NULL
- * on an isl error. */
+ * on an isl error and for an expression that reads a table. */
 __isl_give isl_aff *est_expr_to_aff(const est_expr *e,
                                     __isl_keep isl_aff *const var_aff[EST_VAR_COUNT]);
 

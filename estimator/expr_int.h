@@ -8,6 +8,7 @@
 #include <stdint.h>
 
 #include "expr.h"
+#include "table_int.h"
 
 /* blockDim.* and gridDim.* are fixed by the launch, so they count as constants for
  * the product and divisor rules and for affinity. */
@@ -29,6 +30,7 @@ typedef est_expr_op node_kind;
 #define N_MUL EST_OP_MUL
 #define N_DIV EST_OP_FLOORDIV
 #define N_MOD EST_OP_FLOORMOD
+#define N_LOOKUP EST_OP_LOOKUP
 
 typedef struct est_expr_node {
     node_kind kind;
@@ -36,6 +38,8 @@ typedef struct est_expr_node {
     est_var var;                 /* N_VAR */
     uint32_t uses;               /* EST_VAR_BIT()s of the variables in this subtree */
     struct est_expr_node *l, *r; /* operands; N_NEG uses l only */
+    const est_table *table;      /* N_LOOKUP: borrowed */
+    struct est_expr_node *arg[3]; /* N_LOOKUP: one per table dimension, owned */
 } node;
 
 struct est_expr {

@@ -42,6 +42,8 @@ typedef struct parser {
     int depth;  /* current nesting of '(' and unary signs */
     const est_param *params;
     size_t nparams;
+    const est_table *const *tables;
+    size_t ntables;
     const char *path;
     lr_error *err;
 } parser;
@@ -288,6 +290,8 @@ static node *parse_number(parser *p)
     return make_num(p, v);
 }
 
+static node *parse_lookup(parser *p, const est_table *t, const char *tok, size_t col);
+
 /* A variable or parameter. Built-ins are spelled with a dot, so a name is
  * identifier characters joined by dots ("threadIdx.x"). */
 static node *parse_name(parser *p)
@@ -304,9 +308,24 @@ static node *parse_name(parser *p)
     token_text(p, start, tok, sizeof tok);
     p->pos += n;
     next = peek(p);
-    if (next == '(')
+    if (next == '(') {
+        for (i = 0; i < p->ntables; i++) {
+            const char *tn = est_table_name(p->tables[i]);
+            if (strlen(tn) == n && strncmp(tn, s, n) == 0)
+                return parse_lookup(p, p->tables[i], tok, col);
+        }
+        lr_suggest sg;
+        lr_suggest_init(&sg, s, n);
+        for (i = 0; i < p->ntables; i++)
+            lr_suggest_offer(&sg, est_table_name(p->tables[i]));
+        const char *near = lr_suggest_best(&sg);
         return fail(p, LR_UNSUPPORTED_EXPR, start,
-                    "call of %s at column %zu: functions are not supported", tok, col);
+                    "call of %s at column %zu: functions are not supported; an address may "
+                    "read an index field (a field with \"integer\": true and \"values\") as "
+                    "name(j, x)%s%s%s",
+                    tok, col, near ? "; did you mean '" : "", near ? near : "",
+                    near ? "'?" : "");
+    }
     if (next == '[')
         return fail(p, LR_UNSUPPORTED_EXPR, p->pos,
                     "'[' at column %zu: indirect addressing is not supported; an access is one "
@@ -347,6 +366,57 @@ static node *parse_name(parser *p)
 }
 
 static node *parse_expr(parser *p);
+static int nest(parser *p);
+
+/* The error at p->pos inside a read of table t: too few or too many arguments when the
+ * next token is wrong (the other delimiter than expected), else a syntax error. */
+static node *arity(parser *p, const est_table *t, const char *tok, size_t col, char wrong,
+                   const char *expected)
+{
+    if (peek(p) == wrong)
+        return fail(p, LR_INVALID_REQUEST, p->pos,
+                    "%s at column %zu has %d dimension%s; give one index per dimension, "
+                    "innermost first",
+                    tok, col, t->ndims, t->ndims == 1 ? "" : "s");
+    return reject_token(p, expected);
+}
+
+/* The arguments of a read of table t, p->pos at its '(' (name at column col): one
+ * expression per dimension, separated by ','. */
+static node *parse_lookup(parser *p, const est_table *t, const char *tok, size_t col)
+{
+    node *n = est_node_new(N_LOOKUP, NULL, NULL);
+    if (!n)
+        return fail(p, LR_NO_MEMORY, p->pos, "out of memory");
+    n->table = t;
+    n->uses = EST_USES_TABLE;
+    if (nest(p) < 0) {
+        est_node_free(n);
+        return NULL;
+    }
+    p->pos++; /* '(' */
+    for (int i = 0; i < t->ndims; i++) {
+        char want = i > 0 ? ',' : '\0';
+        if (want && peek(p) == ',')
+            p->pos++;
+        else if (want) {
+            est_node_free(n);
+            return arity(p, t, tok, col, ')', "',' before the next index");
+        }
+        if (!(n->arg[i] = parse_expr(p))) {
+            est_node_free(n);
+            return NULL;
+        }
+        n->uses |= n->arg[i]->uses;
+    }
+    if (peek(p) != ')') {
+        est_node_free(n);
+        return arity(p, t, tok, col, ',', "')' to close the index field's arguments");
+    }
+    p->pos++;
+    p->depth--;
+    return n;
+}
 
 /* Entering a '(' or a unary sign: bounds the parser's recursion. */
 static int nest(parser *p)
@@ -491,7 +561,20 @@ static node *parse_expr(parser *p)
 est_expr *est_expr_parse(const char *text, const est_param *params, size_t nparams,
                          const char *path, lr_error *err)
 {
-    parser p = {.text = text, .params = params, .nparams = nparams, .path = path, .err = err};
+    return est_expr_parse_tables(text, params, nparams, NULL, 0, path, err);
+}
+
+est_expr *est_expr_parse_tables(const char *text, const est_param *params, size_t nparams,
+                                const est_table *const *tables, size_t ntables,
+                                const char *path, lr_error *err)
+{
+    parser p = {.text = text,
+                .params = params,
+                .nparams = nparams,
+                .tables = tables,
+                .ntables = ntables,
+                .path = path,
+                .err = err};
     est_expr *e;
     node *root;
 

@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "estimator_int.h"
+#include "table_int.h"
 
 est_kernel *est_kernel_new(void)
 {
@@ -33,7 +34,11 @@ void est_kernel_free(est_kernel *k)
             for (int d = 0; d < fd->acc[a].n; d++)
                 est_expr_free(fd->acc[a].idx[d]);
         free(fd->acc);
+        est_table_free(fd->table);
     }
+    for (int i = 0; i < k->nvariants; i++)
+        est_kernel_free(k->variant[i]);
+    free(k->variant);
     free(k->fields);
     free(k);
 }
@@ -107,7 +112,39 @@ int est_kernel_add_access(est_kernel *k, int field, int is_store, est_expr *idx[
         f->nstores++;
     else
         f->nloads++;
+    if (a->uses & EST_USES_TABLE)
+        k->gathers++;
     return 0;
+}
+
+int est_kernel_set_table(est_kernel *k, int field, est_table *t, const char *path,
+                         lr_error *err)
+{
+    est_field *f = &k->fields[field];
+    int64_t dims[3];
+    est_table_dims(t, dims);
+    int same = est_table_ndims(t) == f->ndims;
+    for (int d = 0; d < 3; d++)
+        same &= dims[d] == f->dims[d];
+    if (!same || f->table) {
+        est_table_free(t);
+        return lr_error_set(err, LR_INVALID_REQUEST, path,
+                            f->table ? "field '%s' has values already"
+                                     : "the values of field '%s' do not match its dims",
+                            f->name);
+    }
+    f->table = t;
+    return 0;
+}
+
+const est_table *est_kernel_field_table(const est_kernel *k, int field)
+{
+    return k->fields[field].table;
+}
+
+int est_kernel_gathers(const est_kernel *k)
+{
+    return k->gathers;
 }
 
 void est_kernel_set_compute(est_kernel *k, double flops, double fp_instructions, int fp64,
@@ -233,4 +270,80 @@ int est_kernel_access_is_store(const est_kernel *k, int field, int access)
 const est_expr *est_kernel_access_index(const est_kernel *k, int field, int access, int d)
 {
     return k->fields[field].acc[access].idx[d];
+}
+
+/* A copy of k's fields and accesses in which every index field of ncells cells holds
+ * its values renumbered by perm, and every table read reads the renumbered table.
+ * NULL with err. */
+static est_kernel *renumbered(const est_kernel *k, const int64_t *perm, int64_t ncells,
+                              lr_error *err)
+{
+    est_kernel *c = est_kernel_new();
+    if (!c) {
+        lr_error_set(err, LR_NO_MEMORY, NULL, "out of memory");
+        return NULL;
+    }
+    uint64_t uid = c->uid;
+    *c = *k;
+    c->uid = uid;
+    c->fields = NULL;
+    c->nfields = c->cap = 0;
+    c->variant = NULL;
+    c->nvariants = 0;
+    c->gathers = 0;
+    for (int f = 0; f < k->nfields; f++) {
+        const est_field *fd = &k->fields[f];
+        if (est_kernel_add_field(c, fd->name, fd->elem_bytes, fd->ndims, fd->dims,
+                                 fd->base_offset, NULL, err) < 0)
+            goto fail;
+        if (fd->table) {
+            const est_table *t = fd->table;
+            est_table *nt = t->dims[t->ndims - 1] == ncells ? est_table_permuted(t, perm, ncells)
+                                                            : NULL;
+            if (!nt) {
+                lr_error_set(err, LR_INVALID_REQUEST, NULL,
+                             "the cells of index field '%s' cannot be renumbered: its last "
+                             "dimension must count the %lld cells and every value be a cell",
+                             fd->name, (long long)ncells);
+                goto fail;
+            }
+            c->fields[f].table = nt;
+        }
+    }
+    for (int f = 0; f < k->nfields; f++)
+        for (int a = 0; a < k->fields[f].nacc; a++) {
+            const est_access *acc = &k->fields[f].acc[a];
+            est_expr *idx[3] = {NULL, NULL, NULL};
+            for (int d = 0; d < acc->n; d++) {
+                idx[d] = est_expr_copy(acc->idx[d]);
+                for (int g = 0; idx[d] && g < k->nfields; g++)
+                    if (k->fields[g].table)
+                        est_expr_rebind(idx[d], k->fields[g].table, c->fields[g].table);
+            }
+            if (!idx[0] || (acc->n > 1 && !idx[1]) || (acc->n > 2 && !idx[2])) {
+                for (int d = 0; d < acc->n; d++)
+                    est_expr_free(idx[d]);
+                lr_error_set(err, LR_NO_MEMORY, NULL, "out of memory");
+                goto fail;
+            }
+            if (est_kernel_add_access(c, f, acc->is_store, idx, acc->n, NULL, err))
+                goto fail;
+        }
+    return c;
+fail:
+    est_kernel_free(c);
+    return NULL;
+}
+
+int est_kernel_add_variant(est_kernel *k, const int64_t *perm, int64_t ncells, lr_error *err)
+{
+    est_kernel **v = realloc(k->variant, (size_t)(k->nvariants + 1) * sizeof *v);
+    if (!v)
+        return lr_error_set(err, LR_NO_MEMORY, NULL, "out of memory");
+    k->variant = v;
+    est_kernel *c = renumbered(k, perm, ncells, err);
+    if (!c)
+        return -1;
+    k->variant[k->nvariants++] = c;
+    return k->nvariants;
 }

@@ -299,9 +299,18 @@ int est_sample_blocks(est_sampler *s, est_sample *out, lr_error *err)
 {
     const est_binding *b = s->b;
     int64_t nblk[3];
+    int64_t blk[3];
+    for (int64_t i = 0; b->spread && i < est_spread_count(b); i++) {
+        if (est_ctx_expired(s->ctx))
+            return est_sample_past_deadline(err);
+        est_spread_block(b, i, blk);
+        if (sample_block(s, blk, out, err))
+            return -1;
+    }
+    if (b->spread)
+        return 0;
     for (int d = 0; d < 3; d++)
         nblk[d] = b->grid[d] < BLOCK_SAMPLE_BLOCKS ? b->grid[d] : BLOCK_SAMPLE_BLOCKS;
-    int64_t blk[3];
     for (blk[2] = 0; blk[2] < nblk[2]; blk[2]++)
         for (blk[1] = 0; blk[1] < nblk[1]; blk[1]++)
             for (blk[0] = 0; blk[0] < nblk[0]; blk[0]++) {

@@ -56,6 +56,23 @@ static inline void est_sample_coord(const est_binding *b, const int64_t blk[3], 
         c[EST_B_X + d] = blk[d];
 }
 
+/* Blocks a gathering kernel's passes sample (b->spread): its blocks differ from one
+ * another with the data they read, so the sample spreads over the whole grid (a 1-D
+ * one, est_gather_check) instead of taking its first blocks; 64 blocks of up to 32
+ * warps keep the warp pass near 2,000 warps. */
+#define EST_SPREAD_BLOCKS 64
+
+/* Sampled block i (0 <= i < est_spread_count) of a spread sample. */
+static inline int64_t est_spread_count(const est_binding *b)
+{
+    return b->grid[0] < EST_SPREAD_BLOCKS ? b->grid[0] : EST_SPREAD_BLOCKS;
+}
+static inline void est_spread_block(const est_binding *b, int64_t i, int64_t blk[3])
+{
+    blk[0] = i * b->grid[0] / est_spread_count(b);
+    blk[1] = blk[2] = 0;
+}
+
 /* sample_warp.c: the warp pass (docs/model.md §3): every sampled warp's counts into
  * out. 0, or -1 with err (deadline). */
 int est_sample_warps(est_sampler *s, est_sample *out, lr_error *err);

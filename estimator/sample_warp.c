@@ -97,8 +97,11 @@ static int distinct_granules(const int64_t *addr, int n, int64_t g)
 
 /* docs/model.md §3: data-pipe cycles (bank conflicts of distinct words), tag cycles
  * (distinct lines), the half-warp minimum; plus the sectors requested from L2 and,
- * for Kepler, the 128-B segments of each half-warp. */
-static est_warp_counts warp_metrics(const est_device *dev, int elem, const int64_t *addr, int n)
+ * for Kepler, the 128-B segments of each half-warp, or for a gather (an address read
+ * through an index field) the read-only cache's 32-B lines (Langguth et al.: the
+ * read-only cache fetches 32 B; docs/model.md "Gathers through an index field"). */
+static est_warp_counts warp_metrics(const est_device *dev, int elem, const int64_t *addr, int n,
+                                    int gather)
 {
     int64_t words[32];
     for (int i = 0; i < n; i++)
@@ -125,10 +128,10 @@ static est_warp_counts warp_metrics(const est_device *dev, int elem, const int64
         c = tag;
     if (dp > c)
         c = dp;
-    int half = n < 16 ? n : 16;
-    int segments = distinct_granules(addr, half, 128);
+    int half = n < 16 ? n : 16, seg = gather ? dev->l1_line_bytes : 128;
+    double segments = distinct_granules(addr, half, seg) * (seg / 128.0);
     if (n > 16)
-        segments += distinct_granules(addr + 16, n - 16, 128);
+        segments += distinct_granules(addr + 16, n - 16, seg) * (seg / 128.0);
     int sectors = distinct_granules(addr, n, dev->l1_sector_bytes);
     return (est_warp_counts){
         .c = c, .tag = tag, .dp = dp, .load_sectors = sectors, .smx_segments = segments,
@@ -217,7 +220,8 @@ static int inst_counts(est_sampler *s, int i, int lanes, int64_t coords[32][EST_
     }
     if (n == 0)
         return 0;
-    *wc = warp_metrics(b->dev, b->k->fields[in->field].elem_bytes, addr, n);
+    *wc = warp_metrics(b->dev, b->k->fields[in->field].elem_bytes, addr, n,
+                       (in->acc->uses & EST_USES_TABLE) != 0);
     if (in->is_store) {
         wc->store_sectors = wc->load_sectors;
         wc->load_sectors = 0;
@@ -653,12 +657,22 @@ int est_sample_warps(est_sampler *s, est_sample *out, lr_error *err)
     s->shapes = ctx->warp_shapes;
     const int *bd = b->cfg.launch.block;
     int64_t lim[3], nblk[3];
+    int nwarps = (b->threads + 31) / 32, rc = 0;
+    if (b->spread) {
+        for (int d = 0; d < 3; d++)
+            lim[d] = b->cfg.domain[d];
+        int64_t blk[3];
+        for (int64_t i = 0; i < est_spread_count(b) && !rc; i++) {
+            est_spread_block(b, i, blk);
+            rc = sample_warps_of(s, blk, lim, nwarps, out);
+        }
+        return rc ? est_sample_past_deadline(err) : 0;
+    }
     for (int d = 0; d < 3; d++) {
         int64_t ext = b->grid[d] * bd[d];
         lim[d] = ext < WARP_SAMPLE_THREADS ? ext : WARP_SAMPLE_THREADS;
         nblk[d] = (lim[d] + bd[d] - 1) / bd[d];
     }
-    int nwarps = (b->threads + 31) / 32, rc = 0;
     wblock_memo *m = wblock_new(s); /* NULL: warp by warp, just as exactly */
     int64_t blk[3];
     for (blk[2] = 0; blk[2] < nblk[2] && !rc; blk[2]++)

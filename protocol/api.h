@@ -31,6 +31,9 @@ typedef struct lr_api_config {
     long max_request_mb;     /* memory one request may be estimated to use, MiB (reqmem.h):
                                 0 = LR_DEFAULT_MAX_REQUEST_MB, < 0 = no limit; a request
                                 over it is refused with LR_LIMIT_EXCEEDED before computing */
+    int local_files;         /* requests are the user's own, read on their machine (the
+                                CLI): an index field's values may name a file. Never set
+                                in the daemon, whose clients must not read its files */
     int compute_threads;     /* threads that may compute one ranking, counted in its
                                 memory estimate: the daemon's --threads, whose idle ones
                                 are lent to a ranking; 0 = threads */

@@ -541,6 +541,8 @@ static cJSON *add_results(jb *b, cJSON *resp, const rank_state *s)
         jb_num(b, item, "rank", (double)(r + 1));
         jb_ints(b, item, "block", block, 3);
         jb_ints(b, item, "folding", folding, 3);
+        if (s->req.norderings)
+            jb_str(b, item, "ordering", lr_request_ordering_name(&s->req, en->launch.ordering));
         add_member_text(b, item, "launch", en->text);
         add_member_text(b, item, "estimate", en->text);
         add_member_text(b, item, "performance", en->text);
@@ -567,6 +569,8 @@ static void add_not_launchable(jb *b, cJSON *resp, const rank_state *s)
                         req->space[i].folding[2]};
         jb_ints(b, item, "block", bl, 3);
         jb_ints(b, item, "folding", f, 3);
+        if (req->norderings)
+            jb_str(b, item, "ordering", lr_request_ordering_name(req, req->space[i].ordering));
         jb_str(b, item, "reason", s->res[i].reason);
     }
 }
@@ -585,6 +589,15 @@ static cJSON *rank_response(lr_worker *w, rank_state *s, lr_error *err)
     jb_num(&b, resp, "evaluated", (double)n);
     jb_num(&b, resp, "launchable", (double)s->m);
     jb_num(&b, resp, "cached_results", (double)s->hits);
+    if (req->norderings) {
+        cJSON *ords = jb_arr(&b, resp, "orderings");
+        for (size_t i = 0; i < req->norderings; i++) {
+            cJSON *o = jb_obj(&b, ords, NULL);
+            jb_str(&b, o, "name", req->orderings[i].name);
+            jb_num(&b, o, "seconds", round(req->orderings[i].seconds * 1e4) / 1e4);
+            jb_str(&b, o, "permutation_sha256", req->orderings[i].perm_sha256);
+        }
+    }
     jb_item(&b, resp, "warnings", rank_warnings(&b, req, s->choices, s->m));
     jb_item(&b, resp, "decision",
             lr_decision_json(s->choices, s->m, req->device.rank_precision, s->base_pos, req,
@@ -616,7 +629,7 @@ char *lr_api_rank_with(lr_worker *w, const char *body, size_t len, const lr_rank
                          .close = run.hooks->close ? run_close : NULL,
                          .user = &run};
     rank_state s = {0};
-    if (lr_request_parse(w->api->devs, body, len, LR_REQ_RANK, &s.req, err))
+    if (lr_request_parse_local(w->api->devs, body, len, LR_REQ_RANK, w->api->cfg.local_files, &s.req, err))
         return NULL;
     if (api_memory_check(w->api, &s.req, api_rank_threads(w->api), err)) {
         lr_request_release(&s.req);

@@ -114,14 +114,18 @@ int lr_rank_key_cmp(const lr_rank_key *a, const lr_rank_key *b)
     return 0;
 }
 
-/* {"rank", "block", "folding", "predicted"[, "occupancy", "idle_threads"]} as member
+/* {"rank", "block", "folding"[, "ordering"], "predicted"[, "occupancy", "idle_threads"]}
+ * (the ordering when req ranks orderings) as member
  * key of parent (an element when key is NULL); returns the object. */
-static cJSON *add_choice(jb *b, cJSON *parent, const char *key, const lr_choice *c, int full)
+static cJSON *add_choice(jb *b, cJSON *parent, const char *key, const lr_choice *c, int full,
+                         const lr_request *req)
 {
     cJSON *o = jb_obj(b, parent, key);
     jb_num(b, o, "rank", c->rank);
     add_int3(b, o, "block", c->launch.block);
     add_int3(b, o, "folding", c->launch.folding);
+    if (req && req->norderings)
+        jb_str(b, o, "ordering", lr_request_ordering_name(req, c->launch.ordering));
     jb_num(b, o, "predicted", c->predicted);
     if (full) {
         jb_num(b, o, "occupancy", round6(c->occupancy));
@@ -317,9 +321,9 @@ cJSON *lr_decision_json(const lr_choice *c, size_t n, double precision, long bas
         jb_null(&b, o, "recommended");
     } else {
         const lr_choice *best = &c[pos[0]];
-        add_choice(&b, o, "best", best, 0);
-        add_choice(&b, o, "median", &c[pos[(m - 1) / 2]], 0);
-        add_choice(&b, o, "worst", &c[pos[m - 1]], 0);
+        add_choice(&b, o, "best", best, 0, req);
+        add_choice(&b, o, "median", &c[pos[(m - 1) / 2]], 0, req);
+        add_choice(&b, o, "worst", &c[pos[m - 1]], 0, req);
         cJSON *tie = jb_arr(&b, o, "tie_group");
         size_t ntied;
         int v2 = est_kernel_model(req->kernel) == EST_MODEL_V2;
@@ -327,7 +331,7 @@ cJSON *lr_decision_json(const lr_choice *c, size_t n, double precision, long bas
         int base_tied = 0;
         for (size_t i = 0; i < ntied; i++) {
             base_tied |= (long)pos[i] == baseline;
-            add_choice(&b, tie, NULL, &c[pos[i]], 1);
+            add_choice(&b, tie, NULL, &c[pos[i]], 1, req);
         }
         /* no recommendation out of predictions that do not describe the kernel */
         if (with_warned) {
@@ -335,7 +339,7 @@ cJSON *lr_decision_json(const lr_choice *c, size_t n, double precision, long bas
         } else {
             char why[512];
             reason(why, sizeof why, rec, best, (int)ntied, precision, v2);
-            jb_str(&b, add_choice(&b, o, "recommended", rec, 1), "reason", why);
+            jb_str(&b, add_choice(&b, o, "recommended", rec, 1, req), "reason", why);
         }
         if (req->has_baseline && !with_warned)
             add_baseline(&b, o, c, baseline, rec, base_tied, precision, req, baseline_reason);

@@ -22,7 +22,7 @@
 static const char *const top_keys[] = {"device", "kernel",  "domain", "launch",
                                        "search", "measure", "model",  NULL};
 static const char *const launch_keys[] = {"block", "folding", NULL};
-static const char *const search_keys[] = {"blocks",      "foldings",         "min_threads",
+static const char *const search_keys[] = {"orderings", "blocks",      "foldings",         "min_threads",
                                           "max_threads", "max_bz",           "top",
                                           "baseline",    "warp_multiple_bx", NULL};
 static const char *const measure_keys[] = {"top", "repetitions", "warmup", "flush_l2", NULL};
@@ -51,11 +51,14 @@ static int parse_launch(const cJSON *v, const char *path, est_launch *l, lr_erro
 
 /* The axis the default foldings fold by 2 besides 1 (docs/api.md "search"): the
  * outermost one the domain extends along, where folding shares the loads of
- * neighbouring layers. -1 (no folding 2) for a domain of one point, and when a store
- * is written in thread variables, which cannot be folded (est_launch_check). */
+ * neighbouring layers. -1 (no folding 2) for a domain of one point, when a store
+ * is written in thread variables, which cannot be folded (est_launch_check), and for
+ * a kernel that reads through an index field. */
 static int default_folding_axis(const lr_request *req)
 {
     const est_kernel *k = req->kernel;
+    if (est_kernel_gathers(k)) /* one thread per cell (estimator/gather.c) */
+        return -1;
     for (int f = 0; f < est_kernel_field_count(k); f++)
         for (int a = 0; a < est_kernel_access_count(k, f); a++) {
             uint32_t uses = 0;
@@ -283,7 +286,7 @@ static int parse_measure(const cJSON *v, lr_measure_opts *m, lr_error *err)
 static int blockwise_launch(const cJSON *lv, const cJSON *sv, lr_request_kind kind,
                             lr_request *req, lr_error *err)
 {
-    est_launch l = {{(int)req->domain[0], 1, 1}, {1, 1, 1}};
+    est_launch l = {{(int)req->domain[0], 1, 1}, {1, 1, 1}, 0};
     if (req->domain[0] > 1024)
         return lr_error_set(err, LR_INVALID_REQUEST, "domain[0]",
                             "kernel.indexing \"blockwise4d\" puts a whole x line of %lld "
@@ -374,6 +377,9 @@ static int parse_body(const lr_devices *devs, const cJSON *root, lr_request_kind
     if (parse_measure(jr_get(root, "measure"), &req->measure, err))
         return -1;
     jb_str(b, canon, "model_version", LR_MODEL_VERSION);
+    if (kind == LR_REQ_RANK &&
+        lr_request_parse_orderings(jr_get(root, "search"), req, b, canon, err))
+        return -1;
     return 0;
 }
 
@@ -427,7 +433,15 @@ cJSON *lr_request_parse_json(const char *body, size_t len, lr_error *err)
 int lr_request_parse(const lr_devices *devs, const char *body, size_t len, lr_request_kind kind,
                      lr_request *req, lr_error *err)
 {
+    return lr_request_parse_local(devs, body, len, kind, 0, req, err);
+}
+
+int lr_request_parse_local(const lr_devices *devs, const char *body, size_t len,
+                           lr_request_kind kind, int local_files, lr_request *req,
+                           lr_error *err)
+{
     memset(req, 0, sizeof *req);
+    req->local_files = local_files;
     cJSON *root = lr_request_parse_json(body, len, err);
     if (!root)
         return -1;
@@ -453,6 +467,7 @@ void lr_request_release(lr_request *req)
 {
     est_kernel_free(req->kernel);
     free(req->space);
+    free(req->orderings);
     free(req->canonical);
     memset(req, 0, sizeof *req);
 }
@@ -485,6 +500,12 @@ cJSON *lr_request_from_canonical(const char *canonical, lr_error *err)
 
 void lr_request_config_text(const est_launch *l, char out[LR_CONFIG_TEXT])
 {
+    if (l->ordering) { /* the canonical text's "orderings" names it */
+        snprintf(out, LR_CONFIG_TEXT, "|block=%d,%d,%d|folding=%d,%d,%d|ordering=%d",
+                 l->block[0], l->block[1], l->block[2], l->folding[0], l->folding[1],
+                 l->folding[2], l->ordering);
+        return;
+    }
     snprintf(out, LR_CONFIG_TEXT, "|block=%d,%d,%d|folding=%d,%d,%d", l->block[0], l->block[1],
              l->block[2], l->folding[0], l->folding[1], l->folding[2]);
 }

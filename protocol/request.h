@@ -32,6 +32,16 @@ typedef struct lr_measure_opts {
     int flush_l2;
 } lr_measure_opts;
 
+/* search.orderings: a cell ordering of a gathering kernel's mesh (mesh.h), its one-time
+ * cost and the digest of its permutation. */
+#define LR_MAX_ORDERINGS 16
+typedef struct lr_ordering {
+    char name[32];
+    double seconds;      /* wall time of computing the permutation */
+    char perm_sha256[65]; /* of the permutation as int64-le new cell numbers */
+    int variant;          /* the launch.ordering of its configurations */
+} lr_ordering;
+
 typedef struct lr_request {
     est_kernel *kernel; /* owned */
     est_device device;
@@ -45,6 +55,10 @@ typedef struct lr_request {
     int has_baseline;   /* rank: search.baseline was given ... */
     est_launch baseline; /* ... the code generator's current launch, also in space */
     lr_measure_opts measure;
+    lr_ordering *orderings; /* rank: search.orderings (owned); launch.ordering i > 0 is
+                               orderings[i]'s renumbered mesh, orderings[0] "given" */
+    size_t norderings;
+    int local_files; /* index fields' values may be read from files (lr_request_parse_local) */
     char *canonical; /* owned: kernel, domain, device figures, model version */
 } lr_request;
 
@@ -59,7 +73,16 @@ cJSON *lr_request_parse_json(const char *body, size_t len, lr_error *err);
  * with err set (path names the offending value) and *req holds nothing to free. */
 int lr_request_parse(const lr_devices *devs, const char *body, size_t len, lr_request_kind kind,
                      lr_request *req, lr_error *err);
+/* lr_request_parse where an index field's values may name a file of this machine
+ * (docs/api.md, "Index fields"): for the CLI and the Python Local back end, which read
+ * the client's own request; never for the daemon. */
+int lr_request_parse_local(const lr_devices *devs, const char *body, size_t len,
+                           lr_request_kind kind, int local_files, lr_request *req,
+                           lr_error *err);
 void lr_request_release(lr_request *req);
+
+/* The name of launch.ordering's mesh in req ("given" without orderings). */
+const char *lr_request_ordering_name(const lr_request *req, int variant);
 
 /* The request body that canonical (an lr_request's canonical text, as the measurement
  * log of store/ keeps it) stands for: an object with "device" (every figure and the

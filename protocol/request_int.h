@@ -21,4 +21,11 @@ int lr_request_parse_model(const cJSON *v, est_model *out, lr_error *err);
 int lr_request_parse_kernel(const cJSON *kv, est_model model, lr_request *req, jb *b,
                             cJSON *canon, lr_error *err);
 
+/* search.orderings (sv is "search", NULL: none) of a ranking whose space is built:
+ * every ordering's permutation computed and added to the kernel as a variant, the space
+ * repeated for each, the names added to canon as "orderings" (the cache key must tell
+ * which mesh launch.ordering i means). 0, or -1 with err naming the value. */
+int lr_request_parse_orderings(const cJSON *sv, lr_request *req, jb *b, cJSON *canon,
+                               lr_error *err);
+
 #endif

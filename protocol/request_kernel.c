@@ -12,12 +12,28 @@
 #include "jread.h"
 #include "lr_hash.h"
 #include "request_int.h"
+#include "values.h"
 
 static const char *const kernel_keys[] = {
     "fields",    "flops",      "fp_instructions", "registers", "shared_bytes",
     "precision", "parameters", "restrict",        "indexing",  NULL};
-static const char *const field_keys[] = {"name",  "element_bytes", "dims", "base_offset_bytes",
-                                         "loads", "stores",        NULL};
+static const char *const field_keys[] = {
+    "name", "element_bytes", "dims", "base_offset_bytes", "loads", "stores", "integer", "values",
+    NULL};
+
+/* What the first pass over the fields learnt of each, for the second (their accesses):
+ * index fields must all be known before any address reads one. */
+typedef struct field_head {
+    cJSON *canon;   /* the field's canonical object */
+    char sha256[65]; /* an index field's values, "" for a data field */
+    int integer;
+} field_head;
+
+/* The index fields' tables, which addresses may read. */
+typedef struct tables {
+    const est_table *t[EST_MAX_FIELDS];
+    size_t n;
+} tables;
 
 /* Adds the expression text without white space, the canonical form of an access, to
  * the array a. */
@@ -84,8 +100,8 @@ static int parse_params(const cJSON *v, est_param *params, size_t *n, jb *b, cJS
  * under kernel.indexing "blockwise4d" (rename not NULL), renamed; each is written to
  * cacc in canonical form. 0, or -1 with err set and idx[0..m) freed. */
 static int parse_index_exprs(const cJSON *acc, const jpath *ap, int m, const est_param *params,
-                             size_t nparams, const est_var *rename, est_expr *idx[3], jb *b,
-                             cJSON *cacc, lr_error *err)
+                             size_t nparams, const tables *tabs, const est_var *rename,
+                             est_expr *idx[3], jb *b, cJSON *cacc, lr_error *err)
 {
     for (int d = 0; d < m; d++) {
         const cJSON *e = cJSON_IsString(acc) ? acc : cJSON_GetArrayItem(acc, d);
@@ -96,7 +112,8 @@ static int parse_index_exprs(const cJSON *acc, const jpath *ap, int m, const est
             jp_index(&ep, ap->s, d);
         const char *text;
         if (jr_str(e, ep.s, 4096, &text, err) ||
-            !(idx[d] = est_expr_parse(text, params, nparams, ep.s, err))) {
+            !(idx[d] = est_expr_parse_tables(text, params, nparams, tabs->t, tabs->n, ep.s,
+                                             err))) {
             for (int q = 0; q < d; q++)
                 est_expr_free(idx[q]);
             return -1;
@@ -120,7 +137,8 @@ static int parse_index_exprs(const cJSON *acc, const jpath *ap, int m, const est
 
 static int parse_accesses(est_kernel *k, int f, int ndims, const cJSON *list, const char *path,
                           int is_store, const est_param *params, size_t nparams,
-                          const est_var *rename, int *total, jb *b, cJSON *canon, lr_error *err)
+                          const tables *tabs, const est_var *rename, int *total, jb *b,
+                          cJSON *canon, lr_error *err)
 {
     if (!list) {
         /* canonical: an absent list is an empty one */
@@ -151,7 +169,7 @@ static int parse_accesses(est_kernel *k, int f, int ndims, const cJSON *list, co
                 ndims, ndims == 1 ? "" : "s", m, m == 1 ? "" : "s");
         est_expr *idx[3] = {NULL, NULL, NULL};
         cJSON *cacc = jb_arr(b, carr, NULL);
-        if (parse_index_exprs(acc, &ap, m, params, nparams, rename, idx, b, cacc, err))
+        if (parse_index_exprs(acc, &ap, m, params, nparams, tabs, rename, idx, b, cacc, err))
             return -1;
         if (est_kernel_add_access(k, f, is_store, idx, m, ap.s, err))
             return -1;
@@ -159,9 +177,10 @@ static int parse_accesses(est_kernel *k, int f, int ndims, const cJSON *list, co
     return 0;
 }
 
-static int parse_field(est_kernel *k, const cJSON *fv, int i, const est_param *params,
-                       size_t nparams, const est_var *rename, int *total, jb *b, cJSON *cfields,
-                       lr_error *err)
+/* The first pass over field i: its name, shape and (an index field) values, added to
+ * k; its canonical object begun in cfields. 0, or -1 with err. */
+static int parse_field_head(est_kernel *k, const cJSON *fv, int i, int local_files, jb *b,
+                            cJSON *cfields, field_head *head, lr_error *err)
 {
     jpath fp, p;
     jp_index(&fp, "kernel.fields", i);
@@ -179,12 +198,28 @@ static int parse_field(est_kernel *k, const cJSON *fv, int i, const est_param *p
         if (strcmp(est_kernel_field_name(k, j), name) == 0)
             return lr_error_set(err, LR_INVALID_REQUEST, p.s, "field name '%s' is used twice",
                                 name);
+    const cJSON *iv = jr_get(fv, "integer"), *vv = jr_get(fv, "values");
+    jp_key(&p, fp.s, "integer");
+    if (iv && !cJSON_IsBool(iv))
+        return lr_error_set(err, LR_INVALID_REQUEST, p.s,
+                            "must be true (an index field: integers other fields' addresses "
+                            "may read, given with \"values\") or false");
+    head->integer = cJSON_IsTrue(iv);
+    if (vv && !head->integer) {
+        jp_key(&p, fp.s, "values");
+        return lr_error_set(err, LR_INVALID_REQUEST, p.s,
+                            "only an index field (\"integer\": true) has values");
+    }
+    elem = head->integer ? 4 : 8;
     jp_key(&p, fp.s, "element_bytes");
     if (jr_get(fv, "element_bytes") &&
         jr_int(jr_get(fv, "element_bytes"), p.s, 1, 16, &elem, err))
         return -1;
     if (elem & (elem - 1))
         return lr_error_set(err, LR_INVALID_REQUEST, p.s, "must be 1, 2, 4, 8 or 16 bytes");
+    if (head->integer && elem != 4 && elem != 8)
+        return lr_error_set(err, LR_INVALID_REQUEST, p.s,
+                            "an index field holds 4- or 8-byte integers (int32 or int64)");
     jp_key(&p, fp.s, "dims");
     if (!jr_get(fv, "dims"))
         return jr_missing(fp.s, "dims", "the array extents, innermost first, in elements", err);
@@ -200,21 +235,48 @@ static int parse_field(est_kernel *k, const cJSON *fv, int i, const est_param *p
     int f = est_kernel_add_field(k, name, (int)elem, ndims, dims, off, fp.s, err);
     if (f < 0)
         return -1;
-    cJSON *cf = jb_obj(b, cfields, NULL);
-    jb_num(b, cf, "base_offset_bytes", (double)off);
-    jb_ints(b, cf, "dims", dims, ndims);
-    jb_num(b, cf, "element_bytes", (double)elem);
-    jp_key(&p, fp.s, "loads");
-    if (parse_accesses(k, f, ndims, jr_get(fv, "loads"), p.s, 0, params, nparams, rename, total,
-                       b, cf, err))
-        return -1;
-    jb_str(b, cf, "name", name);
-    jp_key(&p, fp.s, "stores");
-    return parse_accesses(k, f, ndims, jr_get(fv, "stores"), p.s, 1, params, nparams, rename,
-                          total, b, cf, err);
+    head->sha256[0] = '\0';
+    if (vv) {
+        est_table *t;
+        jp_key(&p, fp.s, "values");
+        if (lr_values_read(vv, p.s, name, ndims, dims, local_files, &t, head->sha256, err) ||
+            est_kernel_set_table(k, f, t, p.s, err))
+            return -1;
+    }
+    head->canon = jb_obj(b, cfields, NULL);
+    jb_num(b, head->canon, "base_offset_bytes", (double)off);
+    jb_ints(b, head->canon, "dims", dims, ndims);
+    jb_num(b, head->canon, "element_bytes", (double)elem);
+    if (head->integer)
+        jb_bool(b, head->canon, "integer", 1);
+    return 0;
 }
 
-/* "model": "v2" (default) or "warpspeed" (docs/model.md). */
+/* The second pass over field f: its loads and stores, which may read the index fields
+ * of tabs; the rest of its canonical object. 0, or -1 with err. */
+static int parse_field_accesses(est_kernel *k, const cJSON *fv, int f, const est_param *params,
+                                size_t nparams, const tables *tabs, const est_var *rename,
+                                int *total, jb *b, const field_head *head, lr_error *err)
+{
+    jpath fp, p;
+    jp_index(&fp, "kernel.fields", f);
+    int ndims = est_kernel_field_ndims(k, f);
+    jp_key(&p, fp.s, "loads");
+    if (parse_accesses(k, f, ndims, jr_get(fv, "loads"), p.s, 0, params, nparams, tabs, rename,
+                       total, b, head->canon, err))
+        return -1;
+    jb_str(b, head->canon, "name", est_kernel_field_name(k, f));
+    jp_key(&p, fp.s, "stores");
+    if (parse_accesses(k, f, ndims, jr_get(fv, "stores"), p.s, 1, params, nparams, tabs, rename,
+                       total, b, head->canon, err))
+        return -1;
+    if (head->sha256[0]) {
+        cJSON *cv = jb_obj(b, head->canon, "values");
+        jb_str(b, cv, "sha256", head->sha256);
+    }
+    return 0;
+}
+
 int lr_request_parse_model(const cJSON *v, est_model *out, lr_error *err)
 {
     const char *s;
@@ -294,13 +356,27 @@ static int parse_fields(const cJSON *fields, int nf, const est_param *params, si
     cJSON *cfields = jb_arr(b, ck, "fields");
     int total = 0;
     *max_elem = 0;
-    for (int i = 0; i < nf; i++) {
-        if (parse_field(req->kernel, cJSON_GetArrayItem(fields, i), i, params, nparams,
-                        req->blockwise4d ? rename : NULL, &total, b, cfields, err))
-            return -1;
+    field_head *heads = calloc((size_t)nf, sizeof *heads);
+    tables tabs = {.n = 0};
+    if (!heads)
+        return lr_error_set(err, LR_NO_MEMORY, NULL, "out of memory");
+    int rc = 0;
+    for (int i = 0; i < nf && !rc; i++) {
+        rc = parse_field_head(req->kernel, cJSON_GetArrayItem(fields, i), i, req->local_files,
+                              b, cfields, &heads[i], err);
+        if (!rc && est_kernel_field_table(req->kernel, i))
+            tabs.t[tabs.n++] = est_kernel_field_table(req->kernel, i);
+    }
+    for (int i = 0; i < nf && !rc; i++) {
+        rc = parse_field_accesses(req->kernel, cJSON_GetArrayItem(fields, i), i, params,
+                                  nparams, &tabs, req->blockwise4d ? rename : NULL, &total, b,
+                                  &heads[i], err);
         int e = est_kernel_field_elem_bytes(req->kernel, i);
         *max_elem = e > *max_elem ? e : *max_elem;
     }
+    free(heads);
+    if (rc)
+        return -1;
     if (total == 0)
         return lr_error_set(err, LR_INVALID_REQUEST, "kernel.fields",
                             "the kernel has no loads and no stores: nothing to estimate");

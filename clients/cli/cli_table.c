@@ -102,10 +102,13 @@ static void print_rank_row(FILE *out, const cJSON *r, const cJSON *decision)
     const cJSON *perf = cJSON_GetObjectItemCaseSensitive(r, "performance");
     char block[48], fold[48], rank[24], pred[32], l2l[32], l2s[32], dl[32], ds[32], l1[32],
         occ[24], idle[24];
+    /* a ranking of a mesh's orderings names the ordering where the folding goes (a
+     * gathering kernel is not folded) */
+    const char *ordering = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(r, "ordering"));
     fprintf(out, "%4s  %-14s %-9s %9s  %-8s %8s %8s %9s %10s %9s %5s %5s %s\n",
             format_num(r, "rank", 0, 1, rank, sizeof rank),
             format_dims(own_or_launch(r, "block"), block, sizeof block),
-            format_dims(own_or_launch(r, "folding"), fold, sizeof fold),
+            ordering ? ordering : format_dims(own_or_launch(r, "folding"), fold, sizeof fold),
             format_num(perf, "predicted", 2, 1, pred, sizeof pred), format_str(perf, "limiter"),
             format_num(est, "l2_load", 2, 1, l2l, sizeof l2l),
             format_num(est, "l2_store", 2, 1, l2s, sizeof l2s),
@@ -169,11 +172,15 @@ static void print_decision(FILE *out, const cJSON *root)
     char block[48], fold[48], n1[32], n2[32], n3[32], p[32];
     if (cJSON_IsArray(tie) && cJSON_GetArraySize(tie) > 0) {
         if (cJSON_IsObject(rec)) {
-            fprintf(out, "recommended: block %s, folding %s (rank %s, %s GLup/s)\n",
+            const char *ord =
+                cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(rec, "ordering"));
+            fprintf(out, "recommended: block %s, %s %s (rank %s, %s GLup/s)\n",
                     format_dims(cJSON_GetObjectItemCaseSensitive(rec, "block"), block,
                                 sizeof block),
-                    format_dims(cJSON_GetObjectItemCaseSensitive(rec, "folding"), fold,
-                                sizeof fold),
+                    ord ? "ordering" : "folding",
+                    ord ? ord
+                        : format_dims(cJSON_GetObjectItemCaseSensitive(rec, "folding"), fold,
+                                      sizeof fold),
                     format_num(rec, "rank", 0, 1, n1, sizeof n1),
                     format_num(rec, "predicted", 2, 1, n2, sizeof n2));
             fprintf(out, "  why: %s\n", format_str(rec, "reason"));
@@ -351,8 +358,18 @@ int cli_table_rank(FILE *out, const char *json, int all_unlaunchable)
     const cJSON *decision = cJSON_GetObjectItemCaseSensitive(root, "decision");
     print_decision(out, root);
     /* Two header lines, names then units, so every number says what it measures. */
+    const cJSON *ords = cJSON_GetObjectItemCaseSensitive(root, "orderings"), *o;
+    if (cJSON_IsArray(ords)) {
+        fprintf(out, "orderings (one-time cost):");
+        cJSON_ArrayForEach(o, ords)
+        {
+            char sec[32];
+            fprintf(out, " %s %s s%s", format_str(o, "name"),
+                    format_num(o, "seconds", 3, 1, sec, sizeof sec), o->next ? "," : "\n\n");
+        }
+    }
     fprintf(out, "%4s  %-14s %-9s %9s  %-8s %8s %8s %9s %10s %9s %5s %5s\n", "rank", "block",
-            "folding", "predicted", "limiter", "L2 load", "L2 store", "DRAM load", "DRAM store",
+            cJSON_IsArray(ords) ? "ordering" : "folding", "predicted", "limiter", "L2 load", "L2 store", "DRAM load", "DRAM store",
             "L1", "occ", "idle");
     fprintf(out, "%4s  %-14s %-9s %9s  %-8s %8s %8s %9s %10s %9s %5s %5s\n", "", "", "",
             "GLup/s", "", "B/Lup", "B/Lup", "B/Lup", "B/Lup", "cyc/Lup", "%", "%");

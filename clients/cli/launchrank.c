@@ -45,6 +45,7 @@ static int open_api(const char *cmd, const cli_opts *o, double time_limit_s, lr_
                     lr_worker **w)
 {
     lr_api_config cfg = {.db_path = o->db,
+                         .local_files = 1,
                          .threads = (int)o->threads,
                          .isl_max_operations = 0,
                          .time_limit_s = time_limit_s,

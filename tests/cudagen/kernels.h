@@ -51,7 +51,7 @@ static int tk_field(est_kernel *k, const char *name, int elem, int nd, int64_t d
 static est_config tk_config(int64_t nx, int64_t ny, int64_t nz, int bx, int by, int bz, int fx,
                             int fy, int fz)
 {
-    est_config c = {{nx, ny, nz}, {{bx, by, bz}, {fx, fy, fz}}};
+    est_config c = {{nx, ny, nz}, {{bx, by, bz}, {fx, fy, fz}, 0}};
     return c;
 }
 

@@ -1016,7 +1016,7 @@ static void direct_call_with_a_zero_domain(void)
     int f = est_kernel_add_field(k, "A", 8, 1, dims, 0, "kernel.fields[0]", &err);
     est_expr *idx[1] = {est_expr_parse("x", NULL, 0, "x", &err)};
     CHECK(f == 0 && idx[0] && !est_kernel_add_access(k, f, 0, idx, 1, "load", &err));
-    est_config cfg = {{0, 1, 1}, {{32, 1, 1}, {1, 1, 1}}};
+    est_config cfg = {{0, 1, 1}, {{32, 1, 1}, {1, 1, 1}, 0}};
     est_result r;
     lr_error_clear(&err);
     CHECK(est_estimate(ctx, k, lr_devices_find(devs, "H100-SXM5-80GB"), &cfg, &r, &err) == -1);
