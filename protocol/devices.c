@@ -122,8 +122,8 @@ static double get_field(const est_device *d, const dev_field *f)
 
 /* The keys a device object may have: these, then every figure of fields[] (in that
  * order, which jr_only_keys' message lists). */
-static const char *const device_keys[] = {"name",  "base",    "l1_model", "provenance",
-                                          "fits",  "sources", "units",    "stored"};
+static const char *const device_keys[] = {"name", "base",    "l1_model", "provenance",
+                                          "fits", "sources", "units",    "stored"};
 #define NDEVICE_KEYS (sizeof device_keys / sizeof device_keys[0])
 
 /* The numeric figures of fields[] present in obj into *d. full: every figure that
@@ -181,8 +181,9 @@ static const char *const provenance_meanings[] = {
     "the model-v2 parameters and the rank precision are the H100's (H100-SXM5-80GB), not "
     "this GPU's: rankings may be off by more than the rank precision; calibrate the GPU "
     "(docs/calibration.md)",
-    "the hardware figures come from publications, the model-v2 parameters and the rank "
-    "precision from another GPU: check the ranking's top configurations by measuring them",
+    "some model-v2 parameters are derived for this GPU from publications (its sources say "
+    "which), the others and the rank precision are the H100's; no timing of this GPU "
+    "checked them: measure the top configurations (measure.top) or calibrate the GPU",
     "the model-v2 parameters were fitted to timings of this GPU; the rank precision is the "
     "measured one where the device's sources say so"};
 

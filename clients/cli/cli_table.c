@@ -348,7 +348,8 @@ static void print_device_line(FILE *out, const cJSON *root)
     if (!cJSON_IsObject(p))
         return;
     fprintf(out, "device: %s, %s (rank precision %s %%): %s\n\n", format_str(root, "device"),
-            format_str(p, "provenance"), format_num(p, "rank_precision", 1, 100, prec, sizeof prec),
+            format_str(p, "provenance"),
+            format_num(p, "rank_precision", 1, 100, prec, sizeof prec),
             format_str(p, "meaning"));
 }
 
@@ -410,7 +411,8 @@ static void print_device_row(FILE *out, const cJSON *d)
             format_num(d, "l2_bytes", 2, 1.0 / (1024 * 1024), l2, sizeof l2),
             format_num(d, "l2_bw_gbs", 0, 1, l2bw, sizeof l2bw),
             format_num(d, "dram_bw_gbs", 0, 1, drambw, sizeof drambw),
-            format_str(d, "provenance"), cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(d, "stored")) ? "  stored" : "");
+            format_str(d, "provenance"),
+            cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(d, "stored")) ? "  stored" : "");
 }
 
 int cli_table_devices(FILE *out, const char *json)

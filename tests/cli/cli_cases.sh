@@ -243,6 +243,7 @@ case_devices() {
     # what each built-in's figures rest on (issue 44): measured on the GPU, or borrowed
     grep -q "^H100-SXM5-80GB .* 2900  measured$" "$T/out" || fail "H100 not measured"
     grep -q "^A100-SXM4-40GB .* 1400  borrowed$" "$T/out" || fail "A100 not borrowed"
+    grep -q "^V100-PCIe-32GB .* 790  borrowed$" "$T/out" || fail "V100 not borrowed"
     run devices A100-SXM4-80GB
     expect_rc 0
     expect_in out '"A100-SXM4-80GB"'

@@ -60,7 +60,8 @@ static const bad_case cases[] = {
      "device.l2_byte", "unknown key"},
     /* issue 44: a device's provenance is one of three words */
     {0, "{\"device\":{\"base\":\"A100-SXM4-40GB\",\"provenance\":\"guessed\"}}",
-     "invalid_request", "device.provenance", "must be \"measured\", \"derived\" or \"borrowed\""},
+     "invalid_request", "device.provenance",
+     "must be \"measured\", \"derived\" or \"borrowed\""},
     {0, "{\"device\":{\"base\":\"A100-SXM4-40GB\",\"provenance\":1}}", "invalid_request",
      "device.provenance", "string"},
     {0, "{\"device\":{\"base\":\"A100-SXM4-40GB\",\"l1_line_bytes\":100}}", "invalid_request",
@@ -928,10 +929,11 @@ static void provenance_of(lr_worker *w, const char *device, char *out, size_t si
 {
     char body[8192];
     lr_error err;
-    snprintf(body, sizeof body,
-             "{\"device\":%s,\"domain\":[64,64],\"kernel\":{\"registers\":32,\"fields\":["
-             FIELD_A "]},\"launch\":{\"block\":[32,2]}}",
-             device);
+    snprintf(
+        body, sizeof body,
+        "{\"device\":%s,\"domain\":[64,64],\"kernel\":{\"registers\":32,\"fields\":[" FIELD_A
+        "]},\"launch\":{\"block\":[32,2]}}",
+        device);
     lr_error_clear(&err);
     char *a = lr_api_estimate(w, body, strlen(body), &err);
     cJSON *o = a ? cJSON_Parse(a) : NULL;
@@ -940,7 +942,8 @@ static void provenance_of(lr_worker *w, const char *device, char *out, size_t si
     const cJSON *r = cJSON_GetObjectItemCaseSensitive(p, "rank_precision");
     const cJSON *m = cJSON_GetObjectItemCaseSensitive(p, "meaning");
     out[0] = '\0';
-    if (cJSON_IsString(k) && cJSON_IsNumber(r) && cJSON_IsString(m) && strlen(m->valuestring) > 40)
+    if (cJSON_IsString(k) && cJSON_IsNumber(r) && cJSON_IsString(m) &&
+        strlen(m->valuestring) > 40)
         snprintf(out, size, "%s %g", k->valuestring, r->valuedouble);
     cJSON_Delete(o);
     free(a);
