@@ -564,6 +564,9 @@ static est_device start_device(const est_device *b, const cJSON *gpu, const char
     snprintf(devname, sizeof devname, "%s%s", name ? name : gname, name ? "" : " (calibrated)");
     snprintf(dev.name, sizeof dev.name, "%s", devname);
     driver_figures(gpu, &dev);
+    /* its model-v2 parameters are fitted to this GPU's timings (the rank precision stays
+     * the base's: the suite is too small to measure it) */
+    dev.provenance = EST_PROVENANCE_MEASURED;
     /* measured, not fitted (lab/2026-11-23-overhead): the base device's figure unless the record
      * has size scans (set_overhead), like the others calibration does not measure */
     dev.launch_overhead_us = b->launch_overhead_us;

@@ -329,6 +329,7 @@ static cJSON *fit_rows(refit *rf, cal_sample *smp, int n, const char *newname, c
                                       &stats->before, &stats->after);
     free(labels);
     snprintf(dev.name, sizeof dev.name, "%s", newname);
+    dev.provenance = EST_PROVENANCE_MEASURED; /* fitted to timings of this GPU's log */
     return describe_result(rf, &dev, err);
 }
 

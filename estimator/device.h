@@ -24,9 +24,19 @@ typedef enum est_l1_model {
     EST_L1_KEPLER /* Kepler read-only data cache: half-warp 128-B segments */
 } est_l1_model;
 
+/* What a device's model-v2 parameters and rank_precision rest on. Not a model input:
+ * the estimator never reads it; answers report it (docs/accuracy.md, "What each device
+ * rests on"), so that a prediction says how far to trust it. */
+typedef enum est_provenance {
+    EST_PROVENANCE_BORROWED, /* the H100's fit and precision, not this GPU's */
+    EST_PROVENANCE_DERIVED,  /* figures derived from publications, not timed here */
+    EST_PROVENANCE_MEASURED  /* fitted to timings of this GPU (corpus or calibrate) */
+} est_provenance;
+
 typedef struct est_device {
     char name[64];
     est_l1_model l1_model;
+    est_provenance provenance;
     int sm_count;
     double clock_ghz;
     int64_t l1_bytes;            /* per SM */

@@ -585,6 +585,7 @@ static cJSON *rank_response(lr_worker *w, rank_state *s, lr_error *err)
     cJSON *resp = jb_new_obj(&b);
     jb_str(&b, resp, "model_version", LR_MODEL_VERSION);
     jb_str(&b, resp, "device", req->device.name);
+    lr_provenance_add(&b, resp, &req->device);
     jb_ints(&b, resp, "domain", req->domain, 3);
     jb_num(&b, resp, "evaluated", (double)n);
     jb_num(&b, resp, "launchable", (double)s->m);

@@ -122,8 +122,8 @@ static double get_field(const est_device *d, const dev_field *f)
 
 /* The keys a device object may have: these, then every figure of fields[] (in that
  * order, which jr_only_keys' message lists). */
-static const char *const device_keys[] = {"name",    "base",  "l1_model", "fits",
-                                          "sources", "units", "stored"};
+static const char *const device_keys[] = {"name", "base",    "l1_model", "provenance",
+                                          "fits", "sources", "units",    "stored"};
 #define NDEVICE_KEYS (sizeof device_keys / sizeof device_keys[0])
 
 /* The numeric figures of fields[] present in obj into *d. full: every figure that
@@ -170,6 +170,51 @@ static int read_l1_model(const cJSON *obj, const char *path, est_device *d, lr_e
     else
         return lr_error_set(err, LR_INVALID_REQUEST, p.s, "must be \"nv\" or \"kepler\"");
     return 0;
+}
+
+/* The provenance words, indexed by est_provenance. */
+static const char *const provenance_names[] = {"borrowed", "derived", "measured"};
+
+/* What each provenance means for a prediction, indexed by est_provenance: the sentence
+ * answers carry (docs/accuracy.md, "What each device rests on"). */
+static const char *const provenance_meanings[] = {
+    "the model-v2 parameters and the rank precision are the H100's (H100-SXM5-80GB), not "
+    "this GPU's: rankings may be off by more than the rank precision; calibrate the GPU "
+    "(docs/calibration.md)",
+    "some model-v2 parameters are derived for this GPU from publications (its sources say "
+    "which), the others and the rank precision are the H100's; no timing of this GPU "
+    "checked them: measure the top configurations (measure.top) or calibrate the GPU",
+    "the model-v2 parameters were fitted to timings of this GPU; the rank precision is the "
+    "measured one where the device's sources say so"};
+
+const char *lr_provenance_name(est_provenance p)
+{
+    return provenance_names[p];
+}
+
+const char *lr_provenance_meaning(est_provenance p)
+{
+    return provenance_meanings[p];
+}
+
+/* "provenance": one of provenance_names, when present. */
+static int read_provenance(const cJSON *obj, const char *path, est_device *d, lr_error *err)
+{
+    const cJSON *m = jr_get(obj, "provenance");
+    jpath p;
+    const char *s;
+    jp_key(&p, path, "provenance");
+    if (!m)
+        return 0;
+    if (jr_str(m, p.s, 16, &s, err))
+        return -1;
+    for (int i = 0; i < 3; i++)
+        if (strcmp(s, provenance_names[i]) == 0) {
+            d->provenance = (est_provenance)i;
+            return 0;
+        }
+    return lr_error_set(err, LR_INVALID_REQUEST, p.s,
+                        "must be \"measured\", \"derived\" or \"borrowed\"");
 }
 
 /* One capacity-miss fit {a, b, c} (fit_names[i]) at path into *fit. */
@@ -231,10 +276,13 @@ static int read_figures(const cJSON *obj, const char *path, int full, est_device
     allowed[NDEVICE_KEYS + NFIELDS] = NULL;
     if (jr_only_keys(obj, path, allowed, err))
         return -1;
-    if (full)
+    if (full) {
+        /* a description without base: the H100's fit, unless it says otherwise */
         est_device_set_v2_defaults(d);
+        d->provenance = EST_PROVENANCE_BORROWED;
+    }
     if (read_numbers(obj, path, full, d, err) || read_l1_model(obj, path, d, err) ||
-        read_fits(obj, path, full, d, err))
+        read_provenance(obj, path, d, err) || read_fits(obj, path, full, d, err))
         return -1;
     return 0;
 }
@@ -452,6 +500,7 @@ cJSON *lr_device_to_json(const lr_devices *ds, const est_device *dev, int with_s
     if (with_sources)
         jb_bool(&b, o, "stored", k >= 0 && lr_devices_is_stored(ds, k));
     jb_str(&b, o, "l1_model", dev->l1_model == EST_L1_KEPLER ? "kepler" : "nv");
+    jb_str(&b, o, "provenance", provenance_names[dev->provenance]);
     for (size_t i = 0; i < NFIELDS; i++)
         jb_num(&b, o, fields[i].name, get_field(dev, &fields[i]));
     cJSON *fits = jb_obj(&b, o, "fits");

@@ -45,6 +45,12 @@ int lr_device_from_json(const lr_devices *d, const cJSON *v, const char *path, e
  * d); else NULL (a device object: print its lr_device_to_json). */
 const char *lr_device_canonical_text(const lr_devices *d, const cJSON *v);
 
+/* The word of a provenance in device objects and answers: "measured", "derived" or
+ * "borrowed" (static). */
+const char *lr_provenance_name(est_provenance p);
+/* What a prediction on a device of that provenance is worth, one sentence (static). */
+const char *lr_provenance_meaning(est_provenance p);
+
 /* The device as a JSON object with every figure (caller owns the result; NULL on
  * allocation failure). with_sources adds what GET /v1/devices shows: "stored" (whether
  * d has dev's name as a stored device), "units" and the provenance of the figures. */

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "api.h"
+#include "devices.h"
 #include "jbuild.h"
 
 /* Six significant digits: more than any model input is known to, and the JSON stays
@@ -74,6 +75,14 @@ static void add_units(jb *b, cJSON *u)
            "stores_left_in_l2 in bytes, dram_charged, dram_saved_by_depth and "
            "l2_store_charged in B/Lup, "
            "launch_time_us in microseconds");
+}
+
+void lr_provenance_add(jb *b, cJSON *o, const est_device *dev)
+{
+    cJSON *p = jb_obj(b, o, "device_provenance");
+    jb_str(b, p, "provenance", lr_provenance_name(dev->provenance));
+    add_num(b, p, "rank_precision", dev->rank_precision);
+    jb_str(b, p, "meaning", lr_provenance_meaning(dev->provenance));
 }
 
 cJSON *lr_units_json(void)
@@ -147,6 +156,7 @@ cJSON *lr_estimate_json(const est_result *r, const est_kernel *k, const est_devi
     jb_str(&b, o, "model_version", LR_MODEL_VERSION);
     jb_str(&b, o, "model", v2 ? "v2" : "warpspeed");
     jb_str(&b, o, "device", dev->name);
+    lr_provenance_add(&b, o, dev);
     jb_ints(&b, o, "domain", r->config.domain, 3);
     add_launch(&b, jb_obj(&b, o, "launch"), r);
     add_volumes(&b, o, "estimate", &r->total, kepler);

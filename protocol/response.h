@@ -8,15 +8,16 @@
 #include <cjson/cJSON.h>
 
 #include "estimator.h"
+#include "jbuild.h"
 
 /* The format of what lr_estimate_json writes, part of every cached row's stamp
  * (store.h): a cache file keeps rows across upgrades, and a row is checked only when
  * it is written, so a build that writes other members must not read the old rows.
  * Change it with lr_estimate_json's members; tests/protocol holds the two together. */
-#define LR_ESTIMATE_FORMAT "estimate/2026.11-29"
+#define LR_ESTIMATE_FORMAT "estimate/2026.11-29-provenance"
 
 /* The body of an estimate response for a launchable result (without "cached"):
- * launch, estimate, performance, fields, details, units, device, domain,
+ * device_provenance, launch, estimate, performance, fields, details, units, device, domain,
  * model_version. NULL when any allocation failed (never an object missing a member:
  * jbuild.h); the caller owns the result. */
 cJSON *lr_estimate_json(const est_result *r, const est_kernel *k, const est_device *dev);
@@ -29,6 +30,11 @@ cJSON *lr_estimate_json(const est_result *r, const est_kernel *k, const est_devi
  * is not or out of memory: a row that fails is not stored. */
 int lr_estimate_json_valid(const cJSON *o, const est_kernel *k, const est_device *dev,
                            const est_config *cfg);
+
+/* Adds "device_provenance" to o: dev's provenance, its rank_precision and what the
+ * provenance means for a prediction (docs/api.md). On allocation failure b's flag is set
+ * (jbuild.h). */
+void lr_provenance_add(jb *b, cJSON *o, const est_device *dev);
 
 /* A number as a response reports it: six significant digits (0 when not finite). */
 double lr_reported(double v);

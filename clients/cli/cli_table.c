@@ -346,6 +346,20 @@ static void print_not_launchable(FILE *out, const cJSON *list, int all)
     }
 }
 
+/* Which device the ranking is for, and what its figures rest on (device_provenance);
+ * after the decision, which the table opens with. */
+static void print_device_line(FILE *out, const cJSON *root)
+{
+    const cJSON *p = cJSON_GetObjectItemCaseSensitive(root, "device_provenance");
+    char prec[24];
+    if (!cJSON_IsObject(p))
+        return;
+    fprintf(out, "device: %s, %s (rank precision %s %%): %s\n\n", format_str(root, "device"),
+            format_str(p, "provenance"),
+            format_num(p, "rank_precision", 1, 100, prec, sizeof prec),
+            format_str(p, "meaning"));
+}
+
 int cli_table_rank(FILE *out, const char *json, int all_unlaunchable)
 {
     cJSON *root = parse(json);
@@ -357,6 +371,7 @@ int cli_table_rank(FILE *out, const char *json, int all_unlaunchable)
     }
     const cJSON *decision = cJSON_GetObjectItemCaseSensitive(root, "decision");
     print_decision(out, root);
+    print_device_line(out, root);
     /* Two header lines, names then units, so every number says what it measures. */
     const cJSON *ords = cJSON_GetObjectItemCaseSensitive(root, "orderings"), *o;
     if (cJSON_IsArray(ords)) {
@@ -407,12 +422,13 @@ static void print_device_row(FILE *out, const cJSON *d)
 {
     char sms[24], clock[24], l2[24], l2bw[24], drambw[24];
     /* stored devices (`devices add`) are marked after the figures, built-ins are not */
-    fprintf(out, "%-18s %5s %9s %7s %8s %9s%s\n", format_str(d, "name"),
+    fprintf(out, "%-18s %5s %9s %7s %8s %9s  %s%s\n", format_str(d, "name"),
             format_num(d, "sm_count", 0, 1, sms, sizeof sms),
             format_num(d, "clock_ghz", 3, 1, clock, sizeof clock),
             format_num(d, "l2_bytes", 2, 1.0 / (1024 * 1024), l2, sizeof l2),
             format_num(d, "l2_bw_gbs", 0, 1, l2bw, sizeof l2bw),
             format_num(d, "dram_bw_gbs", 0, 1, drambw, sizeof drambw),
+            format_str(d, "provenance"),
             cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(d, "stored")) ? "  stored" : "");
 }
 
@@ -428,8 +444,8 @@ int cli_table_devices(FILE *out, const char *json)
         cJSON_Delete(root);
         return -1;
     }
-    fprintf(out, "%-18s %5s %9s %7s %8s %9s\n", "name", "SMs", "clock", "L2", "L2 BW",
-            "DRAM BW");
+    fprintf(out, "%-18s %5s %9s %7s %8s %9s  %s\n", "name", "SMs", "clock", "L2", "L2 BW",
+            "DRAM BW", "provenance");
     fprintf(out, "%-18s %5s %9s %7s %8s %9s\n", "", "", "GHz", "MiB", "GB/s", "GB/s");
     if (cJSON_IsArray(list)) {
         cJSON_ArrayForEach(d, list) print_device_row(out, d);

@@ -240,6 +240,10 @@ case_devices() {
     for d in V100-PCIe-32GB A100-SXM4-40GB A100-SXM4-80GB K20m H100-SXM5-80GB; do
         grep -q "^$d  *[0-9]" "$T/out" || fail "no table row for $d"
     done
+    # what each built-in's figures rest on (issue 44): measured on the GPU, or borrowed
+    grep -q "^H100-SXM5-80GB .* 2900  measured$" "$T/out" || fail "H100 not measured"
+    grep -q "^A100-SXM4-40GB .* 1400  borrowed$" "$T/out" || fail "A100 not borrowed"
+    grep -q "^V100-PCIe-32GB .* 790  borrowed$" "$T/out" || fail "V100 not borrowed"
     run devices A100-SXM4-80GB
     expect_rc 0
     expect_in out '"A100-SXM4-80GB"'
@@ -273,9 +277,9 @@ case_devices_add() {
     expect_in out '"name":"K20m","stored":false'
     run devices --db "$db" --table
     expect_rc 0
-    grep -q '^H100-cal  *132  *1\.980  *25\.00  *7636  *2973  stored$' "$T/out" ||
+    grep -q '^H100-cal  *132  *1\.980  *25\.00  *7636  *2973  measured  stored$' "$T/out" ||
         fail "no stored table row for H100-cal"
-    grep -q '^K20m  *13  .*161$' "$T/out" || fail "the K20m row changed"
+    grep -q '^K20m  *13  .*161  borrowed$' "$T/out" || fail "the K20m row changed"
     run devices --db "$db" h100-CAL
     expect_rc 0
     expect_in out '"dram_bw_gbs":2973'
@@ -335,7 +339,7 @@ case_devices_add() {
     expect_rc 0
     run devices --db "$db" --table H100-fast
     expect_rc 0
-    grep -q '^H100-fast  *132  *1\.980 .* 3300  stored$' "$T/out" || fail "no row for H100-fast"
+    grep -q '^H100-fast  *132  *1\.980 .* 3300  measured  stored$' "$T/out" || fail "no row for H100-fast"
     # a daemon started on the database serves the stored devices
     if command -v curl >/dev/null 2>&1; then
         "$LR" serve --listen 127.0.0.1:0 --db "$db" --port-file port --threads 1 --quiet \
@@ -777,6 +781,7 @@ case_calibrate() {
     expect_in out '"sm_count":	132'
     expect_in out '"l2_bytes":	26214400'
     expect_in out '"dram_bw_gbs":	2973'
+    expect_in out '"provenance":	"measured"'
     expect_in out '"sources":'
     expect_in err "attainable bandwidths: DRAM 2973 GB/s"
     expect_in err "with the parameters fitted here:"

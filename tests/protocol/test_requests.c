@@ -58,6 +58,12 @@ static const bad_case cases[] = {
      "device.l2_bytes", "integer"},
     {0, "{\"device\":{\"base\":\"A100-SXM4-40GB\",\"l2_byte\":5}}", "invalid_request",
      "device.l2_byte", "unknown key"},
+    /* issue 44: a device's provenance is one of three words */
+    {0, "{\"device\":{\"base\":\"A100-SXM4-40GB\",\"provenance\":\"guessed\"}}",
+     "invalid_request", "device.provenance",
+     "must be \"measured\", \"derived\" or \"borrowed\""},
+    {0, "{\"device\":{\"base\":\"A100-SXM4-40GB\",\"provenance\":1}}", "invalid_request",
+     "device.provenance", "string"},
     {0, "{\"device\":{\"base\":\"A100-SXM4-40GB\",\"l1_line_bytes\":100}}", "invalid_request",
      "device.l1_line_bytes", "power of two"},
     /* a subnormal bandwidth would make its limit underflow to 0, read as "no limit" */
@@ -751,8 +757,8 @@ static void estimate_format_is_pinned(void)
     char hash[LR_HASH_HEX];
     lr_hash_hex(parts, 1, hash);
     CHECK(o != NULL);
-    CHECK_STR(LR_ESTIMATE_FORMAT, "estimate/2026.11-29");
-    CHECK_STR(hash, "77c8fb2ce523cb360a041e7f7a7b5e47");
+    CHECK_STR(LR_ESTIMATE_FORMAT, "estimate/2026.11-29-provenance");
+    CHECK_STR(hash, "9eb318704453961d5d4f62ec2a16fa70");
     cJSON_Delete(o);
     free(out);
     lr_worker_free(w);
@@ -917,6 +923,79 @@ static lr_api *api_on_new_db(char *dir, char *db, size_t db_size, lr_worker **w,
 }
 
 /* Good requests: a custom device, and the cache answering the second time. */
+/* The device_provenance an estimate of body answers with: "<provenance> <rank_precision>",
+ * or "" when the answer lacks it. */
+static void provenance_of(lr_worker *w, const char *device, char *out, size_t size)
+{
+    char body[8192];
+    lr_error err;
+    snprintf(
+        body, sizeof body,
+        "{\"device\":%s,\"domain\":[64,64],\"kernel\":{\"registers\":32,\"fields\":[" FIELD_A
+        "]},\"launch\":{\"block\":[32,2]}}",
+        device);
+    lr_error_clear(&err);
+    char *a = lr_api_estimate(w, body, strlen(body), &err);
+    cJSON *o = a ? cJSON_Parse(a) : NULL;
+    const cJSON *p = cJSON_GetObjectItemCaseSensitive(o, "device_provenance");
+    const cJSON *k = cJSON_GetObjectItemCaseSensitive(p, "provenance");
+    const cJSON *r = cJSON_GetObjectItemCaseSensitive(p, "rank_precision");
+    const cJSON *m = cJSON_GetObjectItemCaseSensitive(p, "meaning");
+    out[0] = '\0';
+    if (cJSON_IsString(k) && cJSON_IsNumber(r) && cJSON_IsString(m) &&
+        strlen(m->valuestring) > 40)
+        snprintf(out, size, "%s %g", k->valuestring, r->valuedouble);
+    cJSON_Delete(o);
+    free(a);
+}
+
+/* Issue 44, item 2: every answer says what its device's figures rest on. The built-ins
+ * measured on their GPU (H100, H200) say "measured" with their corpus' precision, the
+ * others "borrowed" with the H100's; a built-in with overrides keeps its base's, a full
+ * description without one borrows, and one that states its provenance keeps it. */
+static void answers_carry_the_device_provenance(lr_api *api, lr_worker *w)
+{
+    char got[128];
+    provenance_of(w, "\"H100-SXM5-80GB\"", got, sizeof got);
+    CHECK_STR(got, "measured 0.0668");
+    provenance_of(w, "\"H200-SXM-141GB\"", got, sizeof got);
+    CHECK_STR(got, "measured 0.059");
+    provenance_of(w, "\"A100-SXM4-40GB\"", got, sizeof got);
+    CHECK_STR(got, "borrowed 0.0668");
+    provenance_of(w, "\"K20m\"", got, sizeof got);
+    CHECK_STR(got, "borrowed 0.0668");
+    provenance_of(w, "{\"base\":\"H200-SXM-141GB\",\"dram_bw_gbs\":4000}", got, sizeof got);
+    CHECK_STR(got, "measured 0.059");
+    provenance_of(w, "{\"base\":\"V100-PCIe-32GB\",\"provenance\":\"derived\"}", got,
+                  sizeof got);
+    CHECK_STR(got, "derived 0.0668");
+    /* the same figures under another provenance are another answer, not a cache hit of
+     * the first (the canonical request carries it) */
+    provenance_of(w, "{\"base\":\"V100-PCIe-32GB\",\"provenance\":\"measured\"}", got,
+                  sizeof got);
+    CHECK_STR(got, "measured 0.0668");
+    /* a full description: GET /v1/devices/K20m's form without its provenance */
+    cJSON *k20 = NULL;
+    lr_error err;
+    char *dj = lr_api_device(api, "K20m", &err);
+    k20 = dj ? cJSON_Parse(dj) : NULL;
+    free(dj);
+    cJSON *dev = cJSON_DetachItemFromObjectCaseSensitive(k20, "device");
+    if (!dev)
+        dev = k20, k20 = NULL;
+    cJSON_DeleteItemFromObjectCaseSensitive(dev, "provenance");
+    cJSON_DeleteItemFromObjectCaseSensitive(dev, "rank_precision");
+    char *text = dev ? cJSON_PrintUnformatted(dev) : NULL;
+    CHECK(text != NULL);
+    if (text) {
+        provenance_of(w, text, got, sizeof got);
+        CHECK_STR(got, "borrowed 0.0632");
+    }
+    free(text);
+    cJSON_Delete(dev);
+    cJSON_Delete(k20);
+}
+
 static void good_requests(void)
 {
     char dir[] = "/tmp/lr-test-XXXXXX", db[64];
@@ -1327,6 +1406,7 @@ int main(void)
     errors_are_utf8(w);
     json_numbers_are_strict(w);
     registers_never_silently_assumed(w);
+    answers_carry_the_device_provenance(api, w);
     memory_limit_refuses_large_requests();
     lr_worker_free(w);
     lr_api_free(api);

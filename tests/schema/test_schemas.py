@@ -293,6 +293,28 @@ def expect(d, schemas, what, method, path, status, schema, body=None, headers=No
     return resp, hdrs
 
 
+
+def check_sources_cover_every_figure(dev):
+    """Issue 44, item 1: a built-in device says where each of its figures comes from.
+    Its "sources" keys (figure names, comma-separated where several share a sentence)
+    name every figure of "units", "fits", "l1_model" and "provenance" exactly once, and
+    nothing else; a model-v2 figure of a device not measured says whose it borrows."""
+    named = {}
+    for key in dev.get("sources", {}):
+        for fig in key.split(","):
+            named[fig] = named.get(fig, 0) + 1
+    want = set(dev["units"]) | {"fits", "l1_model", "provenance"}
+    check(not sorted(want - set(named)),
+          "%s: sources for every figure (missing %s)" % (dev["name"], sorted(want - set(named))))
+    check(not sorted(set(named) - want),
+          "%s: sources name only figures (unknown %s)" % (dev["name"], sorted(set(named) - want)))
+    check(all(n == 1 for n in named.values()),
+          "%s: each figure in one source" % dev["name"])
+    if dev["provenance"] != "measured":
+        text = " ".join(v for k, v in dev["sources"].items() if "latency_ns" in k.split(","))
+        check("borrowed from H100-SXM5-80GB" in text,
+              "%s: its model-v2 figures say whose they borrow" % dev["name"])
+
 def check_live(d, schemas, reqs):
     for name, req in reqs.items():
         resp, _ = expect(d, schemas, "estimate " + name, "POST", "/v1/estimate", 200,
@@ -367,6 +389,8 @@ def check_live(d, schemas, reqs):
         check("K20m" in names and "A100-SXM4-40GB" in names, "devices lists the built-ins")
         for dev in resp["devices"]:
             schemas.valid("device.json", dev, "device " + dev["name"])
+            if not dev["stored"]:
+                check_sources_cover_every_figure(dev)
     expect(d, schemas, "device K20m", "GET", "/v1/devices/K20m", 200, "device-response.json")
     expect(d, schemas, "device by lower-case name", "GET", "/v1/devices/h100-sxm5-80gb", 200,
            "device-response.json")
