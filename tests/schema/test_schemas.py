@@ -375,6 +375,17 @@ def check_live(d, schemas, reqs):
         check(len(resp["not_launchable"]) == 2 and resp["launchable"] == 4,
               "1024x2 blocks are listed as not launchable with both foldings")
 
+    # issue 45: a mesh kernel ranked over cell orderings names each result's ordering
+    mesh = rank_variant(reqs["langguth_fv_mesh_h200.json"], 0)
+    mesh["search"] = {"blocks": [[64], [256]], "orderings": ["given", "rcm", "blocks:32"]}
+    resp, _ = expect(d, schemas, "rank over orderings", "POST", "/v1/rank", 200,
+                     "rank-response.json", json.dumps(mesh).encode(), JSON_CT)
+    if resp:
+        check(len(resp["results"]) == 6 and all("ordering" in r for r in resp["results"]),
+              "every ordering x block is ranked and names its ordering")
+        check([o["name"] for o in resp["orderings"]] == ["given", "rcm", "blocks:32"],
+              "orderings lists each ordering's cost in the request's order")
+
     # timing the best result: "unavailable" without a GPU, timings with one
     timed = rank_variant(ref, 2)
     timed["search"]["blocks"] = [[512], [256, 2]]
