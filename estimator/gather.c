@@ -89,8 +89,8 @@ int est_gather_check(const est_kernel *k, const est_config *cfg, lr_error *err)
     return 0;
 }
 
-/* One field's DRAM count: the wave that last touched each of its sectors (-1: none).
- * Volumes in bytes. */
+/* One field's DRAM count: the wave that last touched each of its DRAM fetch units
+ * ("sectors" below; -1: none). Volumes in bytes. */
 typedef struct field_trace {
     int32_t *last;   /* per sector of the field's extent: last wave that touched it */
     int32_t *stored; /* likewise, the last wave that stored into it; NULL: no stores */
@@ -125,7 +125,7 @@ typedef struct gather_run {
     field_trace tr[EST_MAX_FIELDS];
     inst_walk *walk;
     int64_t B, per_wave;
-    int sec_shift;    /* log2 of the L2 sector */
+    int sec_shift;    /* log2 of the DRAM fetch unit */
     int sample_shift; /* log2 of the sampling rate (0: every sector) */
     double capacity;  /* bytes of distinct sectors the L2 keeps */
     double *start;    /* distinct bytes touched before each wave */
@@ -178,7 +178,9 @@ static void trace(gather_run *g, const inst_walk *iw, int64_t w, int64_t first, 
 static int setup(gather_run *g, const est_binding *b, lr_error *err)
 {
     const est_kernel *k = b->k;
-    int64_t sec = b->dev->l2_sector_bytes;
+    /* DRAM moves dram_fetch_bytes at a time (64 B, two sectors, from Volta on): a
+     * gather that misses costs a whole fetch unit, and what L2 keeps is counted in them */
+    int64_t sec = b->dev->dram_fetch_bytes;
     while ((1ll << g->sec_shift) < sec)
         g->sec_shift++;
     g->walk = calloc((size_t)(b->ninst ? b->ninst : 1), sizeof *g->walk);

@@ -84,7 +84,7 @@ for inst, order in instances:
             print(f"{inst}: no mesh files under {meshdir}, skipped", file=sys.stderr)
             continue
         dst = os.path.join(work, inst)
-        if not os.path.exists(dst + ".given.i32"):
+        if not os.path.exists(dst + ".perm.metis16384.i32"):
             subprocess.run(["/usr/bin/python3", os.path.join(here, "decode_mesh.py"), src, dst],
                            check=True, capture_output=True)
         given = np.fromfile(dst + ".given.i32", "<i4").astype(np.int64)
