@@ -226,6 +226,8 @@ int est_sample_run(est_ctx *ctx, const est_binding *b, est_sample *out, lr_error
 /* dram.c: wave footprints with isl. Volumes in bytes. */
 typedef struct est_field_wave {
     double vnew_load, vnew_store;
+    double scattered_load; /* gathers (gather.c): the part of vnew_load that reads through
+                              an index field fetches, one scattered fetch unit at a time */
     double ov_y, ov_z;   /* Ox+Oy and Oz, loads */
     double ov_store_y, ov_store_z; /* Ox+Oy and Oz, stores */
     double store_floor; /* bytes per lattice update the stores write at the least */
@@ -266,6 +268,9 @@ static inline int est_ctx_expired(est_ctx *ctx)
 {
     return atomic_load_explicit(&ctx->expired, memory_order_relaxed);
 }
+
+/* kernel.c: whether an access of f reads through an index field */
+int est_field_gathers(const est_field *f);
 
 /* kernel.c: the store instructions of one lattice update, all fields: a folded
  * thread issues them once per step (its store burst, docs/model.md) */

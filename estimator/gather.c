@@ -97,6 +97,7 @@ typedef struct field_trace {
     int64_t nsec;
     int gathered;    /* an access of the field reads through an index field */
     double miss_load, store, touched;
+    double miss_scattered; /* the part of miss_load that table reads fetch */
 } field_trace;
 
 /* How one instruction's byte address follows from a thread's cell x: through a table
@@ -105,6 +106,7 @@ typedef struct inst_walk {
     const est_inst *in;
     const est_table *t; /* NULL: general */
     int64_t c0, c1, base, elem;
+    int gathers; /* the address reads through a table */
 } inst_walk;
 
 /* Bytes in the field's extent (its elements and base offset). */
@@ -135,6 +137,15 @@ static int sampled(const gather_run *g, int64_t s)
 {
     return g->sample_shift == 0 ||
            ((uint64_t)s * 0x9E3779B97F4A7C15ull) >> (64 - g->sample_shift) == 0;
+}
+
+/* The chance that a fetch unit is gone from L2 once d distinct bytes were touched after
+ * it: 1 - exp(-(d / capacity)^k), a cliff at the capacity that a wave's spread in time
+ * softens (docs/model.md, "Gathers through an index field"). */
+static double evicted(const gather_run *g, double d)
+{
+    double x = d / g->capacity;
+    return isinf(g->capacity) ? 0 : 1 - exp(-pow(x, RULE(GATHER_L2_SHARPNESS)));
 }
 
 /* Traces instruction i over the cells [first, end) of wave w. */
@@ -169,8 +180,12 @@ static void trace(gather_run *g, const inst_walk *iw, int64_t w, int64_t first, 
         if (v == (int32_t)w)
             continue;
         t->touched += scale;
-        if (!in->is_store && (v < 0 || g->start[w] - g->start[v] > g->capacity))
-            t->miss_load += scale;
+        if (!in->is_store) {
+            double miss = v < 0 ? scale : scale * evicted(g, g->start[w] - g->start[v]);
+            t->miss_load += miss;
+            if (iw->gathers)
+                t->miss_scattered += miss;
+        }
         t->last[s] = (int32_t)w;
     }
 }
@@ -196,9 +211,9 @@ static int setup(gather_run *g, const est_binding *b, lr_error *err)
         if (f->ndims == 1 && !est_expr_table_column(iw->in->acc->idx[0], EST_VAR_X, &iw->t,
                                                     &iw->c0, &iw->c1))
             est_expr_table_column(iw->in->acc->idx[0], EST_VAR_TIDX, &iw->t, &iw->c0, &iw->c1);
-        if (iw->in->acc->uses & EST_USES_TABLE) {
+        iw->gathers = (iw->in->acc->uses & EST_USES_TABLE) != 0;
+        if (iw->gathers)
             g->tr[iw->in->field].gathered = 1;
-        }
     }
     for (int i = 0; i < b->ninst; i++)
         traced += g->tr[b->inst[i].field].gathered ? b->cfg.domain[0] : 0;
@@ -310,6 +325,7 @@ int est_gather_waves(est_ctx *ctx, const est_binding *b, int64_t wave_blocks, es
         const field_trace *t = g.tr[f].gathered ? &g.tr[f] : &one[f];
         double scale = g.tr[f].gathered ? 1 : waves;
         out->f[f].vnew_load = t->miss_load * scale;
+        out->f[f].scattered_load = t->miss_scattered * scale;
         out->f[f].vnew_store = t->store * scale;
     }
     release(&g, k->nfields);

@@ -142,6 +142,14 @@ const est_table *est_kernel_field_table(const est_kernel *k, int field)
     return k->fields[field].table;
 }
 
+int est_field_gathers(const est_field *f)
+{
+    for (int a = 0; a < f->nacc; a++)
+        if (f->acc[a].uses & EST_USES_TABLE)
+            return 1;
+    return 0;
+}
+
 int est_kernel_gathers(const est_kernel *k)
 {
     return k->gathers;

@@ -94,7 +94,7 @@ static void v2_concurrency(const est_device *dev, est_result *r, int fold)
 
 /* docs/model.md "Scattered stores (store requests)", "L2 requests and the L1 data
  * pipe", "L1 requests": the limits of requests rather than bytes. */
-static void v2_request_limits(const est_device *dev, est_result *r)
+static void v2_request_limits(const est_kernel *k, const est_device *dev, est_result *r)
 {
     /* a store instruction sends one write request per line it touches, and each
      * (partial) sector is written separately: scattered stores are limited by these
@@ -105,10 +105,16 @@ static void v2_request_limits(const est_device *dev, est_result *r)
     r->perf_stores = div0(1, store_ns);
     /* the L2's tags look up every read request and every written sector: the unit that
      * holds the range-4 star's unfolded blocks (lab/2026-11-23-stalls) */
+    double load_requests = t->l2_load_requests;
+    /* a gather's requests ask for a sector each, where a stencil's ask for lines: the
+     * tags serve them faster (docs/model.md, "Gathers through an index field") */
+    for (int f = 0; f < k->nfields; f++)
+        if (est_field_gathers(&k->fields[f]))
+            load_requests -= (1 - RULE(GATHER_REQUEST_SHARE)) * r->field[f].l2_load_requests;
     r->perf_l2_requests =
-        div0(dev->l2_requests_per_ns, t->l2_load_requests + RULE(L2_TAG_STORE_SHARE) *
-                                                                t->l2_store_charged /
-                                                                dev->l2_sector_bytes);
+        div0(dev->l2_requests_per_ns, load_requests + RULE(L2_TAG_STORE_SHARE) *
+                                                          t->l2_store_charged /
+                                                          dev->l2_sector_bytes);
     /* the L1 accepts about one warp load or store instruction every other cycle per
      * SM, whatever its width: float stencils with many loads per update meet this
      * before the wavefronts. A fitted rate, not a hardware figure */
@@ -202,7 +208,7 @@ void est_v2_performance(const est_kernel *k, const est_device *dev, est_result *
     est_warpspeed_limits(k, dev, r);
     v2_volume_limits(dev, r);
     v2_concurrency(dev, r, fold);
-    v2_request_limits(dev, r);
+    v2_request_limits(k, dev, r);
     v2_bandwidths(k, dev, r);
     v2_combine(dev, r);
     v2_serial_times(k, dev, r, fold);

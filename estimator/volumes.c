@@ -118,6 +118,20 @@ void est_l1_l2_volumes(const est_binding *b, const est_sample *s, est_result *r)
             div0(s->f[f].overlap_sectors * dev->l2_sector_bytes, s->mid_block_lups);
         double redundant = v->l1_load - v->l2_load_compulsory;
         double evicts = (redundant > 0 ? redundant : 0) * miss_cov;
+        /* a gathering kernel's streamed fields (docs/model.md, "Gathers through an index
+         * field") read each line again only in the warp's next instructions (w(j, x) for
+         * j = 0..3), before anything can evict it: the H200 mesh corpus measures their L2
+         * loads at the compulsory ones at every block size, Langguth's K20 too */
+        if (b->spread && !est_field_gathers(&b->k->fields[f]))
+            evicts = 0;
+        /* its gathers find the block's earlier reads in L1 only while the SM's resident
+         * blocks' footprints fit: beyond, the share of them that does not fit misses
+         * (Langguth et al.'s K20: 5.62 L2 reads per cell at b = 13,333, every gather) */
+        else if (b->spread) {
+            double resident = (double)r->blocks_per_sm * block_l1_alloc;
+            double spill = resident > 0 ? 1 - (double)dev->l1_bytes / resident : 0;
+            evicts = (redundant > 0 ? redundant : 0) * (spill > miss_cov ? spill : miss_cov);
+        }
         v->l2_load = v->l2_load_compulsory - overlap * hit_overlap + evicts;
         /* the lines load instructions request, in the share of their bytes L1 misses */
         v->l2_load_requests = div0(s->f[f].warp.load_lines, s->warp_lups) *
@@ -213,8 +227,11 @@ void est_dram_volumes(const est_binding *b, const est_wave *w, int64_t wave_lups
         }
         double partial = v->l2_store_charged - v->dram_store;
         double evicts = (partial > 0 ? partial : 0) * miss_store;
-        /* what the DRAM limit charges: the volumes under the reference rule */
-        r->dram_charged += v->dram_load_warm + v->dram_store + 2 * evicts;
+        /* what the DRAM limit charges: the volumes under the reference rule, and a
+         * gather's scattered fetch units at GATHER_DRAM_COST streamed bytes each
+         * (docs/model.md, "Gathers through an index field") */
+        r->dram_charged += v->dram_load_warm + v->dram_store + 2 * evicts +
+                           (RULE(GATHER_DRAM_COST) - 1) * div0(fw->scattered_load, lups);
         if (v2)
             evicts = v->l2_store_partial * p_evict;
         v->dram_store += evicts;

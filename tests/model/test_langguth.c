@@ -5,10 +5,10 @@
  * plateau (29.42 GFLOPS measured, 11 flops per cell), an L2 plateau (23.08 GFLOPS at
  * b = 13,333, with 5.62 L2 reads of 32 B per cell) and a cliff once the blocks outgrow L2
  * (their estimate: b = 80,000). The reference method's limits on the built-in K20m are
- * Langguth's own model (bandwidth over traffic); they hold the two levels within 10 % and
- * the L2 reads within 10 %. The cliff, where the DRAM limit falls below the L2 limit, lies
- * at 100,000-120,000 in the trace (docs/model.md, "Against Langguth et al. on the K20"):
- * pinned between 80,000 and 150,000 so that a change of the trace shows.
+ * Langguth's own model (bandwidth over traffic); they hold the two levels and the L2
+ * reads within 10 %. The cliff (where the DRAM limit falls below the L2 limit) comes at
+ * b = 60,000-72,000, 10-25 % before Langguth's 80,000 (docs/model.md, "Against Langguth
+ * et al. on the K20"): pinned there, so that a change of the trace shows.
  */
 #include <cjson/cJSON.h>
 #include <stdint.h>
@@ -103,14 +103,14 @@ int main(void)
     level plateau, l2, before, after;
     CHECK(estimate(w, 32, file, &plateau) == 0);
     CHECK(estimate(w, 13333, file, &l2) == 0);
-    CHECK(estimate(w, 80000, file, &before) == 0);
-    CHECK(estimate(w, 150000, file, &after) == 0);
+    CHECK(estimate(w, 60000, file, &before) == 0);
+    CHECK(estimate(w, 72000, file, &after) == 0);
     unlink(file);
     printf("b = 32: %.2f GFLOPS (DRAM limit %.2f; Langguth measured 29.42), DRAM %.1f B/cell\n",
            plateau.gflops, plateau.dram_gflops, plateau.dram_load);
     printf("b = 13333: %.2f GFLOPS (L2 limit %.2f; Langguth 23.08), L2 %.1f B/cell (179.8)\n",
            l2.gflops, l2.l2_gflops, l2.l2_load);
-    printf("DRAM limit - L2 limit: %.2f at b = 80000, %.2f at b = 150000 GFLOPS\n",
+    printf("DRAM limit - L2 limit: %.2f at b = 60000, %.2f at b = 72000 GFLOPS\n",
            before.dram_gflops - before.l2_gflops, after.dram_gflops - after.l2_gflops);
     /* the memory plateau: 56 B read + 8 B written per cell at the K20m's 161 GB/s */
     CHECK_NEAR(plateau.dram_load, 56, 0.01, 0);
@@ -120,7 +120,8 @@ int main(void)
     CHECK_NEAR(l2.l2_load, 5.62 * 32, 0.10, 0);
     CHECK_NEAR(l2.l2_gflops, 23.08, 0.10, 0);
     CHECK_NEAR(l2.gflops, 23.08, 0.10, 0);
-    /* the cliff: still L2-bound at 80,000, DRAM-bound by 150,000 */
+    /* the cliff between 60,000 and 72,000 (Langguth: 80,000): L2-bound at 60,000,
+     * DRAM-bound at 72,000 */
     CHECK(before.dram_gflops > before.l2_gflops);
     CHECK(after.dram_gflops < after.l2_gflops);
     lr_worker_free(w);
