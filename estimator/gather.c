@@ -14,6 +14,7 @@
 #include <string.h>
 
 #include "estimator_int.h"
+#include "table_int.h"
 
 /* The path of access a of field f as a request names it. */
 static void access_path(const est_kernel *k, int f, int a, char *out, size_t cap)
@@ -158,7 +159,7 @@ static void trace(gather_run *g, const inst_walk *iw, int64_t w, int64_t first, 
     for (int64_t x = first; x < end; x++) {
         int64_t a;
         if (iw->t) {
-            a = iw->base + iw->elem * est_table_get(iw->t, iw->c0 + iw->c1 * x);
+            a = iw->base + iw->elem * est_table_at(iw->t, iw->c0 + iw->c1 * x);
         } else if (in->affine) {
             a = in->c0 + in->coef[EST_T_X] * tx + in->coef[EST_B_X] * bx;
         } else {

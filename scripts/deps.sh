@@ -15,9 +15,11 @@ run_pkgs=(gcc pkg-config meson ninja-build python3 libisl-dev libcjson-dev nettl
 # man-db: tests/server/test_install.py renders the installed man pages with man -l.
 # python3-prometheus-client: tests/server/test_metrics_format.py reads /metrics with
 # its parser.
+# python3-numpy: lab/2026-11-29-mesh/predict.py rebuilds the mesh corpus's neighbour
+# lists (tests/accuracy, gathers on meshes).
 # haproxy: tests/server/test_replicas.py runs three daemons behind it (the replica
 # recipe of docs/operations.md); the test is skipped where it is missing.
-test_pkgs=(python3-jsonschema chromium fonts-dejavu-core man-db haproxy
+test_pkgs=(python3-jsonschema python3-numpy chromium fonts-dejavu-core man-db haproxy
            python3-prometheus-client chromium-driver python3-selenium)
 case ${1:-} in
   run) pkgs=("${run_pkgs[@]}") ;;
