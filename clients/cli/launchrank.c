@@ -660,6 +660,7 @@ typedef struct cli_command {
 static const cli_command commands[] = {
     {"estimate", cmd_estimate, "predict the performance of one launch configuration"},
     {"rank", cmd_rank, "rank the launch configurations of a kernel, best first"},
+    {"levels", cli_cmd_levels, "a mesh kernel's performance against its cells' order"},
     {"devices", cmd_devices, "list the GPU models, show one, or store one (add)"},
     {"serve", cmd_serve, "run the HTTP daemon (JSON API, shared prediction cache)"},
     {"cache", cli_cmd_cache, "show, clear or export the SQLite prediction cache"},

@@ -65,14 +65,14 @@ expect_empty() {
 case_help() {
     run --help
     expect_rc 0
-    for c in estimate rank devices serve cache emit measure calibrate fit; do expect_in out "  $c "; done
+    for c in estimate rank levels devices serve cache emit measure calibrate fit; do expect_in out "  $c "; done
     expect_in out "Exit status"
     run help
     expect_rc 0
     expect_in out "rank"
     run -h
     expect_rc 0
-    for c in estimate rank devices cache fit; do
+    for c in estimate rank levels devices cache fit; do
         run "$c" --help
         expect_rc 0
         expect_in out "Usage: launchrank $c"
@@ -852,7 +852,24 @@ case_calibrate() {
     expect_in err '"code":"unavailable"'
 }
 
+# issue 45, item 6: a mesh kernel against the order of its cells, with the levels named
+case_levels() {
+    mesh="$DATA/../../data/langguth_fv_mesh_h200.json"
+    run levels "$mesh"
+    expect_rc 0
+    expect_in out "diag. block"
+    expect_in out "GLup/s"
+    expect_in out " memory"
+    expect_in out " random"
+    expect_in out "your mesh"
+    expect_in err "diagonal blocks of 32 cells"
+    run levels "$DATA/estimate_2d_5point.json"
+    expect_rc 2
+    expect_in err "reads through an index field"
+}
+
 case "$CASE" in
+levels) case_levels ;;
 help) case_help ;;
 bad_usage) case_bad_usage ;;
 unreadable_file) case_unreadable_file ;;
