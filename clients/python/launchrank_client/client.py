@@ -21,8 +21,9 @@ from array import array
 from typing import Any, Callable, Dict, Iterable, Optional, Union
 
 from ._api import _Backend
-from .errors import (LaunchrankConnectionError, LaunchrankError, LaunchrankResponseError,
-                     LaunchrankTimeoutError, LaunchrankUnavailableError, error_for)
+from .errors import (LaunchrankConnectionError, LaunchrankError, LaunchrankNotFoundError,
+                     LaunchrankResponseError, LaunchrankTimeoutError, LaunchrankUnavailableError,
+                     error_for)
 from .results import Health
 
 __all__ = ["Client", "DEFAULT_URL", "URL_VARIABLE"]
@@ -82,8 +83,8 @@ class Client(_Backend):
         their SHA-256, which a request then names as ``"values": {"sha256": ...}``
         instead of sending them inline. data_or_path: the little-endian bytes
         (bytes-like), a path to a file of them, or the integers themselves (packed
-        here in format). format: "int32-le" (default) or "int64-le". Uploading the
-        same bytes again costs the transfer only (the daemon answers 200)."""
+        here in format). format: "int32-le" (default) or "int64-le". An array the
+        daemon holds already is not sent again (a HEAD request asks first)."""
         width = {"int32-le": 4, "int64-le": 8}.get(format)
         if width is None:
             raise ValueError("format %r: the formats are 'int32-le' and 'int64-le'" % (format,))
@@ -98,6 +99,11 @@ class Client(_Backend):
                 packed.byteswap()
             raw = packed.tobytes()
         digest = hashlib.sha256(raw).hexdigest()
+        try:
+            self._call("HEAD", "/v1/arrays/" + digest, binary=True)
+            return digest  # stored already (in this format or not: the request says)
+        except LaunchrankNotFoundError:
+            pass
         query = "" if format == "int32-le" else "?format=" + format
         self._call("PUT", "/v1/arrays/" + digest + query, raw=raw)
         return digest
