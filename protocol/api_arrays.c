@@ -46,8 +46,8 @@ static void arrays_put(void *user, const char *sha256, int width, const void *da
         api_cache_failed(w->api, &e);
 }
 
-int api_parse(lr_worker *w, const char *body, size_t len, lr_request_kind kind,
-              lr_request *req, lr_error *err)
+int api_parse(lr_worker *w, const char *body, size_t len, lr_request_kind kind, lr_request *req,
+              lr_error *err)
 {
     const lr_arrays *arrays = NULL;
     if (w->api->db_path) {
@@ -162,7 +162,9 @@ char *lr_api_array_put(lr_worker *w, const char *sha256, const char *format, con
                      8 * old_width);
         return NULL;
     }
-    int rc = found == 1 ? 1 : found < 0 ? -1 : st_array_put(st, sha256, width, data, (int64_t)len, &e);
+    int rc = found == 1  ? 1
+             : found < 0 ? -1
+                         : st_array_put(st, sha256, width, data, (int64_t)len, &e);
     if (rc < 0) {
         api_cache_failed(w->api, &e);
         lr_error_set(err, e.code == LR_INTERNAL ? LR_INTERNAL : LR_UNAVAILABLE, NULL, "%s",

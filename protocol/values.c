@@ -138,8 +138,8 @@ static int read_format(const cJSON *v, const char *path, const char **format, in
 
 /* {"sha256": HEX}: the array uploaded under that name (PUT /v1/arrays/{sha256}), read
  * from arrays; its length must be the field's element count. */
-static int read_stored(const cJSON *v, const char *path, int64_t count,
-                       const lr_arrays *arrays, int64_t **out, int *width_out, lr_error *err)
+static int read_stored(const cJSON *v, const char *path, int64_t count, const lr_arrays *arrays,
+                       int64_t **out, int *width_out, lr_error *err)
 {
     jpath sp;
     jp_key(&sp, path, "sha256");

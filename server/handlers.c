@@ -176,9 +176,9 @@ static srv_json handle_array_put(srv_server *s, const srv_request *req, lr_error
     if (!w)
         return from_api(NULL);
     int created = 0;
-    srv_json out = from_api(lr_api_array_put(w, req->arg, req->format[0] ? req->format : NULL,
-                                             req->body, req->body_len, req->body_sha256,
-                                             &created, err));
+    srv_json out =
+        from_api(lr_api_array_put(w, req->arg, req->format[0] ? req->format : NULL, req->body,
+                                  req->body_len, req->body_sha256, &created, err));
     out.status = created ? MHD_HTTP_CREATED : 0;
     note_cache(s);
     return out;
@@ -202,11 +202,11 @@ static srv_json handle_array_get(srv_server *s, const srv_request *req, lr_error
 
 /* The handler of each route of the routing table (routes.c). */
 static const srv_handler handlers[SRV_ROUTE_COUNT] = {
-    [SRV_ROUTE_ESTIMATE] = handle_estimate, [SRV_ROUTE_RANK] = handle_rank,
-    [SRV_ROUTE_DEVICES] = handle_devices,   [SRV_ROUTE_DEVICE] = handle_device,
-    [SRV_ROUTE_HEALTHZ] = handle_healthz,   [SRV_ROUTE_STATS] = handle_stats,
-    [SRV_ROUTE_METRICS] = handle_metrics,   [SRV_ROUTE_PAGE] = handle_page,
-    [SRV_ROUTE_ASSET] = handle_asset,       [SRV_ROUTE_ARRAY_PUT] = handle_array_put,
+    [SRV_ROUTE_ESTIMATE] = handle_estimate,   [SRV_ROUTE_RANK] = handle_rank,
+    [SRV_ROUTE_DEVICES] = handle_devices,     [SRV_ROUTE_DEVICE] = handle_device,
+    [SRV_ROUTE_HEALTHZ] = handle_healthz,     [SRV_ROUTE_STATS] = handle_stats,
+    [SRV_ROUTE_METRICS] = handle_metrics,     [SRV_ROUTE_PAGE] = handle_page,
+    [SRV_ROUTE_ASSET] = handle_asset,         [SRV_ROUTE_ARRAY_PUT] = handle_array_put,
     [SRV_ROUTE_ARRAY_GET] = handle_array_get,
 };
 

@@ -140,15 +140,15 @@ typedef struct srv_pool {
 /* The routes, as indices of the routing table (routes.c) and of the handlers
  * (handlers.c); SRV_ROUTE_COUNT is how many there are. */
 typedef enum srv_route_id {
-    SRV_ROUTE_ESTIMATE, /* POST /v1/estimate */
-    SRV_ROUTE_RANK,     /* POST /v1/rank */
-    SRV_ROUTE_DEVICES,  /* GET /v1/devices */
-    SRV_ROUTE_DEVICE,   /* GET /v1/devices/{name} */
-    SRV_ROUTE_HEALTHZ,  /* GET /healthz */
-    SRV_ROUTE_STATS,    /* GET /v1/stats */
-    SRV_ROUTE_METRICS,  /* GET /metrics */
-    SRV_ROUTE_PAGE,     /* GET / */
-    SRV_ROUTE_ASSET,    /* GET /web/{file} */
+    SRV_ROUTE_ESTIMATE,  /* POST /v1/estimate */
+    SRV_ROUTE_RANK,      /* POST /v1/rank */
+    SRV_ROUTE_DEVICES,   /* GET /v1/devices */
+    SRV_ROUTE_DEVICE,    /* GET /v1/devices/{name} */
+    SRV_ROUTE_HEALTHZ,   /* GET /healthz */
+    SRV_ROUTE_STATS,     /* GET /v1/stats */
+    SRV_ROUTE_METRICS,   /* GET /metrics */
+    SRV_ROUTE_PAGE,      /* GET / */
+    SRV_ROUTE_ASSET,     /* GET /web/{file} */
     SRV_ROUTE_ARRAY_PUT, /* PUT /v1/arrays/{sha256} */
     SRV_ROUTE_ARRAY_GET, /* GET /v1/arrays/{sha256} */
     SRV_ROUTE_COUNT
@@ -297,11 +297,11 @@ typedef struct srv_json {
  * pool.c says when that happens). */
 struct srv_request {
     int route;       /* index in the routing table, -1 for 404/405 */
-    const char *arg; /* {name} of /v1/devices/{name}, points into url */
-    char *body;      /* accumulated POST body (malloc'd), NULL when empty */
+    const char *arg; /* {name} of /v1/devices/{name}, {sha256} of /v1/arrays/{sha256}: into url */
+    char *body;      /* accumulated POST or PUT body (malloc'd), NULL when empty */
     size_t body_len, body_cap;
-    int body_too_large;            /* more than max_body arrived: rest is discarded */
-    int body_no_memory;            /* growing the buffer failed: rest is discarded */
+    int body_too_large; /* more than max_body arrived: rest is discarded */
+    int body_no_memory; /* growing the buffer failed: rest is discarded */
     /* PUT /v1/arrays: the body's SHA-256, updated as each piece arrives (so the body
      * is not read again to hash it), its hex digest once whole, and ?format= */
     int hashing;

@@ -75,8 +75,7 @@ int st_array_put(st_store *st, const char *sha256, int width, const void *data, 
     sqlite3_int64 rowid;
     int old_width;
     int64_t old_bytes;
-    if (bytes <= 0 || bytes > ST_ARRAY_MAX_BYTES || (width != 4 && width != 8) ||
-        bytes % width)
+    if (bytes <= 0 || bytes > ST_ARRAY_MAX_BYTES || (width != 4 && width != 8) || bytes % width)
         return lr_error_set(err, LR_INTERNAL, NULL,
                             "cache database '%s': an array of %lld bytes of %d-byte integers "
                             "cannot be stored",
