@@ -105,7 +105,8 @@ static enum MHD_Result body_too_large(srv_server *s, struct MHD_Connection *c, s
     const char *option = array ? "--max-array-mb" : "--max-body";
     if (size)
         return srv_respond_code(s, c, req, LR_LIMIT_EXCEEDED, 0, NULL,
-                                "the body has %llu bytes; this server accepts at most %zu%s (%s)",
+                                "the body has %llu bytes; this server accepts at most %zu%s "
+                                "(%s)",
                                 size, body_limit(s, req), array ? " in one array" : "", option);
     return srv_respond_code(s, c, req, LR_LIMIT_EXCEEDED, 0, NULL,
                             "the body is larger than %zu bytes, the most this server accepts%s "

@@ -79,7 +79,8 @@ int srv_route_find(const char *method, const char *url, const char **arg, char *
 
 int srv_route_has_body(int route)
 {
-    return strcmp(routes[route].method, "POST") == 0 || strcmp(routes[route].method, "PUT") == 0;
+    const char *m = routes[route].method;
+    return strcmp(m, "POST") == 0 || strcmp(m, "PUT") == 0;
 }
 
 int srv_route_computes(int route)

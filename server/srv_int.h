@@ -297,7 +297,7 @@ typedef struct srv_json {
  * pool.c says when that happens). */
 struct srv_request {
     int route;       /* index in the routing table, -1 for 404/405 */
-    const char *arg; /* {name} of /v1/devices/{name}, {sha256} of /v1/arrays/{sha256}: into url */
+    const char *arg; /* {name} of /v1/devices/{name}, {sha256} of /v1/arrays: into url */
     char *body;      /* accumulated POST or PUT body (malloc'd), NULL when empty */
     size_t body_len, body_cap;
     int body_too_large; /* more than max_body arrived: rest is discarded */
