@@ -178,6 +178,30 @@ char *lr_api_measure(lr_worker *w, const char *body, size_t len, lr_error *err);
 /* The CUDA C++ source of an estimate request's configuration (plain text, not JSON). */
 char *lr_api_emit(lr_worker *w, const char *body, size_t len, lr_error *err);
 
+/* Arrays kept in the api's database by the SHA-256 of their bytes (docs/api.md,
+ * "Arrays"): an index field's values uploaded once (PUT /v1/arrays/{sha256}) and named
+ * by requests as {"sha256": ...}, and the permutations of a ranking's orderings. */
+
+/* Stores len bytes of data, little-endian integers of format ("int32-le", the
+ * default when NULL, or "int64-le"), under sha256 (64 lowercase hex digits), which
+ * must be data_sha256, the digest of data the caller computed as it arrived. The
+ * answer {"sha256","format","count","bytes"} (caller frees) with *created 1, or 0
+ * when the array was stored already; NULL with err: LR_INVALID_REQUEST naming
+ * "sha256" (not a digest, or not data's), "format" or "body" (empty, or not a
+ * multiple of the width), LR_LIMIT_EXCEEDED past what one array may hold, and
+ * LR_UNAVAILABLE without a database. */
+/* The largest array the database keeps, in bytes: SQLite's largest value (1e9 bytes,
+ * SQLITE_MAX_LENGTH); the daemon's --max-array-mb may only lower it. */
+#define LR_MAX_ARRAY_BYTES 1000000000ll
+
+char *lr_api_array_put(lr_worker *w, const char *sha256, const char *format, const void *data,
+                       size_t len, const char *data_sha256, int *created, lr_error *err);
+
+/* The bytes stored under sha256 into *data (malloc'd, caller frees) and *len; 0, or
+ * -1 with err: LR_NOT_FOUND when none is stored, LR_INVALID_REQUEST naming "sha256"
+ * when it is not a digest, LR_UNAVAILABLE without a database. */
+int lr_api_array_get(lr_worker *w, const char *sha256, char **data, size_t *len, lr_error *err);
+
 /* Counters since start (for /v1/stats and /metrics). */
 typedef struct lr_api_stats {
     uint64_t cache_hits;

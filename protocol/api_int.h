@@ -57,7 +57,14 @@ struct lr_worker {
     struct stat file; /* the database file store has open (st_dev, st_ino) */
     double looked;    /* est_now() when store_keep last looked at the file */
     lr_memo *memo;    /* owned, created on first use: lr_api_estimate_cached's */
+    lr_arrays arrays; /* the arrays of store, for the requests this worker parses */
 };
+
+/* Parses body as lr_request_parse_with does, with the api's local_files and the arrays
+ * of w's store (api_arrays.c): an index field's {"sha256"} values are read from it, a
+ * ranking's permutations kept in it. */
+int api_parse(lr_worker *w, const char *body, size_t len, lr_request_kind kind,
+              lr_request *req, lr_error *err);
 
 /* Records a cache failure as the cache's status until an operation succeeds. */
 void api_cache_failed(lr_api *api, const lr_error *e);

@@ -630,7 +630,7 @@ char *lr_api_rank_with(lr_worker *w, const char *body, size_t len, const lr_rank
                          .close = run.hooks->close ? run_close : NULL,
                          .user = &run};
     rank_state s = {0};
-    if (lr_request_parse_local(w->api->devs, body, len, LR_REQ_RANK, w->api->cfg.local_files, &s.req, err))
+    if (api_parse(w, body, len, LR_REQ_RANK, &s.req, err))
         return NULL;
     if (api_memory_check(w->api, &s.req, api_rank_threads(w->api), err)) {
         lr_request_release(&s.req);

@@ -42,6 +42,22 @@ typedef struct lr_ordering {
     int variant;          /* the launch.ordering of its configurations */
 } lr_ordering;
 
+/* Where arrays named by their SHA-256 live (the daemon's database, through the api):
+ * an index field's "values": {"sha256": ...} is read with get, and a ranking's
+ * orderings keep their permutations with put, so that a client can download the one it
+ * chooses (docs/api.md, "Arrays"). Borrowed while a request is parsed. */
+typedef struct lr_arrays {
+    /* The array stored under sha256 (64 lowercase hex digits): 1 with *data (malloc'd,
+     * the caller frees), its *bytes and its integers' *width (4 or 8, little-endian);
+     * 0 when none is stored; -1 with err set. */
+    int (*get)(void *user, const char *sha256, void **data, int64_t *bytes, int *width,
+               lr_error *err);
+    /* Keeps bytes of data (integers of width bytes) under sha256, their digest. NULL:
+     * nothing is kept. Failing costs only the download, so it reports nothing. */
+    void (*put)(void *user, const char *sha256, int width, const void *data, int64_t bytes);
+    void *user;
+} lr_arrays;
+
 typedef struct lr_request {
     est_kernel *kernel; /* owned */
     est_device device;
@@ -59,6 +75,7 @@ typedef struct lr_request {
                                orderings[i]'s renumbered mesh, orderings[0] "given" */
     size_t norderings;
     int local_files; /* index fields' values may be read from files (lr_request_parse_local) */
+    const lr_arrays *arrays; /* borrowed while parsing (lr_request_parse_with); NULL: none */
     char *canonical; /* owned: kernel, domain, device figures, model version */
 } lr_request;
 
@@ -79,6 +96,11 @@ int lr_request_parse(const lr_devices *devs, const char *body, size_t len, lr_re
 int lr_request_parse_local(const lr_devices *devs, const char *body, size_t len,
                            lr_request_kind kind, int local_files, lr_request *req,
                            lr_error *err);
+/* lr_request_parse_local where arrays (NULL: none) holds the arrays that index fields
+ * may name by "sha256", and keeps a ranking's permutations. */
+int lr_request_parse_with(const lr_devices *devs, const char *body, size_t len,
+                          lr_request_kind kind, int local_files, const lr_arrays *arrays,
+                          lr_request *req, lr_error *err);
 void lr_request_release(lr_request *req);
 
 /* The name of launch.ordering's mesh in req ("given" without orderings). */

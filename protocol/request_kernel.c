@@ -179,7 +179,7 @@ static int parse_accesses(est_kernel *k, int f, int ndims, const cJSON *list, co
 
 /* The first pass over field i: its name, shape and (an index field) values, added to
  * k; its canonical object begun in cfields. 0, or -1 with err. */
-static int parse_field_head(est_kernel *k, const cJSON *fv, int i, int local_files, jb *b,
+static int parse_field_head(est_kernel *k, const cJSON *fv, int i, const lr_request *req, jb *b,
                             cJSON *cfields, field_head *head, lr_error *err)
 {
     jpath fp, p;
@@ -239,7 +239,8 @@ static int parse_field_head(est_kernel *k, const cJSON *fv, int i, int local_fil
     if (vv) {
         est_table *t;
         jp_key(&p, fp.s, "values");
-        if (lr_values_read(vv, p.s, name, ndims, dims, local_files, &t, head->sha256, err) ||
+        if (lr_values_read(vv, p.s, name, ndims, dims, req->local_files, req->arrays, &t,
+                           head->sha256, err) ||
             est_kernel_set_table(k, f, t, p.s, err))
             return -1;
     }
@@ -362,7 +363,7 @@ static int parse_fields(const cJSON *fields, int nf, const est_param *params, si
         return lr_error_set(err, LR_NO_MEMORY, NULL, "out of memory");
     int rc = 0;
     for (int i = 0; i < nf && !rc; i++) {
-        rc = parse_field_head(req->kernel, cJSON_GetArrayItem(fields, i), i, req->local_files,
+        rc = parse_field_head(req->kernel, cJSON_GetArrayItem(fields, i), i, req,
                               b, cfields, &heads[i], err);
         if (!rc && est_kernel_field_table(req->kernel, i))
             tabs.t[tabs.n++] = est_kernel_field_table(req->kernel, i);

@@ -59,6 +59,11 @@ static int one_ordering(const cJSON *v, const char *path, const est_table *mesh,
     if (mesh_permutation(mesh, n, &order, &perm, &o->seconds, &why))
         return lr_error_set(err, why.code, path, "%s", why.message);
     digest(perm, n, o->perm_sha256);
+    /* kept where the caller keeps arrays (the daemon's database), downloadable by the
+     * digest the response reports (GET /v1/arrays/{sha256}) */
+    if (req->arrays && req->arrays->put)
+        req->arrays->put(req->arrays->user, o->perm_sha256, (int)sizeof *perm, perm,
+                         n * (int64_t)sizeof *perm);
     *variant = 0;
     if (order.kind != MESH_GIVEN)
         *variant = est_kernel_add_variant(req->kernel, perm, n, &why);

@@ -45,7 +45,7 @@ srv_json srv_asset_find(const char *name)
         /* A file of a type we cannot name is not served: a browser sniffing it
          * would be worse than a 404. */
         if (type && strcmp(name, srv_web_files[i].name) == 0)
-            return (srv_json){(char *)srv_web_files[i].text, srv_keep_static, type};
+            return (srv_json){(char *)srv_web_files[i].text, srv_keep_static, type, 0, 0};
     }
-    return (srv_json){NULL, srv_keep_static, NULL};
+    return (srv_json){NULL, srv_keep_static, NULL, 0, 0};
 }

@@ -21,7 +21,7 @@ typedef srv_json (*srv_handler)(srv_server *s, const srv_request *req, lr_error 
 
 static srv_json from_api(char *text)
 {
-    return (srv_json){text, free, NULL}; /* lr_api_* bodies are malloc'd */
+    return (srv_json){text, free, NULL, 0, 0}; /* lr_api_* bodies are malloc'd */
 }
 
 /* A cache that stops working (full disk, file removed) degrades speed, not answers:
@@ -124,7 +124,7 @@ static srv_json handle_device(srv_server *s, const srv_request *req, lr_error *e
  * reported but still "ok", naming the database by its base name alone. */
 static srv_json handle_healthz(srv_server *s, const srv_request *req, lr_error *err)
 {
-    srv_json out = {NULL, cJSON_free, NULL};
+    srv_json out = {NULL, cJSON_free, NULL, 0, 0};
     note_cache(s);
     char *cache = status_without_dirs(lr_api_cache_status(s->api), s->cfg->db_path);
     cJSON *root = cJSON_CreateObject();
@@ -168,13 +168,46 @@ static srv_json handle_asset(srv_server *s, const srv_request *req, lr_error *er
     return out;
 }
 
+/* PUT /v1/arrays/{sha256}: the body, hashed by http.c as it arrived, stored by the
+ * api under its digest: 201 when new, 200 when it was stored already. */
+static srv_json handle_array_put(srv_server *s, const srv_request *req, lr_error *err)
+{
+    lr_worker *w = srv_worker_get(s, err);
+    if (!w)
+        return from_api(NULL);
+    int created = 0;
+    srv_json out =
+        from_api(lr_api_array_put(w, req->arg, req->format[0] ? req->format : NULL, req->body,
+                                  req->body_len, req->body_sha256, &created, err));
+    out.status = created ? MHD_HTTP_CREATED : 0;
+    note_cache(s);
+    return out;
+}
+
+/* GET /v1/arrays/{sha256}: the stored bytes as they were uploaded (a permutation:
+ * int64-le), application/octet-stream. */
+static srv_json handle_array_get(srv_server *s, const srv_request *req, lr_error *err)
+{
+    lr_worker *w = srv_worker_get(s, err);
+    if (!w)
+        return from_api(NULL);
+    char *data;
+    size_t len;
+    srv_json out = from_api(NULL);
+    if (lr_api_array_get(w, req->arg, &data, &len, err) == 0)
+        out = (srv_json){data, free, "application/octet-stream", len, 0};
+    note_cache(s);
+    return out;
+}
+
 /* The handler of each route of the routing table (routes.c). */
 static const srv_handler handlers[SRV_ROUTE_COUNT] = {
-    [SRV_ROUTE_ESTIMATE] = handle_estimate, [SRV_ROUTE_RANK] = handle_rank,
-    [SRV_ROUTE_DEVICES] = handle_devices,   [SRV_ROUTE_DEVICE] = handle_device,
-    [SRV_ROUTE_HEALTHZ] = handle_healthz,   [SRV_ROUTE_STATS] = handle_stats,
-    [SRV_ROUTE_METRICS] = handle_metrics,   [SRV_ROUTE_PAGE] = handle_page,
-    [SRV_ROUTE_ASSET] = handle_asset,
+    [SRV_ROUTE_ESTIMATE] = handle_estimate,   [SRV_ROUTE_RANK] = handle_rank,
+    [SRV_ROUTE_DEVICES] = handle_devices,     [SRV_ROUTE_DEVICE] = handle_device,
+    [SRV_ROUTE_HEALTHZ] = handle_healthz,     [SRV_ROUTE_STATS] = handle_stats,
+    [SRV_ROUTE_METRICS] = handle_metrics,     [SRV_ROUTE_PAGE] = handle_page,
+    [SRV_ROUTE_ASSET] = handle_asset,         [SRV_ROUTE_ARRAY_PUT] = handle_array_put,
+    [SRV_ROUTE_ARRAY_GET] = handle_array_get,
 };
 
 srv_json srv_route_run(srv_server *s, const srv_request *req, lr_error *err)

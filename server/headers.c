@@ -25,16 +25,16 @@
  * without asking the browser first (a CORS "simple request"), but never
  * application/json, so requiring it keeps pages of other origins out even where the
  * Origin check cannot (older browsers, no Origin sent). */
-static int is_json_content_type(const char *ct)
+static int is_content_type(const char *ct, const char *want)
 {
     if (!ct)
         return 0;
     while (*ct == ' ' || *ct == '\t')
         ct++;
-    static const char json[] = "application/json";
-    if (strncasecmp(ct, json, sizeof json - 1) != 0)
+    size_t n = strlen(want);
+    if (strncasecmp(ct, want, n) != 0)
         return 0;
-    char next = ct[sizeof json - 1];
+    char next = ct[n];
     return next == '\0' || next == ';' || next == ' ' || next == '\t';
 }
 
@@ -154,27 +154,30 @@ int srv_is_preflight(struct MHD_Connection *c, const srv_request *req)
            MHD_lookup_connection_value(c, MHD_HEADER_KIND, "Access-Control-Request-Method");
 }
 
-/* Content-Type of a POST: application/json, or 415. */
+/* Content-Type of a POST: application/json, or 415. An array's bytes (PUT
+ * /v1/arrays) are application/octet-stream, which a page of another origin cannot send
+ * without a preflight either. */
 enum MHD_Result srv_check_content_type(srv_server *s, struct MHD_Connection *c,
                                           srv_request *req)
 {
     const char *ct =
         MHD_lookup_connection_value(c, MHD_HEADER_KIND, MHD_HTTP_HEADER_CONTENT_TYPE);
-    if (is_json_content_type(ct))
+    const char *want = req->route == SRV_ROUTE_ARRAY_PUT ? "application/octet-stream"
+                                                         : "application/json";
+    if (is_content_type(ct, want))
         return MHD_YES;
     if (!ct)
         return srv_respond_code(s, c, req, LR_INVALID_REQUEST, MHD_HTTP_UNSUPPORTED_MEDIA_TYPE,
                             NULL,
                             "the body is sent without a Content-Type; send it as "
-                            "application/json (with curl: -H 'Content-Type: "
-                            "application/json')");
+                            "%s (with curl: -H 'Content-Type: %s')", want, want);
     /* The value is the client's bytes, not checked by anyone: shown as ASCII. */
     char shown[SRV_ECHO_MAX + 1];
     lr_ascii_excerpt(ct, SRV_ECHO_MAX, shown, sizeof shown);
     return srv_respond_code(s, c, req, LR_INVALID_REQUEST, MHD_HTTP_UNSUPPORTED_MEDIA_TYPE, NULL,
-                        "the body is sent as '%s'; send it as application/json (with curl: "
-                        "-H 'Content-Type: application/json')",
-                        shown);
+                        "the body is sent as '%s'; send it as %s (with curl: "
+                        "-H 'Content-Type: %s')",
+                        shown, want, want);
 }
 
 /* The headers that say where a request's body ends, counted over every header line:

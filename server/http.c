@@ -90,6 +90,50 @@ static double ms_since(const struct timespec *t0)
 
 /* ---- requests --------------------------------------------------------------- */
 
+/* The largest body req's route accepts: an array's bytes up to --max-array-mb, any
+ * other body up to --max-body. */
+static size_t body_limit(const srv_server *s, const srv_request *req)
+{
+    return req->route == SRV_ROUTE_ARRAY_PUT ? s->cfg->max_array : s->cfg->max_body;
+}
+
+/* 413 for a body of size bytes (0: not announced, found while it arrived). */
+static enum MHD_Result body_too_large(srv_server *s, struct MHD_Connection *c, srv_request *req,
+                                      unsigned long long size)
+{
+    int array = req->route == SRV_ROUTE_ARRAY_PUT;
+    const char *option = array ? "--max-array-mb" : "--max-body";
+    if (size)
+        return srv_respond_code(s, c, req, LR_LIMIT_EXCEEDED, 0, NULL,
+                                "the body has %llu bytes; this server accepts at most %zu%s "
+                                "(%s)",
+                                size, body_limit(s, req), array ? " in one array" : "", option);
+    return srv_respond_code(s, c, req, LR_LIMIT_EXCEEDED, 0, NULL,
+                            "the body is larger than %zu bytes, the most this server accepts%s "
+                            "(%s)",
+                            body_limit(s, req), array ? " in one array" : "", option);
+}
+
+/* PUT /v1/arrays: the body is hashed as it arrives, and ?format= kept (checked by the
+ * api, which names it). */
+static void array_begin(struct MHD_Connection *c, srv_request *req)
+{
+    const char *format = MHD_lookup_connection_value(c, MHD_GET_ARGUMENT_KIND, "format");
+    if (format)
+        lr_ascii_excerpt(format, sizeof req->format - 1, req->format, sizeof req->format);
+    req->hashing = 1;
+    sha256_init(&req->hash);
+}
+
+/* The hex digest of the body hashed as it arrived. */
+static void array_digest(srv_request *req)
+{
+    uint8_t d[SHA256_DIGEST_SIZE];
+    sha256_digest(&req->hash, sizeof d, d);
+    for (int i = 0; i < SHA256_DIGEST_SIZE; i++)
+        snprintf(req->body_sha256 + 2 * i, 3, "%02x", d[i]);
+}
+
 /* Everything decided by the request line and headers, before the body is read.
  * Answering now spares buffering a body we would refuse; MHD then closes the
  * connection instead of reading the rest. */
@@ -115,8 +159,9 @@ static enum MHD_Result request_begin(srv_server *s, struct MHD_Connection *c, sr
     if (req->route < 0)
         return srv_respond_code(s, c, req, LR_NOT_FOUND, 0, NULL,
                             "no endpoint at %s; the endpoints are POST /v1/estimate, POST "
-                            "/v1/rank, GET /v1/devices, GET /v1/devices/{name}, GET /healthz, "
-                            "GET /v1/stats, GET /metrics and GET / (the web calculator)",
+                            "/v1/rank, GET /v1/devices, GET /v1/devices/{name}, PUT and GET "
+                            "/v1/arrays/{sha256}, GET /healthz, GET /v1/stats, GET /metrics "
+                            "and GET / (the web calculator)",
                             req->url);
     if (!srv_route_has_body(req->route))
         return MHD_YES;
@@ -128,11 +173,10 @@ static enum MHD_Result request_begin(srv_server *s, struct MHD_Connection *c, sr
     const char *cl =
         MHD_lookup_connection_value(c, MHD_HEADER_KIND, MHD_HTTP_HEADER_CONTENT_LENGTH);
     unsigned long long announced = cl ? strtoull(cl, NULL, 10) : 0;
-    if (announced > s->cfg->max_body)
-        return srv_respond_code(s, c, req, LR_LIMIT_EXCEEDED, 0, NULL,
-                            "the body has %llu bytes; this server accepts at most %zu "
-                            "(--max-body)",
-                            announced, s->cfg->max_body);
+    if (announced > body_limit(s, req))
+        return body_too_large(s, c, req, announced);
+    if (req->route == SRV_ROUTE_ARRAY_PUT)
+        array_begin(c, req);
     if (announced > 0) {
         /* Allocate once; a client that announces and never sends is cut by the
          * connection timeout, and the buffer is bounded by max_body anyway. */
@@ -154,7 +198,7 @@ static enum MHD_Result request_answer(srv_server *s, struct MHD_Connection *c, s
         return srv_respond_cancelled(s, c, req, &req->answer_err);
     if (!out.text)
         return srv_respond_error(s, c, req, &req->answer_err, 0, NULL);
-    return srv_respond_json(s, c, req, MHD_HTTP_OK, out, NULL);
+    return srv_respond_json(s, c, req, out.status ? out.status : MHD_HTTP_OK, out, NULL);
 }
 
 /* Queues req on the compute pool (suspending c), or answers 503 when it cannot. */
@@ -182,16 +226,15 @@ static enum MHD_Result request_submit(srv_server *s, struct MHD_Connection *c, s
 static enum MHD_Result request_finish(srv_server *s, struct MHD_Connection *c, srv_request *req)
 {
     if (req->body_too_large)
-        return srv_respond_code(s, c, req, LR_LIMIT_EXCEEDED, 0, NULL,
-                            "the body is larger than %zu bytes, the most this server "
-                            "accepts (--max-body)",
-                            s->cfg->max_body);
+        return body_too_large(s, c, req, 0);
     if (req->body_no_memory)
         return srv_respond_code(s, c, req, LR_NO_MEMORY, 0, NULL,
                             "out of memory while receiving the body");
+    if (req->hashing)
+        array_digest(req);
     lr_error err;
     lr_error_clear(&err);
-    srv_json out = {NULL, NULL, NULL};
+    srv_json out = {NULL, NULL, NULL, 0, 0};
     /* A cached estimate (or an invalid one) is answered here, in microseconds: queued,
      * it would wait for a compute thread behind rankings. */
     int answered = req->route == SRV_ROUTE_ESTIMATE && srv_estimate_cached(s, req, &out, &err);
@@ -203,7 +246,7 @@ static enum MHD_Result request_finish(srv_server *s, struct MHD_Connection *c, s
     req->body = NULL;
     if (!out.text)
         return srv_respond_error(s, c, req, &err, 0, NULL);
-    return srv_respond_json(s, c, req, MHD_HTTP_OK, out, NULL);
+    return srv_respond_json(s, c, req, out.status ? out.status : MHD_HTTP_OK, out, NULL);
 }
 
 /* MHD calls this first when the headers are in, then once per chunk of body with
@@ -235,7 +278,7 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *c, const cha
     }
     if (*upload_data_size > 0) {
         if (!req->status && srv_route_has_body(req->route))
-            srv_request_append(req, s->cfg->max_body, upload_data, *upload_data_size);
+            srv_request_append(req, body_limit(s, req), upload_data, *upload_data_size);
         *upload_data_size = 0;
         return MHD_YES;
     }

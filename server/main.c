@@ -62,6 +62,14 @@ _Static_assert(SRV_MAX_CONNECTIONS == 512, "update the --max-receiving help");
  * accepted and then had no effect). */
 #define SRV_MAX_BODY_CEILING ((size_t)LR_MAX_BODY_BYTES)
 
+/* --max-array-mb: an uploaded array (PUT /v1/arrays) is one value of the database, and
+ * SQLite keeps at most 1e9 bytes in one (SQLITE_MAX_LENGTH, api.h's
+ * LR_MAX_ARRAY_BYTES): 953 MiB. The default, 512 MiB, holds a 16 M-cell tetrahedral
+ * mesh's neighbour list (4 x 16 M) as int64, or 8 neighbours as int32; an upload is
+ * held in memory once while it is hashed and stored. */
+#define SRV_DEFAULT_MAX_ARRAY_MB 512
+#define SRV_MAX_ARRAY_MB (LR_MAX_ARRAY_BYTES >> 20)
+
 /* --help shows defaults from these texts; keep them equal to the values. */
 #define SRV_STR_(x) #x
 #define SRV_STR(x) SRV_STR_(x)
@@ -79,7 +87,7 @@ typedef struct srv_options {
     srv_config cfg;
     const char *listen; /* --listen as given, for messages */
     int no_cache;
-    long long threads, max_body, timeout_s, cache_max, max_request_mb;
+    long long threads, max_body, timeout_s, cache_max, max_request_mb, max_array_mb;
     long long head_deadline_s, body_deadline_s, max_receiving, max_client_receiving;
     double time_limit_s;       /* --time-limit, decimals allowed as for `launchrank rank` */
     char default_db[PATH_MAX]; /* $STATE_DIRECTORY/launchrank.sqlite, when set */
@@ -200,6 +208,19 @@ static const lr_opt opt_max_body = {
     .min = 1,
     .max = SRV_MAX_BODY_CEILING,
     .offset = SRV_OFF(max_body)};
+static const lr_opt opt_max_array_mb = {
+    .name = "--max-array-mb",
+    .arg = "MB",
+    .unit = "MiB",
+    .def = SRV_STR(SRV_DEFAULT_MAX_ARRAY_MB),
+    .help = "largest array PUT /v1/arrays/{sha256} accepts (an index field's values, "
+            "uploaded once and named by requests by their SHA-256; kept in the --db "
+            "database); larger ones get 413. Only that route takes such a body; --max-body "
+            "bounds the others. The upload must also arrive within --body-deadline",
+    .kind = LR_OPT_INT,
+    .min = 1,
+    .max = SRV_MAX_ARRAY_MB,
+    .offset = SRV_OFF(max_array_mb)};
 static const lr_opt opt_timeout = {
     .name = "--timeout",
     .arg = "SECONDS",
@@ -318,7 +339,8 @@ static const lr_opt opt_quiet = {
 /* Every option of the daemon, in the order --help lists them. */
 static const lr_opt *const options[] = {&opt_listen,        &opt_db,
                                         &opt_no_cache,      &opt_threads,
-                                        &opt_max_body,      &opt_timeout,
+                                        &opt_max_body,      &opt_max_array_mb,
+                                        &opt_timeout,
                                         &opt_cache_max,     &opt_max_request_mb, &opt_time_limit,
                                         &opt_head_deadline, &opt_body_deadline,
                                         &opt_max_receiving, &opt_max_client_receiving,
@@ -390,6 +412,7 @@ static void options_defaults(srv_options *o)
     o->threads = cores < 1 ? 1 : cores;
     o->max_body = LR_MAX_BODY_BYTES;
     o->max_request_mb = LR_DEFAULT_MAX_REQUEST_MB;
+    o->max_array_mb = SRV_DEFAULT_MAX_ARRAY_MB;
     o->timeout_s = SRV_DEFAULT_TIMEOUT_S;
     o->head_deadline_s = SRV_DEFAULT_HEAD_DEADLINE_S;
     o->body_deadline_s = SRV_DEFAULT_BODY_DEADLINE_S;
@@ -409,6 +432,7 @@ static int options_parse(srv_options *o, int argc, char **argv)
     /* the table's ranges hold every value within its field's type */
     o->cfg.threads = (unsigned)o->threads;
     o->cfg.max_body = (size_t)o->max_body;
+    o->cfg.max_array = (size_t)o->max_array_mb << 20;
     o->cfg.timeout_s = (unsigned)o->timeout_s;
     o->cfg.time_limit_s = o->time_limit_s;
     o->cfg.cache_max = (long)o->cache_max;

@@ -190,7 +190,7 @@ srv_json srv_metrics_text(srv_server *s, lr_error *err)
     if (b.failed) {
         free(b.text);
         lr_error_set(err, LR_NO_MEMORY, NULL, "out of memory while writing the metrics");
-        return (srv_json){NULL, free, NULL};
+        return (srv_json){NULL, free, NULL, 0, 0};
     }
-    return (srv_json){b.text, free, "text/plain; version=0.0.4; charset=utf-8"};
+    return (srv_json){b.text, free, "text/plain; version=0.0.4; charset=utf-8", 0, 0};
 }

@@ -235,7 +235,7 @@ static ssize_t stream_read(void *cls, uint64_t pos, char *buf, size_t max)
     } else if (answered) {
         if (!req->answer.text) {
             char *e = lr_error_to_json(&req->answer_err, LR_MODEL_VERSION);
-            req->answer = (srv_json){e, free, NULL};
+            req->answer = (srv_json){e, free, NULL, 0, 0};
         }
         size_t len = req->answer.text ? strlen(req->answer.text) : 0;
         if (req->final_off < len)

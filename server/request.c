@@ -79,6 +79,8 @@ void srv_request_append(srv_request *req, size_t max, const char *data, size_t n
     }
     memcpy(req->body + req->body_len, data, n);
     req->body_len += n;
+    if (req->hashing)
+        sha256_update(&req->hash, n, (const uint8_t *)data);
 }
 
 void srv_request_free(srv_request *req)

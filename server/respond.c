@@ -97,7 +97,7 @@ static enum MHD_Result queue(srv_server *s, struct MHD_Connection *c, srv_reques
 enum MHD_Result srv_respond_json(srv_server *s, struct MHD_Connection *c, srv_request *req,
                                  unsigned status, srv_json body, const char *allow)
 {
-    size_t len = strlen(body.text);
+    size_t len = body.len ? body.len : strlen(body.text);
     struct MHD_Response *r =
         MHD_create_response_from_buffer_with_free_callback(len, body.text, body.free_fn);
     if (!r)
@@ -155,7 +155,7 @@ static enum MHD_Result queue_error(srv_server *s, struct MHD_Connection *c, srv_
         return queue(s, c, req, MHD_HTTP_SERVICE_UNAVAILABLE, r, sizeof oom_body - 1, NULL,
                      NULL);
     }
-    return srv_respond_json(s, c, req, status, (srv_json){text, cJSON_free, NULL}, allow);
+    return srv_respond_json(s, c, req, status, (srv_json){text, cJSON_free, NULL, 0, 0}, allow);
 }
 
 enum MHD_Result srv_respond_error(srv_server *s, struct MHD_Connection *c, srv_request *req,

@@ -28,6 +28,10 @@ static const srv_route routes[] = {
     [SRV_ROUTE_METRICS] = {"GET", "/metrics", 0, "GET /metrics", 0},
     [SRV_ROUTE_PAGE] = {"GET", "/", 0, "GET /", 0},
     [SRV_ROUTE_ASSET] = {"GET", "/web/", 1, "GET /web/{file}", 0},
+    /* Arrays are read from and written to the database, up to --max-array-mb: on the
+     * compute pool, where a worker has its store and an I/O thread is not held up */
+    [SRV_ROUTE_ARRAY_PUT] = {"PUT", "/v1/arrays/", 1, "PUT /v1/arrays/{sha256}", 1},
+    [SRV_ROUTE_ARRAY_GET] = {"GET", "/v1/arrays/", 1, "GET /v1/arrays/{sha256}", 1},
 };
 _Static_assert(sizeof routes / sizeof routes[0] == SRV_ROUTE_COUNT,
                "srv_route_id in srv_int.h must list the routing table's routes");
@@ -75,7 +79,8 @@ int srv_route_find(const char *method, const char *url, const char **arg, char *
 
 int srv_route_has_body(int route)
 {
-    return strcmp(routes[route].method, "POST") == 0;
+    const char *m = routes[route].method;
+    return strcmp(m, "POST") == 0 || strcmp(m, "PUT") == 0;
 }
 
 int srv_route_computes(int route)

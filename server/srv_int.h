@@ -25,6 +25,7 @@
 #include <time.h>
 
 #include <microhttpd.h>
+#include <nettle/sha2.h>
 
 #include "api.h"
 #include "lr_error.h"
@@ -68,6 +69,7 @@ typedef struct srv_config {
     unsigned max_client_receiving; /* --max-client-receiving: ... of one client address */
     long cache_max;                /* --cache-max: predictions kept; 0 = the default */
     long max_request_mb; /* --max-request-mb: a request's estimated memory; -1 = no limit */
+    size_t max_array;    /* --max-array-mb in bytes: the largest body of PUT /v1/arrays */
     /* --allow-origin: web origins besides our own whose pages may call us (strings
      * of argv, "https://host[:port]") */
     const char *allow_origins[SRV_MAX_ALLOW_ORIGINS];
@@ -138,15 +140,17 @@ typedef struct srv_pool {
 /* The routes, as indices of the routing table (routes.c) and of the handlers
  * (handlers.c); SRV_ROUTE_COUNT is how many there are. */
 typedef enum srv_route_id {
-    SRV_ROUTE_ESTIMATE, /* POST /v1/estimate */
-    SRV_ROUTE_RANK,     /* POST /v1/rank */
-    SRV_ROUTE_DEVICES,  /* GET /v1/devices */
-    SRV_ROUTE_DEVICE,   /* GET /v1/devices/{name} */
-    SRV_ROUTE_HEALTHZ,  /* GET /healthz */
-    SRV_ROUTE_STATS,    /* GET /v1/stats */
-    SRV_ROUTE_METRICS,  /* GET /metrics */
-    SRV_ROUTE_PAGE,     /* GET / */
-    SRV_ROUTE_ASSET,    /* GET /web/{file} */
+    SRV_ROUTE_ESTIMATE,  /* POST /v1/estimate */
+    SRV_ROUTE_RANK,      /* POST /v1/rank */
+    SRV_ROUTE_DEVICES,   /* GET /v1/devices */
+    SRV_ROUTE_DEVICE,    /* GET /v1/devices/{name} */
+    SRV_ROUTE_HEALTHZ,   /* GET /healthz */
+    SRV_ROUTE_STATS,     /* GET /v1/stats */
+    SRV_ROUTE_METRICS,   /* GET /metrics */
+    SRV_ROUTE_PAGE,      /* GET / */
+    SRV_ROUTE_ASSET,     /* GET /web/{file} */
+    SRV_ROUTE_ARRAY_PUT, /* PUT /v1/arrays/{sha256} */
+    SRV_ROUTE_ARRAY_GET, /* GET /v1/arrays/{sha256} */
     SRV_ROUTE_COUNT
 } srv_route_id;
 
@@ -275,11 +279,15 @@ typedef enum srv_job_state {
 /* A response body and the function that frees it (free for lr_api_* results,
  * cJSON_free for what cJSON printed, srv_keep_static for the embedded web page).
  * text is NULL when there is none. type is the Content-Type; NULL means
- * application/json, which every answer but the web page's files is. */
+ * application/json, which every answer but the web page's files and an array's bytes
+ * is. len is the body's length, 0 for a NUL-terminated text; status the answer's
+ * status, 0 for 200 (PUT /v1/arrays answers 201 when it stored something new). */
 typedef struct srv_json {
     char *text;
     void (*free_fn)(void *);
     const char *type;
+    size_t len;
+    unsigned status;
 } srv_json;
 
 /* One request (MHD's per-request context): created by http.c (srv_request_new of
@@ -289,11 +297,17 @@ typedef struct srv_json {
  * pool.c says when that happens). */
 struct srv_request {
     int route;       /* index in the routing table, -1 for 404/405 */
-    const char *arg; /* {name} of /v1/devices/{name}, points into url */
-    char *body;      /* accumulated POST body (malloc'd), NULL when empty */
+    const char *arg; /* {name} of /v1/devices/{name}, {sha256} of /v1/arrays: into url */
+    char *body;      /* accumulated POST or PUT body (malloc'd), NULL when empty */
     size_t body_len, body_cap;
-    int body_too_large;            /* more than max_body arrived: rest is discarded */
-    int body_no_memory;            /* growing the buffer failed: rest is discarded */
+    int body_too_large; /* more than max_body arrived: rest is discarded */
+    int body_no_memory; /* growing the buffer failed: rest is discarded */
+    /* PUT /v1/arrays: the body's SHA-256, updated as each piece arrives (so the body
+     * is not read again to hash it), its hex digest once whole, and ?format= */
+    int hashing;
+    struct sha256_ctx hash;
+    char body_sha256[65];
+    char format[16];
     unsigned status;               /* status queued, 0 while none; 499 when the job
                                     * was cancelled by its client (respond.c) */
     size_t bytes;                  /* body bytes of the response queued */
@@ -363,7 +377,8 @@ srv_request *srv_request_new(struct MHD_Connection *c, const char *method, const
                              const char *version);
 /* Appends n bytes of body, keeping at most max bytes: beyond them the body is
  * dropped and body_too_large set; body_no_memory is set when growing fails. Once
- * either is set, later chunks are discarded. */
+ * either is set, later chunks are discarded. With req->hashing, the bytes kept also
+ * update req->hash. */
 void srv_request_append(srv_request *req, size_t max, const char *data, size_t n);
 /* Frees a request and what it owns (body, an answer not handed to MHD). */
 void srv_request_free(srv_request *req);
@@ -375,7 +390,7 @@ void srv_request_free(srv_request *req);
  * allow_size bytes) listing the methods the path accepts, for the Allow header. */
 int srv_route_find(const char *method, const char *url, const char **arg, char *allow,
                    size_t allow_size, unsigned *status);
-/* Whether the route takes a request body (POST). */
+/* Whether the route takes a request body (POST, PUT). */
 int srv_route_has_body(int route);
 /* Whether the route runs the model (estimate, rank): it runs on the compute pool. */
 int srv_route_computes(int route);
@@ -446,7 +461,8 @@ enum MHD_Result srv_check_framing(srv_server *s, struct MHD_Connection *c, srv_r
 enum MHD_Result srv_check_host(srv_server *s, struct MHD_Connection *c, srv_request *req);
 /* An Origin of another web page than ours or an --allow-origin's. */
 enum MHD_Result srv_check_origin(srv_server *s, struct MHD_Connection *c, srv_request *req);
-/* A POST body that is not application/json. */
+/* A body that is not application/json (POST), or not application/octet-stream (PUT
+ * /v1/arrays). */
 enum MHD_Result srv_check_content_type(srv_server *s, struct MHD_Connection *c,
                                        srv_request *req);
 /* Whether req is a browser's CORS preflight from an --allow-origin page. */

@@ -58,7 +58,7 @@ static int add_counters(cJSON *root, srv_server *s)
 
 srv_json srv_stats_json(srv_server *s, lr_error *err)
 {
-    srv_json out = {NULL, cJSON_free, NULL};
+    srv_json out = {NULL, cJSON_free, NULL, 0, 0};
     cJSON *root = cJSON_CreateObject();
     if (root && add_counters(root, s))
         out.text = cJSON_PrintUnformatted(root);

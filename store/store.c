@@ -98,6 +98,17 @@ static const char *const migrations[ST_SCHEMA_VERSION] = {
     "  used REAL NOT NULL DEFAULT 0,"
     "  stamp TEXT NOT NULL);"
     "CREATE INDEX prediction_used ON prediction(used);",
+    /* 7: integer arrays uploaded to the daemon (PUT /v1/arrays/{sha256}: an index
+     * field's values too large to send inline) and the permutations a ranking's
+     * orderings computed (issue 45). Named by the SHA-256 of their bytes, which are
+     * little-endian integers of width bytes each; never evicted (data, not a cache).
+     * Older databases gain the empty table; nothing else changes. */
+    "CREATE TABLE array("
+    "  sha256 TEXT PRIMARY KEY NOT NULL,"
+    "  width INTEGER NOT NULL,"
+    "  count INTEGER NOT NULL,"
+    "  data BLOB NOT NULL,"
+    "  created TEXT NOT NULL DEFAULT (strftime('%Y-%m-%dT%H:%M:%fZ', 'now')));",
 };
 
 static void flush_touched(st_store *st);
@@ -166,6 +177,11 @@ static const char *const stmt_sql[ST_STMT_COUNT] = {
     [ST_STMT_DEVICE_LIST] = "SELECT name, json FROM device ORDER BY name",
     [ST_STMT_DEVICE_REMOVE] = "DELETE FROM device WHERE name = ?1",
     [ST_STMT_EXPORT_DEVICES] = "SELECT name, created, json FROM device ORDER BY name",
+    /* arrays.c: the bytes are read and written through SQLite's incremental blob I/O,
+     * by rowid, so that neither goes through a statement's copy of a large value */
+    [ST_STMT_ARRAY_FIND] = "SELECT rowid, width, length(data) FROM array WHERE sha256 = ?1",
+    [ST_STMT_ARRAY_ADD] = "INSERT INTO array(sha256, width, count, data)"
+                          " VALUES (?1, ?2, ?3, zeroblob(?4))",
 };
 
 /* Which lr_code a SQLite failure is: the ones about the file, the disk or other

@@ -125,6 +125,27 @@ typedef int (*st_device_fn)(void *user, const char *name, const char *json);
  * stopped the walk, -1 with err set on a database error. */
 int st_device_each(st_store *st, st_device_fn fn, void *user, lr_error *err);
 
+/* Integer arrays (arrays.c): the bytes of little-endian integers of width 4 or 8,
+ * named by the hex SHA-256 of those bytes, which the caller computed and checked (the
+ * store does not hash them again). Arrays are data, not a cache: they are never
+ * evicted, cleared with the predictions or exported. */
+
+/* Largest array the store keeps, in bytes: SQLite's default SQLITE_MAX_LENGTH (1e9
+ * bytes) bounds one value, and the array is one value. */
+#define ST_ARRAY_MAX_BYTES 1000000000ll
+
+/* Stores bytes bytes of data (width 4 or 8, bytes a multiple of it) under sha256 (64
+ * lowercase hex digits). 0 when stored; 1, writing nothing, when an array of that name
+ * is stored already; -1 with err set. */
+int st_array_put(st_store *st, const char *sha256, int width, const void *data, int64_t bytes,
+                 lr_error *err);
+
+/* The array stored under sha256: 1 with *data (malloc'd, caller frees; NULL when data
+ * is NULL: only *bytes and *width are wanted), *bytes and *width set; 0 when there is
+ * none; -1 with err set. */
+int st_array_get(st_store *st, const char *sha256, void **data, int64_t *bytes, int *width,
+                 lr_error *err);
+
 /* Writes every prediction, measurement and stored device as JSON lines to out. */
 int st_export(st_store *st, FILE *out, lr_error *err);
 

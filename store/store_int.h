@@ -12,7 +12,7 @@
 #include "store.h"
 
 /* The schema this build writes; bump it together with a new entry in migrations[]. */
-#define ST_SCHEMA_VERSION 6
+#define ST_SCHEMA_VERSION 7
 
 /* PRAGMA application_id of a launchrank database ("LRnk"), so open can tell our
  * file from another program's SQLite database before migrating anything into it. */
@@ -44,6 +44,8 @@ typedef enum st_stmt_id {
     ST_STMT_DEVICE_LIST,
     ST_STMT_DEVICE_REMOVE,
     ST_STMT_EXPORT_DEVICES,
+    ST_STMT_ARRAY_FIND,
+    ST_STMT_ARRAY_ADD,
     ST_STMT_COUNT
 } st_stmt_id;
 

@@ -234,6 +234,127 @@ static void file_and_inline_are_one_request(lr_api *api, const int32_t *nbr)
     free(v);
 }
 
+/* A fake of the daemon's arrays (lr_arrays, request.h): one array under one name, and
+ * the permutations a ranking keeps, counted. */
+typedef struct fake_arrays {
+    char sha256[65];
+    const void *data;
+    int64_t bytes;
+    int width;
+    int puts;       /* put calls */
+    int64_t put_bytes; /* of the last one */
+    char put_sha256[65];
+} fake_arrays;
+
+static int fake_get(void *user, const char *sha256, void **data, int64_t *bytes, int *width,
+                    lr_error *err)
+{
+    fake_arrays *f = user;
+    (void)err;
+    if (strcmp(sha256, f->sha256) != 0)
+        return 0;
+    *data = malloc((size_t)f->bytes);
+    memcpy(*data, f->data, (size_t)f->bytes);
+    *bytes = f->bytes;
+    *width = f->width;
+    return 1;
+}
+
+static void fake_put(void *user, const char *sha256, int width, const void *data, int64_t bytes)
+{
+    fake_arrays *f = user;
+    (void)data;
+    f->puts++;
+    f->put_bytes = width == 8 ? bytes : -1;
+    snprintf(f->put_sha256, sizeof f->put_sha256, "%s", sha256);
+}
+
+/* Parses body with arrays (kind: estimate or rank); 0 or -1 with err. */
+static int parse_with(lr_api *api, const char *body, lr_request_kind kind,
+                      const lr_arrays *arrays, lr_request *req, lr_error *err)
+{
+    lr_error_clear(err);
+    return lr_request_parse_with(lr_api_device_list(api), body, strlen(body), kind, 0, arrays,
+                                 req, err);
+}
+
+/* Issue 45, item 1: values named by the SHA-256 of an uploaded array ({"sha256"}) are the
+ * request of the same values inline (one canonical text), uploaded as int32 or int64;
+ * an unknown name, a length that does not match dims, another format and no arrays at
+ * all are refused naming .values.sha256 (or .format); a ranking keeps each ordering's
+ * permutation through put, under the digest it reports. */
+static void uploaded_and_inline_are_one_request(lr_api *api, const int32_t *nbr)
+{
+    const char *launch = "\"launch\":{\"block\":[256,1,1]}";
+    char *v = inline_values(nbr, 4 * N);
+    char *a = body_of(N, v, U_LOADS, "H200-SXM-141GB", launch);
+    lr_request ra, rb;
+    lr_error err;
+    CHECK_INT(parse_with(api, a, LR_REQ_ESTIMATE, NULL, &ra, &err), 0);
+    const char *at = ra.canonical ? strstr(ra.canonical, "\"sha256\":\"") : NULL;
+    CHECK(at != NULL);
+    if (!at) {
+        free(v), free(a);
+        return;
+    }
+    fake_arrays f = {.data = nbr, .bytes = (int64_t)N * 16, .width = 4};
+    memcpy(f.sha256, at + strlen("\"sha256\":\""), 64);
+    lr_arrays arrays = {fake_get, fake_put, &f};
+    char named[128];
+    snprintf(named, sizeof named, "{\"sha256\":\"%s\"}", f.sha256);
+    char *b = body_of(N, named, U_LOADS, "H200-SXM-141GB", launch);
+    if (parse_with(api, b, LR_REQ_ESTIMATE, &arrays, &rb, &err) == 0) {
+        CHECK_STR(ra.canonical, rb.canonical);
+        lr_request_release(&rb);
+    } else
+        CHECK_STR(err.message, "(parsed)");
+    /* the same integers uploaded as int64 */
+    int64_t *wide = malloc((size_t)N * 32);
+    for (int i = 0; i < 4 * N; i++)
+        wide[i] = nbr[i];
+    f.data = wide, f.bytes = (int64_t)N * 32, f.width = 8;
+    if (parse_with(api, b, LR_REQ_ESTIMATE, &arrays, &rb, &err) == 0) {
+        CHECK_STR(ra.canonical, rb.canonical);
+        lr_request_release(&rb);
+    } else
+        CHECK_STR(err.message, "(parsed)");
+    /* "format" beside it must be the upload's */
+    char formatted[160];
+    snprintf(formatted, sizeof formatted, "{\"sha256\":\"%s\",\"format\":\"int32-le\"}",
+             f.sha256);
+    char *c = body_of(N, formatted, U_LOADS, "H200-SXM-141GB", launch);
+    CHECK_INT(parse_with(api, c, LR_REQ_ESTIMATE, &arrays, &rb, &err), -1);
+    CHECK_STR(err.path, "kernel.fields[2].values.format");
+    /* a length that does not match dims */
+    f.bytes -= 8;
+    CHECK_INT(parse_with(api, b, LR_REQ_ESTIMATE, &arrays, &rb, &err), -1);
+    CHECK_STR(err.path, "kernel.fields[2].values.sha256");
+    CHECK(strstr(err.message, "dims make 32768 elements") != NULL);
+    /* unknown, and nowhere to look */
+    f.sha256[0] = f.sha256[0] == '0' ? '1' : '0';
+    CHECK_INT(parse_with(api, b, LR_REQ_ESTIMATE, &arrays, &rb, &err), -1);
+    CHECK_STR(err.path, "kernel.fields[2].values.sha256");
+    CHECK(strstr(err.message, "upload its bytes first with PUT /v1/arrays/") != NULL);
+    CHECK_INT(parse_with(api, b, LR_REQ_ESTIMATE, NULL, &rb, &err), -1);
+    CHECK_STR(err.path, "kernel.fields[2].values.sha256");
+    /* not a digest */
+    char *d = body_of(N, "{\"sha256\":\"ABC\"}", U_LOADS, "H200-SXM-141GB", launch);
+    CHECK_INT(parse_with(api, d, LR_REQ_ESTIMATE, &arrays, &rb, &err), -1);
+    CHECK_STR(err.path, "kernel.fields[2].values.sha256");
+    /* a ranking's orderings keep their permutations */
+    char *r = body_of(N, v, U_LOADS, "H200-SXM-141GB",
+                      "\"search\":{\"blocks\":[[256,1,1]],\"orderings\":[\"given\",\"rcm\"]}");
+    if (parse_with(api, r, LR_REQ_RANK, &arrays, &rb, &err) == 0) {
+        CHECK_INT(f.puts, 2);
+        CHECK(f.put_bytes == (int64_t)N * 8);
+        CHECK_STR(f.put_sha256, rb.orderings[1].perm_sha256);
+        lr_request_release(&rb);
+    } else
+        CHECK_STR(err.message, "(parsed)");
+    lr_request_release(&ra);
+    free(wide), free(v), free(a), free(b), free(c), free(d), free(r);
+}
+
 static void bad_index_fields(lr_worker *w, int32_t *nbr)
 {
     const char *launch = "\"launch\":{\"block\":[256,1,1]}";
@@ -416,6 +537,7 @@ int main(void)
     neighbours(nbr, N, 32);
     volumes_of_diagonal_blocks(w, nbr);
     file_and_inline_are_one_request(api, nbr);
+    uploaded_and_inline_are_one_request(api, nbr);
     self_neighbours(w, nbr);
     random_mesh_misses(w);
     bad_index_fields(w, nbr);

@@ -353,7 +353,7 @@ def main():
     curl_examples = [e for e in examples if e.kind == "curl"]
     # Guard against a parser that silently finds nothing.
     paths = " ".join(e.command for e in curl_examples)
-    for route in ("/v1/estimate", "/v1/rank", "/v1/devices", "/v1/devices/", "/healthz",
+    for route in ("/v1/estimate", "/v1/rank", "/v1/devices", "/v1/devices/", "/v1/arrays/", "/healthz",
                   "/v1/stats") if doc == "docs/api.md" else ():
         if route not in paths:
             problems.append("no curl example of %s" % route)

@@ -9,6 +9,7 @@ jsonschema cannot be imported, 1 on any failure, 0 otherwise.
 """
 import copy
 import glob
+import hashlib
 import json
 import os
 import subprocess
@@ -315,6 +316,31 @@ def check_sources_cover_every_figure(dev):
         check("borrowed from H100-SXM5-80GB" in text,
               "%s: its model-v2 figures say whose they borrow" % dev["name"])
 
+def check_arrays(d, schemas, root):
+    """PUT /v1/arrays/{sha256} (issue 45): the answer, a new array's and a stored one's,
+    and a mismatched digest's error; the estimate request naming the array."""
+    with open(os.path.join(root, "tests", "data", "index8.i32"), "rb") as f:
+        raw = f.read()
+    digest = hashlib.sha256(raw).hexdigest()
+    octets = {"Content-Type": "application/octet-stream"}
+    for status in (201, 200):
+        expect(d, schemas, "array upload (%d)" % status, "PUT", "/v1/arrays/" + digest, status,
+               "array-response.json", raw, octets)
+    expect(d, schemas, "array upload with another digest", "PUT", "/v1/arrays/" + "0" * 64, 400,
+           "error.json", raw, octets, code="invalid_request")
+    expect(d, schemas, "unknown array", "GET", "/v1/arrays/" + "1" * 64, 404, "error.json",
+           code="not_found")
+    req = {"device": "K20m", "domain": [8, 1, 1], "launch": {"block": [32, 1, 1]},
+           "kernel": {"fields": [
+               {"name": "u", "dims": [8], "loads": [["nbr(0, x)"]]},
+               {"name": "nbr", "dims": [4, 8], "integer": True, "values": {"sha256": digest},
+                "loads": [["0", "x"]]},
+               {"name": "out", "dims": [8], "stores": [["x"]]}]}}
+    schemas.valid("estimate-request.json", req, "a request naming an uploaded array")
+    expect(d, schemas, "estimate naming an uploaded array", "POST", "/v1/estimate", 200,
+           "estimate-response.json", json.dumps(req).encode(), JSON_CT)
+
+
 def check_live(d, schemas, reqs):
     for name, req in reqs.items():
         resp, _ = expect(d, schemas, "estimate " + name, "POST", "/v1/estimate", 200,
@@ -516,6 +542,7 @@ def main():
     with lrdaemon.Daemon(binary, cache=True) as d:
         check_live(d, schemas, reqs)
         check_agreement(d, schemas, reqs["ref2_2d5pt_a100_80gb.json"])
+        check_arrays(d, schemas, root)
     check_stored_devices(binary, schemas, reqs["ref2_2d5pt_a100_80gb.json"])
     # the cache status without a cache
     with lrdaemon.Daemon(binary, cache=False) as d:

@@ -236,6 +236,24 @@ char *lr_api_device(lr_api *api, const char *name, lr_error *err)
     return dup_text("{\"name\":\"h100\",\"model_version\":\"x\"}", err);
 }
 
+/* Arrays: the fake keeps none (tests/server/test_arrays.py runs the real daemon). */
+char *lr_api_array_put(lr_worker *w, const char *sha256, const char *format, const void *data,
+                       size_t len, const char *data_sha256, int *created, lr_error *err)
+{
+    (void)w, (void)sha256, (void)format, (void)data, (void)len, (void)data_sha256;
+    *created = 0;
+    lr_error_set(err, LR_UNAVAILABLE, NULL, "the fake api keeps no arrays");
+    return NULL;
+}
+
+int lr_api_array_get(lr_worker *w, const char *sha256, char **data, size_t *len, lr_error *err)
+{
+    (void)w;
+    *data = NULL;
+    *len = 0;
+    return lr_error_set(err, LR_NOT_FOUND, "sha256", "no array %.64s", sha256);
+}
+
 void lr_api_get_stats(const lr_api *api, lr_api_stats *out)
 {
     out->cache_hits = atomic_load(&((lr_api *)api)->hits);

@@ -26,7 +26,7 @@
 #define CFG "|block=32,4,1|folding=1,1,1"
 
 /* The schema store.c writes (store_int.h's ST_SCHEMA_VERSION). */
-#define ST_TEST_SCHEMA 6
+#define ST_TEST_SCHEMA 7
 
 /* The user a root run drops to for the read-only case (root writes anything). */
 #define NOBODY_ID 65534
@@ -210,7 +210,7 @@ static void test_refuses_unusable_files(void)
     lr_error_clear(&err);
     st_close(st_open(db_path(path, sizeof path, "newer.db"), &err));
     raw_sql(path, "PRAGMA user_version = 99");
-    check_refused(path, "was written by a newer launchrank (schema 99, this build knows 6)");
+    check_refused(path, "was written by a newer launchrank (schema 99, this build knows 7)");
 
     /* Another program's database: refused, and left exactly as it was. */
     raw_sql(db_path(path, sizeof path, "foreign.db"),
@@ -644,6 +644,58 @@ static void test_migrates_schema_2(void)
     st_close(st);
 }
 
+/* Arrays (schema 7, issue 45): stored once by their name, read back byte for byte, also
+ * one larger than a blob piece (64 MiB, so it is written and read in two); a database
+ * of schema 6 keeps its predictions and gains the table. */
+static void test_arrays_round_trip_and_schema_6_gains_them(void)
+{
+    char path[256];
+    lr_error err;
+    lr_error_clear(&err);
+    st_store *st = st_open(db_path(path, sizeof path, "arrays.db"), &err);
+    CHECK(st != NULL);
+    if (!st)
+        return;
+    CHECK_INT(st_prediction_put(st, "k", REQ, CFG, "estimate", "{\"v\":1}", &err), 0);
+    st_close(st);
+    raw_sql(path, "DROP TABLE array; PRAGMA user_version = 6");
+    st = st_open(path, &err);
+    CHECK(st != NULL);
+    if (!st)
+        return;
+    check_get(st, "k", "{\"v\":1}");
+    const char *a = "0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef";
+    int32_t small[3] = {1, -2, 3};
+    void *data = NULL;
+    int64_t bytes = 0;
+    int width = 0;
+    CHECK_INT(st_array_get(st, a, &data, &bytes, &width, &err), 0);
+    CHECK_INT(st_array_put(st, a, 4, small, sizeof small, &err), 0);
+    CHECK_INT(st_array_put(st, a, 4, small, sizeof small, &err), 1);
+    CHECK_INT(st_array_get(st, a, &data, &bytes, &width, &err), 1);
+    CHECK_INT((int)bytes, (int)sizeof small);
+    CHECK_INT(width, 4);
+    CHECK(data && memcmp(data, small, sizeof small) == 0);
+    free(data);
+    int64_t big_n = ((int64_t)64 << 20) / 8 + 3;
+    int64_t *big = malloc((size_t)big_n * 8);
+    CHECK(big != NULL);
+    if (big) {
+        for (int64_t i = 0; i < big_n; i++)
+            big[i] = i * 7919;
+        const char *b = "fedcba9876543210fedcba9876543210fedcba9876543210fedcba9876543210";
+        CHECK_INT(st_array_put(st, b, 8, big, big_n * 8, &err), 0);
+        CHECK_INT(st_array_get(st, b, &data, &bytes, &width, &err), 1);
+        CHECK(bytes == big_n * 8 && width == 8);
+        CHECK(data && memcmp(data, big, (size_t)bytes) == 0);
+        free(data);
+        free(big);
+    }
+    CHECK(!lr_error_is_set(&err));
+    st_close(st);
+    CHECK_INT(raw_int(path, "PRAGMA user_version"), ST_TEST_SCHEMA);
+}
+
 static void remove_tmp_dir(void)
 {
     char cmd[64];
@@ -811,6 +863,7 @@ int main(void)
     test_reads_batch_their_recency();
     test_stamp_guards_rows();
     test_request_text_stored_once();
+    test_arrays_round_trip_and_schema_6_gains_them();
     remove_tmp_dir();
     return check_report("test_store");
 }

@@ -6,19 +6,24 @@ one HTTP request per call (urllib, standard library only). A 503 (queue full, da
 restarting) is retried with exponential backoff, since it says "later", not "never".
 """
 
+import copy
+import hashlib
 import http.client
 import json
 import os
 import socket
+import sys
 import time
 import urllib.error
 import urllib.parse
 import urllib.request
-from typing import Any, Callable, Dict, Optional
+from array import array
+from typing import Any, Callable, Dict, Iterable, Optional, Union
 
 from ._api import _Backend
-from .errors import (LaunchrankConnectionError, LaunchrankError, LaunchrankResponseError,
-                     LaunchrankTimeoutError, LaunchrankUnavailableError, error_for)
+from .errors import (LaunchrankConnectionError, LaunchrankError, LaunchrankNotFoundError,
+                     LaunchrankResponseError, LaunchrankTimeoutError, LaunchrankUnavailableError,
+                     error_for)
 from .results import Health
 
 __all__ = ["Client", "DEFAULT_URL", "URL_VARIABLE"]
@@ -60,14 +65,72 @@ class Client(_Backend):
     # -- the API's transport -------------------------------------------------
 
     def _post(self, endpoint: str, body: Dict[str, Any]) -> Dict[str, Any]:
-        return self._call("POST", "/v1/" + endpoint, body)
+        return self._call("POST", "/v1/" + endpoint, self._uploaded(body))
 
     def _post_rank(self, body: Dict[str, Any],
                    on_progress: Optional[Callable[[int, int], None]]) -> Dict[str, Any]:
         """With on_progress, asks for progress lines (Accept: application/x-ndjson,
         docs/api.md "Progress of a ranking"); ``timeout`` then bounds the wait for each
         line, not the whole ranking."""
-        return self._call("POST", "/v1/rank", body, on_progress)
+        return self._call("POST", "/v1/rank", self._uploaded(body), on_progress)
+
+    # -- arrays (docs/api.md, "Arrays") ----------------------------------------
+
+    def upload_array(self, data_or_path: Union[bytes, bytearray, memoryview, str,
+                                               "os.PathLike[str]", Iterable[int]],
+                     format: str = "int32-le") -> str:
+        """PUT /v1/arrays/{sha256}: uploads an index field's integers once and returns
+        their SHA-256, which a request then names as ``"values": {"sha256": ...}``
+        instead of sending them inline. data_or_path: the little-endian bytes
+        (bytes-like), a path to a file of them, or the integers themselves (packed
+        here in format). format: "int32-le" (default) or "int64-le". An array the
+        daemon holds already is not sent again (a HEAD request asks first)."""
+        width = {"int32-le": 4, "int64-le": 8}.get(format)
+        if width is None:
+            raise ValueError("format %r: the formats are 'int32-le' and 'int64-le'" % (format,))
+        if isinstance(data_or_path, (str, os.PathLike)):
+            with open(data_or_path, "rb") as f:
+                raw = f.read()
+        elif isinstance(data_or_path, (bytes, bytearray, memoryview)):
+            raw = bytes(data_or_path)
+        else:
+            packed = array("i" if width == 4 else "q", data_or_path)  # 4 and 8 bytes
+            if sys.byteorder != "little":
+                packed.byteswap()
+            raw = packed.tobytes()
+        digest = hashlib.sha256(raw).hexdigest()
+        try:
+            self._call("HEAD", "/v1/arrays/" + digest, binary=True)
+            return digest  # stored already (in this format or not: the request says)
+        except LaunchrankNotFoundError:
+            pass
+        query = "" if format == "int32-le" else "?format=" + format
+        self._call("PUT", "/v1/arrays/" + digest + query, raw=raw)
+        return digest
+
+    def download_array(self, sha256: str) -> bytes:
+        """GET /v1/arrays/{sha256}: the stored bytes: an uploaded array as it was sent,
+        or a ranking's permutation (``orderings[i]["permutation_sha256"]``: the new
+        number of each cell, int64-le; ``array("q", data)`` reads it)."""
+        return self._call("GET", "/v1/arrays/" + urllib.parse.quote(sha256, safe=""),
+                          binary=True)
+
+    def _uploaded(self, body: Dict[str, Any]) -> Dict[str, Any]:
+        """body with each index field's {"file": PATH, "format": F} values uploaded and
+        named by {"sha256": ...}: the daemon reads no files of its machine, so the
+        file is read here, as the Local back end would read it (a copy; body is kept)."""
+        fields = (body.get("kernel") or {}).get("fields") if isinstance(body, dict) else None
+        if not isinstance(fields, list) or not any(
+                isinstance(f, dict) and isinstance(f.get("values"), dict)
+                and "file" in f["values"] for f in fields):
+            return body
+        body = copy.deepcopy(body)
+        for f in body["kernel"]["fields"]:
+            v = f.get("values") if isinstance(f, dict) else None
+            if isinstance(v, dict) and "file" in v:
+                f["values"] = {"sha256": self.upload_array(v["file"],
+                                                           v.get("format", "int32-le"))}
+        return body
 
     def _get_devices(self, name: Optional[str] = None) -> Dict[str, Any]:
         if name is None:
@@ -86,13 +149,15 @@ class Client(_Backend):
     # -- HTTP ----------------------------------------------------------------
 
     def _call(self, method: str, path: str, body: Optional[Dict[str, Any]] = None,
-              on_progress: Optional[Callable[[int, int], None]] = None) -> Any:
+              on_progress: Optional[Callable[[int, int], None]] = None, *,
+              raw: Optional[bytes] = None, binary: bool = False) -> Any:
         """One API call, retrying 503s with backoff (also one that ends a stream of
-        progress lines: the server shutting down)."""
+        progress lines: the server shutting down). raw: a body of bytes sent as
+        application/octet-stream; binary: the reply's bytes are returned as they are."""
         attempt = 0
         while True:
             try:
-                return self._call_once(method, path, body, on_progress)
+                return self._call_once(method, path, body, on_progress, raw, binary)
             except LaunchrankUnavailableError as e:
                 if attempt >= self.retries:
                     raise
@@ -106,12 +171,18 @@ class Client(_Backend):
         return max(0.0, min(self.max_backoff, wanted))
 
     def _call_once(self, method: str, path: str, body: Optional[Dict[str, Any]],
-                   on_progress: Optional[Callable[[int, int], None]] = None) -> Any:
+                   on_progress: Optional[Callable[[int, int], None]] = None,
+                   raw_body: Optional[bytes] = None, binary: bool = False) -> Any:
         data = None
         headers = {"Accept": "application/x-ndjson" if on_progress else "application/json"}
+        if binary:
+            headers["Accept"] = "application/octet-stream"
         if body is not None:
             data = json.dumps(body).encode("utf-8")
             headers["Content-Type"] = "application/json"
+        if raw_body is not None:
+            data = raw_body
+            headers["Content-Type"] = "application/octet-stream"
         req = urllib.request.Request(self.url + path, data=data, headers=headers,
                                      method=method)
         try:
@@ -132,6 +203,8 @@ class Client(_Backend):
             raise self._timeout(e) from None
         except (OSError, http.client.HTTPException) as e:
             raise LaunchrankConnectionError(self.url, "%s: %s" % (type(e).__name__, e)) from None
+        if binary:
+            return raw
         try:
             return json.loads(raw.decode("utf-8"))
         except (UnicodeDecodeError, ValueError) as e:
