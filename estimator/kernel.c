@@ -280,9 +280,52 @@ const est_expr *est_kernel_access_index(const est_kernel *k, int field, int acce
     return k->fields[field].acc[access].idx[d];
 }
 
-/* A copy of k's fields and accesses in which every index field of ncells cells holds
- * its values renumbered by perm, and every table read reads the renumbered table.
- * NULL with err. */
+/* c gets k's fields, every index field of ncells cells with its values renumbered by
+ * perm. 0, or -1 with err. */
+static int copy_fields(est_kernel *c, const est_kernel *k, const int64_t *perm, int64_t ncells,
+                       lr_error *err)
+{
+    for (int f = 0; f < k->nfields; f++) {
+        const est_field *fd = &k->fields[f];
+        if (est_kernel_add_field(c, fd->name, fd->elem_bytes, fd->ndims, fd->dims,
+                                 fd->base_offset, NULL, err) < 0)
+            return -1;
+        const est_table *t = fd->table;
+        if (!t)
+            continue;
+        c->fields[f].table =
+            t->dims[t->ndims - 1] == ncells ? est_table_permuted(t, perm, ncells) : NULL;
+        if (!c->fields[f].table)
+            return lr_error_set(err, LR_INVALID_REQUEST, NULL,
+                                "the cells of index field '%s' cannot be renumbered: its last "
+                                "dimension must count the %lld cells and every value be a cell",
+                                fd->name, (long long)ncells);
+    }
+    return 0;
+}
+
+/* c gets access a of k's field f, its table reads reading c's tables. 0, or -1. */
+static int copy_access(est_kernel *c, const est_kernel *k, int f, int a, lr_error *err)
+{
+    const est_access *acc = &k->fields[f].acc[a];
+    est_expr *idx[3] = {NULL, NULL, NULL};
+    int ok = 1;
+    for (int d = 0; d < acc->n; d++) {
+        idx[d] = est_expr_copy(acc->idx[d]);
+        ok &= idx[d] != NULL;
+        for (int g = 0; idx[d] && g < k->nfields; g++)
+            if (k->fields[g].table)
+                est_expr_rebind(idx[d], k->fields[g].table, c->fields[g].table);
+    }
+    if (!ok) {
+        for (int d = 0; d < acc->n; d++)
+            est_expr_free(idx[d]);
+        return lr_error_set(err, LR_NO_MEMORY, NULL, "out of memory");
+    }
+    return est_kernel_add_access(c, f, acc->is_store, idx, acc->n, NULL, err);
+}
+
+/* A copy of k whose mesh is renumbered by perm (est_kernel_add_variant). NULL with err. */
 static est_kernel *renumbered(const est_kernel *k, const int64_t *perm, int64_t ncells,
                               lr_error *err)
 {
@@ -299,48 +342,15 @@ static est_kernel *renumbered(const est_kernel *k, const int64_t *perm, int64_t 
     c->variant = NULL;
     c->nvariants = 0;
     c->gathers = 0;
-    for (int f = 0; f < k->nfields; f++) {
-        const est_field *fd = &k->fields[f];
-        if (est_kernel_add_field(c, fd->name, fd->elem_bytes, fd->ndims, fd->dims,
-                                 fd->base_offset, NULL, err) < 0)
-            goto fail;
-        if (fd->table) {
-            const est_table *t = fd->table;
-            est_table *nt = t->dims[t->ndims - 1] == ncells ? est_table_permuted(t, perm, ncells)
-                                                            : NULL;
-            if (!nt) {
-                lr_error_set(err, LR_INVALID_REQUEST, NULL,
-                             "the cells of index field '%s' cannot be renumbered: its last "
-                             "dimension must count the %lld cells and every value be a cell",
-                             fd->name, (long long)ncells);
-                goto fail;
-            }
-            c->fields[f].table = nt;
-        }
+    int rc = copy_fields(c, k, perm, ncells, err);
+    for (int f = 0; f < k->nfields && !rc; f++)
+        for (int a = 0; a < k->fields[f].nacc && !rc; a++)
+            rc = copy_access(c, k, f, a, err);
+    if (rc) {
+        est_kernel_free(c);
+        return NULL;
     }
-    for (int f = 0; f < k->nfields; f++)
-        for (int a = 0; a < k->fields[f].nacc; a++) {
-            const est_access *acc = &k->fields[f].acc[a];
-            est_expr *idx[3] = {NULL, NULL, NULL};
-            for (int d = 0; d < acc->n; d++) {
-                idx[d] = est_expr_copy(acc->idx[d]);
-                for (int g = 0; idx[d] && g < k->nfields; g++)
-                    if (k->fields[g].table)
-                        est_expr_rebind(idx[d], k->fields[g].table, c->fields[g].table);
-            }
-            if (!idx[0] || (acc->n > 1 && !idx[1]) || (acc->n > 2 && !idx[2])) {
-                for (int d = 0; d < acc->n; d++)
-                    est_expr_free(idx[d]);
-                lr_error_set(err, LR_NO_MEMORY, NULL, "out of memory");
-                goto fail;
-            }
-            if (est_kernel_add_access(c, f, acc->is_store, idx, acc->n, NULL, err))
-                goto fail;
-        }
     return c;
-fail:
-    est_kernel_free(c);
-    return NULL;
 }
 
 int est_kernel_add_variant(est_kernel *k, const int64_t *perm, int64_t ncells, lr_error *err)

@@ -39,4 +39,10 @@ int mesh_order_parse(const char *text, const char *path, mesh_order *out, lr_err
 int mesh_permutation(const est_table *nbr, int64_t ncells, const mesh_order *order,
                      int64_t **perm, double *seconds, lr_error *err);
 
+/* Langguth et al.'s synthetic mesh: n cells of per neighbours each, drawn at random
+ * (splitmix64 from seed) inside the cell's diagonal block of b cells (the last block
+ * holds what is left); element (j, x) at x * per + j. malloc'd (caller frees), NULL
+ * when out of memory or an argument is out of range. */
+int32_t *mesh_diagonal_blocks(int64_t n, int64_t per, int64_t b, uint64_t seed);
+
 #endif

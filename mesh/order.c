@@ -206,19 +206,37 @@ static int metis_order(const graph *g, int64_t parts, int64_t *perm, lr_error *e
     return 0;
 }
 
+/* splitmix64: the orderings and synthetic meshes must be the same on every machine */
+static uint64_t next_random(uint64_t *s)
+{
+    uint64_t z = (*s += 0x9E3779B97F4A7C15ull);
+    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+    z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+    return z ^ (z >> 31);
+}
+
 static void random_order(int64_t n, int64_t *perm)
 {
     uint64_t s = 0x5EED;
     for (int64_t x = 0; x < n; x++)
         perm[x] = x;
     for (int64_t i = n - 1; i > 0; i--) {
-        uint64_t z = (s += 0x9E3779B97F4A7C15ull);
-        z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
-        z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
-        z ^= z >> 31;
-        int64_t j = (int64_t)(z % (uint64_t)(i + 1)), t = perm[i];
+        int64_t j = (int64_t)(next_random(&s) % (uint64_t)(i + 1)), t = perm[i];
         perm[i] = perm[j], perm[j] = t;
     }
+}
+
+int32_t *mesh_diagonal_blocks(int64_t n, int64_t per, int64_t b, uint64_t seed)
+{
+    if (n < 1 || n > MESH_MAX_CELLS || per < 1 || b < 1 || b > n)
+        return NULL;
+    int32_t *a = malloc((size_t)n * (size_t)per * sizeof *a);
+    for (int64_t x = 0; a && x < n; x++) {
+        int64_t lo = x / b * b, size = lo + b <= n ? b : n - lo;
+        for (int64_t j = 0; j < per; j++)
+            a[x * per + j] = (int32_t)(lo + (int64_t)(next_random(&seed) % (uint64_t)size));
+    }
+    return a;
 }
 
 static double now(void)

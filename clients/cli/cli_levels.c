@@ -16,6 +16,7 @@
 
 #include "api.h"
 #include "cli.h"
+#include "mesh.h"
 
 static const lr_opt *const levels_opts[] = {&cli_opt_max_request_mb, NULL};
 
@@ -52,15 +53,6 @@ typedef struct level_row {
     char limiter[24];
 } level_row;
 
-static uint64_t rng;
-static uint64_t next_random(void)
-{
-    uint64_t z = (rng += 0x9E3779B97F4A7C15ull);
-    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
-    z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
-    return z ^ (z >> 31);
-}
-
 /* The index field of req that lists n cells' neighbours ("integer" with "values" and
  * n as its last dimension), or NULL; *per gets its neighbours per cell. */
 static cJSON *mesh_field(cJSON *req, int64_t n, int64_t *per)
@@ -84,28 +76,14 @@ static cJSON *mesh_field(cJSON *req, int64_t n, int64_t *per)
 }
 
 /* Writes the synthetic mesh of n cells with per neighbours each, random in diagonal
- * blocks of b cells, to path as int32-le. 0, or -1. */
+ * blocks of b cells (mesh.h), to path as int32-le. 0, or -1. */
 static int write_mesh(const char *path, int64_t n, int64_t per, int64_t b)
 {
-    FILE *f = fopen(path, "wb");
-    if (!f)
-        return -1;
-    rng = (uint64_t)b;
-    int32_t buf[1024];
-    size_t k = 0;
-    int ok = 1;
-    for (int64_t x = 0; x < n && ok; x++) {
-        int64_t lo = x / b * b, size = lo + b <= n ? b : n - lo;
-        for (int64_t j = 0; j < per && ok; j++) {
-            buf[k++] = (int32_t)(lo + (int64_t)(next_random() % (uint64_t)size));
-            if (k == sizeof buf / sizeof buf[0]) {
-                ok = fwrite(buf, sizeof buf[0], k, f) == k;
-                k = 0;
-            }
-        }
-    }
-    ok = ok && fwrite(buf, sizeof buf[0], k, f) == k;
-    return fclose(f) == 0 && ok ? 0 : -1;
+    int32_t *a = mesh_diagonal_blocks(n, per, b, (uint64_t)b);
+    FILE *f = a ? fopen(path, "wb") : NULL;
+    int ok = f && fwrite(a, sizeof *a * (size_t)per, (size_t)n, f) == (size_t)n;
+    free(a);
+    return f && fclose(f) == 0 && ok ? 0 : -1;
 }
 
 /* The estimate of req into row. 0, or the exit status of the refusal (printed). */
@@ -143,6 +121,31 @@ static const char *level_of(const level_row *row, double dram0, int64_t n)
     if (strcmp(row->limiter, "dram") == 0 || strcmp(row->limiter, "latency") == 0)
         return "memory";
     return "on-chip";
+}
+
+/* The table: rows[1..] the synthetic meshes by rising b, rows[0] the request's own. */
+static void print_levels(const level_row *rows, int nrows, int64_t n)
+{
+    double dram0 = rows[1].dram;
+    printf("%12s  %9s  %-12s %9s %9s  %s\n", "diag. block", "predicted", "limiter", "DRAM",
+           "L2 load", "level");
+    printf("%12s  %9s  %-12s %9s %9s\n", "cells", "GLup/s", "", "B/Lup", "B/Lup");
+    for (int i = 1; i < nrows; i++)
+        printf("%12lld  %9.3g  %-12s %9.1f %9.1f  %s\n", (long long)rows[i].b, rows[i].glups,
+               rows[i].limiter, rows[i].dram, rows[i].l2, level_of(&rows[i], dram0, n));
+    /* the own mesh: the first (smallest) diagonal block it does as well as */
+    int64_t like = 0;
+    for (int i = 1; i < nrows && !like; i++)
+        if (rows[0].glups >= rows[i].glups * (1 - 1e-9))
+            like = rows[i].b;
+    printf("%12s  %9.3g  %-12s %9.1f %9.1f  %s\n", "your mesh", rows[0].glups, rows[0].limiter,
+           rows[0].dram, rows[0].l2, level_of(&rows[0], dram0, n));
+    if (like)
+        printf("\nyour mesh performs like diagonal blocks of about %lld cells%s\n",
+               (long long)like,
+               like > 32 ? "; search.orderings ranks orderings that shrink them" : "");
+    else
+        printf("\nyour mesh performs below a random mesh of its size\n");
 }
 
 int cli_cmd_levels(int argc, char **argv)
@@ -204,26 +207,7 @@ int cli_cmd_levels(int argc, char **argv)
         if (b >= n || nrows == (int)(sizeof rows / sizeof rows[0]))
             break;
     }
-    double dram0 = rows[1].dram;
-    printf("%12s  %9s  %-12s %9s %9s  %s\n", "diag. block", "predicted", "limiter", "DRAM",
-           "L2 load", "level");
-    printf("%12s  %9s  %-12s %9s %9s\n", "cells", "GLup/s", "", "B/Lup", "B/Lup");
-    for (int i = 1; i < nrows; i++)
-        printf("%12lld  %9.3g  %-12s %9.1f %9.1f  %s\n", (long long)rows[i].b, rows[i].glups,
-               rows[i].limiter, rows[i].dram, rows[i].l2, level_of(&rows[i], dram0, n));
-    /* the own mesh: the first (smallest) diagonal block it does as well as */
-    int64_t like = 0;
-    for (int i = 1; i < nrows; i++)
-        if (rows[0].glups >= rows[i].glups * (1 - 1e-9))
-            like = like ? like : rows[i].b;
-    printf("%12s  %9.3g  %-12s %9.1f %9.1f  %s\n", "your mesh", rows[0].glups, rows[0].limiter,
-           rows[0].dram, rows[0].l2, level_of(&rows[0], dram0, n));
-    if (like)
-        printf("\nyour mesh performs like diagonal blocks of about %lld cells%s\n",
-               (long long)like,
-               like > 32 ? "; search.orderings ranks orderings that shrink them" : "");
-    else
-        printf("\nyour mesh performs below a random mesh of its size\n");
+    print_levels(rows, nrows, n);
 done:
     if (fd >= 0)
         unlink(path);

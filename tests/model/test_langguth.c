@@ -19,17 +19,9 @@
 
 #include "api.h"
 #include "check.h"
+#include "mesh.h"
 
 #define N 1000000
-
-static uint64_t rng;
-static uint64_t next_random(void)
-{
-    uint64_t z = (rng += 0x9E3779B97F4A7C15ull);
-    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
-    z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
-    return z ^ (z >> 31);
-}
 
 typedef struct level {
     double gflops, dram_gflops, l2_gflops, l2_load, dram_load;
@@ -39,15 +31,9 @@ typedef struct level {
  * of diagonal blocks of b cells. */
 static int estimate(lr_worker *w, int b, const char *file, level *out)
 {
-    int32_t *nbr = malloc((size_t)N * 16);
+    int32_t *nbr = mesh_diagonal_blocks(N, 4, b, (uint64_t)b);
     if (!nbr)
         return -1;
-    rng = (uint64_t)b;
-    for (int x = 0; x < N; x++) {
-        int lo = x / b * b, size = lo + b <= N ? b : N - lo;
-        for (int j = 0; j < 4; j++)
-            nbr[4 * x + j] = lo + (int)(next_random() % (uint64_t)size);
-    }
     FILE *f = fopen(file, "wb");
     size_t wrote = f ? fwrite(nbr, 16, N, f) : 0;
     if (f)
