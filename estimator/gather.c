@@ -29,8 +29,7 @@ static void access_path(const est_kernel *k, int f, int a, char *out, size_t cap
 
 /* Whether access a of field f stays inside its table reads and its field over the
  * domain of cfg (a 1-D launch without folding: x = tidx = the thread's cell). */
-static int check_access(const est_kernel *k, int f, int a, const est_config *cfg,
-                        lr_error *err)
+static int check_access(const est_kernel *k, int f, int a, const est_config *cfg, lr_error *err)
 {
     const est_field *fd = &k->fields[f];
     const est_access *acc = &fd->acc[a];
@@ -96,7 +95,7 @@ typedef struct field_trace {
     int32_t *last;   /* per sector of the field's extent: last wave that touched it */
     int32_t *stored; /* likewise, the last wave that stored into it; NULL: no stores */
     int64_t nsec;
-    int gathered;    /* an access of the field reads through an index field */
+    int gathered; /* an access of the field reads through an index field */
     double miss_load, store, touched;
     double miss_scattered; /* the part of miss_load that table reads fetch */
 } field_trace;
@@ -209,8 +208,8 @@ static int setup(gather_run *g, const est_binding *b, lr_error *err)
         iw->in = &b->inst[i];
         iw->base = f->base_offset;
         iw->elem = f->elem_bytes;
-        if (f->ndims == 1 && !est_expr_table_column(iw->in->acc->idx[0], EST_VAR_X, &iw->t,
-                                                    &iw->c0, &iw->c1))
+        if (f->ndims == 1 &&
+            !est_expr_table_column(iw->in->acc->idx[0], EST_VAR_X, &iw->t, &iw->c0, &iw->c1))
             est_expr_table_column(iw->in->acc->idx[0], EST_VAR_TIDX, &iw->t, &iw->c0, &iw->c1);
         iw->gathers = (iw->in->acc->uses & EST_USES_TABLE) != 0;
         if (iw->gathers)

@@ -12,8 +12,8 @@ struct est_table {
     int ndims;
     int64_t dims[3];
     int64_t size;
-    int elem_bytes;           /* 4 or 8 */
-    void *values;             /* owned: int32_t or int64_t */
+    int elem_bytes; /* 4 or 8 */
+    void *values;   /* owned: int32_t or int64_t */
     int64_t min, max;
 };
 

@@ -23,8 +23,8 @@ typedef enum mesh_order_kind {
 
 typedef struct mesh_order {
     mesh_order_kind kind;
-    int64_t param;  /* K of metis:K, B of blocks:B; 0 otherwise */
-    char name[32];  /* as the request spells it: "given", "rcm", "metis:64", ... */
+    int64_t param; /* K of metis:K, B of blocks:B; 0 otherwise */
+    char name[32]; /* as the request spells it: "given", "rcm", "metis:64", ... */
 } mesh_order;
 
 /* Parses an ordering's name ("given", "random", "rcm", "metis:K", "blocks:B").

@@ -22,8 +22,11 @@ int mesh_order_parse(const char *text, const char *path, mesh_order *out, lr_err
         const char *name;
         mesh_order_kind kind;
         int with_param;
-    } kinds[] = {{"given", MESH_GIVEN, 0}, {"random", MESH_RANDOM, 0}, {"rcm", MESH_RCM, 0},
-                 {"metis", MESH_METIS, 1}, {"blocks", MESH_BLOCKS, 1}};
+    } kinds[] = {{"given", MESH_GIVEN, 0},
+                 {"random", MESH_RANDOM, 0},
+                 {"rcm", MESH_RCM, 0},
+                 {"metis", MESH_METIS, 1},
+                 {"blocks", MESH_BLOCKS, 1}};
     for (size_t i = 0; i < sizeof kinds / sizeof kinds[0]; i++) {
         size_t n = strlen(kinds[i].name);
         if (strncmp(text, kinds[i].name, n) != 0 || (text[n] != '\0' && text[n] != ':'))
@@ -271,9 +274,10 @@ int mesh_permutation(const est_table *nbr, int64_t ncells, const mesh_order *ord
         else if (order->kind == MESH_RCM)
             rc = rcm(&g, p) ? lr_error_set(err, LR_NO_MEMORY, NULL, "out of memory") : 0;
         else
-            rc = metis_order(&g, order->kind == MESH_METIS
-                                     ? order->param
-                                     : (ncells + order->param - 1) / order->param,
+            rc = metis_order(&g,
+                             order->kind == MESH_METIS
+                                 ? order->param
+                                 : (ncells + order->param - 1) / order->param,
                              p, err);
         graph_free(&g);
     }

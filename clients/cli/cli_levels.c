@@ -98,7 +98,8 @@ static int estimate(lr_worker *w, const cJSON *req, level_row *row)
     free(out);
     if (!o)
         return cli_report(&err);
-    const cJSON *p = cJSON_GetObjectItem(o, "performance"), *e = cJSON_GetObjectItem(o, "estimate");
+    const cJSON *p = cJSON_GetObjectItem(o, "performance"),
+                *e = cJSON_GetObjectItem(o, "estimate");
     row->glups = cJSON_GetNumberValue(cJSON_GetObjectItem(p, "predicted"));
     row->dram = cJSON_GetNumberValue(cJSON_GetObjectItem(e, "dram_load")) +
                 cJSON_GetNumberValue(cJSON_GetObjectItem(e, "dram_store"));
@@ -164,9 +165,10 @@ int cli_cmd_levels(int argc, char **argv)
     cJSON *mesh = req && n > 0 ? mesh_field(req, n, &per) : NULL;
     if (!mesh || n > 2147483647) {
         cJSON_Delete(req);
-        return cli_usage_error(argv[0], "%s is not an estimate request of a kernel that reads "
-                                        "through an index field of its domain's cells "
-                                        "(docs/api.md, \"Index fields\")",
+        return cli_usage_error(argv[0],
+                               "%s is not an estimate request of a kernel that reads "
+                               "through an index field of its domain's cells "
+                               "(docs/api.md, \"Index fields\")",
                                o.pos[0]);
     }
     lr_api_config cfg = {.local_files = 1,

@@ -62,7 +62,8 @@ static int estimate(lr_worker *w, int b, const char *file, level *out)
         fprintf(stderr, "b = %d refused: %s\n", b, err.message);
         return -1;
     }
-    const cJSON *p = cJSON_GetObjectItem(o, "performance"), *e = cJSON_GetObjectItem(o, "estimate");
+    const cJSON *p = cJSON_GetObjectItem(o, "performance"),
+                *e = cJSON_GetObjectItem(o, "estimate");
     out->gflops = 11 * cJSON_GetObjectItem(p, "predicted")->valuedouble;
     out->dram_gflops = 11 * cJSON_GetObjectItem(p, "dram")->valuedouble;
     out->l2_gflops = 11 * cJSON_GetObjectItem(p, "l2")->valuedouble;

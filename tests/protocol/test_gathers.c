@@ -79,7 +79,8 @@ static char *inline_values(const int32_t *v, int count)
 
 static double num(const cJSON *o, const char *a, const char *b)
 {
-    const cJSON *x = cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(o, a), b);
+    const cJSON *x =
+        cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(o, a), b);
     return cJSON_IsNumber(x) ? x->valuedouble : -1;
 }
 
@@ -132,9 +133,8 @@ static void volumes_of_diagonal_blocks(lr_worker *w, const int32_t *nbr)
          * 8 B/Lup; the own load exactly 8 */
         double l1 = num(f, "u", "l1_load");
         CHECK(l1 > 8 + 4 * 4 && l1 <= 8 + 4 * 8 + 1e-9);
-        CHECK_STR(cJSON_GetStringValue(
-                      cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItem(o, "performance"),
-                                                       "limiter")),
+        CHECK_STR(cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(
+                      cJSON_GetObjectItem(o, "performance"), "limiter")),
                   "dram");
     }
     cJSON_Delete(o);
@@ -241,7 +241,7 @@ typedef struct fake_arrays {
     const void *data;
     int64_t bytes;
     int width;
-    int puts;       /* put calls */
+    int puts;          /* put calls */
     int64_t put_bytes; /* of the last one */
     char put_sha256[65];
 } fake_arrays;
@@ -461,7 +461,8 @@ static void orderings(lr_worker *w, int32_t *nbr)
     double l2_given = -1, l2_blocks = -1;
     cJSON_ArrayForEach(r, results)
     {
-        const char *name = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(r, "ordering"));
+        const char *name =
+            cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(r, "ordering"));
         double l2 = num(r, "estimate", "l2_load_compulsory");
         if (name && !strcmp(name, "given"))
             l2_given = l2;
@@ -473,8 +474,9 @@ static void orderings(lr_worker *w, int32_t *nbr)
     CHECK(l2_given > 140);
     CHECK_NEAR(l2_blocks, 56, 0.1, 0);
     const cJSON *first = cJSON_GetArrayItem(results, 0);
-    CHECK(strcmp(cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(first, "ordering")) ?: "",
-                 "given") != 0);
+    CHECK(
+        strcmp(cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(first, "ordering")) ?: "",
+               "given") != 0);
     const cJSON *ords = cJSON_GetObjectItemCaseSensitive(o, "orderings");
     CHECK_INT(cJSON_GetArraySize(ords), 3);
     cJSON_ArrayForEach(r, ords)
