@@ -35,6 +35,10 @@ typedef struct lr_measure_opts {
 /* search.orderings: a cell ordering of a gathering kernel's mesh (mesh.h), its one-time
  * cost and the digest of its permutation. */
 #define LR_MAX_ORDERINGS 16
+/* Bytes of renumbered index fields the orderings of one request may hold: each ordering
+ * but "given" copies the mesh (a 16 M-cell tetrahedral mesh is 256 MB of int32), and the
+ * daemon runs under MemoryMax=2G (docs/operations.md); 1 GB allows three such copies. */
+#define LR_MAX_ORDERING_BYTES 1000000000.0
 typedef struct lr_ordering {
     char name[32];
     double seconds;      /* wall time of computing the permutation */

@@ -90,6 +90,22 @@ int lr_request_parse_orderings(const cJSON *sv, lr_request *req, jb *b, cJSON *c
                             "dimension counts the domain's %lld cells, read by another "
                             "field's address",
                             (long long)req->domain[0]);
+    /* each ordering but "given" holds a renumbered copy of every index field */
+    double copy = 0;
+    for (int f = 0; f < est_kernel_field_count(req->kernel); f++) {
+        const est_table *t = est_kernel_field_table(req->kernel, f);
+        copy += t ? (double)est_table_size(t) * est_table_elem_bytes(t) : 0;
+    }
+    int copies = 0;
+    for (int i = 0; i < n; i++)
+        copies += !cJSON_IsString(cJSON_GetArrayItem(ov, i)) ||
+                  strcmp(cJSON_GetArrayItem(ov, i)->valuestring, "given") != 0;
+    if (copy * copies > LR_MAX_ORDERING_BYTES)
+        return lr_error_set(err, LR_LIMIT_EXCEEDED, "search.orderings",
+                            "%d orderings of this mesh would hold about %.0f MB of renumbered "
+                            "index fields, more than the %.0f MB a request may; rank fewer "
+                            "orderings at a time",
+                            copies, copy * copies / 1e6, LR_MAX_ORDERING_BYTES / 1e6);
     if ((size_t)n * req->nspace > LR_MAX_CONFIGS)
         return lr_error_set(err, LR_LIMIT_EXCEEDED, "search.orderings",
                             "%d orderings x %zu configurations exceed %d per request", n,

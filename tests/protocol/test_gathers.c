@@ -510,6 +510,26 @@ static void orderings(lr_worker *w, int32_t *nbr)
         cJSON_Delete(o);
         free(body);
     }
+    /* orderings copy the mesh: 16 M cells (256 MB of int32) in five orderings besides the
+     * given one would hold 1.3 GB, past the 1 GB a request may (LR_MAX_ORDERING_BYTES) */
+    int64_t big = 1 << 24;
+    char path[] = "/tmp/lr_gather_big_XXXXXX";
+    int fd = mkstemp(path);
+    CHECK(fd >= 0 && ftruncate(fd, big * 16) == 0); /* zeros: every neighbour is cell 0 */
+    close(fd);
+    char fv[128];
+    snprintf(fv, sizeof fv, "{\"file\":\"%s\"}", path);
+    body = body_of((int)big, fv, U_LOADS, "H200-SXM-141GB",
+                   "\"search\":{\"blocks\":[[256,1,1]],\"orderings\":[\"given\",\"rcm\","
+                   "\"random\",\"blocks:64\",\"blocks:128\",\"metis:8\"]}");
+    o = rank(w, body, &err);
+    CHECK(o == NULL);
+    CHECK_INT(err.code, LR_LIMIT_EXCEEDED);
+    CHECK_STR(err.path, "search.orderings");
+    CHECK(strstr(err.message, "5 orderings of this mesh would hold about 1342 MB") != NULL);
+    cJSON_Delete(o);
+    free(body);
+    unlink(path);
     /* a kernel that reads through no index field has no mesh to renumber */
     const char *stencil =
         "{\"device\":\"H200-SXM-141GB\",\"domain\":[1024,1,1],\"kernel\":{\"fields\":[{"
