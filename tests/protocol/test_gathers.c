@@ -544,6 +544,52 @@ static void orderings(lr_worker *w, int32_t *nbr)
     free(perm);
 }
 
+/* Generated hostile index fields and gathers (a deterministic PRNG): values anywhere in
+ * int32, nested and malformed table reads, odd shapes. Every request is answered or
+ * refused with a path; none crashes (the sanitizer builds run this) or hangs. */
+static void hostile(lr_worker *w)
+{
+    static const char *const exprs[] = {
+        "nbr(0, x)", "nbr(3, x) + 1", "nbr(0, x) - 1", "2 * nbr(1, x)", "nbr(1, x) / 2",
+        "nbr(2, x) % 8", "nbr(nbr(0, x) % 4, x)", "nbr(0, nbr(1, x))", "nbr(0, x % 8)",
+        "nbr(0)", "nbr(0, x, 1)", "nbr(0, x", "nbr()", "nbr(,x)", "nbr(0, x) * nbr(1, x)",
+        "x / nbr(0, x)", "nbr(-1, x)", "nbr(0, x + 1)", "nbr(0, blockIdx.x)", "nbr(0, tidx)",
+        "w(0, x)", "nbr(0, x)(1)", "(nbr)(0, x)", "nbr (0, x)", "nbr(0, 9223372036854775807)"};
+    int n = 64, failures = 0;
+    rng = 99;
+    for (int c = 0; c < 400; c++) {
+        int32_t v[4 * 64];
+        int mode = (int)(next_random() % 4);
+        for (int i = 0; i < 4 * n; i++) {
+            uint64_t r = next_random();
+            v[i] = mode == 0   ? (int32_t)(r % (uint64_t)n)
+                   : mode == 1 ? (int32_t)r
+                   : mode == 2 ? (int32_t)(r % 3) - 1
+                               : (int32_t)(i / 4);
+        }
+        char *vals = inline_values(v, 4 * n - (int)(next_random() % 3 == 0));
+        char loads[256];
+        snprintf(loads, sizeof loads, "[[\"x\"],[\"%s\"],[\"%s\"]]",
+                 exprs[next_random() % (sizeof exprs / sizeof exprs[0])],
+                 exprs[next_random() % (sizeof exprs / sizeof exprs[0])]);
+        char *body = body_of(n, vals, loads, next_random() % 2 ? "H200-SXM-141GB" : "K20m",
+                             next_random() % 2 ? "\"launch\":{\"block\":[32,1,1]}"
+                                               : "\"launch\":{\"block\":[64,2,1]}");
+        lr_error err;
+        lr_error_clear(&err);
+        char *out = lr_api_estimate(w, body, strlen(body), &err);
+        cJSON *o = out ? cJSON_Parse(out) : NULL;
+        int ok = out ? o != NULL : err.code != LR_OK && err.message[0];
+        if (!ok && failures++ < 5)
+            fprintf(stderr, "hostile case %d: %s -> %s\n", c, loads, out ? out : err.message);
+        cJSON_Delete(o);
+        free(out);
+        free(body);
+        free(vals);
+    }
+    CHECK_INT(failures, 0);
+}
+
 int main(void)
 {
     lr_api_config cfg = {.local_files = 1};
@@ -564,6 +610,7 @@ int main(void)
     random_mesh_misses(w);
     bad_index_fields(w, nbr);
     orderings(w, nbr);
+    hostile(w);
     free(nbr);
     lr_worker_free(w);
     lr_api_free(api);
