@@ -9,7 +9,7 @@
  *     them exactly: hand-derived unions, and 300 random unions against counting every
  *     point of the grid one by one.
  * That the whole estimate equals isl's to the bit is checked on the corpus by
- * tests/accuracy/accuracy --dump (docs/model.md, Speed).
+ * tests/accuracy/accuracy --dump (docs/architecture.md, Speed).
  */
 #include <stdint.h>
 #include <stdio.h>

@@ -7,7 +7,7 @@
  * (their estimate: b = 80,000). The reference method's limits on the built-in K20m are
  * Langguth's own model (bandwidth over traffic); they hold the two levels and the L2
  * reads within 10 %. The cliff (where the DRAM limit falls below the L2 limit) comes at
- * b = 60,000-72,000, 10-25 % before Langguth's 80,000 (docs/model.md, "Against Langguth
+ * b = 60,000-72,000, 10-25 % before Langguth's 80,000 (docs/meshes.md, "Against Langguth
  * et al. on the K20"): pinned there, so that a change of the trace shows.
  */
 #include <cjson/cJSON.h>
