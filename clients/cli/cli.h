@@ -106,6 +106,8 @@ int cli_read_request(const char *cmd, const char *file, char **out, size_t *len)
 
 /* `launchrank cache stats|clear|export` (cli_cache.c); argv[0] is "cache". */
 int cli_cmd_cache(int argc, char **argv);
+/* cli_devices.c: launchrank devices [NAME | add FILE | remove NAME] */
+int cli_cmd_devices(int argc, char **argv);
 /* cli_levels.c: launchrank levels, a mesh kernel against its cells' order */
 int cli_cmd_levels(int argc, char **argv);
 
