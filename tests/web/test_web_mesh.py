@@ -31,7 +31,7 @@ import tempfile
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
 import test_web as tw  # noqa: E402  (its helpers, checks and failure list)
-from test_web import (check, act, wait_idle, page_request, api, titles,  # noqa: E402
+from test_web import (check, act, wait_idle, page_request, api,  # noqa: E402
                       check_estimate, check_numbers_short, ESTIMATE_S, RANK_S)
 from lrdaemon import Daemon  # noqa: E402
 
