@@ -3,7 +3,8 @@
  * the daemon that serves it, nothing more: the form becomes the request of
  * docs/api.md, the answer of POST /v1/estimate or /v1/rank becomes SVG charts, and
  * every number on the page is a number of an answer (the page computes no estimate,
- * only positions and colours). Errors are the API's: its JSON path and the column in
+ * only positions and colours; a mesh file is hashed here, to upload it with PUT
+ * /v1/arrays/{sha256}). Errors are the API's: its JSON path and the column in
  * its message say where to mark the form. The whole request travels in the URL
  * fragment, so a result can be shared as a link. Plain JavaScript, no library.
  */
@@ -136,7 +137,8 @@ function T(strings, ...vals) {
   return out;
 }
 const triple = (t) => (Array.isArray(t) ? t.join("\u00d7") : String(t));
-const configName = (r) => "block " + triple(r.block) + ", folding " + triple(r.folding);
+const configName = (r) => "block " + triple(r.block) + ", folding " + triple(r.folding) +
+  (r.ordering ? ", ordering " + r.ordering : "");
 const sameTriple = (a, b) => Array.isArray(a) && Array.isArray(b) &&
   a.length === b.length && a.every((v, i) => v === b[i]);
 
@@ -160,7 +162,16 @@ let accessLines = [];       /* per field: {loads: [line of access j], stores: [.
 function addField(f) {
   const node = $("field-template").content.firstElementChild.cloneNode(true);
   node.querySelector(".f-name").value = f.name || "";
-  node.querySelector(".f-bytes").value = String(f.element_bytes || 8);
+  /* An index field's elements are 4 bytes unless said (docs/api.md, "Fields"). */
+  node.querySelector(".f-bytes").value = String(f.element_bytes || (f.integer === true ? 4 : 8));
+  node.querySelector(".f-integer").checked = f.integer === true;
+  /* An index field's values travel as the request gave them ({"data": [...]},
+   * {"sha256": ...}), or as the upload of a mesh file made them. */
+  node.indexValues = f.values && typeof f.values === "object" ? f.values : null;
+  showValues(node, null);
+  node.querySelector(".f-file").addEventListener("change", (e) => uploadIndexFile(node, e.target.files[0]));
+  node.querySelector(".f-integer").addEventListener("change", () => showValues(node, null));
+  node.classList.toggle("is-index", f.integer === true);
   node.querySelector(".f-dims").value = (f.dims || []).join(" ");
   node.querySelector(".f-offset").value = String(f.base_offset_bytes || 0);
   const text = (list) => (list || []).map((a) => (Array.isArray(a) ? a.join(", ") : a)).join("\n");
@@ -173,13 +184,33 @@ function addField(f) {
   $("fields").append(node);
 }
 
+/* The index expressions of one access as typed: split at the commas between them,
+ * not at those inside a read of an index field ("nbr(0, x), y" is two expressions,
+ * "nbr(0, x)" and " y"). */
+function splitAccess(line) {
+  const parts = [];
+  let depth = 0, cur = "";
+  for (const c of line) {
+    if (c === "(") depth++;
+    else if (c === ")") depth = Math.max(0, depth - 1);
+    if (c === "," && depth === 0) {
+      parts.push(cur);
+      cur = "";
+    } else {
+      cur += c;
+    }
+  }
+  parts.push(cur);
+  return parts;
+}
+
 /* Accesses of a textarea: one per non-empty line, split at commas. Records which
  * line each access came from, to mark an error of access j on its line. */
 function readAccesses(textarea, lines) {
   const out = [];
   textarea.value.split("\n").forEach((line, i) => {
     if (line.trim() === "") return;
-    out.push(line.split(",").map((e) => e.trim()));
+    out.push(splitAccess(line).map((e) => e.trim()));
     lines.push(i);
   });
   return out;
@@ -240,6 +271,10 @@ function readForm() {
     };
     const offset = parseNumber(node.querySelector(".f-offset").value);
     if (offset !== 0 && offset !== "") f.base_offset_bytes = offset;
+    if (node.querySelector(".f-integer").checked) {
+      f.integer = true;
+      if (node.indexValues) f.values = node.indexValues;
+    }
     return f;
   });
   const kernel = {flops: parseNumber($("flops").value || "0"), fields};
@@ -258,6 +293,10 @@ function readForm() {
   const search = {};
   if (foldings.length) search.foldings = foldings;
   if ($("baseline").checked) search.baseline = req.launch;
+  /* Orderings renumber a mesh: sent for a kernel with an index field only (the box
+   * says so), as typed, for the API to check. */
+  const orderings = $("orderings").value.split(/[\s,;]+/).filter((o) => o !== "");
+  if (orderings.length && fields.some((f) => f.integer === true)) search.orderings = orderings;
   if (Object.keys(search).length) req.search = search;
   const top = parseNumber($("measure-top").value || "0");
   if (top !== 0) req.measure = {top};
@@ -286,6 +325,8 @@ function writeForm(req) {
   $("folding").value = (launch.folding || [1, 1, 1]).join(" ");
   $("foldings").value = ((req.search || {}).foldings || []).map((f) => f.join(" ")).join("; ");
   $("baseline").checked = Boolean((req.search || {}).baseline);
+  const orderings = (req.search || {}).orderings;
+  $("orderings").value = Array.isArray(orderings) ? orderings.join(", ") : "";
   $("measure-top").value = String((req.measure || {}).top || 0);
 }
 
@@ -299,6 +340,102 @@ function setDevice(name) {
     sel.append(opt);
   }
   sel.value = opt.value;
+}
+
+/* ---- meshes: an index field's values, and a mesh file uploaded ---------------------- */
+
+/* What an index field's values are, beside its checkbox: inline integers, an
+ * uploaded array (with what the upload answered, when it was this page's), a file
+ * (which only the CLI reads), or none yet. */
+function showValues(node, upload) {
+  const v = node.indexValues;
+  let text = "";
+  if (v && Array.isArray(v.data)) text = "values: " + v.data.length + " integers inline";
+  else if (v && typeof v.sha256 === "string")
+    text = "values: the uploaded array " + v.sha256 + (upload ? " (" + num(upload.count) + " " +
+      num(upload.format) + " integers, " + num(upload.bytes) + " bytes)" : "");
+  else if (v && v.file !== undefined)
+    text = "values: the file " + String(v.file) + ", which the daemon does not read: choose it below to upload it";
+  else if (v) text = "values: " + JSON.stringify(v);
+  else if (node.querySelector(".f-integer").checked) text = "no values yet: choose the mesh file below";
+  /* The file input is there for an index field only. */
+  node.classList.toggle("is-index", node.querySelector(".f-integer").checked);
+  node.querySelector(".f-values").textContent = text;
+}
+
+/* The SHA-256 of bytes as 64 lowercase hex digits, by the browser (crypto.subtle,
+ * which it offers only to a page opened over https or at localhost / 127.0.0.1). */
+async function sha256Hex(buf) {
+  const d = new Uint8Array(await crypto.subtle.digest("SHA-256", buf));
+  return [...d].map((b) => b.toString(16).padStart(2, "0")).join("");
+}
+
+/* PUT /v1/arrays/{sha256} of bytes, reporting the bytes sent; resolves to {status,
+ * body} (body: the JSON answer, or null when there was none). XMLHttpRequest, not
+ * fetch, because only it tells how much of a large body has gone. */
+function putArray(hex, buf, progress) {
+  return new Promise((resolve, reject) => {
+    const x = new XMLHttpRequest();
+    x.open("PUT", "/v1/arrays/" + hex);
+    x.setRequestHeader("Content-Type", "application/octet-stream");
+    x.upload.onprogress = (e) => progress(e.loaded, e.total);
+    x.onload = () => {
+      let body = null;
+      try {
+        body = JSON.parse(x.responseText);
+      } catch (e) {
+        body = null;
+      }
+      resolve({status: x.status, body});
+    };
+    x.onerror = () => reject(new Error("the daemon did not answer"));
+    x.send(buf);
+  });
+}
+
+/* A mesh file chosen for an index field: its bytes (little-endian int32, as they
+ * are: the daemon checks them) are hashed, uploaded with PUT /v1/arrays/{sha256}, and
+ * the field's values become {"sha256": ...}. Each step is written under the input;
+ * an error is the API's, named with the field, and frames the input. The page's
+ * state is in node.dataset.upload ("busy", "ok", "failed"). */
+async function uploadIndexFile(node, file) {
+  const status = node.querySelector(".f-upload"), input = node.querySelector(".f-file");
+  if (!file) return;
+  const name = node.querySelector(".f-name").value.trim() || "this field";
+  const say = (text, failed) => {
+    status.textContent = text;
+    status.classList.toggle("failed", Boolean(failed));
+    input.classList.toggle("bad", Boolean(failed));
+  };
+  node.dataset.upload = "busy";
+  try {
+    if (!window.crypto || !crypto.subtle)
+      throw new Error("this browser computes a SHA-256 only for a page opened over https or at " +
+        "localhost / 127.0.0.1; open the page so, or upload the file with curl (docs/api.md, " +
+        "PUT /v1/arrays/{sha256}) and give its digest as the field's values");
+    say(`${name}: reading ${file.name} (${file.size} bytes)…`);
+    const buf = await file.arrayBuffer();
+    say(`${name}: computing the SHA-256 of ${file.name}…`);
+    const hex = await sha256Hex(buf);
+    const r = await putArray(hex, buf, (sent, total) =>
+      say(`${name}: uploading ${file.name}, ${sent} of ${total} bytes sent…`));
+    if (r.status !== 200 && r.status !== 201) {
+      const e = (r.body && r.body.error) || {code: "error", message: "HTTP " + r.status, path: ""};
+      say(`${name}: the upload of ${file.name} was refused: ${e.code} (HTTP ${r.status}): ${e.message}` +
+        (e.path ? " at " + e.path : ""), true);
+      node.dataset.upload = "failed";
+      return;
+    }
+    node.indexValues = {sha256: r.body.sha256};
+    node.querySelector(".f-integer").checked = true;
+    showValues(node, r.body);
+    say(`${name}: ${file.name} ${r.status === 201 ? "uploaded" : "was stored already"} ` +
+      `(HTTP ${r.status}); its values are now {"sha256": "${r.body.sha256}"}`);
+    node.dataset.upload = "ok";
+  } catch (e) {
+    say(`${name}: ${file.name} was not uploaded: ${e.message}`, true);
+    node.dataset.upload = "failed";
+  }
 }
 
 /* ---- talking to the daemon ------------------------------------------------------------ */
@@ -401,7 +538,7 @@ function targetOf(path) {
   m = /^kernel\.fields\[(\d+)\]\.?(\w*)/.exec(path);
   if (m && fieldNodes[+m[1]]) {
     const cls = {name: ".f-name", element_bytes: ".f-bytes", dims: ".f-dims",
-      base_offset_bytes: ".f-offset"}[m[2]];
+      base_offset_bytes: ".f-offset", integer: ".f-integer", values: ".f-values"}[m[2]];
     return {el: fieldNodes[+m[1]].querySelector(cls || ".f-name")};
   }
   if (path.startsWith("kernel.fields")) return {el: $("fields")}; /* the list itself */
@@ -441,7 +578,7 @@ function markInput(input, message) {
 function markExpression(textarea, line, k, message) {
   textarea.classList.add("bad");
   const text = textarea.value.split("\n")[line] || "";
-  const parts = text.split(",");
+  const parts = splitAccess(text);
   let start = 0; /* 0-based column of part k's first character in the line */
   for (let i = 0; i < k && i < parts.length; i++) start += parts[i].length + 1;
   const part = parts[k] || "";
@@ -728,12 +865,16 @@ function describe(r) {
  * launch and estimates it, to see its volumes and limits. */
 function hoverable(node, r) {
   node.setAttribute("data-rank", r.rank);
-  node.append(s("title", {}, describe(r) + " (click: estimate it)"));
+  /* An estimate is of the mesh as numbered: a result of another ordering is not
+   * clickable (its renumbered mesh is the daemon's, not the form's). */
+  const other = r.ordering !== undefined && r.ordering !== "given";
+  node.append(s("title", {}, describe(r) + (other ? "" : " (click: estimate it)")));
   node.addEventListener("mouseenter", () => {
     $("hover").textContent = describe(r);
     $("hover").dataset.rank = r.rank;
   });
   node.addEventListener("click", () => {
+    if (other) return;
     $("block").value = r.block.join(" ");
     $("folding").value = r.folding.join(" ");
     run("estimate");
@@ -839,6 +980,114 @@ function heatmaps(rank, folding, info) {
   return panels;
 }
 
+/* Line styles of the orderings: greys and dashes, since a hue means a limiter on
+ * this page (the points take their limiter's colour). */
+const ORDERING_DASHES = ["", "6 3", "2 3", "8 3 2 3", "1 3", "10 4", "4 2 1 2", "12 2"];
+const ORDERING_GREYS = ["#222", "#555", "#777", "#333", "#666", "#444", "#888", "#111"];
+
+/* Predicted GLup/s by threads per block, one line per ordering: each point is the
+ * best result of that ordering with that many threads per block (the first in the
+ * ranking's order), coloured by its limiter, so that the levels (DRAM-, L2-bound...)
+ * are named; the recommended configuration is ringed in slate. */
+function orderingsChart(rank, names, info) {
+  const res = rank.results.filter((r) => r.ordering !== undefined);
+  const threads = [...new Set(res.map((r) => r.launch.threads_per_block))].sort((a, b) => a - b);
+  const W = 640, H = 250, left = 50, right = 90, top = 22, bottom = 36;
+  const max = Math.max(1e-9, ...res.map((r) => r.performance.predicted));
+  const x = (t) => left + (threads.length < 2 ? (W - left - right) / 2 :
+    threads.indexOf(t) * (W - left - right) / (threads.length - 1));
+  const y = (v) => H - bottom - (v / max) * (H - bottom - top);
+  const svg = s("svg", {width: W, height: H, role: "img", "aria-label": "predicted performance by ordering"});
+  for (const t of [0, 0.25, 0.5, 0.75, 1]) {
+    svg.append(s("line", {x1: left, x2: W - right, y1: y(t * max), y2: y(t * max), class: "grid"}));
+    svg.append(s("text", {x: left - 4, y: y(t * max) + 4, "text-anchor": "end", class: "axis"},
+      (t * max).toPrecision(3)));
+  }
+  for (const t of threads)
+    svg.append(s("text", {x: x(t), y: H - bottom + 14, "text-anchor": "middle", class: "axis"}, String(t)));
+  svg.append(s("text", {x: (left + W - right) / 2, y: H - 4, "text-anchor": "middle", class: "axis"},
+    "threads per block"));
+  svg.append(s("text", {x: left - 4, y: 10, "text-anchor": "end", class: "axis"}, "GLup/s"));
+  const labels = []; /* [y, text node] of the lines' names, spread apart below */
+  names.forEach((name, i) => {
+    const best = new Map(); /* threads per block -> the first (best) result */
+    for (const r of res)
+      if (r.ordering === name && !best.has(r.launch.threads_per_block)) best.set(r.launch.threads_per_block, r);
+    const pts = threads.filter((t) => best.has(t)).map((t) => best.get(t));
+    if (!pts.length) return;
+    const g = s("g", {class: "ordering-line", "data-ordering": name});
+    g.append(s("polyline", {class: "ordering", stroke: ORDERING_GREYS[i % 8],
+      "stroke-dasharray": ORDERING_DASHES[i % 8] || null,
+      points: pts.map((r) => x(r.launch.threads_per_block) + "," + y(r.performance.predicted)).join(" ")}));
+    for (const r of pts) {
+      const p = s("g", {class: "bar"});
+      const cx = x(r.launch.threads_per_block), cy = y(r.performance.predicted);
+      if (info && info.rank === r.rank) p.append(s("circle", {cx, cy, r: 7, class: "rec-ring"}));
+      p.append(s("circle", {cx, cy, r: 4, fill: LIMITER_COLOURS[r.performance.limiter] || LIMITER_COLOURS.none,
+        stroke: "#fff", "data-limiter": r.performance.limiter}));
+      hoverable(p, r);
+      g.append(p);
+    }
+    const last = pts[pts.length - 1];
+    const label = s("text", {x: x(last.launch.threads_per_block) + 8, y: y(last.performance.predicted) + 4}, name);
+    labels.push([y(last.performance.predicted) + 4, label]);
+    g.append(label);
+    svg.append(g);
+  });
+  /* Lines that end at (nearly) the same height: their names one under the other. */
+  labels.sort((a, b) => a[0] - b[0]);
+  let below = -Infinity;
+  for (const [ly, label] of labels) {
+    below = Math.max(ly, below + 13);
+    label.setAttribute("y", below);
+  }
+  const legend = h("div", {class: "legend"});
+  names.forEach((name, i) => legend.append(h("span", {"data-ordering": name},
+    s("svg", {width: 28, height: 8}, s("line", {x1: 0, x2: 28, y1: 4, y2: 4, stroke: ORDERING_GREYS[i % 8],
+      "stroke-width": 1.5, "stroke-dasharray": ORDERING_DASHES[i % 8] || null})), name)));
+  const seen = new Set(res.map((r) => r.performance.limiter));
+  for (const k of Object.keys(LIMITER_COLOURS))
+    if (seen.has(k)) legend.append(h("span", {"data-limiter": k}, h("i", {class: "swatch", "data-colour": LIMITER_COLOURS[k]}),
+      "limited by " + (LIMIT_NAMES[k] || k)));
+  if (info) legend.append(h("span", {}, "ringed: recommended"));
+  return [svg, legend];
+}
+
+/* The orderings of a mesh's ranking (docs/api.md, search.orderings): the decision's
+ * recommended ordering, each ordering's one-time cost in seconds and its best
+ * configuration, the permutation to download, and the chart. Hidden for a ranking
+ * without orderings. */
+function showOrderings(rank, info) {
+  const list = Array.isArray(rank.orderings) ? rank.orderings : [];
+  $("orderings-block").hidden = list.length === 0;
+  if (!list.length) return;
+  const picked = info && info.picked && info.picked.ordering !== undefined ? info.picked : null;
+  const best = rank.results[0];
+  const chosen = picked ? picked.ordering : best ? best.ordering : undefined;
+  const cost = list.find((o) => o.name === chosen);
+  $("recommended-ordering").replaceChildren(...(chosen === undefined ? ["No ordering ranked a launchable configuration."] :
+    [picked ? "Recommended ordering: " : "Best ordering (the answer has no decision): ",
+      h("strong", {id: "ordering-chosen"}, String(chosen)),
+      ...T` (${configName(picked || best)}, ${picked ? picked.predicted : best.performance.predicted} GLup/s)`,
+      ...(cost ? T`; computing it costs ${cost.seconds} s once` : []), "."]));
+  const rows = list.map((o) => {
+    const top = rank.results.find((r) => r.ordering === o.name);
+    return h("tr", {"data-ordering": o.name, class: o.name === chosen ? "rec" : null},
+      h("td", {"data-key": "name"}, String(o.name)),
+      h("td", {"data-key": "seconds"}, nm(o.seconds)),
+      h("td", {"data-key": "best"}, top ? nm(top.performance.predicted) : "none"),
+      h("td", {"data-key": "best-block"}, top ? triple(top.block) : "none"),
+      h("td", {"data-key": "permutation"}, o.permutation_sha256
+        ? h("a", {href: "/v1/arrays/" + o.permutation_sha256, download: "permutation-" + o.name.replace(/[^\w.-]/g, "_") + ".i64",
+          title: "the new number of each cell, int64-le: " + o.permutation_sha256}, o.permutation_sha256.slice(0, 12) + "\u2026")
+        : "none"));
+  });
+  $("orderings-table").replaceChildren(h("caption", {}, "each ordering's one-time cost and its best configuration"),
+    h("tr", {}, ...["ordering", "one-time cost s", "best predicted GLup/s", "its block", "permutation (int64-le)"]
+      .map((c) => h("th", {}, c))), ...rows);
+  $("orderings-chart").replaceChildren(...orderingsChart(rank, list.map((o) => o.name), info));
+}
+
 function showRank(rank, req) {
   const res = rank.results;
   const info = recommendationOf(rank);
@@ -867,15 +1116,18 @@ function showRank(rank, req) {
   sel.onchange = drawMaps;
   if (bzCount >= 2) drawMaps();
 
+  showOrderings(rank, info);
   $("bars-chart").replaceChildren(...barsChart(rank, info));
   const anyMeasured = res.some((r) => r.measured);
-  const head = ["rank", "block", "folding", "predicted GLup/s", "limiter", "DRAM load B/Lup",
-    "DRAM store B/Lup", "blocks per SM", "occupancy"].concat(anyMeasured ? ["measured GLup/s", "predicted / measured"] : []);
+  const anyOrdering = res.some((r) => r.ordering !== undefined);
+  const head = ["rank", "block", "folding"].concat(anyOrdering ? ["ordering"] : []).concat(["predicted GLup/s", "limiter", "DRAM load B/Lup",
+    "DRAM store B/Lup", "blocks per SM", "occupancy"]).concat(anyMeasured ? ["measured GLup/s", "predicted / measured"] : []);
   const rows = res.slice(0, 15).map((r) => {
     const me = r.measured || {};
-    const cells = [num(r.rank), triple(r.block), triple(r.folding), nm(r.performance.predicted),
+    const cells = [num(r.rank), triple(r.block), triple(r.folding)].concat(anyOrdering
+      ? [h("span", {"data-key": "ordering"}, num(r.ordering))] : []).concat([nm(r.performance.predicted, {"data-key": "predicted"}),
       r.performance.limiter, nm(r.estimate.dram_load), nm(r.estimate.dram_store),
-      num(r.launch.blocks_per_sm), nm(r.occupancy, {"data-key": "occupancy"})].concat(anyMeasured
+      num(r.launch.blocks_per_sm), nm(r.occupancy, {"data-key": "occupancy"})]).concat(anyMeasured
       ? [me.error ? "error: " + me.error.code : nm(me.glups), nm(me.predicted_over_measured)] : []);
     const tr = h("tr", {"data-rank": r.rank,
       class: info && info.rank === r.rank ? "rec" : info && info.group.has(r.rank) ? "tie" : null},
@@ -941,6 +1193,25 @@ async function run(action) {
   }
 }
 
+/* The "fill the form from a request" box: a request as JSON (a mesh kernel with
+ * its values inline, say) fills the form, as a permalink does, without running it.
+ * Text that is not a JSON object is the page's own error (invalid_form). */
+function loadRequestText() {
+  clearErrors();
+  let req;
+  try {
+    req = JSON.parse($("request-json").value);
+    if (req === null || typeof req !== "object" || Array.isArray(req)) throw new Error("not an object");
+  } catch (e) {
+    showError({error: {code: "invalid_form", message: "the request is not a JSON object: " + e.message,
+      path: ""}}, 0);
+    markInput($("request-json"), e.message);
+    return;
+  }
+  $("preset").value = "";
+  writeForm(req);
+}
+
 /* A permalink: fills the form and runs what it names. Returns whether it was one. */
 function openLink(hash) {
   const m = /^#(estimate|rank)=(.*)$/s.exec(hash);
@@ -972,6 +1243,7 @@ async function start() {
     run("estimate");
   });
   $("run-rank").addEventListener("click", () => run("rank"));
+  $("load-request").addEventListener("click", loadRequestText);
   window.addEventListener("hashchange", () => {
     if (location.hash !== $("permalink").getAttribute("href")) openLink(location.hash);
   });
