@@ -6,9 +6,8 @@ and how far they are from the measurements (issue 45, "Done when").
 
 --check (tests/accuracy runs it in CI): only the instances CI can rebuild (four synthetic
 sizes and the committed cube1m in its six orderings), and exit 1 unless the median |error|
-of GLup/s is at most 15 %, of DRAM and L2 loads at most 10 %, every predicted best block
-runs at >= 93 % of the measured best (the whole corpus's worst: 93.1 %) and every predicted
-best ordering at >= 95 %.
+of GLup/s is at most 15 %, of DRAM and L2 loads at most 10 %, and every predicted best
+block and best ordering runs at >= 95 % of the measured best (issue 45's targets).
 
 Each instance's neighbour array is rebuilt in WORKDIR (scratch: a synthetic one is 256 MB,
 made by gen_blocks, built here with cc; a real mesh's given array and permutations come from
@@ -159,8 +158,8 @@ if statistics.median(err_g) > 0.15:
     failed.append("median |error| of GLup/s above 15 %")
 if statistics.median(err_d) > 0.10 or statistics.median(err_l2) > 0.10:
     failed.append("median |error| of DRAM or L2 loads above 10 %")
-if worst_block[0][0] < 0.93:
-    failed.append("a predicted best block below 93 % of the measured best")
+if worst_block[0][0] < 0.95:
+    failed.append("a predicted best block below 95 % of the measured best")
 for inst in sorted({k[0] for k in fam} - {"blocks"}):
     for prec in ("f64", "f32"):
         cand = [(max(v, key=lambda t: t[2]), k[1]) for k, v in fam.items()
