@@ -148,4 +148,3 @@ int cli_cmd_devices(int argc, char **argv)
     lr_api_free(api);
     return rc;
 }
-

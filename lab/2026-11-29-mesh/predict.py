@@ -135,7 +135,7 @@ for r in rows:
     fam.setdefault((r["instance"], r["ordering"], r["prec"]), []).append((int(r["block"]), m, g))
 
 with open(out_csv, "w", newline="") as fh:
-    w = csv.writer(fh)
+    w = csv.writer(fh, lineterminator="\n")
     w.writerow(["instance", "ordering", "b", "prec", "block", "measured_glups", "predicted_glups",
                 "measured_dram_load", "predicted_dram_load", "measured_l2_load",
                 "predicted_l2_load", "limiter"])
