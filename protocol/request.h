@@ -10,6 +10,7 @@
 
 #include "devices.h"
 #include "estimator.h"
+#include "lr_sha256.h"
 #include "rank.h"
 
 /* Configurations one rank request may ask for: the default space has at most 231
@@ -42,7 +43,7 @@ typedef struct lr_measure_opts {
 typedef struct lr_ordering {
     char name[32];
     double seconds;      /* wall time of computing the permutation */
-    char perm_sha256[65]; /* of the permutation as int64-le new cell numbers */
+    char perm_sha256[LR_SHA256_HEX]; /* of the permutation as int64-le new cell numbers */
     int variant;          /* the launch.ordering of its configurations */
 } lr_ordering;
 

@@ -25,7 +25,7 @@ static const char *const field_keys[] = {
  * index fields must all be known before any address reads one. */
 typedef struct field_head {
     cJSON *canon;   /* the field's canonical object */
-    char sha256[65]; /* an index field's values, "" for a data field */
+    char sha256[LR_SHA256_HEX]; /* an index field's values, "" for a data field */
     int integer;
 } field_head;
 

@@ -6,9 +6,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include <nettle/sha2.h>
-
 #include "jread.h"
+#include "lr_sha256.h"
 #include "mesh.h"
 #include "request_int.h"
 
@@ -26,17 +25,6 @@ static const est_table *mesh_of(const est_kernel *k, int64_t ncells)
             return t;
     }
     return NULL;
-}
-
-static void digest(const int64_t *perm, int64_t n, char hex[65])
-{
-    struct sha256_ctx h;
-    uint8_t d[SHA256_DIGEST_SIZE];
-    sha256_init(&h);
-    sha256_update(&h, (size_t)n * sizeof *perm, (const uint8_t *)perm);
-    sha256_digest(&h, sizeof d, d);
-    for (int i = 0; i < SHA256_DIGEST_SIZE; i++)
-        snprintf(hex + 2 * i, 3, "%02x", d[i]);
 }
 
 /* Ordering i (at path) into req->orderings[i], its renumbered mesh added to the kernel;
@@ -58,7 +46,7 @@ static int one_ordering(const cJSON *v, const char *path, const est_table *mesh,
     lr_error_clear(&why);
     if (mesh_permutation(mesh, n, &order, &perm, &o->seconds, &why))
         return lr_error_set(err, why.code, path, "%s", why.message);
-    digest(perm, n, o->perm_sha256);
+    lr_sha256_hex(perm, (size_t)n * sizeof *perm, o->perm_sha256);
     /* kept where the caller keeps arrays (the daemon's database), downloadable by the
      * digest the response reports (GET /v1/arrays/{sha256}) */
     if (req->arrays && req->arrays->put)

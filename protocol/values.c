@@ -7,9 +7,8 @@
 #include <string.h>
 #include <sys/stat.h>
 
-#include <nettle/sha2.h>
-
 #include "jread.h"
+#include "lr_sha256.h"
 #include "values.h"
 
 static const char *const value_keys[] = {"data", "file", "format", "sha256", NULL};
@@ -199,7 +198,7 @@ static int read_stored(const cJSON *v, const char *path, int64_t count, const lr
 
 int lr_values_read(const cJSON *v, const char *path, const char *name, int ndims,
                    const int64_t dims[3], int local_files, const lr_arrays *arrays,
-                   est_table **out, char sha256[65], lr_error *err)
+                   est_table **out, char sha256[LR_SHA256_HEX], lr_error *err)
 {
     *out = NULL;
     if (jr_object(v, path, err) || jr_only_keys(v, path, value_keys, err))
@@ -239,13 +238,7 @@ int lr_values_read(const cJSON *v, const char *path, const char *name, int ndims
     }
     if (width == 8)
         width = narrow(vals, count);
-    struct sha256_ctx h;
-    uint8_t digest[SHA256_DIGEST_SIZE];
-    sha256_init(&h);
-    sha256_update(&h, (size_t)(count * width), (const uint8_t *)vals);
-    sha256_digest(&h, sizeof digest, digest);
-    for (int i = 0; i < SHA256_DIGEST_SIZE; i++)
-        snprintf(sha256 + 2 * i, 3, "%02x", digest[i]);
+    lr_sha256_hex(vals, (size_t)(count * width), sha256);
     if (width == 4) { /* give back the half narrowing freed, if it did */
         int64_t *s = realloc(vals, (size_t)(count ? count : 1) * 4);
         vals = s ? s : vals;

@@ -27,7 +27,7 @@
  * where "sha256" is looked up. 0, or -1 with err naming the offending member. */
 int lr_values_read(const cJSON *v, const char *path, const char *name, int ndims,
                    const int64_t dims[3], int local_files, const lr_arrays *arrays,
-                   est_table **out, char sha256[65], lr_error *err);
+                   est_table **out, char sha256[LR_SHA256_HEX], lr_error *err);
 
 /* Whether text is a SHA-256 as arrays are named: 64 lowercase hexadecimal digits. */
 int lr_is_sha256(const char *text);

@@ -21,6 +21,7 @@
 
 #include <arpa/inet.h>
 
+#include "lr_sha256.h"
 #include "lr_utf8.h"
 #include "srv_int.h"
 
@@ -128,10 +129,7 @@ static void array_begin(struct MHD_Connection *c, srv_request *req)
 /* The hex digest of the body hashed as it arrived. */
 static void array_digest(srv_request *req)
 {
-    uint8_t d[SHA256_DIGEST_SIZE];
-    sha256_digest(&req->hash, sizeof d, d);
-    for (int i = 0; i < SHA256_DIGEST_SIZE; i++)
-        snprintf(req->body_sha256 + 2 * i, 3, "%02x", d[i]);
+    lr_sha256_finish(&req->hash, req->body_sha256);
 }
 
 /* Everything decided by the request line and headers, before the body is read.

@@ -25,7 +25,7 @@
 #include <time.h>
 
 #include <microhttpd.h>
-#include <nettle/sha2.h>
+#include "lr_sha256.h" /* the body's incremental digest: nettle's sha256_ctx */
 
 #include "api.h"
 #include "lr_error.h"
@@ -306,7 +306,7 @@ struct srv_request {
      * is not read again to hash it), its hex digest once whole, and ?format= */
     int hashing;
     struct sha256_ctx hash;
-    char body_sha256[65];
+    char body_sha256[LR_SHA256_HEX];
     char format[16];
     unsigned status;               /* status queued, 0 while none; 499 when the job
                                     * was cancelled by its client (respond.c) */
