@@ -100,18 +100,25 @@ static int64_t floor_mod(int64_t a, int64_t d)
     return r < 0 ? r + d : r;
 }
 
+/* The flat element of table t at indices a (innermost first), unchecked. */
+static int64_t flat_index(const est_table *t, const int64_t a[3])
+{
+    int64_t flat = 0;
+    for (int d = t->ndims - 1; d >= 0; d--)
+        flat = flat * t->dims[d] + a[d];
+    return flat;
+}
+
 /* The flat element of n's table at the given arguments, each clamped into its
  * dimension: requests are checked so that no thread that runs reads outside
  * (est_expr_bounds), and a thread past the domain must not read outside either. */
 static int64_t lookup(const node *n, const int64_t a[3])
 {
     const est_table *t = n->table;
-    int64_t flat = 0;
-    for (int d = t->ndims - 1; d >= 0; d--) {
-        int64_t i = a[d] < 0 ? 0 : a[d] >= t->dims[d] ? t->dims[d] - 1 : a[d];
-        flat = flat * t->dims[d] + i;
-    }
-    return est_table_at(t, flat);
+    int64_t in[3] = {0, 0, 0};
+    for (int d = 0; d < t->ndims; d++)
+        in[d] = a[d] < 0 ? 0 : a[d] >= t->dims[d] ? t->dims[d] - 1 : a[d];
+    return est_table_at(t, flat_index(t, in));
 }
 
 static int64_t node_eval(const node *n, const int64_t val[EST_VAR_COUNT])
@@ -357,21 +364,19 @@ int est_expr_table_column(const est_expr *e, est_var v, const est_table **t, int
     const node *n = e ? e->root : NULL;
     if (!n || n->kind != N_LOOKUP)
         return 0;
-    int64_t val[EST_VAR_COUNT] = {0}, at0 = 0, at1 = 0;
-    for (int i = n->table->ndims - 1; i >= 0; i--) {
+    int64_t val[EST_VAR_COUNT] = {0}, at0[3] = {0, 0, 0}, at1[3] = {0, 0, 0};
+    for (int i = 0; i < n->table->ndims; i++) {
         const node *a = n->arg[i];
         if ((a->uses & ~EST_VAR_BIT(v)) || !node_is_affine(a, 0))
             return 0;
         val[v] = 0;
-        int64_t a0 = node_eval(a, val);
+        at0[i] = node_eval(a, val);
         val[v] = 1;
-        int64_t a1 = node_eval(a, val);
-        at0 = at0 * n->table->dims[i] + a0;
-        at1 = at1 * n->table->dims[i] + a1;
+        at1[i] = node_eval(a, val);
     }
     *t = n->table;
-    *c0 = at0;
-    *c1 = at1 - at0;
+    *c0 = flat_index(n->table, at0);
+    *c1 = flat_index(n->table, at1) - *c0;
     return 1;
 }
 

@@ -27,14 +27,14 @@ static void access_path(const est_kernel *k, int f, int a, char *out, size_t cap
              nth);
 }
 
-/* Whether access a of field f stays inside its table reads and its field over the
- * domain of cfg (a 1-D launch without folding: x = tidx = the thread's cell). */
-static int check_access(const est_kernel *k, int f, int a, const est_config *cfg, lr_error *err)
+/* The ranges of the variables over the domain of cfg, a 1-D launch without folding
+ * (x = tidx = the thread's cell), for est_expr_bounds. */
+static void variable_ranges(const est_config *cfg, int64_t lo[EST_VAR_COUNT],
+                            int64_t hi[EST_VAR_COUNT])
 {
-    const est_field *fd = &k->fields[f];
-    const est_access *acc = &fd->acc[a];
-    int64_t lo[EST_VAR_COUNT] = {0}, hi[EST_VAR_COUNT] = {0};
     int64_t B = cfg->launch.block[0], n = cfg->domain[0], grid = (n + B - 1) / B;
+    memset(lo, 0, EST_VAR_COUNT * sizeof *lo);
+    memset(hi, 0, EST_VAR_COUNT * sizeof *hi);
     hi[EST_VAR_X] = hi[EST_VAR_TIDX] = n - 1;
     hi[EST_VAR_THREADIDX_X] = B - 1;
     hi[EST_VAR_BLOCKIDX_X] = grid - 1;
@@ -44,6 +44,15 @@ static int check_access(const est_kernel *k, int f, int a, const est_config *cfg
     lo[EST_VAR_GRIDDIM_X] = hi[EST_VAR_GRIDDIM_X] = grid;
     lo[EST_VAR_GRIDDIM_Y] = hi[EST_VAR_GRIDDIM_Y] = 1;
     lo[EST_VAR_GRIDDIM_Z] = hi[EST_VAR_GRIDDIM_Z] = 1;
+}
+
+/* Whether access a of field f stays inside its table reads and its field while the
+ * variables stay in [lo, hi]. */
+static int check_access(const est_kernel *k, int f, int a, const int64_t lo[EST_VAR_COUNT],
+                        const int64_t hi[EST_VAR_COUNT], lr_error *err)
+{
+    const est_field *fd = &k->fields[f];
+    const est_access *acc = &fd->acc[a];
     char path[96], why[160];
     for (int d = 0; d < acc->n; d++) {
         int64_t mn, mx;
@@ -82,9 +91,11 @@ int est_gather_check(const est_kernel *k, const est_config *cfg, lr_error *err)
         return lr_error_set(err, LR_NOT_LAUNCHABLE, "launch.folding",
                             "folding a kernel that reads through an index field is not "
                             "modelled: one thread per cell");
+    int64_t lo[EST_VAR_COUNT], hi[EST_VAR_COUNT];
+    variable_ranges(cfg, lo, hi);
     for (int f = 0; f < k->nfields; f++)
         for (int a = 0; a < k->fields[f].nacc; a++)
-            if (check_access(k, f, a, cfg, err))
+            if (check_access(k, f, a, lo, hi, err))
                 return -1;
     return 0;
 }
@@ -246,8 +257,8 @@ static void release(gather_run *g, int nfields)
 
 /* The fields no access of which reads through a table stream: their traffic per wave
  * is that of any other full wave, so the two middle waves are traced, exactly, the
- * second against the first, and its counts stand for every wave (per lattice update).
- * Into per_wave[f] (the field's counts of one full wave) and *touched (all of them). */
+ * second against the first, and its counts stand for every wave. Into one[f] (the
+ * field's counts of one full wave) and *touched (those of all streamed fields). */
 static void stream_fields(gather_run *g, int64_t nwaves, field_trace *one, double *touched)
 {
     const est_binding *b = g->b;
