@@ -46,8 +46,8 @@ static void arrays_put(void *user, const char *sha256, int width, const void *da
         api_cache_failed(w->api, &e);
 }
 
-int api_parse(lr_worker *w, const char *body, size_t len, lr_request_kind kind, lr_request *req,
-              lr_error *err)
+int api_parse(lr_worker *w, const char *body, size_t len, lr_request_kind kind,
+              double deadline, lr_request *req, lr_error *err)
 {
     const lr_arrays *arrays = NULL;
     if (w->api->db_path) {
@@ -56,7 +56,7 @@ int api_parse(lr_worker *w, const char *body, size_t len, lr_request_kind kind, 
         arrays = &w->arrays;
     }
     return lr_request_parse_with(w->api->devs, body, len, kind, w->api->cfg.local_files, arrays,
-                                 req, err);
+                                 deadline, req, err);
 }
 
 /* The store of w for an array route, or NULL with err (503 without a database). */

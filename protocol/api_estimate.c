@@ -350,7 +350,7 @@ int lr_api_estimate_cached(lr_worker *w, const char *body, size_t len, char **ou
     if (rc != 0 || looked)
         return rc; /* answered, failed, or the row is gone: to be computed */
     lr_request req;
-    if (api_parse(w, body, len, LR_REQ_ESTIMATE, &req, err))
+    if (api_parse(w, body, len, LR_REQ_ESTIMATE, 0, &req, err))
         return -1;
     if (api_memory_check(w->api, &req, 1, err)) {
         lr_request_release(&req);
@@ -367,7 +367,7 @@ int lr_api_estimate_cached(lr_worker *w, const char *body, size_t len, char **ou
 char *lr_api_estimate(lr_worker *w, const char *body, size_t len, lr_error *err)
 {
     lr_request req;
-    if (api_parse(w, body, len, LR_REQ_ESTIMATE, &req, err))
+    if (api_parse(w, body, len, LR_REQ_ESTIMATE, 0, &req, err))
         return NULL;
     if (api_memory_check(w->api, &req, 1, err)) {
         lr_request_release(&req);
@@ -401,7 +401,7 @@ char *lr_api_estimate(lr_worker *w, const char *body, size_t len, lr_error *err)
 char *lr_api_measure(lr_worker *w, const char *body, size_t len, lr_error *err)
 {
     lr_request req;
-    if (api_parse(w, body, len, LR_REQ_ESTIMATE, &req, err))
+    if (api_parse(w, body, len, LR_REQ_ESTIMATE, 0, &req, err))
         return NULL;
     est_result *r = malloc(sizeof *r);
     cJSON *o = r ? estimate_tree(w, &req, &req.launch, r, err)
@@ -426,7 +426,7 @@ char *lr_api_measure(lr_worker *w, const char *body, size_t len, lr_error *err)
 char *lr_api_emit(lr_worker *w, const char *body, size_t len, lr_error *err)
 {
     lr_request req;
-    if (api_parse(w, body, len, LR_REQ_ESTIMATE, &req, err))
+    if (api_parse(w, body, len, LR_REQ_ESTIMATE, 0, &req, err))
         return NULL;
     est_config cfg = {.launch = req.launch};
     memcpy(cfg.domain, req.domain, sizeof cfg.domain);

@@ -62,9 +62,9 @@ struct lr_worker {
 
 /* Parses body as lr_request_parse_with does, with the api's local_files and the arrays
  * of w's store (api_arrays.c): an index field's {"sha256"} values are read from it, a
- * ranking's permutations kept in it. */
+ * ranking's permutations kept in it. A ranking's orderings stop at deadline (0: none). */
 int api_parse(lr_worker *w, const char *body, size_t len, lr_request_kind kind,
-              lr_request *req, lr_error *err);
+              double deadline, lr_request *req, lr_error *err);
 
 /* Records a cache failure as the cache's status until an operation succeeds. */
 void api_cache_failed(lr_api *api, const lr_error *e);

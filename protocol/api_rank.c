@@ -383,7 +383,8 @@ typedef struct rank_state {
     lr_choice *choices;
     lr_plausible *plausible; /* what the entries' warnings are checked with */
     long base_pos;  /* the baseline's place in the order, or -1 */
-    double limit_s; /* the ranking's time limit */
+    double limit_s;  /* the ranking's time limit */
+    double deadline; /* when it runs out (est_now's clock), counted from the request's start */
 } rank_state;
 
 static int state_alloc(rank_state *s, lr_error *err)
@@ -463,9 +464,8 @@ static int rank_lookup(lr_worker *w, rank_state *s, lr_error *err)
 static int rank_compute(lr_worker *w, rank_state *s, const est_rank_hooks *eh, lr_error *err)
 {
     const lr_request *req = &s->req;
-    s->limit_s = api_time_limit(w->api);
     if (est_rank(req->kernel, &req->device, s->res, s->n, s->skip, s->fin, threads_for(w->api),
-                 (unsigned long)w->api->cfg.isl_max_operations, est_now() + s->limit_s,
+                 (unsigned long)w->api->cfg.isl_max_operations, s->deadline,
                  w->api->stop, eh, err))
         return api_stopped(w->api, err);
     for (size_t i = 0; i < s->n; i++)
@@ -630,7 +630,10 @@ char *lr_api_rank_with(lr_worker *w, const char *body, size_t len, const lr_rank
                          .close = run.hooks->close ? run_close : NULL,
                          .user = &run};
     rank_state s = {0};
-    if (api_parse(w, body, len, LR_REQ_RANK, &s.req, err))
+    /* the time limit covers the whole request: computing its orderings, then ranking */
+    s.limit_s = api_time_limit(w->api);
+    s.deadline = est_now() + s.limit_s;
+    if (api_parse(w, body, len, LR_REQ_RANK, s.deadline, &s.req, err))
         return NULL;
     if (api_memory_check(w->api, &s.req, api_rank_threads(w->api), err)) {
         lr_request_release(&s.req);

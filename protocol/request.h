@@ -81,6 +81,7 @@ typedef struct lr_request {
     size_t norderings;
     int local_files; /* index fields' values may be read from files (lr_request_parse_local) */
     const lr_arrays *arrays; /* borrowed while parsing (lr_request_parse_with); NULL: none */
+    double deadline; /* while parsing: when orderings stop being computed; 0: never */
     char *canonical; /* owned: kernel, domain, device figures, model version */
 } lr_request;
 
@@ -102,10 +103,12 @@ int lr_request_parse_local(const lr_devices *devs, const char *body, size_t len,
                            lr_request_kind kind, int local_files, lr_request *req,
                            lr_error *err);
 /* lr_request_parse_local where arrays (NULL: none) holds the arrays that index fields
- * may name by "sha256", and keeps a ranking's permutations. */
+ * may name by "sha256", and keeps a ranking's permutations; past deadline (seconds on
+ * est_now's clock, 0: none) no further search.ordering is computed (LR_BUDGET_EXCEEDED,
+ * its path): the request's time limit covers its orderings too. */
 int lr_request_parse_with(const lr_devices *devs, const char *body, size_t len,
                           lr_request_kind kind, int local_files, const lr_arrays *arrays,
-                          lr_request *req, lr_error *err);
+                          double deadline, lr_request *req, lr_error *err);
 void lr_request_release(lr_request *req);
 
 /* The name of launch.ordering's mesh in req ("given" without orderings). */

@@ -44,6 +44,14 @@ static int one_ordering(const cJSON *v, const char *path, const est_table *mesh,
     int64_t n = req->domain[0], *perm;
     lr_error why;
     lr_error_clear(&why);
+    /* a partition cannot be stopped once begun: the limit is checked before each */
+    if (order.kind != MESH_GIVEN && req->deadline > 0 && est_now() > req->deadline)
+        return lr_error_set(err, LR_BUDGET_EXCEEDED, path,
+                            "'%s': the request's time limit ran out computing the orderings "
+                            "before it (a METIS partition takes up to a minute per million "
+                            "cells); rank fewer orderings, order the mesh beforehand, or raise "
+                            "the limit",
+                            text);
     if (mesh_permutation(mesh, n, &order, &perm, &o->seconds, &why))
         return lr_error_set(err, why.code, path, "%s", why.message);
     lr_sha256_hex(perm, (size_t)n * sizeof *perm, o->perm_sha256);

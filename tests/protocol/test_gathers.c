@@ -274,7 +274,7 @@ static int parse_with(lr_api *api, const char *body, lr_request_kind kind,
                       const lr_arrays *arrays, lr_request *req, lr_error *err)
 {
     lr_error_clear(err);
-    return lr_request_parse_with(lr_api_device_list(api), body, strlen(body), kind, 0, arrays,
+    return lr_request_parse_with(lr_api_device_list(api), body, strlen(body), kind, 0, arrays, 0,
                                  req, err);
 }
 
@@ -530,6 +530,23 @@ static void orderings(lr_worker *w, int32_t *nbr)
     cJSON_Delete(o);
     free(body);
     unlink(path);
+    /* the time limit covers the orderings: past it, none more is computed (a METIS
+     * partition cannot be stopped once begun), the refusal naming the next one */
+    lr_api_config quick = {.local_files = 1, .time_limit_s = 1e-9};
+    lr_api *qapi = lr_api_new(&quick, &err);
+    lr_worker *qw = qapi ? lr_worker_new(qapi, &err) : NULL;
+    CHECK(qw != NULL);
+    body = body_of(N, v, U_LOADS, "H200-SXM-141GB",
+                   "\"search\":{\"blocks\":[[256,1,1]],\"orderings\":[\"given\",\"rcm\"]}");
+    o = qw ? rank(qw, body, &err) : NULL;
+    CHECK(o == NULL);
+    CHECK_INT(err.code, LR_BUDGET_EXCEEDED);
+    CHECK_STR(err.path, "search.orderings[1]");
+    CHECK(strstr(err.message, "'rcm': the request's time limit ran out") != NULL);
+    cJSON_Delete(o);
+    free(body);
+    lr_worker_free(qw);
+    lr_api_free(qapi);
     /* a kernel that reads through no index field has no mesh to renumber */
     const char *stencil =
         "{\"device\":\"H200-SXM-141GB\",\"domain\":[1024,1,1],\"kernel\":{\"fields\":[{"
