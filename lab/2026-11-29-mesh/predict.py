@@ -3,11 +3,14 @@
 and how far they are from the measurements (issue 45, "Done when").
 
   python3 lab/2026-11-29-mesh/predict.py LAUNCHRANK WORKDIR OUT.csv [MESHDIR] [--check]
+      [--only INSTANCE]
 
 --check (tests/accuracy runs it in CI): only the instances CI can rebuild (four synthetic
 sizes and the committed cube1m in its six orderings), and exit 1 unless the median |error|
 of GLup/s is at most 15 %, of DRAM and L2 loads at most 10 %, and every predicted best
 block and best ordering runs at >= 95 % of the measured best (issue 45's targets).
+--only INSTANCE: that instance's rows alone (a mesh measured later, predicted_v2.csv's
+other rows kept).
 
 Each instance's neighbour array is rebuilt in WORKDIR (scratch: a synthetic one is 256 MB,
 made by gen_blocks, built here with cc; a real mesh's given array and permutations come from
@@ -25,6 +28,11 @@ import numpy as np
 here = os.path.dirname(os.path.abspath(__file__))
 check = "--check" in sys.argv
 args = [a for a in sys.argv[1:] if a != "--check"]
+only = None
+if "--only" in args:
+    i = args.index("--only")
+    only = args[i + 1]
+    del args[i:i + 2]
 lr, work, out_csv = args[0], args[1], args[2]
 meshdir = args[3] if len(args) > 3 else os.path.join(here, "meshes")
 QUICK = {("blocks", "32"), ("blocks", "8192"), ("blocks", "524288"), ("blocks", "16777216")}
@@ -34,6 +42,8 @@ BLOCKS = [64, 128, 256, 512, 1024]
 rows = list(csv.DictReader(open(os.path.join(here, "h200.csv"))))
 if check:
     rows = [r for r in rows if (r["instance"], r["ordering"]) in QUICK or r["instance"] == "cube1m"]
+if only:
+    rows = [r for r in rows if r["instance"] == only]
 
 
 def request(n, nbr_file, prec):
