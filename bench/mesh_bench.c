@@ -81,17 +81,18 @@ int main(int argc, char **argv)
         return 1;
     }
     char body[2048];
-    snprintf(body, sizeof body,
-             "{\"device\":\"H200-SXM-141GB\",\"domain\":[%lld,1,1],"
-             "\"launch\":{\"block\":[256,1,1]},\"kernel\":{\"registers\":24,\"flops\":11,"
-             "\"fields\":[{\"name\":\"u\",\"dims\":[%lld],\"loads\":[[\"x\"],[\"nbr(0, x)\"],"
-             "[\"nbr(1, x)\"],[\"nbr(2, x)\"],[\"nbr(3, x)\"]]},"
-             "{\"name\":\"w\",\"dims\":[4,%lld],\"loads\":[[\"0\",\"x\"],[\"1\",\"x\"],"
-             "[\"2\",\"x\"],[\"3\",\"x\"]]},"
-             "{\"name\":\"nbr\",\"dims\":[4,%lld],\"integer\":true,\"values\":{\"file\":\"%s\"},"
-             "\"loads\":[[\"0\",\"x\"],[\"1\",\"x\"],[\"2\",\"x\"],[\"3\",\"x\"]]},"
-             "{\"name\":\"out\",\"dims\":[%lld],\"stores\":[[\"x\"]]}]}}",
-             (long long)n, (long long)n, (long long)n, (long long)n, file, (long long)n);
+    snprintf(
+        body, sizeof body,
+        "{\"device\":\"H200-SXM-141GB\",\"domain\":[%lld,1,1],"
+        "\"launch\":{\"block\":[256,1,1]},\"kernel\":{\"registers\":24,\"flops\":11,"
+        "\"fields\":[{\"name\":\"u\",\"dims\":[%lld],\"loads\":[[\"x\"],[\"nbr(0, x)\"],"
+        "[\"nbr(1, x)\"],[\"nbr(2, x)\"],[\"nbr(3, x)\"]]},"
+        "{\"name\":\"w\",\"dims\":[4,%lld],\"loads\":[[\"0\",\"x\"],[\"1\",\"x\"],"
+        "[\"2\",\"x\"],[\"3\",\"x\"]]},"
+        "{\"name\":\"nbr\",\"dims\":[4,%lld],\"integer\":true,\"values\":{\"file\":\"%s\"},"
+        "\"loads\":[[\"0\",\"x\"],[\"1\",\"x\"],[\"2\",\"x\"],[\"3\",\"x\"]]},"
+        "{\"name\":\"out\",\"dims\":[%lld],\"stores\":[[\"x\"]]}]}}",
+        (long long)n, (long long)n, (long long)n, (long long)n, file, (long long)n);
     lr_api_config cfg = {.local_files = 1};
     lr_error err;
     lr_error_clear(&err);
