@@ -248,6 +248,9 @@ void api_store_keep(lr_worker *w)
     }
     st_set_max_predictions(w->store,
                            api->cfg.cache_max > 0 ? api->cfg.cache_max : LR_DEFAULT_CACHE_MAX);
+    st_set_max_array_bytes(
+        w->store,
+        (api->cfg.max_arrays_mb > 0 ? api->cfg.max_arrays_mb : LR_DEFAULT_MAX_ARRAYS_MB) << 20);
     st_set_row_format(w->store, LR_ESTIMATE_FORMAT);
     api_cache_ok(api);
 }

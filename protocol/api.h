@@ -28,6 +28,9 @@ typedef struct lr_api_config {
     long isl_max_operations; /* isl operation budget per configuration; 0 = default */
     double time_limit_s;     /* wall-clock limit per request; 0 = LR_DEFAULT_TIME_LIMIT_S */
     long cache_max;          /* predictions kept in db_path; 0 = LR_DEFAULT_CACHE_MAX */
+    long long max_arrays_mb; /* MiB all arrays in db_path may take together (uploads and
+                                permutations; the least recently used are evicted):
+                                0 = LR_DEFAULT_MAX_ARRAYS_MB */
     long max_request_mb;     /* memory one request may be estimated to use, MiB (reqmem.h):
                                 0 = LR_DEFAULT_MAX_REQUEST_MB, < 0 = no limit; a request
                                 over it is refused with LR_LIMIT_EXCEEDED before computing */
@@ -193,6 +196,10 @@ char *lr_api_emit(lr_worker *w, const char *body, size_t len, lr_error *err);
 /* The largest array the database keeps, in bytes: SQLite's largest value (1e9 bytes,
  * SQLITE_MAX_LENGTH); the daemon's --max-array-mb may only lower it. */
 #define LR_MAX_ARRAY_BYTES 1000000000ll
+/* What all arrays of the database may take together by default, MiB: eight of the
+ * daemon's largest uploads by default (--max-array-mb 512), or 16 M-cell meshes'
+ * neighbour lists in several orderings. */
+#define LR_DEFAULT_MAX_ARRAYS_MB 4096
 
 char *lr_api_array_put(lr_worker *w, const char *sha256, const char *format, const void *data,
                        size_t len, const char *data_sha256, int *created, lr_error *err);

@@ -41,8 +41,11 @@ static void arrays_put(void *user, const char *sha256, int width, const void *da
     lr_worker *w = user;
     lr_error e;
     lr_error_clear(&e);
+    /* a permutation larger than every array may take together is not kept: its
+     * download answers 404, which says how it is made again */
     if (w->store && bytes <= ST_ARRAY_MAX_BYTES &&
-        st_array_put(w->store, sha256, width, data, bytes, &e) < 0)
+        st_array_put(w->store, sha256, width, data, bytes, NULL, &e) < 0 &&
+        e.code != LR_LIMIT_EXCEEDED)
         api_cache_failed(w->api, &e);
 }
 
@@ -85,8 +88,9 @@ static int check_name(const char *sha256, lr_error *err)
                         sha256);
 }
 
-/* The answer of a PUT: {"sha256","format","count","bytes"}. */
-static char *put_answer(const char *sha256, int width, size_t len, lr_error *err)
+/* The answer of a PUT: {"sha256","format","count","bytes","evicted"}. */
+static char *put_answer(const char *sha256, int width, size_t len, int64_t evicted,
+                        lr_error *err)
 {
     jb b = {0};
     cJSON *o = jb_new_obj(&b);
@@ -94,6 +98,7 @@ static char *put_answer(const char *sha256, int width, size_t len, lr_error *err
     jb_str(&b, o, "format", width == 4 ? "int32-le" : "int64-le");
     jb_num(&b, o, "count", (double)(len / (size_t)width));
     jb_num(&b, o, "bytes", (double)len);
+    jb_num(&b, o, "evicted", (double)evicted);
     o = jb_finish(&b, o);
     char *text = o ? cJSON_PrintUnformatted(o) : NULL;
     cJSON_Delete(o);
@@ -162,9 +167,14 @@ char *lr_api_array_put(lr_worker *w, const char *sha256, const char *format, con
                      8 * old_width);
         return NULL;
     }
-    int rc = found == 1  ? 1
-             : found < 0 ? -1
-                         : st_array_put(st, sha256, width, data, (int64_t)len, &e);
+    int64_t evicted = 0;
+    /* stored already: st_array_put only marks it used */
+    int rc = found < 0 ? -1 : st_array_put(st, sha256, width, data, (int64_t)len, &evicted, &e);
+    if (rc < 0 && e.code == LR_LIMIT_EXCEEDED) {
+        lr_error_set(err, LR_LIMIT_EXCEEDED, "body", "%s (the daemon's --max-arrays-mb)",
+                     e.message);
+        return NULL;
+    }
     if (rc < 0) {
         api_cache_failed(w->api, &e);
         lr_error_set(err, e.code == LR_INTERNAL ? LR_INTERNAL : LR_UNAVAILABLE, NULL, "%s",
@@ -173,7 +183,7 @@ char *lr_api_array_put(lr_worker *w, const char *sha256, const char *format, con
     }
     api_cache_ok(w->api);
     *created = rc == 0;
-    return put_answer(sha256, width, len, err);
+    return put_answer(sha256, width, len, evicted, err);
 }
 
 int lr_api_array_get(lr_worker *w, const char *sha256, char **data, size_t *len, lr_error *err)

@@ -168,7 +168,9 @@ static int read_stored(const cJSON *v, const char *path, int64_t count, const lr
         return lr_error_set(err, LR_INVALID_REQUEST, sp.s,
                             "no array %s is stored: upload its bytes first with PUT "
                             "/v1/arrays/%s (Content-Type: application/octet-stream, "
-                            "little-endian int32, or int64 with ?format=int64-le)",
+                            "little-endian int32, or int64 with ?format=int64-le); a daemon "
+                            "keeps arrays up to its --max-arrays-mb, evicting the least "
+                            "recently used",
                             hex, hex);
     const char *format;
     int want = width;

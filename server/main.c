@@ -69,6 +69,8 @@ _Static_assert(SRV_MAX_CONNECTIONS == 512, "update the --max-receiving help");
  * held in memory once while it is hashed and stored. */
 #define SRV_DEFAULT_MAX_ARRAY_MB 512
 #define SRV_MAX_ARRAY_MB (LR_MAX_ARRAY_BYTES >> 20)
+/* --max-arrays-mb: up to 16 TiB, past which a disk is the limit, not the option. */
+#define SRV_MAX_ARRAYS_MB (16ll << 20)
 
 /* --help shows defaults from these texts; keep them equal to the values. */
 #define SRV_STR_(x) #x
@@ -87,7 +89,8 @@ typedef struct srv_options {
     srv_config cfg;
     const char *listen; /* --listen as given, for messages */
     int no_cache;
-    long long threads, max_body, timeout_s, cache_max, max_request_mb, max_array_mb;
+    long long threads, max_body, timeout_s, cache_max, max_request_mb, max_array_mb,
+        max_arrays_mb;
     long long head_deadline_s, body_deadline_s, max_receiving, max_client_receiving;
     double time_limit_s;       /* --time-limit, decimals allowed as for `launchrank rank` */
     char default_db[PATH_MAX]; /* $STATE_DIRECTORY/launchrank.sqlite, when set */
@@ -221,6 +224,19 @@ static const lr_opt opt_max_array_mb = {
     .min = 1,
     .max = SRV_MAX_ARRAY_MB,
     .offset = SRV_OFF(max_array_mb)};
+static const lr_opt opt_max_arrays_mb = {
+    .name = "--max-arrays-mb",
+    .arg = "MB",
+    .unit = "MiB",
+    .def = SRV_STR(LR_DEFAULT_MAX_ARRAYS_MB),
+    .help = "what all arrays of the --db database may take together (uploads and the "
+            "permutations rankings compute); storing one past it evicts the least recently "
+            "stored or read, and a request naming an evicted array is refused until it is "
+            "uploaded again. At least --max-array-mb",
+    .kind = LR_OPT_INT,
+    .min = 1,
+    .max = SRV_MAX_ARRAYS_MB,
+    .offset = SRV_OFF(max_arrays_mb)};
 static const lr_opt opt_timeout = {
     .name = "--timeout",
     .arg = "SECONDS",
@@ -340,7 +356,7 @@ static const lr_opt opt_quiet = {
 static const lr_opt *const options[] = {&opt_listen,        &opt_db,
                                         &opt_no_cache,      &opt_threads,
                                         &opt_max_body,      &opt_max_array_mb,
-                                        &opt_timeout,
+                                        &opt_max_arrays_mb, &opt_timeout,
                                         &opt_cache_max,     &opt_max_request_mb, &opt_time_limit,
                                         &opt_head_deadline, &opt_body_deadline,
                                         &opt_max_receiving, &opt_max_client_receiving,
@@ -413,6 +429,7 @@ static void options_defaults(srv_options *o)
     o->max_body = LR_MAX_BODY_BYTES;
     o->max_request_mb = LR_DEFAULT_MAX_REQUEST_MB;
     o->max_array_mb = SRV_DEFAULT_MAX_ARRAY_MB;
+    o->max_arrays_mb = LR_DEFAULT_MAX_ARRAYS_MB;
     o->timeout_s = SRV_DEFAULT_TIMEOUT_S;
     o->head_deadline_s = SRV_DEFAULT_HEAD_DEADLINE_S;
     o->body_deadline_s = SRV_DEFAULT_BODY_DEADLINE_S;
@@ -433,6 +450,14 @@ static int options_parse(srv_options *o, int argc, char **argv)
     o->cfg.threads = (unsigned)o->threads;
     o->cfg.max_body = (size_t)o->max_body;
     o->cfg.max_array = (size_t)o->max_array_mb << 20;
+    o->cfg.max_arrays_mb = o->max_arrays_mb;
+    if (o->max_arrays_mb < o->max_array_mb) {
+        fprintf(stderr,
+                "launchrank-serve: --max-arrays-mb %lld is less than --max-array-mb %lld: "
+                "all arrays together must hold at least the largest one\n",
+                o->max_arrays_mb, o->max_array_mb);
+        return LR_OPT_BAD;
+    }
     o->cfg.timeout_s = (unsigned)o->timeout_s;
     o->cfg.time_limit_s = o->time_limit_s;
     o->cfg.cache_max = (long)o->cache_max;
@@ -485,6 +510,7 @@ static int serve(const srv_options *o, const sigset_t *sigs)
                              .isl_max_operations = 0,
                              .time_limit_s = cfg->time_limit_s,
                              .cache_max = cfg->cache_max,
+                             .max_arrays_mb = cfg->max_arrays_mb,
                              .max_request_mb = cfg->max_request_mb,
                              .compute_threads = (int)cfg->threads};
     s.api = lr_api_new(&api_cfg, &err);

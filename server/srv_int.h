@@ -70,6 +70,7 @@ typedef struct srv_config {
     long cache_max;                /* --cache-max: predictions kept; 0 = the default */
     long max_request_mb; /* --max-request-mb: a request's estimated memory; -1 = no limit */
     size_t max_array;    /* --max-array-mb in bytes: the largest body of PUT /v1/arrays */
+    long long max_arrays_mb; /* --max-arrays-mb: all arrays of the database together */
     /* --allow-origin: web origins besides our own whose pages may call us (strings
      * of argv, "https://host[:port]") */
     const char *allow_origins[SRV_MAX_ALLOW_ORIGINS];

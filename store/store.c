@@ -101,7 +101,7 @@ static const char *const migrations[ST_SCHEMA_VERSION] = {
     /* 7: integer arrays uploaded to the daemon (PUT /v1/arrays/{sha256}: an index
      * field's values too large to send inline) and the permutations a ranking's
      * orderings computed (issue 45). Named by the SHA-256 of their bytes, which are
-     * little-endian integers of width bytes each; never evicted (data, not a cache).
+     * little-endian integers of width bytes each.
      * Older databases gain the empty table; nothing else changes. */
     "CREATE TABLE array("
     "  sha256 TEXT PRIMARY KEY NOT NULL,"
@@ -109,6 +109,18 @@ static const char *const migrations[ST_SCHEMA_VERSION] = {
     "  count INTEGER NOT NULL,"
     "  data BLOB NOT NULL,"
     "  created TEXT NOT NULL DEFAULT (strftime('%Y-%m-%dT%H:%M:%fZ', 'now')));",
+    /* 8: arrays are bounded in total bytes (st_set_max_array_bytes), the least recently
+     * stored or read evicted first. When each was last used is kept apart from its
+     * bytes: SQLite rewrites a whole row, overflow pages and all, to update one column.
+     * Arrays of schema 7 start as the least recent, in the order they were stored. */
+    "CREATE TABLE array_use("
+    "  sha256 TEXT PRIMARY KEY NOT NULL,"
+    "  used REAL NOT NULL);"
+    "CREATE INDEX array_use_used ON array_use(used);"
+    "INSERT INTO array_use(sha256, used) SELECT sha256, rowid * 1e-8 FROM array;"
+    "CREATE TRIGGER array_gone AFTER DELETE ON array BEGIN"
+    "  DELETE FROM array_use WHERE sha256 = old.sha256;"
+    "END;",
 };
 
 static void flush_touched(st_store *st);
@@ -182,6 +194,15 @@ static const char *const stmt_sql[ST_STMT_COUNT] = {
     [ST_STMT_ARRAY_FIND] = "SELECT rowid, width, length(data) FROM array WHERE sha256 = ?1",
     [ST_STMT_ARRAY_ADD] = "INSERT INTO array(sha256, width, count, data)"
                           " VALUES (?1, ?2, ?3, zeroblob(?4))",
+    [ST_STMT_ARRAY_TOUCH] = "INSERT INTO array_use(sha256, used) VALUES (?1,"
+                            " max(julianday('now'), (SELECT ifnull(max(used), 0)"
+                            " FROM array_use) + 1e-8))"
+                            " ON CONFLICT(sha256) DO UPDATE SET used = excluded.used",
+    /* count * width: the bytes, without reading the blobs */
+    [ST_STMT_ARRAY_BYTES] = "SELECT ifnull(sum(count * width), 0) FROM array",
+    [ST_STMT_ARRAY_OLDEST] = "SELECT sha256 FROM array LEFT JOIN array_use USING (sha256)"
+                             " ORDER BY ifnull(used, 0), array.rowid LIMIT 1",
+    [ST_STMT_ARRAY_REMOVE] = "DELETE FROM array WHERE sha256 = ?1",
 };
 
 /* Which lr_code a SQLite failure is: the ones about the file, the disk or other

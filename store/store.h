@@ -127,22 +127,30 @@ int st_device_each(st_store *st, st_device_fn fn, void *user, lr_error *err);
 
 /* Integer arrays (arrays.c): the bytes of little-endian integers of width 4 or 8,
  * named by the hex SHA-256 of those bytes, which the caller computed and checked (the
- * store does not hash them again). Arrays are data, not a cache: they are never
- * evicted, cleared with the predictions or exported. */
+ * store does not hash them again). They are not cleared with the predictions nor
+ * exported; their total is bounded by st_set_max_array_bytes, the least recently stored
+ * or read evicted first. */
 
 /* Largest array the store keeps, in bytes: SQLite's default SQLITE_MAX_LENGTH (1e9
  * bytes) bounds one value, and the array is one value. */
 #define ST_ARRAY_MAX_BYTES 1000000000ll
 
+/* Bounds the bytes of all arrays this connection keeps: storing one deletes the least
+ * recently stored or read others until it fits. 0 (the default after st_open) keeps
+ * everything. */
+void st_set_max_array_bytes(st_store *st, int64_t max);
+
 /* Stores bytes bytes of data (width 4 or 8, bytes a multiple of it) under sha256 (64
- * lowercase hex digits). 0 when stored; 1, writing nothing, when an array of that name
- * is stored already; -1 with err set. */
+ * lowercase hex digits), first evicting what st_set_max_array_bytes asks. 0 when stored
+ * (*evicted, when not NULL: how many arrays made room); 1, writing nothing but the
+ * array's recency, when an array of that name is stored already; -1 with err set
+ * (LR_LIMIT_EXCEEDED: larger than the bound alone). */
 int st_array_put(st_store *st, const char *sha256, int width, const void *data, int64_t bytes,
-                 lr_error *err);
+                 int64_t *evicted, lr_error *err);
 
 /* The array stored under sha256: 1 with *data (malloc'd, caller frees; NULL when data
- * is NULL: only *bytes and *width are wanted), *bytes and *width set; 0 when there is
- * none; -1 with err set. */
+ * is NULL: only *bytes and *width are wanted, and its recency is left alone), *bytes
+ * and *width set; 0 when there is none; -1 with err set. */
 int st_array_get(st_store *st, const char *sha256, void **data, int64_t *bytes, int *width,
                  lr_error *err);
 

@@ -12,7 +12,7 @@
 #include "store.h"
 
 /* The schema this build writes; bump it together with a new entry in migrations[]. */
-#define ST_SCHEMA_VERSION 7
+#define ST_SCHEMA_VERSION 8
 
 /* PRAGMA application_id of a launchrank database ("LRnk"), so open can tell our
  * file from another program's SQLite database before migrating anything into it. */
@@ -46,6 +46,10 @@ typedef enum st_stmt_id {
     ST_STMT_EXPORT_DEVICES,
     ST_STMT_ARRAY_FIND,
     ST_STMT_ARRAY_ADD,
+    ST_STMT_ARRAY_TOUCH,
+    ST_STMT_ARRAY_BYTES,
+    ST_STMT_ARRAY_OLDEST,
+    ST_STMT_ARRAY_REMOVE,
     ST_STMT_COUNT
 } st_stmt_id;
 
@@ -59,6 +63,7 @@ struct st_store {
     char *path;                        /* owned; for messages */
     sqlite3_stmt *stmt[ST_STMT_COUNT]; /* owned; all NULL until open has migrated */
     int64_t max_predictions;           /* 0 = unbounded (st_set_max_predictions) */
+    int64_t max_array_bytes;           /* 0 = unbounded (st_set_max_array_bytes) */
     uint64_t puts;                     /* predictions stored through this connection */
     char *format;                      /* owned; st_set_row_format, part of every stamp */
     char *touched[ST_TOUCH_BATCH];     /* each owned: keys read, recency not yet written */

@@ -139,8 +139,8 @@ def uploads_and_estimates(port, mesh, values):
     put = request(port, "PUT", "/v1/arrays/" + digest, raw, "application/octet-stream")
     check(put[0] == 201, f"PUT of a new array is 201 ({put[0]} {put[2][:200]!r})")
     check(json.loads(put[2]) == {"sha256": digest, "format": "int32-le", "count": len(values),
-                                 "bytes": len(raw)},
-          f"PUT answers sha256, format, count, bytes ({put[2][:200]!r})")
+                                 "bytes": len(raw), "evicted": 0},
+          f"PUT answers sha256, format, count, bytes, evicted ({put[2][:200]!r})")
     again = request(port, "PUT", "/v1/arrays/" + digest, raw, "application/octet-stream")
     check(again[0] == 200, f"PUT of a stored array is 200 ({again[0]})")
     got = request(port, "GET", "/v1/arrays/" + digest)
@@ -257,6 +257,44 @@ def bad_references(port, mesh, values):
           f"sha256 beside data is 400 naming the values ({s})")
 
 
+def evictions(tmp, mesh, values):
+    """--max-arrays-mb bounds all arrays together: past it the least recently stored or
+    read go; a request naming one is refused, saying why. The bound below the largest
+    upload is a start-up mistake."""
+    proc, port = start(tmp, "lru", "--db", os.path.join(tmp, "lru.sqlite"),
+                       "--max-array-mb", "1", "--max-arrays-mb", "1")
+    try:
+        names = []
+        for fill in (1, 2, 3):  # three arrays of 0.4 MiB: the third needs the first's room
+            raw = struct.pack("<%di" % (100 * 1024), *([fill] * (100 * 1024)))
+            names.append(hashlib.sha256(raw).hexdigest())
+            if fill == 3:  # the first is read again, so the second is the least recent
+                request(port, "GET", "/v1/arrays/" + names[0])
+            put = request(port, "PUT", "/v1/arrays/" + names[-1], raw,
+                          "application/octet-stream")
+            want = 1 if fill == 3 else 0
+            check(put[0] == 201 and json.loads(put[2]).get("evicted") == want,
+                  f"upload {fill} of 0.4 MiB under --max-arrays-mb 1 evicts {want} ({put[2][:200]!r})")
+        got = [request(port, "GET", "/v1/arrays/" + n)[0] for n in names]
+        check(got == [200, 404, 200],
+              f"the least recently used array went, the one read again stayed ({got})")
+        req = copy.deepcopy(mesh)
+        req["kernel"]["fields"][2]["values"] = {"sha256": names[1]}
+        s, body = post(port, "estimate", req)
+        e = body.get("error", {})
+        check(s == 400 and e.get("path") == NBR + ".sha256" and
+              "--max-arrays-mb" in e.get("message", ""),
+              f"a request naming an evicted array is 400 saying arrays are evicted ({s}, {e})")
+    finally:
+        stop(proc)
+    bad = subprocess.run([LR, "serve", "--listen", "127.0.0.1:0", "--max-array-mb", "8",
+                          "--max-arrays-mb", "4", "--no-cache"], capture_output=True, text=True,
+                         timeout=30)
+    check(bad.returncode == 2 and "--max-arrays-mb" in bad.stderr and "--max-array-mb" in bad.stderr,
+          f"--max-arrays-mb below --max-array-mb is a usage error naming both ({bad.returncode}, "
+          f"{bad.stderr[:200]!r})")
+
+
 def python_client(port, mesh, values, inline, tmp):
     client = Client("http://127.0.0.1:%d" % port)
     digest = client.upload_array(values)
@@ -292,6 +330,7 @@ def main():
             python_client(port, mesh, values, inline, tmp)
         finally:
             stop(proc)
+        evictions(tmp, mesh, values)
         proc, port = start(tmp, "nodb", "--no-cache")
         try:
             raw = struct.pack("<4i", 1, 2, 3, 0)

@@ -26,7 +26,7 @@
 #define CFG "|block=32,4,1|folding=1,1,1"
 
 /* The schema store.c writes (store_int.h's ST_SCHEMA_VERSION). */
-#define ST_TEST_SCHEMA 7
+#define ST_TEST_SCHEMA 8
 
 /* The user a root run drops to for the read-only case (root writes anything). */
 #define NOBODY_ID 65534
@@ -210,7 +210,7 @@ static void test_refuses_unusable_files(void)
     lr_error_clear(&err);
     st_close(st_open(db_path(path, sizeof path, "newer.db"), &err));
     raw_sql(path, "PRAGMA user_version = 99");
-    check_refused(path, "was written by a newer launchrank (schema 99, this build knows 7)");
+    check_refused(path, "was written by a newer launchrank (schema 99, this build knows 8)");
 
     /* Another program's database: refused, and left exactly as it was. */
     raw_sql(db_path(path, sizeof path, "foreign.db"),
@@ -658,7 +658,7 @@ static void test_arrays_round_trip_and_schema_6_gains_them(void)
         return;
     CHECK_INT(st_prediction_put(st, "k", REQ, CFG, "estimate", "{\"v\":1}", &err), 0);
     st_close(st);
-    raw_sql(path, "DROP TABLE array; PRAGMA user_version = 6");
+    raw_sql(path, "DROP TABLE array; DROP TABLE array_use; PRAGMA user_version = 6");
     st = st_open(path, &err);
     CHECK(st != NULL);
     if (!st)
@@ -670,8 +670,8 @@ static void test_arrays_round_trip_and_schema_6_gains_them(void)
     int64_t bytes = 0;
     int width = 0;
     CHECK_INT(st_array_get(st, a, &data, &bytes, &width, &err), 0);
-    CHECK_INT(st_array_put(st, a, 4, small, sizeof small, &err), 0);
-    CHECK_INT(st_array_put(st, a, 4, small, sizeof small, &err), 1);
+    CHECK_INT(st_array_put(st, a, 4, small, sizeof small, NULL, &err), 0);
+    CHECK_INT(st_array_put(st, a, 4, small, sizeof small, NULL, &err), 1);
     CHECK_INT(st_array_get(st, a, &data, &bytes, &width, &err), 1);
     CHECK_INT((int)bytes, (int)sizeof small);
     CHECK_INT(width, 4);
@@ -684,13 +684,81 @@ static void test_arrays_round_trip_and_schema_6_gains_them(void)
         for (int64_t i = 0; i < big_n; i++)
             big[i] = i * 7919;
         const char *b = "fedcba9876543210fedcba9876543210fedcba9876543210fedcba9876543210";
-        CHECK_INT(st_array_put(st, b, 8, big, big_n * 8, &err), 0);
+        CHECK_INT(st_array_put(st, b, 8, big, big_n * 8, NULL, &err), 0);
         CHECK_INT(st_array_get(st, b, &data, &bytes, &width, &err), 1);
         CHECK(bytes == big_n * 8 && width == 8);
         CHECK(data && memcmp(data, big, (size_t)bytes) == 0);
         free(data);
         free(big);
     }
+    CHECK(!lr_error_is_set(&err));
+    st_close(st);
+    CHECK_INT(raw_int(path, "PRAGMA user_version"), ST_TEST_SCHEMA);
+}
+
+/* A name of 64 hex digits from c. */
+static void hex_name(char out[65], char c)
+{
+    memset(out, c, 64);
+    out[64] = '\0';
+}
+
+/* Arrays are bounded in total bytes: storing one past the bound evicts the least
+ * recently stored or read; one larger than the bound alone is refused; arrays of a
+ * schema 7 database (no array_use rows) count as the least recent, oldest first. */
+static void test_arrays_evict_least_recently_used(void)
+{
+    char path[256];
+    lr_error err;
+    lr_error_clear(&err);
+    st_store *st = st_open(db_path(path, sizeof path, "arrays_lru.db"), &err);
+    CHECK(st != NULL);
+    if (!st)
+        return;
+    char a[65], b[65], c[65], d[65], e[65];
+    hex_name(a, 'a'), hex_name(b, 'b'), hex_name(c, 'c'), hex_name(d, 'd'), hex_name(e, 'e');
+    int32_t ten[10] = {0}; /* 40 bytes */
+    int32_t thirty[30] = {0};
+    int64_t evicted = -1;
+    CHECK_INT(st_array_put(st, a, 4, ten, sizeof ten, &evicted, &err), 0);
+    CHECK_INT(st_array_put(st, b, 4, ten, sizeof ten, &evicted, &err), 0);
+    CHECK_INT((int)evicted, 0); /* unbounded by default */
+    st_set_max_array_bytes(st, 100);
+    void *data = NULL;
+    int64_t bytes;
+    int width;
+    CHECK_INT(st_array_get(st, a, &data, &bytes, &width, &err), 1); /* a is now the newer */
+    free(data);
+    CHECK_INT(st_array_put(st, c, 4, ten, sizeof ten, &evicted, &err), 0);
+    CHECK_INT((int)evicted, 1);
+    CHECK_INT(st_array_get(st, b, NULL, &bytes, &width, &err), 0); /* b went */
+    CHECK_INT(st_array_get(st, a, NULL, &bytes, &width, &err), 1);
+    CHECK_INT(st_array_get(st, c, NULL, &bytes, &width, &err), 1);
+    /* 120 bytes alone are more than the bound: refused, nothing evicted */
+    int32_t too_big[30];
+    memset(too_big, 0, sizeof too_big);
+    CHECK_INT(st_array_put(st, d, 4, too_big, 120, &evicted, &err), -1);
+    CHECK_INT(err.code, LR_LIMIT_EXCEEDED);
+    lr_error_clear(&err);
+    CHECK_INT(st_array_get(st, a, NULL, &bytes, &width, &err), 1);
+    /* storing a again only marks it used: c becomes the least recent */
+    CHECK_INT(st_array_put(st, a, 4, ten, sizeof ten, &evicted, &err), 1);
+    CHECK_INT(st_array_put(st, d, 4, thirty, 80, &evicted, &err), 0);
+    CHECK_INT((int)evicted, 2); /* 80 bytes need both 40-byte arrays gone */
+    CHECK_INT(st_array_get(st, a, NULL, &bytes, &width, &err), 0);
+    CHECK_INT(st_array_get(st, d, NULL, &bytes, &width, &err), 1);
+    /* schema 7: the recency table is new; its arrays are the least recent */
+    st_close(st);
+    raw_sql(path, "DROP TRIGGER array_gone; DROP TABLE array_use; PRAGMA user_version = 7");
+    st = st_open(path, &err);
+    CHECK(st != NULL);
+    if (!st)
+        return;
+    st_set_max_array_bytes(st, 100);
+    CHECK_INT(st_array_put(st, e, 4, ten, sizeof ten, &evicted, &err), 0);
+    CHECK_INT((int)evicted, 1); /* d, from schema 7, made room */
+    CHECK_INT(st_array_get(st, d, NULL, &bytes, &width, &err), 0);
+    CHECK_INT(raw_int(path, "SELECT count(*) FROM array_use"), 1); /* the trigger kept it */
     CHECK(!lr_error_is_set(&err));
     st_close(st);
     CHECK_INT(raw_int(path, "PRAGMA user_version"), ST_TEST_SCHEMA);
@@ -864,6 +932,7 @@ int main(void)
     test_stamp_guards_rows();
     test_request_text_stored_once();
     test_arrays_round_trip_and_schema_6_gains_them();
+    test_arrays_evict_least_recently_used();
     remove_tmp_dir();
     return check_report("test_store");
 }
