@@ -3,12 +3,12 @@
 # any are missing; safe to run twice. --list prints the set, one per line, and installs
 # nothing.
 #   run   to build and run the daemon and the CLI (scripts/run.sh): a compiler, meson,
-#         the six libraries, python3 (the build writes the man pages with it) and curl
-#         (the README's first request).
+#         the six libraries, help2man (the build writes the man pages with it), curl
+#         and python3 (the README's first request and its json.tool).
 #   test  the run set plus what the tests drive (scripts/test.sh, CI).
 set -euo pipefail
-run_pkgs=(gcc pkg-config meson ninja-build python3 libisl-dev libcjson-dev nettle-dev libmetis-dev
-          libmicrohttpd-dev libsqlite3-dev curl)
+run_pkgs=(gcc pkg-config meson ninja-build help2man python3 libisl-dev libcjson-dev nettle-dev
+          libmetis-dev libmicrohttpd-dev libsqlite3-dev curl)
 # python3-jsonschema: tests/schema validates every body against schema/.
 # chromium, chromium-driver, python3-selenium and a font: tests/web drives the web
 # calculator in headless Chromium through Selenium's WebDriver.

@@ -42,10 +42,10 @@ static const lr_opt_cmd cache_cmd = {
              "\n",
     .opts = cache_opts,
     .epilogue = "\n"
-                "Example:\n"
-                "  launchrank cache stats --db /var/lib/launchrank/cache.sqlite\n"
+                "Exit status: 0 success; 2 bad usage; 1 the database is missing or unusable.\n"
                 "\n"
-                "Exit status: 0 success; 2 bad usage; 1 the database is missing or unusable.\n",
+                "Examples:\n"
+                "  $ launchrank cache stats --db /var/lib/launchrank/cache.sqlite\n",
     .min_pos = 1,
     .max_pos = 1};
 

@@ -56,21 +56,21 @@ static const lr_opt_cmd calibrate_cmd = {
     .name = "calibrate",
     .usage =
         "Usage: launchrank calibrate [OPTIONS]\n"
-        "       launchrank calibrate --from-raw FILE [OPTIONS]\n"
+        "  or:  launchrank calibrate --from-raw FILE [OPTIONS]\n"
         "\n"
         "Measures this machine's NVIDIA GPU and prints a device description in the format\n"
         "of the built-in devices (GET /v1/devices/NAME), each figure with a \"sources\"\n"
         "entry saying how and when it was measured. It\n"
-        "  - reads SM count, L2 size, register, shared-memory and thread limits and the SM\n"
-        "    clock from the driver;\n"
-        "  - times the calibration suite (184 configurations of five corpus kernels: an\n"
-        "    array-of-structs copy, a transposed copy, 2-D and 3-D stencils, D3Q19 LBM)\n"
-        "    with NVRTC and CUDA events, as `launchrank measure` does, L2 flushed;\n"
-        "  - sets the DRAM and L2 bandwidths to the most traffic any of them moved, and\n"
-        "    fits the " CLI_FIT_PARAMS_TEXT " of docs/model.md\n"
-        "    to the timings, sweeping them until a sweep changes none;\n"
-        "  - times size scans (three kernels at 6 to 8 domain sizes, 52 launches) for the\n"
-        "    fixed time of a launch, launch_overhead_us.\n"
+        "  -  reads SM count, L2 size, register, shared-memory and thread limits and the\n"
+        "     SM clock from the driver;\n"
+        "  -  times the calibration suite (184 configurations of five corpus kernels:\n"
+        "     an array-of-structs copy, a transposed copy, 2-D and 3-D stencils, D3Q19\n"
+        "     LBM) with NVRTC and CUDA events, as `launchrank measure` does, L2 flushed;\n"
+        "  -  sets the DRAM and L2 bandwidths to the most traffic any of them moved,\n"
+        "     and fits the " CLI_FIT_PARAMS_TEXT " of\n"
+        "     docs/model.md to the timings, sweeping them until a sweep changes none;\n"
+        "  -  times size scans (three kernels at 6 to 8 domain sizes, 52 launches) for\n"
+        "     the fixed time of a launch, launch_overhead_us.\n"
         "A summary (bandwidths, how well the fitted model ranks each kernel before and\n"
         "after) goes to standard error. Takes about a minute on an H100 (--quick:\n"
         "about 30 s). Use the result as a request's \"device\" object (its \"sources\"\n"
@@ -78,13 +78,12 @@ static const lr_opt_cmd calibrate_cmd = {
         "\n",
     .opts = calibrate_opts,
     .epilogue = "\n"
-                "Examples:\n"
-                "  launchrank calibrate --out my-gpu.json --raw my-gpu.raw.json\n"
-                "  launchrank calibrate --from-raw tests/data/calibration/h100_raw.json --name "
-                "H100-cal\n"
-                "\n"
                 "Exit status: 0 success; 2 bad usage or a bad raw file; 1 no GPU (error code\n"
-                "\"unavailable\") or other failures.\n",
+                "\"unavailable\") or other failures.\n"
+                "\n"
+                "Examples:\n"
+                "  $ launchrank calibrate --out my-gpu.json --raw my-gpu.raw.json\n"
+                "  $ launchrank calibrate --from-raw my-gpu.raw.json --name my-gpu\n",
     .min_pos = 0,
     .max_pos = 0};
 

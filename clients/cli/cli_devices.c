@@ -35,8 +35,8 @@ static const lr_opt_cmd devices_cmd = {
     .name = "devices",
     .usage =
         "Usage: launchrank devices [OPTIONS] [NAME]\n"
-        "       launchrank devices add [--db PATH] [--replace] FILE|-\n"
-        "       launchrank devices remove [--db PATH] NAME\n"
+        "  or:  launchrank devices add [--db PATH] [--replace] FILE|-\n"
+        "  or:  launchrank devices remove [--db PATH] NAME\n"
         "\n"
         "Lists the GPU models the estimator knows, or prints the figures of the one\n"
         "called NAME (e.g. A100-SXM4-80GB), as JSON. A request names one with \"device\"\n"
@@ -60,16 +60,16 @@ static const lr_opt_cmd devices_cmd = {
     .opts = devices_opts,
     .epilogue =
         "\n"
-        "Examples:\n"
-        "  launchrank devices --table\n"
-        "  launchrank calibrate --out my-gpu.json --name my-gpu\n"
-        "  launchrank devices add --db lab.sqlite my-gpu.json\n"
-        "  launchrank devices --db lab.sqlite --table\n"
-        "  launchrank rank --db lab.sqlite --table request-naming-my-gpu.json\n"
-        "\n"
         "Exit status: 0 success; 2 unknown device, a description or name refused, or bad\n"
         "usage (a JSON error with code, message and path on stderr); 1 other failures\n"
-        "(unreadable file, database that cannot be written).\n",
+        "(unreadable file, database that cannot be written).\n"
+        "\n"
+        "Examples:\n"
+        "  $ launchrank devices --table\n"
+        "  $ launchrank calibrate --out my-gpu.json --name my-gpu\n"
+        "  $ launchrank devices add --db lab.sqlite my-gpu.json\n"
+        "  $ launchrank devices --db lab.sqlite --table\n"
+        "  $ launchrank rank --db lab.sqlite --table my-gpu-request.json\n",
     .min_pos = 0,
     .max_pos = 2};
 

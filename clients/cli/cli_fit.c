@@ -59,14 +59,14 @@ static const lr_opt_cmd fit_cmd = {
     .opts = fit_opts,
     .epilogue =
         "\n"
-        "Example:\n"
-        "  launchrank rank --db lab.sqlite --measure-top 5 stencil.json   # repeat for "
-        "kernels\n"
-        "  launchrank fit --db lab.sqlite --name H100-lab --out h100-lab.json H100-SXM5-80GB\n"
-        "  launchrank devices add --db lab.sqlite h100-lab.json\n"
-        "\n"
         "Exit status: 0 success; 2 bad usage, an unknown device or too few or too uniform\n"
-        "measurements; 1 a database that cannot be read or other failures.\n",
+        "measurements; 1 a database that cannot be read or other failures.\n"
+        "\n"
+        "Examples:\n"
+        "  $ launchrank rank --db " CLI_DEFAULT_DB " --measure-top 5 k1.json\n"
+        "  $ launchrank rank --db " CLI_DEFAULT_DB " --measure-top 5 k2.json\n"
+        "  $ launchrank fit --name lab --out lab.json H100-SXM5-80GB\n"
+        "  $ launchrank devices add lab.json\n",
     .min_pos = 1,
     .max_pos = 1,
     .missing = "which device? (launchrank devices lists them)"};

@@ -25,10 +25,10 @@ static const lr_opt_cmd emit_cmd = {
         "\n",
     .opts = emit_opts,
     .epilogue = "\n"
-                "Example:\n"
-                "  launchrank emit stencil3d.json > stencil3d.cu\n"
+                "Exit status: 0 success; 2 bad request or usage; 1 other failures.\n"
                 "\n"
-                "Exit status: 0 success; 2 bad request or usage; 1 other failures.\n",
+                "Examples:\n"
+                "  $ launchrank emit stencil3d.json > stencil3d.cu\n",
     .min_pos = 1,
     .max_pos = 1};
 
@@ -57,10 +57,10 @@ static const lr_opt_cmd measure_cmd = {
         "\n",
     .opts = measure_opts,
     .epilogue = "\n"
-                "Example:\n"
-                "  launchrank measure --pretty stencil3d.json\n"
+                "Exit status: 0 success; 2 bad request or usage; 1 no GPU or other failures.\n"
                 "\n"
-                "Exit status: 0 success; 2 bad request or usage; 1 no GPU or other failures.\n",
+                "Examples:\n"
+                "  $ launchrank measure --pretty stencil3d.json\n",
     .min_pos = 1,
     .max_pos = 1};
 

@@ -94,8 +94,7 @@ static const lr_opt *const import_opts[] = {&kt_db,      &kt_request, &kt_block,
 static const lr_opt_cmd import_cmd = {
     .name = "import-kt",
     .usage =
-        "Usage: launchrank import-kt [--db PATH] --request FILE [--block MAP]\n"
-        "                            [--folding MAP] [--ignore NAMES] CACHE.json\n"
+        "Usage: launchrank import-kt [OPTIONS] --request FILE CACHE.json\n"
         "\n"
         "Reads a Kernel Tuner cache file (the JSON that tune_kernel(..., cache=...) writes:\n"
         "every configuration it timed) into the measurement log of the database, where\n"
@@ -120,15 +119,14 @@ static const lr_opt_cmd import_cmd = {
     .opts = import_opts,
     .epilogue =
         "\n"
-        "Example:\n"
-        "  launchrank import-kt --db lab.sqlite --request stencil.json \\\n"
-        "      --block block_size_x,block_size_y --folding 1,1,tile_size_z \\\n"
-        "      --ignore loop_unroll stencil_cache.json\n"
-        "  launchrank fit --db lab.sqlite H100-SXM5-80GB\n"
-        "\n"
         "Exit status: 0 success; 2 bad usage, a request or cache file launchrank cannot use\n"
         "(a JSON error with code, message and path on stderr); 1 a file or database that\n"
-        "cannot be read or written.\n",
+        "cannot be read or written.\n"
+        "\n"
+        "Examples:\n"
+        "  $ launchrank import-kt --request stencil.json kt_cache.json\n"
+        "  $ launchrank import-kt --request k.json --block bx,by,1 kt.json\n"
+        "  $ launchrank fit H100-SXM5-80GB\n",
     .min_pos = 1,
     .max_pos = 1,
     .missing = "which Kernel Tuner cache file?"};

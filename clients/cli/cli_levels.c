@@ -39,11 +39,11 @@ const lr_opt_cmd cli_levels_cmd = {
         "\n",
     .opts = levels_opts,
     .epilogue = "\n"
-                "Example:\n"
-                "  launchrank levels tests/data/langguth_fv_mesh_h200.json\n"
-                "\n"
                 "Exit status: 0 success; 2 bad request or usage (a JSON error on stderr);\n"
-                "1 other failures.\n",
+                "1 other failures.\n"
+                "\n"
+                "Examples:\n"
+                "  $ launchrank levels tests/data/langguth_fv_mesh_h200.json\n",
     .min_pos = 1,
     .max_pos = 1};
 

@@ -96,12 +96,12 @@ static const lr_opt_cmd estimate_cmd = {
     .opts = estimate_opts,
     .epilogue =
         "\n"
-        "Example:\n"
-        "  launchrank estimate --pretty stencil2d.json\n"
-        "\n"
         "Exit status: 0 success; 2 bad request or usage (a JSON error with code, message\n"
         "and the path of the offending input is printed on stderr); 1 other failures\n"
-        "(file cannot be read, ...).\n",
+        "(file cannot be read, ...).\n"
+        "\n"
+        "Examples:\n"
+        "  $ launchrank estimate --pretty stencil2d.json\n",
     .min_pos = 1,
     .max_pos = 1};
 
@@ -271,16 +271,15 @@ static const lr_opt_cmd rank_cmd = {
         "On a terminal (or with --progress), progress (configurations evaluated) is\n"
         "shown on stderr.\n"
         "\n"
-        "Example:\n"
-        "  launchrank rank --table --top 10 stencil2d.json\n"
-        "  launchrank rank --format t4 --measure-top 5 stencil2d.json > results.json\n"
-        "  launchrank rank --format t4 --block bx,by,1 --folding 1,1,tile_size_z \\\n"
-        "      stencil3d.json > results.json\n"
-        "\n"
         "Exit status: 0 success; 2 bad request or usage (a JSON error with code, message\n"
         "and the path of the offending input is printed on stderr); 3 --measure-top\n"
         "without a GPU to time on: stderr says so first, the ranking is printed\n"
-        "unmeasured (--allow-no-gpu makes it 0); 1 other failures.\n",
+        "unmeasured (--allow-no-gpu makes it 0); 1 other failures.\n"
+        "\n"
+        "Examples:\n"
+        "  $ launchrank rank --table --top 10 stencil2d.json\n"
+        "  $ launchrank rank --format t4 --measure-top 5 stencil2d.json\n"
+        "  $ launchrank rank --format t4 --block bx,by,1 stencil3d.json\n",
     .min_pos = 1,
     .max_pos = 1};
 
@@ -551,14 +550,14 @@ static void print_top_help(FILE *f)
                "estimate and rank run without a cache unless given --db PATH, so a run\n"
                "depends only on its input; serve caches in " CLI_DEFAULT_DB " by default.\n"
                "\n"
-               "Examples:\n"
-               "  launchrank devices --table\n"
-               "  launchrank rank --table --top 10 stencil2d.json\n"
-               "  launchrank serve --listen 127.0.0.1:8080\n"
-               "\n"
                "Exit status: 0 success; 2 bad input (a JSON error on stderr) or bad usage;\n"
                "1 other failures (unreadable file, unusable cache database, ...); 3 rank\n"
-               "--measure-top without a GPU (the ranking unmeasured; see rank --help).\n");
+               "--measure-top without a GPU (the ranking unmeasured; see rank --help).\n"
+               "\n"
+               "Examples:\n"
+               "  $ launchrank devices --table\n"
+               "  $ launchrank rank --table --top 10 stencil2d.json\n"
+               "  $ launchrank serve --listen 127.0.0.1:8080\n");
 }
 
 int main(int argc, char **argv)

@@ -11,8 +11,9 @@ scripts/test.sh itself would take the whole suite's time, so that it calls these
 checked on its text only.
 
 deps: scripts/deps.sh run --list and test --list (nothing installed): run.sh's set
-holds the compiler, meson, the libraries and no browser, man-db or haproxy; test's
-holds run's and those; run.sh asks for run, test.sh for test, .ci/run calls test.sh.
+holds the compiler, meson, the libraries, help2man (the build writes the man pages)
+and no browser, man-db or haproxy; test's holds run's and those; run.sh asks for run,
+test.sh for test, .ci/run calls test.sh.
 
 Exits 0 when all holds, 1 naming what does not.
 """
@@ -110,7 +111,7 @@ def case_deps():
         return r.stdout.split()
     run, test = pkgs("run"), pkgs("test")
     for p in ("gcc", "meson", "ninja-build", "libisl-dev", "libcjson-dev",
-              "libmicrohttpd-dev", "libsqlite3-dev"):
+              "libmicrohttpd-dev", "libsqlite3-dev", "help2man"):
         check(p in run, "deps.sh run installs %s" % p)
     for p in ("chromium", "man-db", "haproxy", "fonts-dejavu-core", "python3-jsonschema"):
         check(p not in run, "deps.sh run does not install %s" % p)

@@ -3,8 +3,11 @@
 operator needs (issue 13, item 3), and each piece works:
 
   - bin/launchrank and bin/launchrank-serve, which run (--version, --help);
-  - man pages for both that `man -l` renders without a warning, written from the
-    programs' --help: every option --help lists is in the page;
+  - man pages, written by Debian's help2man from --help (packaging/man-page.sh):
+    launchrank(1) and one per command, launchrank-COMMAND(1), the daemon's being
+    launchrank-serve(1); `man -l` and `groff -ww` render each without a warning, and each
+    holds every option and every example its --help lists, an example as a line of its
+    own at 80 columns;
   - the JSON Schemas of the API, every one valid JSON, all of schema/;
   - the systemd unit: ExecStart names the installed daemon by its absolute path,
     the database by an absolute path in the state directory, sandboxing options
@@ -48,19 +51,67 @@ def options_of(help_text):
     return sorted(set(re.findall(r"^\s+(--[a-z][a-z-]*)", help_text, re.M)))
 
 
-def check_man(page, exe_help, must_mention):
-    env = dict(os.environ, MANWIDTH="100", MANPAGER="cat", PAGER="cat", LC_ALL="C.UTF-8")
+def man_text(page, width):
+    """The page as `man -l` shows it at width columns, and what man and groff -ww warn."""
+    env = dict(os.environ, MANWIDTH=str(width), MANPAGER="cat", PAGER="cat",
+               LC_ALL="C.UTF-8")
     out = run(["man", "--warnings", "-l", page], env=env)
     check(out.returncode == 0, f"man -l {page} exits 0 ({out.stderr.strip()})")
-    check(out.stderr.strip() == "", f"man -l {page} warns: {out.stderr.strip()}")
-    text = out.stdout
-    for heading in ("NAME", "SYNOPSIS", "DESCRIPTION"):
+    groff = run(["groff", "-ww", "-man", "-Tutf8", "-z", page])
+    return out.stdout, (out.stderr + groff.stderr).strip()
+
+
+def examples_of(help_text):
+    """The lines of the Examples: paragraph of a --help, each without its indent."""
+    part = help_text.split("\nExamples:\n", 1)
+    if len(part) < 2:
+        return []
+    return [line.strip() for line in part[1].split("\n\n")[0].splitlines()]
+
+
+def check_man(page, exe_help, must_mention):
+    text, warned = man_text(page, 80)
+    check(warned == "", f"man -l / groff -ww {page} warn: {warned}")
+    for heading in ("NAME", "SYNOPSIS", "DESCRIPTION", "OPTIONS", "SEE ALSO"):
         check(re.search(rf"^{heading}$", text, re.M), f"{page} has {heading}")
+    words = " ".join(text.split())  # the page's words, however justified
     for opt in options_of(exe_help):
-        check(opt in text, f"{page} lists {opt}, which --help lists")
+        check(opt in words, f"{page} lists {opt}, which --help lists")
+    # help2man keeps an example as a line of its own only in the `$ ` form, and at 80
+    # columns only up to 64 characters (the page indents it by 14)
+    lines = [line.strip() for line in text.splitlines()]
+    for example in examples_of(exe_help):
+        check(example.startswith("$ "), f"{page}: the --help example '{example}' is in "
+              "help2man's `$ command` form")
+        check(example in lines, f"{page} shows the example '{example}' as a line at 80 "
+              "columns")
     for word in must_mention:
-        check(word in text, f"{page} mentions {word}")
-    return text
+        check(word in words, f"{page} mentions {word}")
+
+
+def check_man_pages(dest, lr, lr_help, serve_help):
+    """launchrank(1), a page per command of launchrank --help, launchrank-serve(1)."""
+    listed = lr_help.split("Commands:\n")[1].split("\n\n")[0]
+    commands = dict(re.findall(r"^  ([a-z][a-z-]*) +(\S.*)$", listed, re.M))
+    check(len(commands) >= 11, f"the commands of launchrank --help: {commands}")
+    check_man(find(dest, "man1/launchrank.1"), lr_help, [f"launchrank-{c}(1)" for c in commands])
+    for c, summary in commands.items():
+        sub = run([lr, c, "--help"]).stdout
+        page = find(dest, f"man1/launchrank-{c}.1")
+        if not page:
+            continue
+        # serve's text is server/main.c's, whose example is not yet in the `$ ` form
+        check(c == "serve" or examples_of(sub), f"launchrank {c} --help has Examples:")
+        check_man(page, sub, [f"launchrank {c}"] if c != "serve" else
+                  ["launchrank-serve [OPTIONS]", "launchrank serve [OPTIONS]", "/metrics",
+                   "Common Log Format"])
+        with open(page, encoding="utf-8") as f:
+            roff = f.read()
+        name = roff.split(".SH NAME\n")[1].split("\n")[0].replace("\\-", "-")
+        check(name == f"launchrank-{c} - {summary}",
+              f"launchrank-{c}.1's NAME is its line of launchrank --help: '{name}'")
+    check(serve_help == run([lr, "serve", "--help"]).stdout,
+          "launchrank-serve --help is launchrank serve --help, its page's source")
 
 
 def main():
@@ -81,19 +132,7 @@ def main():
         check("Commands:" in lr_help and "--listen" in serve_help, "both --help texts")
 
         if shutil.which("man"):
-            commands = re.findall(r"^  ([a-z][a-z-]*)\s", lr_help.split("Commands:")[1]
-                                  .split("\n\n")[0], re.M)
-            check(len(commands) >= 8, f"the commands of launchrank --help: {commands}")
-            check_man(find(dest, "man1/launchrank.1"), lr_help,
-                      [f"launchrank {c}" for c in commands])
-            for c in ("rank", "estimate"):
-                sub = run([lr, c, "--help"]).stdout
-                page = run(["man", "-l", find(dest, "man1/launchrank.1")],
-                           env=dict(os.environ, MANWIDTH="100", MANPAGER="cat")).stdout
-                for opt in options_of(sub):
-                    check(opt in page, f"launchrank.1 lists {c}'s {opt}")
-            check_man(find(dest, "man1/launchrank-serve.1"), serve_help,
-                      ["launchrank-serve [OPTIONS]", "/metrics", "Common Log Format"])
+            check_man_pages(dest, lr, lr_help, serve_help)
         else:
             check(False, "man is installed (scripts/deps.sh installs man-db)")
 
