@@ -392,14 +392,12 @@ static const lr_opt_cmd serve_cmd = {
         "Estimates and rankings wait for a compute thread in a queue of\n"
         "" SRV_STR(SRV_QUEUE_MAX) " requests; when it is full they get 503 unavailable\n"
                                   "(the server is busy: retry later).\n"
-                                  "\nExample:\n"
-                                  "  launchrank serve --listen 127.0.0.1:8080 &\n"
-                                  "  curl -s -H 'Content-Type: application/json' --data "
-                                  "@kernel.json \\\n"
-                                  "       http://127.0.0.1:8080/v1/estimate\n"
                                   "\nExit status: 0 after a graceful shutdown, 1 when the "
                                   "daemon cannot start,\n"
-                                  "2 on bad options.\n",
+                                  "2 on bad options.\n"
+                                  "\nExamples:\n"
+                                  "  $ launchrank serve --listen 127.0.0.1:8080 &\n"
+                                  "  $ curl --json @kernel.json 127.0.0.1:8080/v1/estimate\n",
     .min_pos = 0,
     .max_pos = 0};
 

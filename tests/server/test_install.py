@@ -100,8 +100,7 @@ def check_man_pages(dest, lr, lr_help, serve_help):
         page = find(dest, f"man1/launchrank-{c}.1")
         if not page:
             continue
-        # serve's text is server/main.c's, whose example is not yet in the `$ ` form
-        check(c == "serve" or examples_of(sub), f"launchrank {c} --help has Examples:")
+        check(examples_of(sub), f"launchrank {c} --help has Examples:")
         check_man(page, sub, [f"launchrank {c}"] if c != "serve" else
                   ["launchrank-serve [OPTIONS]", "launchrank serve [OPTIONS]", "/metrics",
                    "Common Log Format"])
