@@ -258,13 +258,14 @@ static cJSON *describe_result(const refit *rf, const est_device *dev, lr_error *
     return out;
 }
 
-/* The refitted device's name into newname: name, else "DEVICE (refit)"; refused when
- * it is a built-in's or too long. 0, or -1 with err set. */
+/* The refitted device's name into newname: name, else "DEVICE-refit" (a name devices
+ * add takes: letters, digits, '.', '_' and '-'); refused when it is a built-in's or too
+ * long. 0, or -1 with err set. */
 static int refit_name(const lr_devices *devs, const est_device *target, const char *name,
                       char newname[EST_MAX_NAME + 16], lr_error *err)
 {
     snprintf(newname, EST_MAX_NAME + 16, "%s%s", name ? name : target->name,
-             name ? "" : " (refit)");
+             name ? "" : "-refit");
     int at = lr_devices_index(devs, newname);
     if (at >= 0 && !lr_devices_is_stored(devs, at))
         return lr_error_set(err, LR_INVALID_REQUEST, "name",

@@ -45,7 +45,7 @@ typedef struct cal_refit_stats {
  * The rows used are those whose canonical request names the device (case-insensitive
  * match on the name; the figures may differ, e.g. after a built-in was updated: the
  * kernels are estimated under the device's current figures). name is the new device's
- * name (NULL: "<device> (refit)"); a built-in's name is refused. Returns the new
+ * name (NULL: "<device>-refit"); a built-in's name is refused. Returns the new
  * description (the JSON of lr_device_to_json with a "sources" entry; caller owns), or
  * NULL with err: LR_NOT_FOUND for an unknown device, LR_INVALID_REQUEST (path
  * "measurements") for too few or too uniform data (CAL_REFIT_MIN_*), or the store's

@@ -23,7 +23,7 @@ static const lr_opt fit_db = {.name = "--db",
                               .offset = offsetof(cli_opts, db)};
 static const lr_opt fit_name = {.name = "--name",
                                 .arg = "NAME",
-                                .def = "\"DEVICE (refit)\"",
+                                .def = "DEVICE-refit",
                                 .help = "the new device's name (never a built-in's name)",
                                 .kind = LR_OPT_TEXT,
                                 .offset = offsetof(cli_opts, name)};

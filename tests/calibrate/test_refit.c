@@ -198,7 +198,7 @@ static void test_refits_recorded_h100_log(void)
     CHECK_CONTAINS(report, "1 of other devices");
     CHECK_CONTAINS(report, "160 measurements of 4 kernels of H100-SXM5-80GB");
     CHECK_CONTAINS(report, "with the parameters fitted here:");
-    CHECK_STR(cJSON_GetStringValue(cJSON_GetObjectItem(dev, "name")), DEVICE " (refit)");
+    CHECK_STR(cJSON_GetStringValue(cJSON_GetObjectItem(dev, "name")), DEVICE "-refit");
     /* the description reads back as a device */
     est_device back;
     CHECK_INT(lr_device_from_json(devs, dev, "", &back, &err), 0);

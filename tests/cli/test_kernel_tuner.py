@@ -476,7 +476,11 @@ class Import(unittest.TestCase):
         self.assertTrue(close(before, 0.0311, 0.02), before)
         self.assertLessEqual(after, before)
         self.assertTrue(close(after, 0.0302, 0.10), after)
-        self.assertEqual(json.loads(out)["name"], DEVICE + " (refit)")
+        self.assertEqual(json.loads(out)["name"], DEVICE + "-refit")
+        # the default name is one devices add takes (it refused "DEVICE (refit)")
+        rc, added, err = run("devices", "add", "--db", os.path.join(self.dir, "dev.sqlite"), "-",
+                             stdin=out)
+        self.assertEqual(rc, 0, err)
 
         # a second import of the same file adds nothing
         fam = family(FAMILIES[0])
