@@ -123,6 +123,9 @@ typedef struct cg_kernel_usage {
 
 /* Kernels one source may define: a code generator's file has a few. */
 #define CG_MAX_KERNELS 64
+/* Options a caller may add to a compilation: a user's handful (-D, -maxrregcount=,
+ * --use_fast_math) with room to spare. */
+#define CG_MAX_OPTIONS 31
 /* Largest source compiled: 1 MiB of CUDA is far beyond a generated kernel file. */
 #define CG_MAX_SOURCE_BYTES (1u << 20)
 
@@ -134,7 +137,7 @@ typedef struct cg_usage {
 } cg_usage;
 
 /* Compiles src (name: the file name its messages use, NULL for "kernel.cu") with NVRTC
- * for arch (sm_XY), with the nopts options opts added, and fills *out from ptxas's
+ * for arch (sm_XY), with the nopts (at most CG_MAX_OPTIONS) options opts added, and fills *out from ptxas's
  * verbose report (--ptxas-options=-v). 0, or -1 with err: LR_UNAVAILABLE without NVRTC
  * or when this NVRTC cannot target arch (the message names both); LR_INVALID_REQUEST
  * when the source does not compile or an option is refused (the start of the compiler's

@@ -234,6 +234,8 @@ int cg_arch_of_device(const char *device_name, char arch[16])
 
 /* ---- compiling ---- */
 
+_Static_assert(CG_MAX_OPTIONS < CG_NVRTC_MAX_OPTIONS, "room for --ptxas-options=-v");
+
 /* Options that would change what is compiled for, or produce no machine code: the
  * target comes from the device (or --arch), and ptxas must run. */
 static const char *const refused_options[] = {
@@ -265,9 +267,9 @@ int cg_usage_compile(const char *src, const char *name, const char *arch,
     if (strlen(src) > CG_MAX_SOURCE_BYTES)
         return lr_error_set(err, LR_LIMIT_EXCEEDED, NULL, "the source exceeds %u bytes",
                             CG_MAX_SOURCE_BYTES);
-    if (nopts > CG_NVRTC_MAX_OPTIONS - 1)
+    if (nopts > CG_MAX_OPTIONS)
         return lr_error_set(err, LR_LIMIT_EXCEEDED, NULL, "at most %d compiler options",
-                            CG_NVRTC_MAX_OPTIONS - 1);
+                            CG_MAX_OPTIONS);
     if (check_options(opts, nopts, err))
         return -1;
     all[0] = "--ptxas-options=-v";
