@@ -118,7 +118,8 @@ typedef struct cg_kernel_usage {
     int64_t spill_load_bytes;      /* per thread */
     int64_t stack_bytes;           /* local memory: the stack frame, per thread */
     int64_t shared_bytes;          /* static shared memory per block (__shared__ arrays) */
-    int64_t constant_bytes;        /* the cmem[] banks ptxas lists; sm_90 lists none */
+    int64_t constant_bytes;        /* the cmem[] banks ptxas lists, summed; -1 when it
+                                      lists none (ptxas for sm_90 never does) */
 } cg_kernel_usage;
 
 /* Kernels one source may define: a code generator's file has a few. */

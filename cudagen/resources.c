@@ -41,7 +41,7 @@ static int parse_used(const char *line, cg_kernel_usage *k)
     if (!p || sscanf(p, "Used %d registers", &k->registers) != 1)
         return -1;
     k->barriers = -1;
-    k->constant_bytes = 0;
+    k->constant_bytes = -1;
     for (const char *c = strchr(p, ','); c; c = strchr(c + 1, ',')) {
         const char *item = c + 1;
         while (*item == ' ')
@@ -54,7 +54,7 @@ static int parse_used(const char *line, cg_kernel_usage *k)
         else if (sscanf(item, "%lld bytes smem%n", &v, &end) == 1 && end > 0)
             k->shared_bytes = v;
         else if (sscanf(item, "%lld bytes cmem[%d]%n", &v, &bank, &end) == 2 && end > 0)
-            k->constant_bytes += v;
+            k->constant_bytes = (k->constant_bytes < 0 ? 0 : k->constant_bytes) + v;
     }
     return 0;
 }
