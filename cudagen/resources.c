@@ -64,8 +64,9 @@ static int parse_frame(const char *line, cg_kernel_usage *k)
 {
     const char *p = strstr(line, " bytes stack frame");
     long long frame = number_before(line, p), st, ld;
-    if (frame < 0 || sscanf(p, " bytes stack frame, %lld bytes spill stores, %lld bytes spill "
-                               "loads",
+    if (frame < 0 || sscanf(p,
+                            " bytes stack frame, %lld bytes spill stores, %lld bytes spill "
+                            "loads",
                             &st, &ld) != 2)
         return -1;
     k->stack_bytes = frame;
@@ -109,7 +110,8 @@ static int parse_line(const char *line, cg_usage *u, int *cur, int *props, int *
     const char *p = strstr(line, "Function properties for ");
     if (p) {
         p += strlen("Function properties for ");
-        *props = *cur >= 0 && strncmp(p, u->kernel[*cur].name, strlen(u->kernel[*cur].name)) == 0 &&
+        *props = *cur >= 0 &&
+                 strncmp(p, u->kernel[*cur].name, strlen(u->kernel[*cur].name)) == 0 &&
                  (p[strlen(u->kernel[*cur].name)] == '\0' ||
                   isspace((unsigned char)p[strlen(u->kernel[*cur].name)]));
         return 0;
@@ -216,10 +218,10 @@ const cg_kernel_usage *cg_usage_find(const cg_usage *u, const char *name, lr_err
 static const struct {
     const char *name, *arch;
 } arch_table[] = {
-    {"GH200", "sm_90"}, {"H100", "sm_90"}, {"H200", "sm_90"}, {"H800", "sm_90"},
+    {"GH200", "sm_90"}, {"H100", "sm_90"},  {"H200", "sm_90"}, {"H800", "sm_90"},
     {"B200", "sm_100"}, {"B100", "sm_100"}, {"A100", "sm_80"}, {"A800", "sm_80"},
-    {"A30", "sm_80"},   {"L40", "sm_89"},  {"L4", "sm_89"},   {"V100", "sm_70"},
-    {"K20", "sm_35"},   {"K40", "sm_35"},  {"K80", "sm_37"},
+    {"A30", "sm_80"},   {"L40", "sm_89"},   {"L4", "sm_89"},   {"V100", "sm_70"},
+    {"K20", "sm_35"},   {"K40", "sm_35"},   {"K80", "sm_37"},
 };
 
 int cg_arch_of_device(const char *device_name, char arch[16])
@@ -275,16 +277,18 @@ int cg_usage_compile(const char *src, const char *name, const char *arch,
     all[0] = "--ptxas-options=-v";
     for (int i = 0; i < nopts; i++)
         all[i + 1] = opts[i];
-    cg_nvrtc_job job = {
-        .src = src, .name = name ? name : "kernel.cu", .arch = arch, .opts = all,
-        .nopts = nopts + 1};
+    cg_nvrtc_job job = {.src = src,
+                        .name = name ? name : "kernel.cu",
+                        .arch = arch,
+                        .opts = all,
+                        .nopts = nopts + 1};
     snprintf(out->arch, sizeof out->arch, "%s", arch);
     int rc = cg_nvrtc_compile(&job, NULL, NULL, &log, out->nvrtc_version, err);
     if (rc > 0) {
         cg_nvrtc_quote_log(log, quoted, sizeof quoted);
         rc = lr_error_set(err, LR_INVALID_REQUEST, NULL,
-                          "NVRTC %d.%d could not compile it for %s: %s",
-                          out->nvrtc_version[0], out->nvrtc_version[1], arch, quoted);
+                          "NVRTC %d.%d could not compile it for %s: %s", out->nvrtc_version[0],
+                          out->nvrtc_version[1], arch, quoted);
     }
     if (rc == 0)
         rc = cg_usage_parse_log(log, out, err);
@@ -344,8 +348,7 @@ static void cache_key(const char *src, const char *name, const char *arch,
 }
 
 /* Whether the slot of key answers: *out or err filled from it. */
-static int cache_find(cg_usage_cache *c, const char *key, cg_usage *out, int *rc,
-                      lr_error *err)
+static int cache_find(cg_usage_cache *c, const char *key, cg_usage *out, int *rc, lr_error *err)
 {
     int found = 0;
     pthread_mutex_lock(&c->mu);
@@ -366,8 +369,8 @@ static int cache_find(cg_usage_cache *c, const char *key, cg_usage *out, int *rc
 }
 
 int cg_usage_cache_compile(cg_usage_cache *c, const char *src, const char *name,
-                           const char *arch, const char *const *opts, int nopts,
-                           cg_usage *out, int *compiled, lr_error *err)
+                           const char *arch, const char *const *opts, int nopts, cg_usage *out,
+                           int *compiled, lr_error *err)
 {
     char key[LR_SHA256_HEX];
     int rc;

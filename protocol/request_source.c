@@ -22,14 +22,33 @@
 static const char *const source_keys[] = {"text", "file", "name", "options", "arch", NULL};
 
 /* Options the daemon passes on: code generation only, nothing that names a file. */
-static const char *const daemon_options[] = {
-    "-D",         "--define-macro=", "-U",       "--undefine-macro=", "-maxrregcount=",
-    "--maxrregcount=", "-use_fast_math", "--use_fast_math", "-ftz=", "--ftz=",
-    "-prec-div=", "--prec-div=",     "-prec-sqrt=", "--prec-sqrt=",   "-fmad=",
-    "--fmad=",    "-std=",           "--std=",   "-lineinfo",         "--generate-line-info",
-    "-restrict",  "--restrict",      "-extra-device-vectorization",
-    "--extra-device-vectorization",  "-default-device", "--device-as-default-execution-space",
-    NULL};
+static const char *const daemon_options[] = {"-D",
+                                             "--define-macro=",
+                                             "-U",
+                                             "--undefine-macro=",
+                                             "-maxrregcount=",
+                                             "--maxrregcount=",
+                                             "-use_fast_math",
+                                             "--use_fast_math",
+                                             "-ftz=",
+                                             "--ftz=",
+                                             "-prec-div=",
+                                             "--prec-div=",
+                                             "-prec-sqrt=",
+                                             "--prec-sqrt=",
+                                             "-fmad=",
+                                             "--fmad=",
+                                             "-std=",
+                                             "--std=",
+                                             "-lineinfo",
+                                             "--generate-line-info",
+                                             "-restrict",
+                                             "--restrict",
+                                             "-extra-device-vectorization",
+                                             "--extra-device-vectorization",
+                                             "-default-device",
+                                             "--device-as-default-execution-space",
+                                             NULL};
 
 /* A source of the daemon's request: 0 when it mentions no include. */
 static int check_no_include(const char *text, const char *path, lr_error *err)
@@ -173,9 +192,9 @@ static int compile_error(const lr_error *e, const char *text_path, const char *a
                             "kernel.source cannot be compiled here (device %.64s, %s): %s; "
                             "send kernel.registers instead (nvcc -Xptxas -v prints it)",
                             req->device.name, arch, e->message);
-    const char *path = strstr(e->message, "is refused") ? "kernel.source.options"
+    const char *path = strstr(e->message, "is refused")          ? "kernel.source.options"
                        : strstr(e->message, "could not compile") ? text_path
-                                                                  : "kernel.source";
+                                                                 : "kernel.source";
     return lr_error_set(err, e->code, path, "%s", e->message);
 }
 
@@ -200,10 +219,11 @@ int lr_request_parse_source(const cJSON *sv, lr_request *req, int regs_sent, int
     const char *opts[CG_MAX_OPTIONS], *name = NULL;
     int nopts, rc = -1;
     lr_error e;
-    if (jr_object(sv, "kernel.source", err) || jr_only_keys(sv, "kernel.source", source_keys, err))
+    if (jr_object(sv, "kernel.source", err) ||
+        jr_only_keys(sv, "kernel.source", source_keys, err))
         return -1;
-    if (jr_get(sv, "name") && jr_str(jr_get(sv, "name"), "kernel.source.name",
-                                     CG_KERNEL_NAME_MAX - 1, &name, err))
+    if (jr_get(sv, "name") &&
+        jr_str(jr_get(sv, "name"), "kernel.source.name", CG_KERNEL_NAME_MAX - 1, &name, err))
         return -1;
     if (source_options(jr_get(sv, "options"), req, opts, &nopts, err) ||
         source_arch(sv, req, arch, err) || source_text(sv, req, &text, text_path, err))

@@ -66,8 +66,8 @@ static const lr_opt reg_db = {.name = "--db",
                               .help = "also know the devices stored in the SQLite file PATH",
                               .kind = LR_OPT_TEXT,
                               .offset = offsetof(cli_opts, db)};
-static const lr_opt *const registers_opts[] = {&reg_device, &reg_arch,       &reg_kernel,
-                                               &reg_option, &reg_json,       &reg_db,
+static const lr_opt *const registers_opts[] = {&reg_device,     &reg_arch, &reg_kernel,
+                                               &reg_option,     &reg_json, &reg_db,
                                                &cli_opt_pretty, NULL};
 
 static const lr_opt_cmd registers_cmd = {
@@ -92,14 +92,15 @@ static const lr_opt_cmd registers_cmd = {
         "-Xptxas -v, or choose a nearby --arch knowingly.\n"
         "\n",
     .opts = registers_opts,
-    .epilogue = "\n"
-                "Example:\n"
-                "  launchrank registers --device H200-SXM-141GB tests/data/registers_sample.cu\n"
-                "\n"
-                "Exit status: 0 success; 2 bad input or usage (the source does not compile,\n"
-                "no such kernel or device; a JSON error on stderr); 1 no NVRTC, or an\n"
-                "architecture it cannot target (error code \"unavailable\"), or other\n"
-                "failures.\n",
+    .epilogue =
+        "\n"
+        "Example:\n"
+        "  launchrank registers --device H200-SXM-141GB tests/data/registers_sample.cu\n"
+        "\n"
+        "Exit status: 0 success; 2 bad input or usage (the source does not compile,\n"
+        "no such kernel or device; a JSON error on stderr); 1 no NVRTC, or an\n"
+        "architecture it cannot target (error code \"unavailable\"), or other\n"
+        "failures.\n",
     .min_pos = 1,
     .max_pos = 1};
 
@@ -174,8 +175,8 @@ static int print_table(const cli_opts *o, const cg_usage *u, const cg_kernel_usa
             continue;
         if (k->constant_bytes >= 0)
             snprintf(cst, sizeof cst, "%lld B", (long long)k->constant_bytes);
-        printf("%-28s %5d regs %11lld B %10lld B %10lld B %12lld B %9s\n", k->name, k->registers,
-               (long long)k->spill_store_bytes, (long long)k->spill_load_bytes,
+        printf("%-28s %5d regs %11lld B %10lld B %10lld B %12lld B %9s\n", k->name,
+               k->registers, (long long)k->spill_store_bytes, (long long)k->spill_load_bytes,
                (long long)k->stack_bytes, (long long)k->shared_bytes, cst);
     }
     printf("registers, spills and stack frame per thread; shared memory per block\n");
@@ -237,11 +238,13 @@ int cli_cmd_registers(int argc, char **argv)
         return u ? rc : CLI_EXIT_FAILED;
     }
     lr_error_clear(&err);
-    const char *base = strrchr(o.pos[0], '/');
+    /* the file name the compiler's messages use */
+    const char *base = strrchr(o.pos[0], '/'), *shown = base ? base + 1 : o.pos[0];
     const cg_kernel_usage *only = NULL;
+    if (!strcmp(o.pos[0], "-"))
+        shown = "stdin.cu";
     if (target_arch(&o, arch, &err) ||
-        cg_usage_compile(src, !strcmp(o.pos[0], "-") ? "stdin.cu" : base ? base + 1 : o.pos[0],
-                         arch, o.nvrtc_options.v, o.nvrtc_options.n, u, &err) ||
+        cg_usage_compile(src, shown, arch, o.nvrtc_options.v, o.nvrtc_options.n, u, &err) ||
         (o.kernel && !(only = cg_usage_find(u, o.kernel, &err))))
         rc = report(&o, arch, &err);
     else

@@ -17,9 +17,9 @@
 #include "request.h"
 
 #define HEAD                                                                                   \
-    "{\"device\": \"%s\", \"domain\": [64, 64, 64], \"launch\": {\"block\": [64, 2, 1]}, "   \
+    "{\"device\": \"%s\", \"domain\": [64, 64, 64], \"launch\": {\"block\": [64, 2, 1]}, "     \
     "\"kernel\": {\"fields\": [{\"name\": \"a\", \"dims\": [66, 66, 66], \"loads\": "          \
-    "[[\"x\", \"y\", \"z\"], [\"x+1\", \"y\", \"z\"]]}, {\"name\": \"b\", \"dims\": [64, 64, "  \
+    "[[\"x\", \"y\", \"z\"], [\"x+1\", \"y\", \"z\"]]}, {\"name\": \"b\", \"dims\": [64, 64, " \
     "64], \"stores\": [[\"x\", \"y\", \"z\"]]}]%s}}"
 
 static const char kernel_text[] =
@@ -28,8 +28,8 @@ static const char kernel_text[] =
 
 /* Parses the request of device with kernel members extra (after the fields) by the
  * daemon's rules (no local files); the error in err. */
-static int parse(const lr_devices *devs, const char *device, const char *extra,
-                 lr_request *req, lr_error *err)
+static int parse(const lr_devices *devs, const char *device, const char *extra, lr_request *req,
+                 lr_error *err)
 {
     char body[2048];
     snprintf(body, sizeof body, HEAD, device, extra);
@@ -61,7 +61,8 @@ static void test_daemon_refusals(const lr_devices *devs)
             "reads no files");
     refused(devs, ", \"source\": {\"text\": \"x\", \"options\": [\"-I/etc\"]}",
             "kernel.source.options[0]", "not '-I/etc'");
-    refused(devs, ", \"source\": {\"text\": \"x\", \"options\": [\"--pre-include=/etc/passwd\"]}",
+    refused(devs,
+            ", \"source\": {\"text\": \"x\", \"options\": [\"--pre-include=/etc/passwd\"]}",
             "kernel.source.options[0]", "tune code generation");
     refused(devs, ", \"source\": {\"text\": \"x\", \"file\": \"y\"}", "kernel.source",
             "one of them");
