@@ -164,8 +164,9 @@ int cg_arch_of_device(const char *device_name, char arch[16]);
 
 /* Compilations remembered by their source, architecture and options (a SHA-256 of the
  * three), so that a request repeated does not compile again; compile errors of the
- * source are remembered too. Bounded by CG_USAGE_CACHE_SLOTS; thread-safe (one mutex,
- * not held while compiling: two threads missing at once both compile). */
+ * source are remembered too. Bounded by CG_USAGE_CACHE_SLOTS (the oldest goes first);
+ * thread-safe, with one compilation at a time: a source asked for by several threads at
+ * once compiles once, and other sources wait for it (a daemon compiles rarely). */
 typedef struct cg_usage_cache cg_usage_cache;
 #define CG_USAGE_CACHE_SLOTS 64
 /* NULL when out of memory. Free with cg_usage_cache_free (NULL: nothing). */

@@ -306,8 +306,11 @@ typedef struct cache_slot {
 } cache_slot;
 
 struct cg_usage_cache {
-    pthread_mutex_t mu;
-    unsigned next; /* the slot the next miss replaces: the oldest */
+    pthread_mutex_t mu;         /* guards next and slot[] */
+    pthread_mutex_t compile_mu; /* held while compiling: one compilation at a time, so a
+                                   source asked for by two threads at once compiles once
+                                   (the second finds the first's result) */
+    unsigned next;              /* the slot the next miss replaces: the oldest */
     cache_slot slot[CG_USAGE_CACHE_SLOTS];
 };
 
@@ -315,6 +318,11 @@ cg_usage_cache *cg_usage_cache_new(void)
 {
     cg_usage_cache *c = calloc(1, sizeof *c);
     if (c && pthread_mutex_init(&c->mu, NULL)) {
+        free(c);
+        return NULL;
+    }
+    if (c && pthread_mutex_init(&c->compile_mu, NULL)) {
+        pthread_mutex_destroy(&c->mu);
         free(c);
         return NULL;
     }
@@ -326,6 +334,7 @@ void cg_usage_cache_free(cg_usage_cache *c)
     if (!c)
         return;
     pthread_mutex_destroy(&c->mu);
+    pthread_mutex_destroy(&c->compile_mu);
     free(c);
 }
 
@@ -384,6 +393,11 @@ int cg_usage_cache_compile(cg_usage_cache *c, const char *src, const char *name,
     cache_key(src, name, arch, opts, nopts, key);
     if (cache_find(c, key, out, &rc, err))
         return rc;
+    pthread_mutex_lock(&c->compile_mu);
+    if (cache_find(c, key, out, &rc, err)) { /* compiled while this thread waited */
+        pthread_mutex_unlock(&c->compile_mu);
+        return rc;
+    }
     lr_error e;
     lr_error_clear(&e);
     rc = cg_usage_compile(src, name, arch, opts, nopts, out, &e);
@@ -401,6 +415,7 @@ int cg_usage_cache_compile(cg_usage_cache *c, const char *src, const char *name,
             s->usage = *out;
         pthread_mutex_unlock(&c->mu);
     }
+    pthread_mutex_unlock(&c->compile_mu);
     if (rc)
         lr_error_set(err, e.code, NULL, "%s", e.message);
     return rc;
