@@ -80,8 +80,8 @@ static int nvrtc_load(nvrtc_api *api, lr_error *err)
     }
     if (!h)
         return lr_error_set(err, LR_UNAVAILABLE, NULL,
-                            "NVRTC not found (tried %s): compiling generated kernels needs the "
-                            "CUDA toolkit's runtime compiler",
+                            "NVRTC not found (tried %s): compiling CUDA needs the CUDA "
+                            "toolkit's runtime compiler",
                             tried);
     return cg_dl_resolve(h, nvrtc_syms, sizeof nvrtc_syms / sizeof nvrtc_syms[0], api,
                          "NVRTC library found", err);

@@ -189,8 +189,8 @@ static int compile_error(const lr_error *e, const char *text_path, const char *a
 {
     if (e->code == LR_UNAVAILABLE)
         return lr_error_set(err, LR_UNAVAILABLE, "kernel.source",
-                            "kernel.source cannot be compiled here (device %.64s, %s): %s; "
-                            "send kernel.registers instead (nvcc -Xptxas -v prints it)",
+                            "kernel.source cannot be compiled here, send kernel.registers "
+                            "instead (nvcc -Xptxas -v prints it); device %.64s, %s: %s",
                             req->device.name, arch, e->message);
     const char *path = strstr(e->message, "is refused")          ? "kernel.source.options"
                        : strstr(e->message, "could not compile") ? text_path
