@@ -106,6 +106,78 @@ int cg_compile(const char *src, const char *arch, char **image, size_t *size, ch
  * allocation failure. */
 char *cg_print_expr(const est_expr *e, const char *const var_text[EST_VAR_COUNT]);
 
+/* ---- a user's kernels: their resource usage (resources.c) ---- */
+
+/* What ptxas reports for one __global__ function compiled for one architecture. */
+#define CG_KERNEL_NAME_MAX 256
+typedef struct cg_kernel_usage {
+    char name[CG_KERNEL_NAME_MAX]; /* as ptxas names it: the mangled name of C++ kernels */
+    int registers;                 /* per thread */
+    int barriers;                  /* named barriers used (-1: not reported) */
+    int64_t spill_store_bytes;     /* per thread */
+    int64_t spill_load_bytes;      /* per thread */
+    int64_t stack_bytes;           /* local memory: the stack frame, per thread */
+    int64_t shared_bytes;          /* static shared memory per block (__shared__ arrays) */
+    int64_t constant_bytes;        /* the cmem[] banks ptxas lists, summed; -1 when it
+                                      lists none (ptxas for sm_90 never does) */
+} cg_kernel_usage;
+
+/* Kernels one source may define: a code generator's file has a few. */
+#define CG_MAX_KERNELS 64
+/* Options a caller may add to a compilation: a user's handful (-D, -maxrregcount=,
+ * --use_fast_math) with room to spare. */
+#define CG_MAX_OPTIONS 31
+/* Largest source compiled: 1 MiB of CUDA is far beyond a generated kernel file. */
+#define CG_MAX_SOURCE_BYTES (1u << 20)
+
+typedef struct cg_usage {
+    char arch[16];                       /* sm_XY compiled for */
+    int nvrtc_version[2];                /* major, minor */
+    int nkernels;                        /* in the order ptxas compiled them */
+    cg_kernel_usage kernel[CG_MAX_KERNELS];
+} cg_usage;
+
+/* Compiles src (name: the file name its messages use, NULL for "kernel.cu") with NVRTC
+ * for arch (sm_XY), with the nopts (at most CG_MAX_OPTIONS) options opts added, and fills *out from ptxas's
+ * verbose report (--ptxas-options=-v). 0, or -1 with err: LR_UNAVAILABLE without NVRTC
+ * or when this NVRTC cannot target arch (the message names both); LR_INVALID_REQUEST
+ * when the source does not compile or an option is refused (the start of the compiler's
+ * log in the message), when it defines no kernel, when an option would change the
+ * target (-arch, --gpu-architecture, -dlto), or more than CG_MAX_KERNELS; LR_INTERNAL
+ * when the report cannot be read. No path is set: the caller's request knows it. */
+int cg_usage_compile(const char *src, const char *name, const char *arch,
+                     const char *const *opts, int nopts, cg_usage *out, lr_error *err);
+
+/* Fills *out's kernels from a ptxas -v log (NVRTC's or nvcc's wording). 0, or -1 with
+ * err (LR_INVALID_REQUEST: no kernel; LR_INTERNAL: a kernel's report incomplete). */
+int cg_usage_parse_log(const char *log, cg_usage *out, lr_error *err);
+
+/* The kernel of u called name: its name as ptxas prints it, or the bare name of a C++
+ * kernel (heavy for _Z5heavyILi64EEvPKfPf) when only one kernel has it; name NULL: the
+ * only kernel. NULL with err (LR_INVALID_REQUEST listing the kernels) otherwise. */
+const cg_kernel_usage *cg_usage_find(const cg_usage *u, const char *name, lr_error *err);
+
+/* The sm_XY of a GPU known by its name (H100, H200: sm_90; A100: sm_80; V100: sm_70;
+ * K20: sm_35, ...) into arch; 0, or -1 when the name says nothing (the caller then asks
+ * for the architecture). */
+int cg_arch_of_device(const char *device_name, char arch[16]);
+
+/* Compilations remembered by their source, architecture and options (a SHA-256 of the
+ * three), so that a request repeated does not compile again; compile errors of the
+ * source are remembered too. Bounded by CG_USAGE_CACHE_SLOTS (the oldest goes first);
+ * thread-safe, with one compilation at a time: a source asked for by several threads at
+ * once compiles once, and other sources wait for it (a daemon compiles rarely). */
+typedef struct cg_usage_cache cg_usage_cache;
+#define CG_USAGE_CACHE_SLOTS 64
+/* NULL when out of memory. Free with cg_usage_cache_free (NULL: nothing). */
+cg_usage_cache *cg_usage_cache_new(void);
+void cg_usage_cache_free(cg_usage_cache *c);
+/* cg_usage_compile through c (NULL: no cache); *compiled (may be NULL) is 1 when NVRTC
+ * ran, 0 when the answer was remembered. */
+int cg_usage_cache_compile(cg_usage_cache *c, const char *src, const char *name,
+                           const char *arch, const char *const *opts, int nopts,
+                           cg_usage *out, int *compiled, lr_error *err);
+
 /* ---- running on the GPU ---- */
 
 typedef struct cg_backend cg_backend; /* cudagen_int.h; NULL means the CUDA driver */

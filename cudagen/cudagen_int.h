@@ -114,4 +114,36 @@ typedef struct cg_dl_sym {
 int cg_dl_resolve(void *h, const cg_dl_sym *syms, size_t n, void *api, const char *library,
                   lr_error *err);
 
+/* ---- nvrtc.c: one NVRTC compilation ------------------------------------------ */
+
+/* Options one compilation may add to --gpu-architecture: a user's handful (-D, -maxrregcount,
+ * --use_fast_math) with room to spare. */
+#define CG_NVRTC_MAX_OPTIONS 32
+
+/* How much of a compiler log an error message quotes: the first error is what matters,
+ * and it must fit LR_MESSAGE_MAX with the explanation. */
+#define CG_LOG_QUOTE_MAX 300
+
+typedef struct cg_nvrtc_job {
+    const char *src;           /* CUDA C++ text */
+    const char *name;          /* file name in the log's messages; NULL: "lr_kernel.cu" */
+    const char *arch;          /* compute_XY (PTX) or sm_XY (cubin) */
+    const char *const *opts;   /* options after --gpu-architecture, nopts of them */
+    int nopts;
+} cg_nvrtc_job;
+
+/* Compiles job with NVRTC. image (NULL: not wanted) gets the PTX or cubin (malloc'd, size
+ * bytes); *log always gets the compiler's log (malloc'd or NULL; the caller frees); version
+ * NVRTC's major and minor (0 0 when it was not loaded). 0 on success; 1 when the source
+ * or an option was refused (the log says why; err untouched: the caller knows whose
+ * mistake it is); -1 with err: LR_UNAVAILABLE without NVRTC or when it does not know
+ * job->arch, LR_INVALID_REQUEST for an arch not written compute_XY or sm_XY,
+ * LR_LIMIT_EXCEEDED past CG_NVRTC_MAX_OPTIONS, LR_NO_MEMORY, LR_INTERNAL. */
+int cg_nvrtc_compile(const cg_nvrtc_job *job, char **image, size_t *size, char **log,
+                     int version[2], lr_error *err);
+
+/* The start of log (NULL: "") on one line into out (cap bytes): newlines become "; ",
+ * at most CG_LOG_QUOTE_MAX characters, "..." when cut. */
+void cg_nvrtc_quote_log(const char *log, char *out, size_t cap);
+
 #endif

@@ -22,10 +22,6 @@ typedef struct _nvrtcProgram *nvrtcProgram;
 #define NVRTC_ERROR_INVALID_OPTION 5
 #define NVRTC_ERROR_COMPILATION 6
 
-/* How much of the compiler log an error message quotes: the first error is what
- * matters, and it must fit LR_MESSAGE_MAX with the explanation. */
-#define LOG_QUOTE_MAX 300
-
 /* Where NVRTC is looked for, in order: the loader's path with the development
  * symlink, then the versioned sonames of CUDA 13 and 12 (runtime-only installs have
  * no symlink), then the toolkit's default location for hosts without ldconfig
@@ -84,8 +80,8 @@ static int nvrtc_load(nvrtc_api *api, lr_error *err)
     }
     if (!h)
         return lr_error_set(err, LR_UNAVAILABLE, NULL,
-                            "NVRTC not found (tried %s): compiling generated kernels needs the "
-                            "CUDA toolkit's runtime compiler",
+                            "NVRTC not found (tried %s): compiling CUDA needs the CUDA "
+                            "toolkit's runtime compiler",
                             tried);
     return cg_dl_resolve(h, nvrtc_syms, sizeof nvrtc_syms / sizeof nvrtc_syms[0], api,
                          "NVRTC library found", err);
@@ -106,11 +102,11 @@ static char *program_log(const nvrtc_api *api, nvrtcProgram prog)
     return log;
 }
 
-/* The start of a log for a one-line message: newlines become "; ". */
-static void quote_log(const char *log, char *out, size_t cap)
+void cg_nvrtc_quote_log(const char *log, char *out, size_t cap)
 {
     size_t o = 0;
-    for (const char *c = log ? log : ""; *c && o + 4 < cap && c - log < LOG_QUOTE_MAX; c++) {
+    const char *s = log ? log : "";
+    for (const char *c = s; *c && o + 4 < cap && c - s < CG_LOG_QUOTE_MAX; c++) {
         if (*c == '\n') {
             if (c[1] && o > 0)
                 o += (size_t)snprintf(out + o, cap - o, "; ");
@@ -119,79 +115,107 @@ static void quote_log(const char *log, char *out, size_t cap)
         }
     }
     out[o] = '\0';
-    if (log && strlen(log) > LOG_QUOTE_MAX)
+    if (strlen(s) > CG_LOG_QUOTE_MAX)
         snprintf(out + o, cap - o, "...");
 }
 
-int cg_compile(const char *src, const char *arch, char **image, size_t *size, char **log,
-               lr_error *err)
+int cg_nvrtc_compile(const cg_nvrtc_job *job, char **image, size_t *size, char **log,
+                     int version[2], lr_error *err)
 {
     nvrtc_api api = {0};
     nvrtcProgram prog = NULL;
     nvrtcResult r;
-    char opt[64], quoted[LOG_QUOTE_MAX + 8];
-    const char *opts[1] = {opt};
-    int cubin, major = 0, minor = 0, rc = -1;
+    char opt[64];
+    const char *opts[CG_NVRTC_MAX_OPTIONS + 1] = {opt};
+    int cubin, rc = -1;
     char *plog = NULL, *out = NULL;
     size_t n = 0;
 
-    *image = NULL;
-    *size = 0;
-    if (log)
-        *log = NULL;
-    cubin = strncmp(arch, "sm_", 3) == 0;
-    if (!cubin && strncmp(arch, "compute_", 8) != 0)
+    if (image)
+        *image = NULL;
+    if (size)
+        *size = 0;
+    *log = NULL;
+    version[0] = version[1] = 0;
+    cubin = strncmp(job->arch, "sm_", 3) == 0;
+    if (!cubin && strncmp(job->arch, "compute_", 8) != 0)
         return lr_error_set(err, LR_INVALID_REQUEST, NULL,
                             "unknown GPU architecture '%.32s': use compute_XY (PTX) or sm_XY "
                             "(cubin)",
-                            arch);
+                            job->arch);
+    if (job->nopts < 0 || job->nopts > CG_NVRTC_MAX_OPTIONS)
+        return lr_error_set(err, LR_LIMIT_EXCEEDED, NULL, "at most %d compiler options",
+                            CG_NVRTC_MAX_OPTIONS);
     if (nvrtc_load(&api, err) < 0)
         return -1;
-    api.Version(&major, &minor);
-    snprintf(opt, sizeof opt, "--gpu-architecture=%.40s", arch);
+    api.Version(&version[0], &version[1]);
+    snprintf(opt, sizeof opt, "--gpu-architecture=%.40s", job->arch);
+    for (int i = 0; i < job->nopts; i++)
+        opts[i + 1] = job->opts[i];
 
-    if ((r = api.CreateProgram(&prog, src, "lr_kernel.cu", 0, NULL, NULL)) != NVRTC_SUCCESS) {
+    r = api.CreateProgram(&prog, job->src, job->name ? job->name : "lr_kernel.cu", 0, NULL,
+                          NULL);
+    if (r != NVRTC_SUCCESS)
         return lr_error_set(err, LR_NO_MEMORY, NULL, "NVRTC could not create a program: %s",
                             api.GetErrorString(r));
-    }
-    r = api.CompileProgram(prog, 1, opts);
+    r = api.CompileProgram(prog, job->nopts + 1, opts);
     plog = program_log(&api, prog);
-    if (r == NVRTC_ERROR_INVALID_OPTION) {
+    if (r == NVRTC_ERROR_INVALID_OPTION && plog && strstr(plog, "gpu-architecture")) {
         lr_error_set(err, LR_UNAVAILABLE, NULL,
-                     "NVRTC %d.%d cannot compile for %.32s; a newer CUDA toolkit is needed for "
-                     "this GPU",
-                     major, minor, arch);
+                     "NVRTC %d.%d cannot compile for %.32s; a CUDA toolkit that still (or "
+                     "already) supports this architecture is needed",
+                     version[0], version[1], job->arch);
+        goto done;
+    }
+    if (r == NVRTC_ERROR_INVALID_OPTION || r == NVRTC_ERROR_COMPILATION) {
+        rc = 1; /* the caller says whose mistake it is */
         goto done;
     }
     if (r != NVRTC_SUCCESS) {
-        quote_log(plog, quoted, sizeof quoted);
-        lr_error_set(err, LR_INTERNAL, NULL,
-                     "NVRTC %d.%d could not compile the generated kernel for %.32s (%s): %s",
-                     major, minor, arch, api.GetErrorString(r), quoted);
+        lr_error_set(err, LR_INTERNAL, NULL, "NVRTC %d.%d failed for %.32s: %s", version[0],
+                     version[1], job->arch, api.GetErrorString(r));
         goto done;
     }
+    rc = 0;
+    if (!image)
+        goto done;
     r = cubin ? api.GetCUBINSize(prog, &n) : api.GetPTXSize(prog, &n);
     if (r == NVRTC_SUCCESS && n > 0 && !(out = malloc(n))) {
-        lr_error_set(err, LR_NO_MEMORY, NULL, "out of memory");
+        rc = lr_error_set(err, LR_NO_MEMORY, NULL, "out of memory");
         goto done;
     }
     if (r != NVRTC_SUCCESS || n == 0 ||
         (cubin ? api.GetCUBIN(prog, out) : api.GetPTX(prog, out)) != NVRTC_SUCCESS) {
-        lr_error_set(err, LR_INTERNAL, NULL,
-                     "NVRTC compiled the kernel but its %s could not be read",
-                     cubin ? "cubin" : "PTX");
+        rc = lr_error_set(err, LR_INTERNAL, NULL,
+                          "NVRTC compiled the kernel but its %s could not be read",
+                          cubin ? "cubin" : "PTX");
         free(out);
         goto done;
     }
     *image = out;
     *size = n;
-    rc = 0;
 done:
     api.DestroyProgram(&prog);
-    if (log) {
-        *log = plog;
-        plog = NULL;
+    *log = plog;
+    return rc;
+}
+
+int cg_compile(const char *src, const char *arch, char **image, size_t *size, char **log,
+               lr_error *err)
+{
+    cg_nvrtc_job job = {.src = src, .arch = arch};
+    char *plog = NULL, quoted[CG_LOG_QUOTE_MAX + 8];
+    int version[2];
+    int rc = cg_nvrtc_compile(&job, image, size, &plog, version, err);
+    if (rc > 0) {
+        cg_nvrtc_quote_log(plog, quoted, sizeof quoted);
+        rc = lr_error_set(err, LR_INTERNAL, NULL,
+                          "NVRTC %d.%d could not compile the generated kernel for %.32s: %s",
+                          version[0], version[1], arch, quoted);
     }
-    free(plog);
+    if (log)
+        *log = plog;
+    else
+        free(plog);
     return rc;
 }

@@ -130,6 +130,7 @@ lr_api *lr_api_new(const lr_api_config *cfg, lr_error *err)
         return NULL;
     }
     pthread_mutex_init(&api->cache_mu, NULL);
+    api->sources = cg_usage_cache_new(); /* NULL (no memory): each request compiles */
     if (cfg->db_path) {
         api->db_path = strdup(cfg->db_path);
         if (asprintf(&api->deleted,
@@ -154,6 +155,7 @@ void lr_api_free(lr_api *api)
     if (!api)
         return;
     lr_devices_free(api->devs);
+    cg_usage_cache_free(api->sources);
     free(api->db_path);
     est_stop_free(api->stop); /* every worker was freed before, as api.h requires */
     for (unsigned i = 0; i < api->n_messages; i++)

@@ -59,7 +59,7 @@ int api_parse(lr_worker *w, const char *body, size_t len, lr_request_kind kind,
         arrays = &w->arrays;
     }
     return lr_request_parse_with(w->api->devs, body, len, kind, w->api->cfg.local_files, arrays,
-                                 deadline, req, err);
+                                 w->api->sources, deadline, req, err);
 }
 
 /* The store of w for an array route, or NULL with err (503 without a database). */

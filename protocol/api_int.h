@@ -48,6 +48,7 @@ struct lr_api {
     atomic_uint_fast64_t hits, misses;
     atomic_uint_fast64_t evaluated, measured; /* configurations computed, timed */
     est_stop *stop; /* owned; raised by lr_api_cancel, watched by every computation */
+    cg_usage_cache *sources; /* owned: kernel.source's compilations (NULL: none kept) */
 };
 
 struct lr_worker {

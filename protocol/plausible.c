@@ -413,9 +413,18 @@ static void thresholds_text(const lr_request *req, int threads, char *out, size_
                  drop - 1, drop, none);
 }
 
+/* The note of kernel.registers compiled from kernel.source (request_source.c). */
+static void registers_note(jb *b, cJSON *arr, const lr_request *req)
+{
+    if (req->registers_note[0])
+        add_warning(b, arr, "registers_from_source", "kernel.source", "%s",
+                    req->registers_note);
+}
+
 void lr_plausible_registers_estimate(jb *b, cJSON *arr, const lr_request *req,
                                      const est_launch *l)
 {
+    registers_note(b, arr, req);
     if (!req->registers_assumed)
         return;
     char cfg[64], th[200];
@@ -475,6 +484,7 @@ static int pick_changes_at(const lr_request *req, const lr_choice *c, size_t m, 
 void lr_plausible_registers_rank(jb *b, cJSON *arr, const lr_request *req, const lr_choice *c,
                                  size_t m)
 {
+    registers_note(b, arr, req);
     if (!req->registers_assumed)
         return;
     int regs = est_kernel_registers(req->kernel);

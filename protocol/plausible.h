@@ -40,7 +40,9 @@ cJSON *lr_plausible_request_warnings(const lr_plausible *p);
  * "registers_assumed" (path "kernel.registers"): the registers per thread assumed and
  * the counts from which the answer would change. For an estimate of launch l: the
  * counts from which fewer of its blocks fit on an SM and from which none does
- * (est_register_threshold). Nothing when the request sent registers. */
+ * (est_register_threshold). Nothing when the request sent registers. Before it, when
+ * kernel.registers was compiled from kernel.source, the note "registers_from_source"
+ * (path "kernel.source", req->registers_note), in both functions. */
 void lr_plausible_registers_estimate(jb *b, cJSON *arr, const lr_request *req,
                                      const est_launch *l);
 

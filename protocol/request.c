@@ -440,16 +440,18 @@ int lr_request_parse_local(const lr_devices *devs, const char *body, size_t len,
                            lr_request_kind kind, int local_files, lr_request *req,
                            lr_error *err)
 {
-    return lr_request_parse_with(devs, body, len, kind, local_files, NULL, 0, req, err);
+    return lr_request_parse_with(devs, body, len, kind, local_files, NULL, NULL, 0, req, err);
 }
 
 int lr_request_parse_with(const lr_devices *devs, const char *body, size_t len,
                           lr_request_kind kind, int local_files, const lr_arrays *arrays,
-                          double deadline, lr_request *req, lr_error *err)
+                          cg_usage_cache *sources, double deadline, lr_request *req,
+                          lr_error *err)
 {
     memset(req, 0, sizeof *req);
     req->local_files = local_files;
     req->arrays = arrays;
+    req->sources = sources;
     req->deadline = deadline;
     cJSON *root = lr_request_parse_json(body, len, err);
     if (!root)
@@ -468,6 +470,7 @@ int lr_request_parse_with(const lr_devices *devs, const char *body, size_t len,
     cJSON_Delete(canon);
     cJSON_Delete(root);
     req->arrays = NULL; /* borrowed for the parse only */
+    req->sources = NULL;
     req->deadline = 0;
     if (rc)
         lr_request_release(req);

@@ -8,6 +8,7 @@
 
 #include <stddef.h>
 
+#include "cudagen.h"
 #include "devices.h"
 #include "estimator.h"
 #include "lr_sha256.h"
@@ -73,6 +74,8 @@ typedef struct lr_request {
     int top; /* rank: results to return, 0 = all */
     int blockwise4d;    /* kernel.indexing "blockwise4d": the launch is fixed */
     int registers_assumed; /* kernel.registers not sent: its 32 are a guess (issue 43) */
+    char registers_note[LR_MESSAGE_MAX]; /* "": none; else where kernel.registers came
+                                            from (kernel.source compiled), for the answer */
     int has_baseline;   /* rank: search.baseline was given ... */
     est_launch baseline; /* ... the code generator's current launch, also in space */
     lr_measure_opts measure;
@@ -81,6 +84,8 @@ typedef struct lr_request {
     size_t norderings;
     int local_files; /* index fields' values may be read from files (lr_request_parse_local) */
     const lr_arrays *arrays; /* borrowed while parsing (lr_request_parse_with); NULL: none */
+    cg_usage_cache *sources; /* borrowed while parsing: kernel.source's compilations
+                                (NULL: each request compiles its own) */
     double deadline; /* while parsing: when orderings stop being computed; 0: never */
     char *canonical; /* owned: kernel, domain, device figures, model version */
 } lr_request;
@@ -105,10 +110,12 @@ int lr_request_parse_local(const lr_devices *devs, const char *body, size_t len,
 /* lr_request_parse_local where arrays (NULL: none) holds the arrays that index fields
  * may name by "sha256", and keeps a ranking's permutations; past deadline (seconds on
  * est_now's clock, 0: none) no further search.ordering is computed (LR_BUDGET_EXCEEDED,
- * its path): the request's time limit covers its orderings too. */
+ * its path): the request's time limit covers its orderings too. sources (NULL: none)
+ * remembers kernel.source's compilations across requests. */
 int lr_request_parse_with(const lr_devices *devs, const char *body, size_t len,
                           lr_request_kind kind, int local_files, const lr_arrays *arrays,
-                          double deadline, lr_request *req, lr_error *err);
+                          cg_usage_cache *sources, double deadline, lr_request *req,
+                          lr_error *err);
 void lr_request_release(lr_request *req);
 
 /* The name of launch.ordering's mesh in req ("given" without orderings). */

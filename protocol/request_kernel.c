@@ -16,7 +16,7 @@
 
 static const char *const kernel_keys[] = {
     "fields",    "flops",      "fp_instructions", "registers", "shared_bytes",
-    "precision", "parameters", "restrict",        "indexing",  NULL};
+    "precision", "parameters", "restrict",        "indexing",  "source", NULL};
 static const char *const field_keys[] = {
     "name", "element_bytes", "dims", "base_offset_bytes", "loads", "stores", "integer", "values",
     NULL};
@@ -443,7 +443,8 @@ int lr_request_parse_kernel(const cJSON *kv, est_model model, lr_request *req, j
     int max_elem = 0, fp64 = 0, restrict_ = 1;
     if (parse_compute(kv, &flops, &fpi, &regs, &shared, err))
         return -1;
-    req->registers_assumed = jr_get(kv, "registers") == NULL;
+    const cJSON *sv = jr_get(kv, "source");
+    req->registers_assumed = jr_get(kv, "registers") == NULL && !sv;
     cJSON *fields = (cJSON *)jr_get(kv, "fields");
     if (!fields)
         return jr_missing("kernel", "fields", "the list of arrays the kernel reads and writes",
@@ -453,6 +454,9 @@ int lr_request_parse_kernel(const cJSON *kv, est_model model, lr_request *req, j
         parse_indexing(jr_get(kv, "indexing"), req, b, ck, err) ||
         parse_fields(fields, nf, params, nparams, req, b, ck, &max_elem, err) ||
         parse_precision(kv, max_elem, &fp64, &restrict_, err))
+        return -1;
+    /* compiled once the rest is known to be valid: compiling is the dear part */
+    if (sv && lr_request_parse_source(sv, req, jr_get(kv, "registers") != NULL, &regs, err))
         return -1;
     est_kernel_set_compute(req->kernel, flops, fpi, fp64, (int)regs, shared);
     est_kernel_set_model(req->kernel, model, restrict_);

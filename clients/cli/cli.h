@@ -50,6 +50,13 @@ typedef struct cli_opts {
     /* import-kt (and rank --format t4: --block MAP, --folding MAP) */
     const char *request, *block, *folding; /* --request FILE, --block MAP, --folding MAP */
     const char *ignore;                    /* import-kt --ignore NAMES */
+    /* registers: --device NAME, --arch sm_XY, --kernel NAME, --json, --option OPT... */
+    const char *device, *arch, *kernel;
+    int json;
+    struct {
+        const char *v[31]; /* cudagen.h's CG_MAX_OPTIONS (cli_registers.c asserts it) */
+        int n;
+    } nvrtc_options;
     const char *pos[2]; /* arguments that are not options, in order (borrowed from argv) */
     int npos;
 } cli_opts;
@@ -110,6 +117,9 @@ int cli_cmd_cache(int argc, char **argv);
 int cli_cmd_devices(int argc, char **argv);
 /* cli_levels.c: launchrank levels, a mesh kernel against its cells' order */
 int cli_cmd_levels(int argc, char **argv);
+
+/* cli_registers.c: launchrank registers FILE.cu, a kernel's resources from NVRTC */
+int cli_cmd_registers(int argc, char **argv);
 
 /* `launchrank calibrate` (cli_calibrate.c). */
 int cli_cmd_calibrate(int argc, char **argv);

@@ -524,6 +524,7 @@ static const cli_command commands[] = {
     {"devices", cli_cmd_devices, "list the GPU models, show one, or store one (add)"},
     {"serve", cmd_serve, "run the HTTP daemon (JSON API, shared prediction cache)"},
     {"cache", cli_cmd_cache, "show, clear or export the SQLite prediction cache"},
+    {"registers", cli_cmd_registers, "registers, spills and memory of CUDA kernels (NVRTC)"},
     {"emit", cli_cmd_emit, "print the CUDA source of one configuration's kernel"},
     {"measure", cli_cmd_measure, "compile and time one configuration on the GPU"},
     {"calibrate", cli_cmd_calibrate, "measure this GPU into a device description"},

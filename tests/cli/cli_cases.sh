@@ -688,6 +688,96 @@ case_gpu_commands() {
     expect_rc 2
 }
 
+# Issue 43, item 2: `launchrank registers` compiles a source with NVRTC (no GPU) and
+# prints ptxas's figures; its --help example runs as written; a request's kernel.source
+# gives the estimate of the count it compiles to, byte for byte but the note. Skipped
+# (77) where NVRTC cannot be loaded. The registers are nvcc 13.0.88's (-arch=sm_90
+# -cubin -Xptxas -v of the same file): stencil7 22, heavy<64> 32.
+case_registers() {
+    root=$(cd "$DATA/../../.." && pwd)
+    sample="$root/tests/data/registers_sample.cu"
+    run registers --help
+    expect_rc 0
+    ex=$(sed -n '/^Example:/{n;p;}' "$T/out" | sed 's/^ *launchrank //')
+    [ -n "$ex" ] || fail "no example in --help"
+    set -f
+    set -- $ex
+    set +f
+    (cd "$root" && "$LR" "$@") >"$T/out" 2>"$T/err" && rc=0 || rc=$?
+    last="launchrank $ex (registers --help's example)"
+    if [ "$rc" -eq 1 ] && grep -q 'NVRTC not found' "$T/err"; then
+        echo "SKIP: NVRTC cannot be loaded"
+        exit 77
+    fi
+    expect_rc 0
+    expect_in out "compiled for sm_90 (H200-SXM-141GB) by NVRTC"
+    grep -E -q '^stencil7 +22 regs +0 B +0 B +0 B +0 B +n/a$' "$T/out" ||
+        fail "stencil7 is not 22 registers without spills"
+    grep -E -q '^_Z5heavyILi64EEvPKfPf +32 regs +[1-9][0-9]* B +[1-9][0-9]* B +[1-9][0-9]* B +1024 B +n/a$' "$T/out" ||
+        fail "heavy<64> is not 32 registers with spills and 1024 B of shared memory"
+
+    run registers --arch sm_90 --json --kernel stencil7 "$sample"
+    expect_rc 0
+    expect_in out '"arch":"sm_90","device":null,'
+    expect_in out '"kernels":[{"name":"stencil7","registers":22,"spill_store_bytes":0,"spill_load_bytes":0,"stack_bytes":0,"shared_bytes":0,"constant_bytes":null,"barriers":0}]'
+
+    nv=$(sed -n 's/.*"nvrtc":"\([0-9]*\)\..*/\1/p' "$T/out")
+    if [ "${nv:-0}" -ge 13 ]; then
+        run registers --device V100-PCIe-32GB "$sample"
+        expect_rc 1
+        expect_in err '"code":"unavailable"'
+        expect_in err "V100-PCIe-32GB is sm_70: NVRTC 13."
+    fi
+    run registers --arch sm_90 --kernel nothing "$sample"
+    expect_rc 2
+    expect_in err "the source has no kernel 'nothing'; it defines _Z5heavyILi64EEvPKfPf, stencil7"
+    printf '__global__ void k( {}\n' >broken.cu
+    run registers --arch sm_90 broken.cu
+    expect_rc 2
+    expect_in err 'could not compile it for sm_90: broken.cu(1): error'
+    run registers broken.cu
+    expect_rc 2
+    expect_in err 'give --device NAME or --arch sm_XY'
+
+    # kernel.source against kernel.registers 22: the same estimate but the note
+    kernel='"fields":[{"name":"in","dims":[258,258,258],"loads":[["x","y","z"],["x-1","y","z"],["x+1","y","z"],["x","y-1","z"],["x","y+1","z"],["x","y","z-1"],["x","y","z+1"]]},{"name":"out","dims":[258,258,258],"stores":[["x","y","z"]]}]'
+    head='{"device":"H200-SXM-141GB","domain":[256,256,256],"launch":{"block":[128,2,1]},"kernel":{'
+    echo "$head$kernel,\"registers\":22}}" >regs.json
+    echo "$head$kernel,\"source\":{\"file\":\"$sample\",\"name\":\"stencil7\"}}}" >src.json
+    run estimate regs.json
+    expect_rc 0
+    cp "$T/out" regs.out
+    expect_in out '"warnings":[],'
+    run estimate src.json
+    expect_rc 0
+    expect_in out '"warnings":[{"code":"registers_from_source","message":"kernel.registers = 22 from compiling kernel.source with NVRTC'
+    sed 's/"warnings":\[{"code":"registers_from_source","message":"[^"]*","path":"kernel.source"}\]/"warnings":[]/' "$T/out" >src.out
+    cmp -s regs.out src.out || fail "kernel.source's estimate differs from kernel.registers 22's beyond the note"
+
+    echo "$head$kernel,\"registers\":40,\"source\":{\"file\":\"$sample\",\"name\":\"stencil7\"}}}" >both.json
+    run estimate both.json
+    expect_rc 2
+    expect_in err 'kernel.registers is 40 but kernel.source compiles to 22 registers per thread'
+    expect_in err '"path":"kernel.registers"'
+    echo "$head$kernel,\"source\":{\"file\":\"$sample\",\"name\":\"heavy2\"}}}" >name.json
+    run estimate name.json
+    expect_rc 2
+    expect_in err '"path":"kernel.source.name"'
+    echo "$head$kernel,\"source\":{\"text\":\"__global__ void k( {}\"}}}" >syntax.json
+    run estimate syntax.json
+    expect_rc 2
+    expect_in err '"path":"kernel.source.text"'
+    expect_in err 'kernel.cu(1): error'
+    if [ "${nv:-0}" -ge 13 ]; then
+        sed 's/H200-SXM-141GB/V100-PCIe-32GB/' src.json >v100.json
+        run estimate v100.json
+        expect_rc 1
+        expect_in err '"code":"unavailable"'
+        expect_in err 'send kernel.registers instead'
+        expect_in err '"path":"kernel.source"'
+    fi
+}
+
 # Issue 46, item 7: docs/pystencils.md's count of configurations tied with the best is
 # the tie group the CLI (and the daemon, in the page's own example) gives its request.
 case_docs_pystencils() {
@@ -888,6 +978,7 @@ cache) case_cache ;;
 gpu_commands) case_gpu_commands ;;
 calibrate) case_calibrate ;;
 docs_pystencils) case_docs_pystencils ;;
+registers) case_registers ;;
 readme_quick_start) case_readme_quick_start ;;
 *)
     echo "cli_cases.sh: unknown case '$CASE'"

@@ -274,8 +274,8 @@ static int parse_with(lr_api *api, const char *body, lr_request_kind kind,
                       const lr_arrays *arrays, lr_request *req, lr_error *err)
 {
     lr_error_clear(err);
-    return lr_request_parse_with(lr_api_device_list(api), body, strlen(body), kind, 0, arrays, 0,
-                                 req, err);
+    return lr_request_parse_with(lr_api_device_list(api), body, strlen(body), kind, 0, arrays,
+                                 NULL, 0, req, err);
 }
 
 /* Issue 45, item 1: values named by the SHA-256 of an uploaded array ({"sha256"}) are the

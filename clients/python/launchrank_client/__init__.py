@@ -31,8 +31,9 @@ from .errors import (LaunchrankConnectionError, LaunchrankError, LaunchrankNotFo
                      LaunchrankUnsupportedError)
 from .local import Local
 from .results import (Baseline, BaselineAdvice, Choice, Decision, Device, Estimate, Health,
-                      Incomplete, Launch, Measurement, MeasureSummary, NotLaunchable,
-                      Performance, PlausibilityWarning, RankedConfig, Ranking, Volumes)
+                      Incomplete, KernelResources, Launch, Measurement, MeasureSummary,
+                      NotLaunchable, Performance, PlausibilityWarning, RankedConfig, Ranking,
+                      Resources, Volumes)
 
 __all__ = [
     "__version__",
@@ -71,4 +72,6 @@ __all__ = [
     "NotLaunchable",
     "Device",
     "Health",
+    "Resources",
+    "KernelResources",
 ]

@@ -11,7 +11,8 @@ import warnings
 from typing import Any, Callable, Dict, Iterable, List, Mapping, Optional, Sequence, Union
 
 from .errors import LaunchrankUnsupportedError
-from .results import Baseline, Device, Estimate, Health, PlausibilityWarning, Ranking
+from .results import (Baseline, Device, Estimate, Health, PlausibilityWarning, Ranking,
+                      Resources)
 
 __all__ = ["field", "ProgressCallback", "BaselineSpec"]
 
@@ -320,6 +321,21 @@ class _Backend:
     def health(self) -> Health:
         """Whether the back end answers, its cache status and model version."""
         raise NotImplementedError
+
+    def registers(self, source: str, device: Optional[str] = None, *,
+                  arch: Optional[str] = None, kernel: Optional[str] = None,
+                  options: Sequence[str] = ()) -> Resources:
+        """Registers, spills and memory of each kernel of a CUDA source, compiled with
+        NVRTC for ``device``'s architecture (or ``arch``, "sm_90"): ``launchrank
+        registers``, Local only (it compiles on this machine; no GPU needed). ``source``
+        is a file's path, or the CUDA text itself (anything with a newline or
+        "__global__" in it). Through the daemon, send the text as the request's
+        ``kernel.source`` instead (docs/api.md): it compiles it and fills
+        ``kernel.registers``."""
+        raise LaunchrankUnsupportedError(
+            "%s cannot compile CUDA: registers() runs NVRTC on this machine through Local; "
+            "through the daemon, send the source as the request's kernel.source"
+            % type(self).__name__)
 
     def stats(self) -> Dict[str, Any]:
         """Request, error and cache counters (the daemon's only)."""

@@ -15,13 +15,13 @@ import os
 import re
 import shutil
 import subprocess
-from typing import Any, Dict, List, Optional
+from typing import Any, Dict, List, Optional, Sequence
 
 from ._api import _Backend
 from .errors import (LaunchrankConnectionError, LaunchrankError, LaunchrankRequestError,
                      LaunchrankResponseError, LaunchrankServerError, LaunchrankTimeoutError,
                      error_for)
-from .results import Health
+from .results import Health, Resources
 
 __all__ = ["Local", "EXECUTABLE"]
 
@@ -94,6 +94,28 @@ class Local(_Backend):
         cache = ("ok" if self.db is not None else
                  "off: Local runs launchrank without a cache unless given db=PATH")
         return Health.from_json({"status": "ok", "cache": cache, "model_version": m.group(1)})
+
+    def registers(self, source: str, device: Optional[str] = None, *,
+                  arch: Optional[str] = None, kernel: Optional[str] = None,
+                  options: Sequence[str] = ()) -> Resources:
+        """``launchrank registers --json``: each kernel's registers, spills and memory as
+        ptxas reports them when NVRTC compiles ``source`` (a path, or the CUDA text: it
+        has a newline or "__global__") for ``device``'s architecture or ``arch``.
+        LaunchrankRequestError when it does not compile or names no such kernel;
+        LaunchrankUnavailableError (code "unavailable") without NVRTC or for an
+        architecture it cannot target (CUDA 13: the V100's sm_70)."""
+        args = ["registers", "--json"]
+        if device is not None:
+            args += ["--device", str(device)]
+        if arch is not None:
+            args += ["--arch", str(arch)]
+        if kernel is not None:
+            args += ["--kernel", str(kernel)]
+        args += ["--option=" + str(o) for o in options]
+        text = str(source)
+        if "\n" in text or "__global__" in text:
+            return Resources.from_json(self._run(args + ["-"], text.encode("utf-8")))
+        return Resources.from_json(self._run(args + ["--", os.fspath(source)]))
 
     # -- processes -----------------------------------------------------------
 

@@ -599,3 +599,53 @@ class Health(_Raw):
     def from_json(cls, d: Dict[str, Any]) -> "Health":
         return cls(str(d.get("status") or ""), str(d.get("cache") or ""),
                    str(d.get("model_version") or ""), raw=d)
+
+
+@dataclass(**_VIEW)
+class KernelResources(_Raw):
+    """One kernel's resources as ptxas reports them (``registers()``): registers per
+    thread; spill stores, spill loads and the stack frame (local memory) in bytes per
+    thread; static shared memory in bytes per block; the constant banks ptxas lists in
+    bytes (None when it lists none, as for sm_90)."""
+
+    name: str
+    registers: int
+    spill_store_bytes: int
+    spill_load_bytes: int
+    stack_bytes: int
+    shared_bytes: int
+    constant_bytes: Optional[int]
+    raw: Dict[str, Any] = _raw_field()
+
+    @classmethod
+    def from_json(cls, d: Dict[str, Any]) -> "KernelResources":
+        return cls(str(d["name"]), int(d["registers"]), int(d["spill_store_bytes"]),
+                   int(d["spill_load_bytes"]), int(d["stack_bytes"]), int(d["shared_bytes"]),
+                   _int(d.get("constant_bytes")), raw=d)
+
+
+@dataclass(**_VIEW)
+class Resources(_Raw):
+    """What ``launchrank registers`` printed: the architecture compiled for, NVRTC's
+    version ("13.0") and each kernel's resources, in the order ptxas compiled them."""
+
+    arch: str
+    nvrtc: str
+    kernels: List[KernelResources]
+    raw: Dict[str, Any] = _raw_field()
+
+    def kernel(self, name: str) -> KernelResources:
+        """The kernel of that name: ptxas's (mangled) or, for a C++ kernel, its bare name
+        when only one kernel has it. KeyError otherwise."""
+        if any(k.name == name for k in self.kernels):
+            return next(k for k in self.kernels if k.name == name)
+        bare = [k for k in self.kernels if k.name.startswith("_Z%d%s" % (len(name), name))]
+        if len(bare) == 1:
+            return bare[0]
+        raise KeyError("%s: the kernels are %s" % (name, ", ".join(k.name for k in
+                                                                      self.kernels)))
+
+    @classmethod
+    def from_json(cls, d: Dict[str, Any]) -> "Resources":
+        return cls(str(d["arch"]), str(d["nvrtc"]),
+                   [KernelResources.from_json(k) for k in d["kernels"]], raw=d)
