@@ -105,7 +105,8 @@ def load_ncu(path, order_path):
     for fam, lines in ncu.items():
         rows = list(csv.reader(io.StringIO("\n".join(l for l in lines if l.startswith('"')))))
         hdr, data = rows[0], rows[2:]          # rows[1]: units
-        ords = [r for r in csv.DictReader(io.StringIO("\n".join(order[fam]))) if r["status"] == "ok"]
+        ords = [r for r in csv.DictReader(io.StringIO("\n".join(order[fam])))
+                if r["status"] == "ok"]
         if len(ords) != len(data):
             sys.exit(f"{fam}: {len(ords)} launches but {len(data)} profiled kernels")
         for o, r in zip(ords, data):
@@ -185,7 +186,8 @@ def main():
                 pipe: g(f"sm__pipe_{pipe}_cycles_active.avg.pct_of_peak_sustained_active")
                 for pipe in ("fma", "fp64", "alu")}
             c["occupancy_limit_blocks"] = {
-                lim: g(f"launch__occupancy_limit_{lim}") for lim in ("registers", "warps", "blocks")}
+                lim: g(f"launch__occupancy_limit_{lim}")
+                for lim in ("registers", "warps", "blocks")}
             c["waves_per_sm"] = g("launch__waves_per_multiprocessor")
             c["stalls_per_issue"] = {
                 s: g(f"smsp__average_warps_issue_stalled_{s}_per_issue_active.ratio")
