@@ -9,6 +9,7 @@
 #                       family (ncu.csv, order.csv: each file's rows tagged by its family)
 # Steps run in order while DEADLINE seconds (default 540) from the start remain.
 # FAMILIES="a b" restricts prof to those families; METRICS="m1 m2 ..." replaces its list.
+# (Runs 1 and 2 wrote the list used into $OUT/metrics_used.txt; run 3 writes it into log.txt.)
 set -uo pipefail
 t0=$(date +%s)
 deadline=$((t0 + ${DEADLINE:-540}))
@@ -48,7 +49,8 @@ for step in "$@"; do
         echo "--- resource usage"; cuobjdump --dump-resource-usage "$bin" | grep -E "Function|REG"
       } >> "$info" 2>&1
       cuobjdump -sass "$bin" | gzip -9 > "$OUT/sass.txt.gz"
-      ncu --query-metrics 2>&1 | gzip -9 > "$OUT/metrics.txt.gz" ;;
+      # the tool returns at most 8 files: run 3 (QUERY_METRICS=0) leaves this one out
+      [ "${QUERY_METRICS:-1}" = 1 ] && ncu --query-metrics 2>&1 | gzip -9 > "$OUT/metrics.txt.gz" ;;
     time:*)
       spec=${step#time:}
       name=${spec%%:*} reps=21
@@ -99,7 +101,8 @@ smsp__average_warps_issue_stalled_no_instruction_per_issue_active.ratio}"
           if grep -q "^$b2 " "$W/metrics.txt"; then list="$list,$m"; else echo "not available: $m" >> "$log"; fi
         fi
       done
-      echo "${list#,}" > "$OUT/metrics_used.txt"
+      echo "${list#,}" > "$W/metrics_used.txt"
+      echo "metrics: ${list#,}" >> "$log"
       for fam in ${FAMILIES:-$(awk '{print $1}' "$man" | uniq)}; do
         now=$(date +%s)
         if [ "$now" -ge "$deadline" ]; then echo "deadline: skipped prof $fam" | tee -a "$log"; continue; fi

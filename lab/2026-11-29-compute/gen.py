@@ -441,6 +441,12 @@ def families():
         " in z with the folding steps unrolled: all steps' values before any store "
         "(registers grow with the folding)", "double", D, s25, c25, plain,
         folds=[[1, 1, z] for z in FOLD_Z]))
+    # measured in a second call (run 3), after every family above
+    fams.append(lbm_family("d3q27_bgk_f32", 27, "float", "bgk"))
+    fams.append(lbm_family("d3q27_trt_f32", 27, "float", "trt"))
+    fams.append(lbm_family("d3q27_trt_f64", 27, "double", "trt"))
+    fams.append(lbm_family("d3q19_bgk_fold_f64", 19, "double", "bgk",
+                           folds=[[1, 1, z] for z in (1, 2, 4)]))
     return fams
 
 

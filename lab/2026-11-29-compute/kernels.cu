@@ -2511,6 +2511,998 @@ extern "C" __global__ void ck_star25_fold_f64_f118(const double *__restrict__ u,
     out[c0 + 487872] = res[7];
 }
 
+extern "C" __global__ void ck_d3q27_bgk_f32_f111(const float *__restrict__ f0, const float *__restrict__ f1, const float *__restrict__ f2, const float *__restrict__ f3, const float *__restrict__ f4, const float *__restrict__ f5, const float *__restrict__ f6, const float *__restrict__ f7, const float *__restrict__ f8, const float *__restrict__ f9, const float *__restrict__ f10, const float *__restrict__ f11, const float *__restrict__ f12, const float *__restrict__ f13, const float *__restrict__ f14, const float *__restrict__ f15, const float *__restrict__ f16, const float *__restrict__ f17, const float *__restrict__ f18, const float *__restrict__ f19, const float *__restrict__ f20, const float *__restrict__ f21, const float *__restrict__ f22, const float *__restrict__ f23, const float *__restrict__ f24, const float *__restrict__ f25, const float *__restrict__ f26, float *__restrict__ g0, float *__restrict__ g1, float *__restrict__ g2, float *__restrict__ g3, float *__restrict__ g4, float *__restrict__ g5, float *__restrict__ g6, float *__restrict__ g7, float *__restrict__ g8, float *__restrict__ g9, float *__restrict__ g10, float *__restrict__ g11, float *__restrict__ g12, float *__restrict__ g13, float *__restrict__ g14, float *__restrict__ g15, float *__restrict__ g16, float *__restrict__ g17, float *__restrict__ g18, float *__restrict__ g19, float *__restrict__ g20, float *__restrict__ g21, float *__restrict__ g22, float *__restrict__ g23, float *__restrict__ g24, float *__restrict__ g25, float *__restrict__ g26, const float omega)
+{
+    const int tx = blockIdx.x * blockDim.x + threadIdx.x;
+    const int ty = blockIdx.y * blockDim.y + threadIdx.y;
+    const int tz = blockIdx.z * blockDim.z + threadIdx.z;
+    if (tx * 1 >= 160 || ty * 1 >= 160 || tz * 1 >= 160)
+        return;
+    const int c0 = (tx * 1 + 1) + (ty * 1 + 1) * 162 + (tz * 1 + 1) * 26244;
+    const int c = c0;
+    const float f_0 = f0[c];
+    const float f_1 = f1[c - 1];
+    const float f_2 = f2[c + 1];
+    const float f_3 = f3[c - 162];
+    const float f_4 = f4[c + 162];
+    const float f_5 = f5[c - 26244];
+    const float f_6 = f6[c + 26244];
+    const float f_7 = f7[c - 163];
+    const float f_8 = f8[c + 161];
+    const float f_9 = f9[c - 161];
+    const float f_10 = f10[c + 163];
+    const float f_11 = f11[c - 26245];
+    const float f_12 = f12[c + 26243];
+    const float f_13 = f13[c - 26243];
+    const float f_14 = f14[c + 26245];
+    const float f_15 = f15[c - 26406];
+    const float f_16 = f16[c + 26082];
+    const float f_17 = f17[c - 26082];
+    const float f_18 = f18[c + 26406];
+    const float f_19 = f19[c - 26407];
+    const float f_20 = f20[c + 26081];
+    const float f_21 = f21[c - 26083];
+    const float f_22 = f22[c + 26405];
+    const float f_23 = f23[c - 26405];
+    const float f_24 = f24[c + 26083];
+    const float f_25 = f25[c - 26081];
+    const float f_26 = f26[c + 26407];
+    const float rho = f_0 + f_1 + f_2 + f_3 + f_4 + f_5 + f_6 + f_7 + f_8 + f_9 + f_10 + f_11 + f_12 + f_13 + f_14 + f_15 + f_16 + f_17 + f_18 + f_19 + f_20 + f_21 + f_22 + f_23 + f_24 + f_25 + f_26;
+    const float jx = (f_1 + f_7 + f_8 + f_11 + f_12 + f_19 + f_20 + f_21 + f_22) - (f_2 + f_9 + f_10 + f_13 + f_14 + f_23 + f_24 + f_25 + f_26);
+    const float jy = (f_3 + f_7 + f_9 + f_15 + f_16 + f_19 + f_20 + f_23 + f_24) - (f_4 + f_8 + f_10 + f_17 + f_18 + f_21 + f_22 + f_25 + f_26);
+    const float jz = (f_5 + f_11 + f_13 + f_15 + f_17 + f_19 + f_21 + f_23 + f_25) - (f_6 + f_12 + f_14 + f_16 + f_18 + f_20 + f_22 + f_24 + f_26);
+    const float irho = 1.0f / rho;
+    const float ux = jx * irho;
+    const float uy = jy * irho;
+    const float uz = jz * irho;
+    const float usq = 1.5f * (ux * ux + uy * uy + uz * uz);
+    g0[c] = f_0 + omega * (0.2962962962962963f * rho * (1.0f - usq) - f_0);
+    { const float cu = ux;
+      g1[c] = f_1 + omega * (0.07407407407407407f * rho * (1.0f + 3.0f * cu + 4.5f * cu * cu - usq) - f_1); }
+    { const float cu = -ux;
+      g2[c] = f_2 + omega * (0.07407407407407407f * rho * (1.0f + 3.0f * cu + 4.5f * cu * cu - usq) - f_2); }
+    { const float cu = uy;
+      g3[c] = f_3 + omega * (0.07407407407407407f * rho * (1.0f + 3.0f * cu + 4.5f * cu * cu - usq) - f_3); }
+    { const float cu = -uy;
+      g4[c] = f_4 + omega * (0.07407407407407407f * rho * (1.0f + 3.0f * cu + 4.5f * cu * cu - usq) - f_4); }
+    { const float cu = uz;
+      g5[c] = f_5 + omega * (0.07407407407407407f * rho * (1.0f + 3.0f * cu + 4.5f * cu * cu - usq) - f_5); }
+    { const float cu = -uz;
+      g6[c] = f_6 + omega * (0.07407407407407407f * rho * (1.0f + 3.0f * cu + 4.5f * cu * cu - usq) - f_6); }
+    { const float cu = ux+uy;
+      g7[c] = f_7 + omega * (0.018518518518518517f * rho * (1.0f + 3.0f * cu + 4.5f * cu * cu - usq) - f_7); }
+    { const float cu = ux-uy;
+      g8[c] = f_8 + omega * (0.018518518518518517f * rho * (1.0f + 3.0f * cu + 4.5f * cu * cu - usq) - f_8); }
+    { const float cu = -ux+uy;
+      g9[c] = f_9 + omega * (0.018518518518518517f * rho * (1.0f + 3.0f * cu + 4.5f * cu * cu - usq) - f_9); }
+    { const float cu = -ux-uy;
+      g10[c] = f_10 + omega * (0.018518518518518517f * rho * (1.0f + 3.0f * cu + 4.5f * cu * cu - usq) - f_10); }
+    { const float cu = ux+uz;
+      g11[c] = f_11 + omega * (0.018518518518518517f * rho * (1.0f + 3.0f * cu + 4.5f * cu * cu - usq) - f_11); }
+    { const float cu = ux-uz;
+      g12[c] = f_12 + omega * (0.018518518518518517f * rho * (1.0f + 3.0f * cu + 4.5f * cu * cu - usq) - f_12); }
+    { const float cu = -ux+uz;
+      g13[c] = f_13 + omega * (0.018518518518518517f * rho * (1.0f + 3.0f * cu + 4.5f * cu * cu - usq) - f_13); }
+    { const float cu = -ux-uz;
+      g14[c] = f_14 + omega * (0.018518518518518517f * rho * (1.0f + 3.0f * cu + 4.5f * cu * cu - usq) - f_14); }
+    { const float cu = uy+uz;
+      g15[c] = f_15 + omega * (0.018518518518518517f * rho * (1.0f + 3.0f * cu + 4.5f * cu * cu - usq) - f_15); }
+    { const float cu = uy-uz;
+      g16[c] = f_16 + omega * (0.018518518518518517f * rho * (1.0f + 3.0f * cu + 4.5f * cu * cu - usq) - f_16); }
+    { const float cu = -uy+uz;
+      g17[c] = f_17 + omega * (0.018518518518518517f * rho * (1.0f + 3.0f * cu + 4.5f * cu * cu - usq) - f_17); }
+    { const float cu = -uy-uz;
+      g18[c] = f_18 + omega * (0.018518518518518517f * rho * (1.0f + 3.0f * cu + 4.5f * cu * cu - usq) - f_18); }
+    { const float cu = ux+uy+uz;
+      g19[c] = f_19 + omega * (0.004629629629629629f * rho * (1.0f + 3.0f * cu + 4.5f * cu * cu - usq) - f_19); }
+    { const float cu = ux+uy-uz;
+      g20[c] = f_20 + omega * (0.004629629629629629f * rho * (1.0f + 3.0f * cu + 4.5f * cu * cu - usq) - f_20); }
+    { const float cu = ux-uy+uz;
+      g21[c] = f_21 + omega * (0.004629629629629629f * rho * (1.0f + 3.0f * cu + 4.5f * cu * cu - usq) - f_21); }
+    { const float cu = ux-uy-uz;
+      g22[c] = f_22 + omega * (0.004629629629629629f * rho * (1.0f + 3.0f * cu + 4.5f * cu * cu - usq) - f_22); }
+    { const float cu = -ux+uy+uz;
+      g23[c] = f_23 + omega * (0.004629629629629629f * rho * (1.0f + 3.0f * cu + 4.5f * cu * cu - usq) - f_23); }
+    { const float cu = -ux+uy-uz;
+      g24[c] = f_24 + omega * (0.004629629629629629f * rho * (1.0f + 3.0f * cu + 4.5f * cu * cu - usq) - f_24); }
+    { const float cu = -ux-uy+uz;
+      g25[c] = f_25 + omega * (0.004629629629629629f * rho * (1.0f + 3.0f * cu + 4.5f * cu * cu - usq) - f_25); }
+    { const float cu = -ux-uy-uz;
+      g26[c] = f_26 + omega * (0.004629629629629629f * rho * (1.0f + 3.0f * cu + 4.5f * cu * cu - usq) - f_26); }
+}
+
+extern "C" __global__ void ck_d3q27_trt_f32_f111(const float *__restrict__ f0, const float *__restrict__ f1, const float *__restrict__ f2, const float *__restrict__ f3, const float *__restrict__ f4, const float *__restrict__ f5, const float *__restrict__ f6, const float *__restrict__ f7, const float *__restrict__ f8, const float *__restrict__ f9, const float *__restrict__ f10, const float *__restrict__ f11, const float *__restrict__ f12, const float *__restrict__ f13, const float *__restrict__ f14, const float *__restrict__ f15, const float *__restrict__ f16, const float *__restrict__ f17, const float *__restrict__ f18, const float *__restrict__ f19, const float *__restrict__ f20, const float *__restrict__ f21, const float *__restrict__ f22, const float *__restrict__ f23, const float *__restrict__ f24, const float *__restrict__ f25, const float *__restrict__ f26, float *__restrict__ g0, float *__restrict__ g1, float *__restrict__ g2, float *__restrict__ g3, float *__restrict__ g4, float *__restrict__ g5, float *__restrict__ g6, float *__restrict__ g7, float *__restrict__ g8, float *__restrict__ g9, float *__restrict__ g10, float *__restrict__ g11, float *__restrict__ g12, float *__restrict__ g13, float *__restrict__ g14, float *__restrict__ g15, float *__restrict__ g16, float *__restrict__ g17, float *__restrict__ g18, float *__restrict__ g19, float *__restrict__ g20, float *__restrict__ g21, float *__restrict__ g22, float *__restrict__ g23, float *__restrict__ g24, float *__restrict__ g25, float *__restrict__ g26, const float omega_p, const float omega_m)
+{
+    const int tx = blockIdx.x * blockDim.x + threadIdx.x;
+    const int ty = blockIdx.y * blockDim.y + threadIdx.y;
+    const int tz = blockIdx.z * blockDim.z + threadIdx.z;
+    if (tx * 1 >= 160 || ty * 1 >= 160 || tz * 1 >= 160)
+        return;
+    const int c0 = (tx * 1 + 1) + (ty * 1 + 1) * 162 + (tz * 1 + 1) * 26244;
+    const int c = c0;
+    const float f_0 = f0[c];
+    const float f_1 = f1[c - 1];
+    const float f_2 = f2[c + 1];
+    const float f_3 = f3[c - 162];
+    const float f_4 = f4[c + 162];
+    const float f_5 = f5[c - 26244];
+    const float f_6 = f6[c + 26244];
+    const float f_7 = f7[c - 163];
+    const float f_8 = f8[c + 161];
+    const float f_9 = f9[c - 161];
+    const float f_10 = f10[c + 163];
+    const float f_11 = f11[c - 26245];
+    const float f_12 = f12[c + 26243];
+    const float f_13 = f13[c - 26243];
+    const float f_14 = f14[c + 26245];
+    const float f_15 = f15[c - 26406];
+    const float f_16 = f16[c + 26082];
+    const float f_17 = f17[c - 26082];
+    const float f_18 = f18[c + 26406];
+    const float f_19 = f19[c - 26407];
+    const float f_20 = f20[c + 26081];
+    const float f_21 = f21[c - 26083];
+    const float f_22 = f22[c + 26405];
+    const float f_23 = f23[c - 26405];
+    const float f_24 = f24[c + 26083];
+    const float f_25 = f25[c - 26081];
+    const float f_26 = f26[c + 26407];
+    const float rho = f_0 + f_1 + f_2 + f_3 + f_4 + f_5 + f_6 + f_7 + f_8 + f_9 + f_10 + f_11 + f_12 + f_13 + f_14 + f_15 + f_16 + f_17 + f_18 + f_19 + f_20 + f_21 + f_22 + f_23 + f_24 + f_25 + f_26;
+    const float jx = (f_1 + f_7 + f_8 + f_11 + f_12 + f_19 + f_20 + f_21 + f_22) - (f_2 + f_9 + f_10 + f_13 + f_14 + f_23 + f_24 + f_25 + f_26);
+    const float jy = (f_3 + f_7 + f_9 + f_15 + f_16 + f_19 + f_20 + f_23 + f_24) - (f_4 + f_8 + f_10 + f_17 + f_18 + f_21 + f_22 + f_25 + f_26);
+    const float jz = (f_5 + f_11 + f_13 + f_15 + f_17 + f_19 + f_21 + f_23 + f_25) - (f_6 + f_12 + f_14 + f_16 + f_18 + f_20 + f_22 + f_24 + f_26);
+    const float irho = 1.0f / rho;
+    const float ux = jx * irho;
+    const float uy = jy * irho;
+    const float uz = jz * irho;
+    const float usq = 1.5f * (ux * ux + uy * uy + uz * uz);
+    g0[c] = f_0 + omega_p * (0.2962962962962963f * rho * (1.0f - usq) - f_0);
+    { const float cu = ux;
+      const float fp = 0.5f * (f_1 + f_2), fm = 0.5f * (f_1 - f_2);
+      const float ep = 0.07407407407407407f * rho * (1.0f + 4.5f * cu * cu - usq);
+      const float em = 0.2222222222222222f * rho * cu;
+      const float rp = omega_p * (ep - fp), rm = omega_m * (em - fm);
+      g1[c] = f_1 + rp + rm;
+      g2[c] = f_2 + rp - rm; }
+    { const float cu = uy;
+      const float fp = 0.5f * (f_3 + f_4), fm = 0.5f * (f_3 - f_4);
+      const float ep = 0.07407407407407407f * rho * (1.0f + 4.5f * cu * cu - usq);
+      const float em = 0.2222222222222222f * rho * cu;
+      const float rp = omega_p * (ep - fp), rm = omega_m * (em - fm);
+      g3[c] = f_3 + rp + rm;
+      g4[c] = f_4 + rp - rm; }
+    { const float cu = uz;
+      const float fp = 0.5f * (f_5 + f_6), fm = 0.5f * (f_5 - f_6);
+      const float ep = 0.07407407407407407f * rho * (1.0f + 4.5f * cu * cu - usq);
+      const float em = 0.2222222222222222f * rho * cu;
+      const float rp = omega_p * (ep - fp), rm = omega_m * (em - fm);
+      g5[c] = f_5 + rp + rm;
+      g6[c] = f_6 + rp - rm; }
+    { const float cu = ux+uy;
+      const float fp = 0.5f * (f_7 + f_10), fm = 0.5f * (f_7 - f_10);
+      const float ep = 0.018518518518518517f * rho * (1.0f + 4.5f * cu * cu - usq);
+      const float em = 0.05555555555555555f * rho * cu;
+      const float rp = omega_p * (ep - fp), rm = omega_m * (em - fm);
+      g7[c] = f_7 + rp + rm;
+      g10[c] = f_10 + rp - rm; }
+    { const float cu = ux-uy;
+      const float fp = 0.5f * (f_8 + f_9), fm = 0.5f * (f_8 - f_9);
+      const float ep = 0.018518518518518517f * rho * (1.0f + 4.5f * cu * cu - usq);
+      const float em = 0.05555555555555555f * rho * cu;
+      const float rp = omega_p * (ep - fp), rm = omega_m * (em - fm);
+      g8[c] = f_8 + rp + rm;
+      g9[c] = f_9 + rp - rm; }
+    { const float cu = ux+uz;
+      const float fp = 0.5f * (f_11 + f_14), fm = 0.5f * (f_11 - f_14);
+      const float ep = 0.018518518518518517f * rho * (1.0f + 4.5f * cu * cu - usq);
+      const float em = 0.05555555555555555f * rho * cu;
+      const float rp = omega_p * (ep - fp), rm = omega_m * (em - fm);
+      g11[c] = f_11 + rp + rm;
+      g14[c] = f_14 + rp - rm; }
+    { const float cu = ux-uz;
+      const float fp = 0.5f * (f_12 + f_13), fm = 0.5f * (f_12 - f_13);
+      const float ep = 0.018518518518518517f * rho * (1.0f + 4.5f * cu * cu - usq);
+      const float em = 0.05555555555555555f * rho * cu;
+      const float rp = omega_p * (ep - fp), rm = omega_m * (em - fm);
+      g12[c] = f_12 + rp + rm;
+      g13[c] = f_13 + rp - rm; }
+    { const float cu = uy+uz;
+      const float fp = 0.5f * (f_15 + f_18), fm = 0.5f * (f_15 - f_18);
+      const float ep = 0.018518518518518517f * rho * (1.0f + 4.5f * cu * cu - usq);
+      const float em = 0.05555555555555555f * rho * cu;
+      const float rp = omega_p * (ep - fp), rm = omega_m * (em - fm);
+      g15[c] = f_15 + rp + rm;
+      g18[c] = f_18 + rp - rm; }
+    { const float cu = uy-uz;
+      const float fp = 0.5f * (f_16 + f_17), fm = 0.5f * (f_16 - f_17);
+      const float ep = 0.018518518518518517f * rho * (1.0f + 4.5f * cu * cu - usq);
+      const float em = 0.05555555555555555f * rho * cu;
+      const float rp = omega_p * (ep - fp), rm = omega_m * (em - fm);
+      g16[c] = f_16 + rp + rm;
+      g17[c] = f_17 + rp - rm; }
+    { const float cu = ux+uy+uz;
+      const float fp = 0.5f * (f_19 + f_26), fm = 0.5f * (f_19 - f_26);
+      const float ep = 0.004629629629629629f * rho * (1.0f + 4.5f * cu * cu - usq);
+      const float em = 0.013888888888888888f * rho * cu;
+      const float rp = omega_p * (ep - fp), rm = omega_m * (em - fm);
+      g19[c] = f_19 + rp + rm;
+      g26[c] = f_26 + rp - rm; }
+    { const float cu = ux+uy-uz;
+      const float fp = 0.5f * (f_20 + f_25), fm = 0.5f * (f_20 - f_25);
+      const float ep = 0.004629629629629629f * rho * (1.0f + 4.5f * cu * cu - usq);
+      const float em = 0.013888888888888888f * rho * cu;
+      const float rp = omega_p * (ep - fp), rm = omega_m * (em - fm);
+      g20[c] = f_20 + rp + rm;
+      g25[c] = f_25 + rp - rm; }
+    { const float cu = ux-uy+uz;
+      const float fp = 0.5f * (f_21 + f_24), fm = 0.5f * (f_21 - f_24);
+      const float ep = 0.004629629629629629f * rho * (1.0f + 4.5f * cu * cu - usq);
+      const float em = 0.013888888888888888f * rho * cu;
+      const float rp = omega_p * (ep - fp), rm = omega_m * (em - fm);
+      g21[c] = f_21 + rp + rm;
+      g24[c] = f_24 + rp - rm; }
+    { const float cu = ux-uy-uz;
+      const float fp = 0.5f * (f_22 + f_23), fm = 0.5f * (f_22 - f_23);
+      const float ep = 0.004629629629629629f * rho * (1.0f + 4.5f * cu * cu - usq);
+      const float em = 0.013888888888888888f * rho * cu;
+      const float rp = omega_p * (ep - fp), rm = omega_m * (em - fm);
+      g22[c] = f_22 + rp + rm;
+      g23[c] = f_23 + rp - rm; }
+}
+
+extern "C" __global__ void ck_d3q27_trt_f64_f111(const double *__restrict__ f0, const double *__restrict__ f1, const double *__restrict__ f2, const double *__restrict__ f3, const double *__restrict__ f4, const double *__restrict__ f5, const double *__restrict__ f6, const double *__restrict__ f7, const double *__restrict__ f8, const double *__restrict__ f9, const double *__restrict__ f10, const double *__restrict__ f11, const double *__restrict__ f12, const double *__restrict__ f13, const double *__restrict__ f14, const double *__restrict__ f15, const double *__restrict__ f16, const double *__restrict__ f17, const double *__restrict__ f18, const double *__restrict__ f19, const double *__restrict__ f20, const double *__restrict__ f21, const double *__restrict__ f22, const double *__restrict__ f23, const double *__restrict__ f24, const double *__restrict__ f25, const double *__restrict__ f26, double *__restrict__ g0, double *__restrict__ g1, double *__restrict__ g2, double *__restrict__ g3, double *__restrict__ g4, double *__restrict__ g5, double *__restrict__ g6, double *__restrict__ g7, double *__restrict__ g8, double *__restrict__ g9, double *__restrict__ g10, double *__restrict__ g11, double *__restrict__ g12, double *__restrict__ g13, double *__restrict__ g14, double *__restrict__ g15, double *__restrict__ g16, double *__restrict__ g17, double *__restrict__ g18, double *__restrict__ g19, double *__restrict__ g20, double *__restrict__ g21, double *__restrict__ g22, double *__restrict__ g23, double *__restrict__ g24, double *__restrict__ g25, double *__restrict__ g26, const double omega_p, const double omega_m)
+{
+    const int tx = blockIdx.x * blockDim.x + threadIdx.x;
+    const int ty = blockIdx.y * blockDim.y + threadIdx.y;
+    const int tz = blockIdx.z * blockDim.z + threadIdx.z;
+    if (tx * 1 >= 160 || ty * 1 >= 160 || tz * 1 >= 160)
+        return;
+    const int c0 = (tx * 1 + 1) + (ty * 1 + 1) * 162 + (tz * 1 + 1) * 26244;
+    const int c = c0;
+    const double f_0 = f0[c];
+    const double f_1 = f1[c - 1];
+    const double f_2 = f2[c + 1];
+    const double f_3 = f3[c - 162];
+    const double f_4 = f4[c + 162];
+    const double f_5 = f5[c - 26244];
+    const double f_6 = f6[c + 26244];
+    const double f_7 = f7[c - 163];
+    const double f_8 = f8[c + 161];
+    const double f_9 = f9[c - 161];
+    const double f_10 = f10[c + 163];
+    const double f_11 = f11[c - 26245];
+    const double f_12 = f12[c + 26243];
+    const double f_13 = f13[c - 26243];
+    const double f_14 = f14[c + 26245];
+    const double f_15 = f15[c - 26406];
+    const double f_16 = f16[c + 26082];
+    const double f_17 = f17[c - 26082];
+    const double f_18 = f18[c + 26406];
+    const double f_19 = f19[c - 26407];
+    const double f_20 = f20[c + 26081];
+    const double f_21 = f21[c - 26083];
+    const double f_22 = f22[c + 26405];
+    const double f_23 = f23[c - 26405];
+    const double f_24 = f24[c + 26083];
+    const double f_25 = f25[c - 26081];
+    const double f_26 = f26[c + 26407];
+    const double rho = f_0 + f_1 + f_2 + f_3 + f_4 + f_5 + f_6 + f_7 + f_8 + f_9 + f_10 + f_11 + f_12 + f_13 + f_14 + f_15 + f_16 + f_17 + f_18 + f_19 + f_20 + f_21 + f_22 + f_23 + f_24 + f_25 + f_26;
+    const double jx = (f_1 + f_7 + f_8 + f_11 + f_12 + f_19 + f_20 + f_21 + f_22) - (f_2 + f_9 + f_10 + f_13 + f_14 + f_23 + f_24 + f_25 + f_26);
+    const double jy = (f_3 + f_7 + f_9 + f_15 + f_16 + f_19 + f_20 + f_23 + f_24) - (f_4 + f_8 + f_10 + f_17 + f_18 + f_21 + f_22 + f_25 + f_26);
+    const double jz = (f_5 + f_11 + f_13 + f_15 + f_17 + f_19 + f_21 + f_23 + f_25) - (f_6 + f_12 + f_14 + f_16 + f_18 + f_20 + f_22 + f_24 + f_26);
+    const double irho = 1.0 / rho;
+    const double ux = jx * irho;
+    const double uy = jy * irho;
+    const double uz = jz * irho;
+    const double usq = 1.5 * (ux * ux + uy * uy + uz * uz);
+    g0[c] = f_0 + omega_p * (0.2962962962962963 * rho * (1.0 - usq) - f_0);
+    { const double cu = ux;
+      const double fp = 0.5 * (f_1 + f_2), fm = 0.5 * (f_1 - f_2);
+      const double ep = 0.07407407407407407 * rho * (1.0 + 4.5 * cu * cu - usq);
+      const double em = 0.2222222222222222 * rho * cu;
+      const double rp = omega_p * (ep - fp), rm = omega_m * (em - fm);
+      g1[c] = f_1 + rp + rm;
+      g2[c] = f_2 + rp - rm; }
+    { const double cu = uy;
+      const double fp = 0.5 * (f_3 + f_4), fm = 0.5 * (f_3 - f_4);
+      const double ep = 0.07407407407407407 * rho * (1.0 + 4.5 * cu * cu - usq);
+      const double em = 0.2222222222222222 * rho * cu;
+      const double rp = omega_p * (ep - fp), rm = omega_m * (em - fm);
+      g3[c] = f_3 + rp + rm;
+      g4[c] = f_4 + rp - rm; }
+    { const double cu = uz;
+      const double fp = 0.5 * (f_5 + f_6), fm = 0.5 * (f_5 - f_6);
+      const double ep = 0.07407407407407407 * rho * (1.0 + 4.5 * cu * cu - usq);
+      const double em = 0.2222222222222222 * rho * cu;
+      const double rp = omega_p * (ep - fp), rm = omega_m * (em - fm);
+      g5[c] = f_5 + rp + rm;
+      g6[c] = f_6 + rp - rm; }
+    { const double cu = ux+uy;
+      const double fp = 0.5 * (f_7 + f_10), fm = 0.5 * (f_7 - f_10);
+      const double ep = 0.018518518518518517 * rho * (1.0 + 4.5 * cu * cu - usq);
+      const double em = 0.05555555555555555 * rho * cu;
+      const double rp = omega_p * (ep - fp), rm = omega_m * (em - fm);
+      g7[c] = f_7 + rp + rm;
+      g10[c] = f_10 + rp - rm; }
+    { const double cu = ux-uy;
+      const double fp = 0.5 * (f_8 + f_9), fm = 0.5 * (f_8 - f_9);
+      const double ep = 0.018518518518518517 * rho * (1.0 + 4.5 * cu * cu - usq);
+      const double em = 0.05555555555555555 * rho * cu;
+      const double rp = omega_p * (ep - fp), rm = omega_m * (em - fm);
+      g8[c] = f_8 + rp + rm;
+      g9[c] = f_9 + rp - rm; }
+    { const double cu = ux+uz;
+      const double fp = 0.5 * (f_11 + f_14), fm = 0.5 * (f_11 - f_14);
+      const double ep = 0.018518518518518517 * rho * (1.0 + 4.5 * cu * cu - usq);
+      const double em = 0.05555555555555555 * rho * cu;
+      const double rp = omega_p * (ep - fp), rm = omega_m * (em - fm);
+      g11[c] = f_11 + rp + rm;
+      g14[c] = f_14 + rp - rm; }
+    { const double cu = ux-uz;
+      const double fp = 0.5 * (f_12 + f_13), fm = 0.5 * (f_12 - f_13);
+      const double ep = 0.018518518518518517 * rho * (1.0 + 4.5 * cu * cu - usq);
+      const double em = 0.05555555555555555 * rho * cu;
+      const double rp = omega_p * (ep - fp), rm = omega_m * (em - fm);
+      g12[c] = f_12 + rp + rm;
+      g13[c] = f_13 + rp - rm; }
+    { const double cu = uy+uz;
+      const double fp = 0.5 * (f_15 + f_18), fm = 0.5 * (f_15 - f_18);
+      const double ep = 0.018518518518518517 * rho * (1.0 + 4.5 * cu * cu - usq);
+      const double em = 0.05555555555555555 * rho * cu;
+      const double rp = omega_p * (ep - fp), rm = omega_m * (em - fm);
+      g15[c] = f_15 + rp + rm;
+      g18[c] = f_18 + rp - rm; }
+    { const double cu = uy-uz;
+      const double fp = 0.5 * (f_16 + f_17), fm = 0.5 * (f_16 - f_17);
+      const double ep = 0.018518518518518517 * rho * (1.0 + 4.5 * cu * cu - usq);
+      const double em = 0.05555555555555555 * rho * cu;
+      const double rp = omega_p * (ep - fp), rm = omega_m * (em - fm);
+      g16[c] = f_16 + rp + rm;
+      g17[c] = f_17 + rp - rm; }
+    { const double cu = ux+uy+uz;
+      const double fp = 0.5 * (f_19 + f_26), fm = 0.5 * (f_19 - f_26);
+      const double ep = 0.004629629629629629 * rho * (1.0 + 4.5 * cu * cu - usq);
+      const double em = 0.013888888888888888 * rho * cu;
+      const double rp = omega_p * (ep - fp), rm = omega_m * (em - fm);
+      g19[c] = f_19 + rp + rm;
+      g26[c] = f_26 + rp - rm; }
+    { const double cu = ux+uy-uz;
+      const double fp = 0.5 * (f_20 + f_25), fm = 0.5 * (f_20 - f_25);
+      const double ep = 0.004629629629629629 * rho * (1.0 + 4.5 * cu * cu - usq);
+      const double em = 0.013888888888888888 * rho * cu;
+      const double rp = omega_p * (ep - fp), rm = omega_m * (em - fm);
+      g20[c] = f_20 + rp + rm;
+      g25[c] = f_25 + rp - rm; }
+    { const double cu = ux-uy+uz;
+      const double fp = 0.5 * (f_21 + f_24), fm = 0.5 * (f_21 - f_24);
+      const double ep = 0.004629629629629629 * rho * (1.0 + 4.5 * cu * cu - usq);
+      const double em = 0.013888888888888888 * rho * cu;
+      const double rp = omega_p * (ep - fp), rm = omega_m * (em - fm);
+      g21[c] = f_21 + rp + rm;
+      g24[c] = f_24 + rp - rm; }
+    { const double cu = ux-uy-uz;
+      const double fp = 0.5 * (f_22 + f_23), fm = 0.5 * (f_22 - f_23);
+      const double ep = 0.004629629629629629 * rho * (1.0 + 4.5 * cu * cu - usq);
+      const double em = 0.013888888888888888 * rho * cu;
+      const double rp = omega_p * (ep - fp), rm = omega_m * (em - fm);
+      g22[c] = f_22 + rp + rm;
+      g23[c] = f_23 + rp - rm; }
+}
+
+extern "C" __global__ void ck_d3q19_bgk_fold_f64_f111(const double *__restrict__ f0, const double *__restrict__ f1, const double *__restrict__ f2, const double *__restrict__ f3, const double *__restrict__ f4, const double *__restrict__ f5, const double *__restrict__ f6, const double *__restrict__ f7, const double *__restrict__ f8, const double *__restrict__ f9, const double *__restrict__ f10, const double *__restrict__ f11, const double *__restrict__ f12, const double *__restrict__ f13, const double *__restrict__ f14, const double *__restrict__ f15, const double *__restrict__ f16, const double *__restrict__ f17, const double *__restrict__ f18, double *__restrict__ g0, double *__restrict__ g1, double *__restrict__ g2, double *__restrict__ g3, double *__restrict__ g4, double *__restrict__ g5, double *__restrict__ g6, double *__restrict__ g7, double *__restrict__ g8, double *__restrict__ g9, double *__restrict__ g10, double *__restrict__ g11, double *__restrict__ g12, double *__restrict__ g13, double *__restrict__ g14, double *__restrict__ g15, double *__restrict__ g16, double *__restrict__ g17, double *__restrict__ g18, const double omega)
+{
+    const int tx = blockIdx.x * blockDim.x + threadIdx.x;
+    const int ty = blockIdx.y * blockDim.y + threadIdx.y;
+    const int tz = blockIdx.z * blockDim.z + threadIdx.z;
+    if (tx * 1 >= 160 || ty * 1 >= 160 || tz * 1 >= 160)
+        return;
+    const int c0 = (tx * 1 + 1) + (ty * 1 + 1) * 162 + (tz * 1 + 1) * 26244;
+    const int c = c0;
+    const double f_0 = f0[c];
+    const double f_1 = f1[c - 1];
+    const double f_2 = f2[c + 1];
+    const double f_3 = f3[c - 162];
+    const double f_4 = f4[c + 162];
+    const double f_5 = f5[c - 26244];
+    const double f_6 = f6[c + 26244];
+    const double f_7 = f7[c - 163];
+    const double f_8 = f8[c + 161];
+    const double f_9 = f9[c - 161];
+    const double f_10 = f10[c + 163];
+    const double f_11 = f11[c - 26245];
+    const double f_12 = f12[c + 26243];
+    const double f_13 = f13[c - 26243];
+    const double f_14 = f14[c + 26245];
+    const double f_15 = f15[c - 26406];
+    const double f_16 = f16[c + 26082];
+    const double f_17 = f17[c - 26082];
+    const double f_18 = f18[c + 26406];
+    const double rho = f_0 + f_1 + f_2 + f_3 + f_4 + f_5 + f_6 + f_7 + f_8 + f_9 + f_10 + f_11 + f_12 + f_13 + f_14 + f_15 + f_16 + f_17 + f_18;
+    const double jx = (f_1 + f_7 + f_8 + f_11 + f_12) - (f_2 + f_9 + f_10 + f_13 + f_14);
+    const double jy = (f_3 + f_7 + f_9 + f_15 + f_16) - (f_4 + f_8 + f_10 + f_17 + f_18);
+    const double jz = (f_5 + f_11 + f_13 + f_15 + f_17) - (f_6 + f_12 + f_14 + f_16 + f_18);
+    const double irho = 1.0 / rho;
+    const double ux = jx * irho;
+    const double uy = jy * irho;
+    const double uz = jz * irho;
+    const double usq = 1.5 * (ux * ux + uy * uy + uz * uz);
+    g0[c] = f_0 + omega * (0.3333333333333333 * rho * (1.0 - usq) - f_0);
+    { const double cu = ux;
+      g1[c] = f_1 + omega * (0.05555555555555555 * rho * (1.0 + 3.0 * cu + 4.5 * cu * cu - usq) - f_1); }
+    { const double cu = -ux;
+      g2[c] = f_2 + omega * (0.05555555555555555 * rho * (1.0 + 3.0 * cu + 4.5 * cu * cu - usq) - f_2); }
+    { const double cu = uy;
+      g3[c] = f_3 + omega * (0.05555555555555555 * rho * (1.0 + 3.0 * cu + 4.5 * cu * cu - usq) - f_3); }
+    { const double cu = -uy;
+      g4[c] = f_4 + omega * (0.05555555555555555 * rho * (1.0 + 3.0 * cu + 4.5 * cu * cu - usq) - f_4); }
+    { const double cu = uz;
+      g5[c] = f_5 + omega * (0.05555555555555555 * rho * (1.0 + 3.0 * cu + 4.5 * cu * cu - usq) - f_5); }
+    { const double cu = -uz;
+      g6[c] = f_6 + omega * (0.05555555555555555 * rho * (1.0 + 3.0 * cu + 4.5 * cu * cu - usq) - f_6); }
+    { const double cu = ux+uy;
+      g7[c] = f_7 + omega * (0.027777777777777776 * rho * (1.0 + 3.0 * cu + 4.5 * cu * cu - usq) - f_7); }
+    { const double cu = ux-uy;
+      g8[c] = f_8 + omega * (0.027777777777777776 * rho * (1.0 + 3.0 * cu + 4.5 * cu * cu - usq) - f_8); }
+    { const double cu = -ux+uy;
+      g9[c] = f_9 + omega * (0.027777777777777776 * rho * (1.0 + 3.0 * cu + 4.5 * cu * cu - usq) - f_9); }
+    { const double cu = -ux-uy;
+      g10[c] = f_10 + omega * (0.027777777777777776 * rho * (1.0 + 3.0 * cu + 4.5 * cu * cu - usq) - f_10); }
+    { const double cu = ux+uz;
+      g11[c] = f_11 + omega * (0.027777777777777776 * rho * (1.0 + 3.0 * cu + 4.5 * cu * cu - usq) - f_11); }
+    { const double cu = ux-uz;
+      g12[c] = f_12 + omega * (0.027777777777777776 * rho * (1.0 + 3.0 * cu + 4.5 * cu * cu - usq) - f_12); }
+    { const double cu = -ux+uz;
+      g13[c] = f_13 + omega * (0.027777777777777776 * rho * (1.0 + 3.0 * cu + 4.5 * cu * cu - usq) - f_13); }
+    { const double cu = -ux-uz;
+      g14[c] = f_14 + omega * (0.027777777777777776 * rho * (1.0 + 3.0 * cu + 4.5 * cu * cu - usq) - f_14); }
+    { const double cu = uy+uz;
+      g15[c] = f_15 + omega * (0.027777777777777776 * rho * (1.0 + 3.0 * cu + 4.5 * cu * cu - usq) - f_15); }
+    { const double cu = uy-uz;
+      g16[c] = f_16 + omega * (0.027777777777777776 * rho * (1.0 + 3.0 * cu + 4.5 * cu * cu - usq) - f_16); }
+    { const double cu = -uy+uz;
+      g17[c] = f_17 + omega * (0.027777777777777776 * rho * (1.0 + 3.0 * cu + 4.5 * cu * cu - usq) - f_17); }
+    { const double cu = -uy-uz;
+      g18[c] = f_18 + omega * (0.027777777777777776 * rho * (1.0 + 3.0 * cu + 4.5 * cu * cu - usq) - f_18); }
+}
+
+extern "C" __global__ void ck_d3q19_bgk_fold_f64_f112(const double *__restrict__ f0, const double *__restrict__ f1, const double *__restrict__ f2, const double *__restrict__ f3, const double *__restrict__ f4, const double *__restrict__ f5, const double *__restrict__ f6, const double *__restrict__ f7, const double *__restrict__ f8, const double *__restrict__ f9, const double *__restrict__ f10, const double *__restrict__ f11, const double *__restrict__ f12, const double *__restrict__ f13, const double *__restrict__ f14, const double *__restrict__ f15, const double *__restrict__ f16, const double *__restrict__ f17, const double *__restrict__ f18, double *__restrict__ g0, double *__restrict__ g1, double *__restrict__ g2, double *__restrict__ g3, double *__restrict__ g4, double *__restrict__ g5, double *__restrict__ g6, double *__restrict__ g7, double *__restrict__ g8, double *__restrict__ g9, double *__restrict__ g10, double *__restrict__ g11, double *__restrict__ g12, double *__restrict__ g13, double *__restrict__ g14, double *__restrict__ g15, double *__restrict__ g16, double *__restrict__ g17, double *__restrict__ g18, const double omega)
+{
+    const int tx = blockIdx.x * blockDim.x + threadIdx.x;
+    const int ty = blockIdx.y * blockDim.y + threadIdx.y;
+    const int tz = blockIdx.z * blockDim.z + threadIdx.z;
+    if (tx * 1 >= 160 || ty * 1 >= 160 || tz * 2 >= 160)
+        return;
+    const int c0 = (tx * 1 + 1) + (ty * 1 + 1) * 162 + (tz * 2 + 1) * 26244;
+    double res[38];
+    { const int c = c0;
+    const double f_0 = f0[c];
+    const double f_1 = f1[c - 1];
+    const double f_2 = f2[c + 1];
+    const double f_3 = f3[c - 162];
+    const double f_4 = f4[c + 162];
+    const double f_5 = f5[c - 26244];
+    const double f_6 = f6[c + 26244];
+    const double f_7 = f7[c - 163];
+    const double f_8 = f8[c + 161];
+    const double f_9 = f9[c - 161];
+    const double f_10 = f10[c + 163];
+    const double f_11 = f11[c - 26245];
+    const double f_12 = f12[c + 26243];
+    const double f_13 = f13[c - 26243];
+    const double f_14 = f14[c + 26245];
+    const double f_15 = f15[c - 26406];
+    const double f_16 = f16[c + 26082];
+    const double f_17 = f17[c - 26082];
+    const double f_18 = f18[c + 26406];
+    const double rho = f_0 + f_1 + f_2 + f_3 + f_4 + f_5 + f_6 + f_7 + f_8 + f_9 + f_10 + f_11 + f_12 + f_13 + f_14 + f_15 + f_16 + f_17 + f_18;
+    const double jx = (f_1 + f_7 + f_8 + f_11 + f_12) - (f_2 + f_9 + f_10 + f_13 + f_14);
+    const double jy = (f_3 + f_7 + f_9 + f_15 + f_16) - (f_4 + f_8 + f_10 + f_17 + f_18);
+    const double jz = (f_5 + f_11 + f_13 + f_15 + f_17) - (f_6 + f_12 + f_14 + f_16 + f_18);
+    const double irho = 1.0 / rho;
+    const double ux = jx * irho;
+    const double uy = jy * irho;
+    const double uz = jz * irho;
+    const double usq = 1.5 * (ux * ux + uy * uy + uz * uz);
+    res[0 + 0] = f_0 + omega * (0.3333333333333333 * rho * (1.0 - usq) - f_0);
+    { const double cu = ux;
+      res[0 + 1] = f_1 + omega * (0.05555555555555555 * rho * (1.0 + 3.0 * cu + 4.5 * cu * cu - usq) - f_1); }
+    { const double cu = -ux;
+      res[0 + 2] = f_2 + omega * (0.05555555555555555 * rho * (1.0 + 3.0 * cu + 4.5 * cu * cu - usq) - f_2); }
+    { const double cu = uy;
+      res[0 + 3] = f_3 + omega * (0.05555555555555555 * rho * (1.0 + 3.0 * cu + 4.5 * cu * cu - usq) - f_3); }
+    { const double cu = -uy;
+      res[0 + 4] = f_4 + omega * (0.05555555555555555 * rho * (1.0 + 3.0 * cu + 4.5 * cu * cu - usq) - f_4); }
+    { const double cu = uz;
+      res[0 + 5] = f_5 + omega * (0.05555555555555555 * rho * (1.0 + 3.0 * cu + 4.5 * cu * cu - usq) - f_5); }
+    { const double cu = -uz;
+      res[0 + 6] = f_6 + omega * (0.05555555555555555 * rho * (1.0 + 3.0 * cu + 4.5 * cu * cu - usq) - f_6); }
+    { const double cu = ux+uy;
+      res[0 + 7] = f_7 + omega * (0.027777777777777776 * rho * (1.0 + 3.0 * cu + 4.5 * cu * cu - usq) - f_7); }
+    { const double cu = ux-uy;
+      res[0 + 8] = f_8 + omega * (0.027777777777777776 * rho * (1.0 + 3.0 * cu + 4.5 * cu * cu - usq) - f_8); }
+    { const double cu = -ux+uy;
+      res[0 + 9] = f_9 + omega * (0.027777777777777776 * rho * (1.0 + 3.0 * cu + 4.5 * cu * cu - usq) - f_9); }
+    { const double cu = -ux-uy;
+      res[0 + 10] = f_10 + omega * (0.027777777777777776 * rho * (1.0 + 3.0 * cu + 4.5 * cu * cu - usq) - f_10); }
+    { const double cu = ux+uz;
+      res[0 + 11] = f_11 + omega * (0.027777777777777776 * rho * (1.0 + 3.0 * cu + 4.5 * cu * cu - usq) - f_11); }
+    { const double cu = ux-uz;
+      res[0 + 12] = f_12 + omega * (0.027777777777777776 * rho * (1.0 + 3.0 * cu + 4.5 * cu * cu - usq) - f_12); }
+    { const double cu = -ux+uz;
+      res[0 + 13] = f_13 + omega * (0.027777777777777776 * rho * (1.0 + 3.0 * cu + 4.5 * cu * cu - usq) - f_13); }
+    { const double cu = -ux-uz;
+      res[0 + 14] = f_14 + omega * (0.027777777777777776 * rho * (1.0 + 3.0 * cu + 4.5 * cu * cu - usq) - f_14); }
+    { const double cu = uy+uz;
+      res[0 + 15] = f_15 + omega * (0.027777777777777776 * rho * (1.0 + 3.0 * cu + 4.5 * cu * cu - usq) - f_15); }
+    { const double cu = uy-uz;
+      res[0 + 16] = f_16 + omega * (0.027777777777777776 * rho * (1.0 + 3.0 * cu + 4.5 * cu * cu - usq) - f_16); }
+    { const double cu = -uy+uz;
+      res[0 + 17] = f_17 + omega * (0.027777777777777776 * rho * (1.0 + 3.0 * cu + 4.5 * cu * cu - usq) - f_17); }
+    { const double cu = -uy-uz;
+      res[0 + 18] = f_18 + omega * (0.027777777777777776 * rho * (1.0 + 3.0 * cu + 4.5 * cu * cu - usq) - f_18); }
+    }
+    { const int c = c0 + 26244;
+    const double f_0 = f0[c];
+    const double f_1 = f1[c - 1];
+    const double f_2 = f2[c + 1];
+    const double f_3 = f3[c - 162];
+    const double f_4 = f4[c + 162];
+    const double f_5 = f5[c - 26244];
+    const double f_6 = f6[c + 26244];
+    const double f_7 = f7[c - 163];
+    const double f_8 = f8[c + 161];
+    const double f_9 = f9[c - 161];
+    const double f_10 = f10[c + 163];
+    const double f_11 = f11[c - 26245];
+    const double f_12 = f12[c + 26243];
+    const double f_13 = f13[c - 26243];
+    const double f_14 = f14[c + 26245];
+    const double f_15 = f15[c - 26406];
+    const double f_16 = f16[c + 26082];
+    const double f_17 = f17[c - 26082];
+    const double f_18 = f18[c + 26406];
+    const double rho = f_0 + f_1 + f_2 + f_3 + f_4 + f_5 + f_6 + f_7 + f_8 + f_9 + f_10 + f_11 + f_12 + f_13 + f_14 + f_15 + f_16 + f_17 + f_18;
+    const double jx = (f_1 + f_7 + f_8 + f_11 + f_12) - (f_2 + f_9 + f_10 + f_13 + f_14);
+    const double jy = (f_3 + f_7 + f_9 + f_15 + f_16) - (f_4 + f_8 + f_10 + f_17 + f_18);
+    const double jz = (f_5 + f_11 + f_13 + f_15 + f_17) - (f_6 + f_12 + f_14 + f_16 + f_18);
+    const double irho = 1.0 / rho;
+    const double ux = jx * irho;
+    const double uy = jy * irho;
+    const double uz = jz * irho;
+    const double usq = 1.5 * (ux * ux + uy * uy + uz * uz);
+    res[19 + 0] = f_0 + omega * (0.3333333333333333 * rho * (1.0 - usq) - f_0);
+    { const double cu = ux;
+      res[19 + 1] = f_1 + omega * (0.05555555555555555 * rho * (1.0 + 3.0 * cu + 4.5 * cu * cu - usq) - f_1); }
+    { const double cu = -ux;
+      res[19 + 2] = f_2 + omega * (0.05555555555555555 * rho * (1.0 + 3.0 * cu + 4.5 * cu * cu - usq) - f_2); }
+    { const double cu = uy;
+      res[19 + 3] = f_3 + omega * (0.05555555555555555 * rho * (1.0 + 3.0 * cu + 4.5 * cu * cu - usq) - f_3); }
+    { const double cu = -uy;
+      res[19 + 4] = f_4 + omega * (0.05555555555555555 * rho * (1.0 + 3.0 * cu + 4.5 * cu * cu - usq) - f_4); }
+    { const double cu = uz;
+      res[19 + 5] = f_5 + omega * (0.05555555555555555 * rho * (1.0 + 3.0 * cu + 4.5 * cu * cu - usq) - f_5); }
+    { const double cu = -uz;
+      res[19 + 6] = f_6 + omega * (0.05555555555555555 * rho * (1.0 + 3.0 * cu + 4.5 * cu * cu - usq) - f_6); }
+    { const double cu = ux+uy;
+      res[19 + 7] = f_7 + omega * (0.027777777777777776 * rho * (1.0 + 3.0 * cu + 4.5 * cu * cu - usq) - f_7); }
+    { const double cu = ux-uy;
+      res[19 + 8] = f_8 + omega * (0.027777777777777776 * rho * (1.0 + 3.0 * cu + 4.5 * cu * cu - usq) - f_8); }
+    { const double cu = -ux+uy;
+      res[19 + 9] = f_9 + omega * (0.027777777777777776 * rho * (1.0 + 3.0 * cu + 4.5 * cu * cu - usq) - f_9); }
+    { const double cu = -ux-uy;
+      res[19 + 10] = f_10 + omega * (0.027777777777777776 * rho * (1.0 + 3.0 * cu + 4.5 * cu * cu - usq) - f_10); }
+    { const double cu = ux+uz;
+      res[19 + 11] = f_11 + omega * (0.027777777777777776 * rho * (1.0 + 3.0 * cu + 4.5 * cu * cu - usq) - f_11); }
+    { const double cu = ux-uz;
+      res[19 + 12] = f_12 + omega * (0.027777777777777776 * rho * (1.0 + 3.0 * cu + 4.5 * cu * cu - usq) - f_12); }
+    { const double cu = -ux+uz;
+      res[19 + 13] = f_13 + omega * (0.027777777777777776 * rho * (1.0 + 3.0 * cu + 4.5 * cu * cu - usq) - f_13); }
+    { const double cu = -ux-uz;
+      res[19 + 14] = f_14 + omega * (0.027777777777777776 * rho * (1.0 + 3.0 * cu + 4.5 * cu * cu - usq) - f_14); }
+    { const double cu = uy+uz;
+      res[19 + 15] = f_15 + omega * (0.027777777777777776 * rho * (1.0 + 3.0 * cu + 4.5 * cu * cu - usq) - f_15); }
+    { const double cu = uy-uz;
+      res[19 + 16] = f_16 + omega * (0.027777777777777776 * rho * (1.0 + 3.0 * cu + 4.5 * cu * cu - usq) - f_16); }
+    { const double cu = -uy+uz;
+      res[19 + 17] = f_17 + omega * (0.027777777777777776 * rho * (1.0 + 3.0 * cu + 4.5 * cu * cu - usq) - f_17); }
+    { const double cu = -uy-uz;
+      res[19 + 18] = f_18 + omega * (0.027777777777777776 * rho * (1.0 + 3.0 * cu + 4.5 * cu * cu - usq) - f_18); }
+    }
+    g0[c0] = res[0 + 0];
+    g1[c0] = res[0 + 1];
+    g2[c0] = res[0 + 2];
+    g3[c0] = res[0 + 3];
+    g4[c0] = res[0 + 4];
+    g5[c0] = res[0 + 5];
+    g6[c0] = res[0 + 6];
+    g7[c0] = res[0 + 7];
+    g8[c0] = res[0 + 8];
+    g9[c0] = res[0 + 9];
+    g10[c0] = res[0 + 10];
+    g11[c0] = res[0 + 11];
+    g12[c0] = res[0 + 12];
+    g13[c0] = res[0 + 13];
+    g14[c0] = res[0 + 14];
+    g15[c0] = res[0 + 15];
+    g16[c0] = res[0 + 16];
+    g17[c0] = res[0 + 17];
+    g18[c0] = res[0 + 18];
+    g0[c0 + 26244] = res[19 + 0];
+    g1[c0 + 26244] = res[19 + 1];
+    g2[c0 + 26244] = res[19 + 2];
+    g3[c0 + 26244] = res[19 + 3];
+    g4[c0 + 26244] = res[19 + 4];
+    g5[c0 + 26244] = res[19 + 5];
+    g6[c0 + 26244] = res[19 + 6];
+    g7[c0 + 26244] = res[19 + 7];
+    g8[c0 + 26244] = res[19 + 8];
+    g9[c0 + 26244] = res[19 + 9];
+    g10[c0 + 26244] = res[19 + 10];
+    g11[c0 + 26244] = res[19 + 11];
+    g12[c0 + 26244] = res[19 + 12];
+    g13[c0 + 26244] = res[19 + 13];
+    g14[c0 + 26244] = res[19 + 14];
+    g15[c0 + 26244] = res[19 + 15];
+    g16[c0 + 26244] = res[19 + 16];
+    g17[c0 + 26244] = res[19 + 17];
+    g18[c0 + 26244] = res[19 + 18];
+}
+
+extern "C" __global__ void ck_d3q19_bgk_fold_f64_f114(const double *__restrict__ f0, const double *__restrict__ f1, const double *__restrict__ f2, const double *__restrict__ f3, const double *__restrict__ f4, const double *__restrict__ f5, const double *__restrict__ f6, const double *__restrict__ f7, const double *__restrict__ f8, const double *__restrict__ f9, const double *__restrict__ f10, const double *__restrict__ f11, const double *__restrict__ f12, const double *__restrict__ f13, const double *__restrict__ f14, const double *__restrict__ f15, const double *__restrict__ f16, const double *__restrict__ f17, const double *__restrict__ f18, double *__restrict__ g0, double *__restrict__ g1, double *__restrict__ g2, double *__restrict__ g3, double *__restrict__ g4, double *__restrict__ g5, double *__restrict__ g6, double *__restrict__ g7, double *__restrict__ g8, double *__restrict__ g9, double *__restrict__ g10, double *__restrict__ g11, double *__restrict__ g12, double *__restrict__ g13, double *__restrict__ g14, double *__restrict__ g15, double *__restrict__ g16, double *__restrict__ g17, double *__restrict__ g18, const double omega)
+{
+    const int tx = blockIdx.x * blockDim.x + threadIdx.x;
+    const int ty = blockIdx.y * blockDim.y + threadIdx.y;
+    const int tz = blockIdx.z * blockDim.z + threadIdx.z;
+    if (tx * 1 >= 160 || ty * 1 >= 160 || tz * 4 >= 160)
+        return;
+    const int c0 = (tx * 1 + 1) + (ty * 1 + 1) * 162 + (tz * 4 + 1) * 26244;
+    double res[76];
+    { const int c = c0;
+    const double f_0 = f0[c];
+    const double f_1 = f1[c - 1];
+    const double f_2 = f2[c + 1];
+    const double f_3 = f3[c - 162];
+    const double f_4 = f4[c + 162];
+    const double f_5 = f5[c - 26244];
+    const double f_6 = f6[c + 26244];
+    const double f_7 = f7[c - 163];
+    const double f_8 = f8[c + 161];
+    const double f_9 = f9[c - 161];
+    const double f_10 = f10[c + 163];
+    const double f_11 = f11[c - 26245];
+    const double f_12 = f12[c + 26243];
+    const double f_13 = f13[c - 26243];
+    const double f_14 = f14[c + 26245];
+    const double f_15 = f15[c - 26406];
+    const double f_16 = f16[c + 26082];
+    const double f_17 = f17[c - 26082];
+    const double f_18 = f18[c + 26406];
+    const double rho = f_0 + f_1 + f_2 + f_3 + f_4 + f_5 + f_6 + f_7 + f_8 + f_9 + f_10 + f_11 + f_12 + f_13 + f_14 + f_15 + f_16 + f_17 + f_18;
+    const double jx = (f_1 + f_7 + f_8 + f_11 + f_12) - (f_2 + f_9 + f_10 + f_13 + f_14);
+    const double jy = (f_3 + f_7 + f_9 + f_15 + f_16) - (f_4 + f_8 + f_10 + f_17 + f_18);
+    const double jz = (f_5 + f_11 + f_13 + f_15 + f_17) - (f_6 + f_12 + f_14 + f_16 + f_18);
+    const double irho = 1.0 / rho;
+    const double ux = jx * irho;
+    const double uy = jy * irho;
+    const double uz = jz * irho;
+    const double usq = 1.5 * (ux * ux + uy * uy + uz * uz);
+    res[0 + 0] = f_0 + omega * (0.3333333333333333 * rho * (1.0 - usq) - f_0);
+    { const double cu = ux;
+      res[0 + 1] = f_1 + omega * (0.05555555555555555 * rho * (1.0 + 3.0 * cu + 4.5 * cu * cu - usq) - f_1); }
+    { const double cu = -ux;
+      res[0 + 2] = f_2 + omega * (0.05555555555555555 * rho * (1.0 + 3.0 * cu + 4.5 * cu * cu - usq) - f_2); }
+    { const double cu = uy;
+      res[0 + 3] = f_3 + omega * (0.05555555555555555 * rho * (1.0 + 3.0 * cu + 4.5 * cu * cu - usq) - f_3); }
+    { const double cu = -uy;
+      res[0 + 4] = f_4 + omega * (0.05555555555555555 * rho * (1.0 + 3.0 * cu + 4.5 * cu * cu - usq) - f_4); }
+    { const double cu = uz;
+      res[0 + 5] = f_5 + omega * (0.05555555555555555 * rho * (1.0 + 3.0 * cu + 4.5 * cu * cu - usq) - f_5); }
+    { const double cu = -uz;
+      res[0 + 6] = f_6 + omega * (0.05555555555555555 * rho * (1.0 + 3.0 * cu + 4.5 * cu * cu - usq) - f_6); }
+    { const double cu = ux+uy;
+      res[0 + 7] = f_7 + omega * (0.027777777777777776 * rho * (1.0 + 3.0 * cu + 4.5 * cu * cu - usq) - f_7); }
+    { const double cu = ux-uy;
+      res[0 + 8] = f_8 + omega * (0.027777777777777776 * rho * (1.0 + 3.0 * cu + 4.5 * cu * cu - usq) - f_8); }
+    { const double cu = -ux+uy;
+      res[0 + 9] = f_9 + omega * (0.027777777777777776 * rho * (1.0 + 3.0 * cu + 4.5 * cu * cu - usq) - f_9); }
+    { const double cu = -ux-uy;
+      res[0 + 10] = f_10 + omega * (0.027777777777777776 * rho * (1.0 + 3.0 * cu + 4.5 * cu * cu - usq) - f_10); }
+    { const double cu = ux+uz;
+      res[0 + 11] = f_11 + omega * (0.027777777777777776 * rho * (1.0 + 3.0 * cu + 4.5 * cu * cu - usq) - f_11); }
+    { const double cu = ux-uz;
+      res[0 + 12] = f_12 + omega * (0.027777777777777776 * rho * (1.0 + 3.0 * cu + 4.5 * cu * cu - usq) - f_12); }
+    { const double cu = -ux+uz;
+      res[0 + 13] = f_13 + omega * (0.027777777777777776 * rho * (1.0 + 3.0 * cu + 4.5 * cu * cu - usq) - f_13); }
+    { const double cu = -ux-uz;
+      res[0 + 14] = f_14 + omega * (0.027777777777777776 * rho * (1.0 + 3.0 * cu + 4.5 * cu * cu - usq) - f_14); }
+    { const double cu = uy+uz;
+      res[0 + 15] = f_15 + omega * (0.027777777777777776 * rho * (1.0 + 3.0 * cu + 4.5 * cu * cu - usq) - f_15); }
+    { const double cu = uy-uz;
+      res[0 + 16] = f_16 + omega * (0.027777777777777776 * rho * (1.0 + 3.0 * cu + 4.5 * cu * cu - usq) - f_16); }
+    { const double cu = -uy+uz;
+      res[0 + 17] = f_17 + omega * (0.027777777777777776 * rho * (1.0 + 3.0 * cu + 4.5 * cu * cu - usq) - f_17); }
+    { const double cu = -uy-uz;
+      res[0 + 18] = f_18 + omega * (0.027777777777777776 * rho * (1.0 + 3.0 * cu + 4.5 * cu * cu - usq) - f_18); }
+    }
+    { const int c = c0 + 26244;
+    const double f_0 = f0[c];
+    const double f_1 = f1[c - 1];
+    const double f_2 = f2[c + 1];
+    const double f_3 = f3[c - 162];
+    const double f_4 = f4[c + 162];
+    const double f_5 = f5[c - 26244];
+    const double f_6 = f6[c + 26244];
+    const double f_7 = f7[c - 163];
+    const double f_8 = f8[c + 161];
+    const double f_9 = f9[c - 161];
+    const double f_10 = f10[c + 163];
+    const double f_11 = f11[c - 26245];
+    const double f_12 = f12[c + 26243];
+    const double f_13 = f13[c - 26243];
+    const double f_14 = f14[c + 26245];
+    const double f_15 = f15[c - 26406];
+    const double f_16 = f16[c + 26082];
+    const double f_17 = f17[c - 26082];
+    const double f_18 = f18[c + 26406];
+    const double rho = f_0 + f_1 + f_2 + f_3 + f_4 + f_5 + f_6 + f_7 + f_8 + f_9 + f_10 + f_11 + f_12 + f_13 + f_14 + f_15 + f_16 + f_17 + f_18;
+    const double jx = (f_1 + f_7 + f_8 + f_11 + f_12) - (f_2 + f_9 + f_10 + f_13 + f_14);
+    const double jy = (f_3 + f_7 + f_9 + f_15 + f_16) - (f_4 + f_8 + f_10 + f_17 + f_18);
+    const double jz = (f_5 + f_11 + f_13 + f_15 + f_17) - (f_6 + f_12 + f_14 + f_16 + f_18);
+    const double irho = 1.0 / rho;
+    const double ux = jx * irho;
+    const double uy = jy * irho;
+    const double uz = jz * irho;
+    const double usq = 1.5 * (ux * ux + uy * uy + uz * uz);
+    res[19 + 0] = f_0 + omega * (0.3333333333333333 * rho * (1.0 - usq) - f_0);
+    { const double cu = ux;
+      res[19 + 1] = f_1 + omega * (0.05555555555555555 * rho * (1.0 + 3.0 * cu + 4.5 * cu * cu - usq) - f_1); }
+    { const double cu = -ux;
+      res[19 + 2] = f_2 + omega * (0.05555555555555555 * rho * (1.0 + 3.0 * cu + 4.5 * cu * cu - usq) - f_2); }
+    { const double cu = uy;
+      res[19 + 3] = f_3 + omega * (0.05555555555555555 * rho * (1.0 + 3.0 * cu + 4.5 * cu * cu - usq) - f_3); }
+    { const double cu = -uy;
+      res[19 + 4] = f_4 + omega * (0.05555555555555555 * rho * (1.0 + 3.0 * cu + 4.5 * cu * cu - usq) - f_4); }
+    { const double cu = uz;
+      res[19 + 5] = f_5 + omega * (0.05555555555555555 * rho * (1.0 + 3.0 * cu + 4.5 * cu * cu - usq) - f_5); }
+    { const double cu = -uz;
+      res[19 + 6] = f_6 + omega * (0.05555555555555555 * rho * (1.0 + 3.0 * cu + 4.5 * cu * cu - usq) - f_6); }
+    { const double cu = ux+uy;
+      res[19 + 7] = f_7 + omega * (0.027777777777777776 * rho * (1.0 + 3.0 * cu + 4.5 * cu * cu - usq) - f_7); }
+    { const double cu = ux-uy;
+      res[19 + 8] = f_8 + omega * (0.027777777777777776 * rho * (1.0 + 3.0 * cu + 4.5 * cu * cu - usq) - f_8); }
+    { const double cu = -ux+uy;
+      res[19 + 9] = f_9 + omega * (0.027777777777777776 * rho * (1.0 + 3.0 * cu + 4.5 * cu * cu - usq) - f_9); }
+    { const double cu = -ux-uy;
+      res[19 + 10] = f_10 + omega * (0.027777777777777776 * rho * (1.0 + 3.0 * cu + 4.5 * cu * cu - usq) - f_10); }
+    { const double cu = ux+uz;
+      res[19 + 11] = f_11 + omega * (0.027777777777777776 * rho * (1.0 + 3.0 * cu + 4.5 * cu * cu - usq) - f_11); }
+    { const double cu = ux-uz;
+      res[19 + 12] = f_12 + omega * (0.027777777777777776 * rho * (1.0 + 3.0 * cu + 4.5 * cu * cu - usq) - f_12); }
+    { const double cu = -ux+uz;
+      res[19 + 13] = f_13 + omega * (0.027777777777777776 * rho * (1.0 + 3.0 * cu + 4.5 * cu * cu - usq) - f_13); }
+    { const double cu = -ux-uz;
+      res[19 + 14] = f_14 + omega * (0.027777777777777776 * rho * (1.0 + 3.0 * cu + 4.5 * cu * cu - usq) - f_14); }
+    { const double cu = uy+uz;
+      res[19 + 15] = f_15 + omega * (0.027777777777777776 * rho * (1.0 + 3.0 * cu + 4.5 * cu * cu - usq) - f_15); }
+    { const double cu = uy-uz;
+      res[19 + 16] = f_16 + omega * (0.027777777777777776 * rho * (1.0 + 3.0 * cu + 4.5 * cu * cu - usq) - f_16); }
+    { const double cu = -uy+uz;
+      res[19 + 17] = f_17 + omega * (0.027777777777777776 * rho * (1.0 + 3.0 * cu + 4.5 * cu * cu - usq) - f_17); }
+    { const double cu = -uy-uz;
+      res[19 + 18] = f_18 + omega * (0.027777777777777776 * rho * (1.0 + 3.0 * cu + 4.5 * cu * cu - usq) - f_18); }
+    }
+    { const int c = c0 + 52488;
+    const double f_0 = f0[c];
+    const double f_1 = f1[c - 1];
+    const double f_2 = f2[c + 1];
+    const double f_3 = f3[c - 162];
+    const double f_4 = f4[c + 162];
+    const double f_5 = f5[c - 26244];
+    const double f_6 = f6[c + 26244];
+    const double f_7 = f7[c - 163];
+    const double f_8 = f8[c + 161];
+    const double f_9 = f9[c - 161];
+    const double f_10 = f10[c + 163];
+    const double f_11 = f11[c - 26245];
+    const double f_12 = f12[c + 26243];
+    const double f_13 = f13[c - 26243];
+    const double f_14 = f14[c + 26245];
+    const double f_15 = f15[c - 26406];
+    const double f_16 = f16[c + 26082];
+    const double f_17 = f17[c - 26082];
+    const double f_18 = f18[c + 26406];
+    const double rho = f_0 + f_1 + f_2 + f_3 + f_4 + f_5 + f_6 + f_7 + f_8 + f_9 + f_10 + f_11 + f_12 + f_13 + f_14 + f_15 + f_16 + f_17 + f_18;
+    const double jx = (f_1 + f_7 + f_8 + f_11 + f_12) - (f_2 + f_9 + f_10 + f_13 + f_14);
+    const double jy = (f_3 + f_7 + f_9 + f_15 + f_16) - (f_4 + f_8 + f_10 + f_17 + f_18);
+    const double jz = (f_5 + f_11 + f_13 + f_15 + f_17) - (f_6 + f_12 + f_14 + f_16 + f_18);
+    const double irho = 1.0 / rho;
+    const double ux = jx * irho;
+    const double uy = jy * irho;
+    const double uz = jz * irho;
+    const double usq = 1.5 * (ux * ux + uy * uy + uz * uz);
+    res[38 + 0] = f_0 + omega * (0.3333333333333333 * rho * (1.0 - usq) - f_0);
+    { const double cu = ux;
+      res[38 + 1] = f_1 + omega * (0.05555555555555555 * rho * (1.0 + 3.0 * cu + 4.5 * cu * cu - usq) - f_1); }
+    { const double cu = -ux;
+      res[38 + 2] = f_2 + omega * (0.05555555555555555 * rho * (1.0 + 3.0 * cu + 4.5 * cu * cu - usq) - f_2); }
+    { const double cu = uy;
+      res[38 + 3] = f_3 + omega * (0.05555555555555555 * rho * (1.0 + 3.0 * cu + 4.5 * cu * cu - usq) - f_3); }
+    { const double cu = -uy;
+      res[38 + 4] = f_4 + omega * (0.05555555555555555 * rho * (1.0 + 3.0 * cu + 4.5 * cu * cu - usq) - f_4); }
+    { const double cu = uz;
+      res[38 + 5] = f_5 + omega * (0.05555555555555555 * rho * (1.0 + 3.0 * cu + 4.5 * cu * cu - usq) - f_5); }
+    { const double cu = -uz;
+      res[38 + 6] = f_6 + omega * (0.05555555555555555 * rho * (1.0 + 3.0 * cu + 4.5 * cu * cu - usq) - f_6); }
+    { const double cu = ux+uy;
+      res[38 + 7] = f_7 + omega * (0.027777777777777776 * rho * (1.0 + 3.0 * cu + 4.5 * cu * cu - usq) - f_7); }
+    { const double cu = ux-uy;
+      res[38 + 8] = f_8 + omega * (0.027777777777777776 * rho * (1.0 + 3.0 * cu + 4.5 * cu * cu - usq) - f_8); }
+    { const double cu = -ux+uy;
+      res[38 + 9] = f_9 + omega * (0.027777777777777776 * rho * (1.0 + 3.0 * cu + 4.5 * cu * cu - usq) - f_9); }
+    { const double cu = -ux-uy;
+      res[38 + 10] = f_10 + omega * (0.027777777777777776 * rho * (1.0 + 3.0 * cu + 4.5 * cu * cu - usq) - f_10); }
+    { const double cu = ux+uz;
+      res[38 + 11] = f_11 + omega * (0.027777777777777776 * rho * (1.0 + 3.0 * cu + 4.5 * cu * cu - usq) - f_11); }
+    { const double cu = ux-uz;
+      res[38 + 12] = f_12 + omega * (0.027777777777777776 * rho * (1.0 + 3.0 * cu + 4.5 * cu * cu - usq) - f_12); }
+    { const double cu = -ux+uz;
+      res[38 + 13] = f_13 + omega * (0.027777777777777776 * rho * (1.0 + 3.0 * cu + 4.5 * cu * cu - usq) - f_13); }
+    { const double cu = -ux-uz;
+      res[38 + 14] = f_14 + omega * (0.027777777777777776 * rho * (1.0 + 3.0 * cu + 4.5 * cu * cu - usq) - f_14); }
+    { const double cu = uy+uz;
+      res[38 + 15] = f_15 + omega * (0.027777777777777776 * rho * (1.0 + 3.0 * cu + 4.5 * cu * cu - usq) - f_15); }
+    { const double cu = uy-uz;
+      res[38 + 16] = f_16 + omega * (0.027777777777777776 * rho * (1.0 + 3.0 * cu + 4.5 * cu * cu - usq) - f_16); }
+    { const double cu = -uy+uz;
+      res[38 + 17] = f_17 + omega * (0.027777777777777776 * rho * (1.0 + 3.0 * cu + 4.5 * cu * cu - usq) - f_17); }
+    { const double cu = -uy-uz;
+      res[38 + 18] = f_18 + omega * (0.027777777777777776 * rho * (1.0 + 3.0 * cu + 4.5 * cu * cu - usq) - f_18); }
+    }
+    { const int c = c0 + 78732;
+    const double f_0 = f0[c];
+    const double f_1 = f1[c - 1];
+    const double f_2 = f2[c + 1];
+    const double f_3 = f3[c - 162];
+    const double f_4 = f4[c + 162];
+    const double f_5 = f5[c - 26244];
+    const double f_6 = f6[c + 26244];
+    const double f_7 = f7[c - 163];
+    const double f_8 = f8[c + 161];
+    const double f_9 = f9[c - 161];
+    const double f_10 = f10[c + 163];
+    const double f_11 = f11[c - 26245];
+    const double f_12 = f12[c + 26243];
+    const double f_13 = f13[c - 26243];
+    const double f_14 = f14[c + 26245];
+    const double f_15 = f15[c - 26406];
+    const double f_16 = f16[c + 26082];
+    const double f_17 = f17[c - 26082];
+    const double f_18 = f18[c + 26406];
+    const double rho = f_0 + f_1 + f_2 + f_3 + f_4 + f_5 + f_6 + f_7 + f_8 + f_9 + f_10 + f_11 + f_12 + f_13 + f_14 + f_15 + f_16 + f_17 + f_18;
+    const double jx = (f_1 + f_7 + f_8 + f_11 + f_12) - (f_2 + f_9 + f_10 + f_13 + f_14);
+    const double jy = (f_3 + f_7 + f_9 + f_15 + f_16) - (f_4 + f_8 + f_10 + f_17 + f_18);
+    const double jz = (f_5 + f_11 + f_13 + f_15 + f_17) - (f_6 + f_12 + f_14 + f_16 + f_18);
+    const double irho = 1.0 / rho;
+    const double ux = jx * irho;
+    const double uy = jy * irho;
+    const double uz = jz * irho;
+    const double usq = 1.5 * (ux * ux + uy * uy + uz * uz);
+    res[57 + 0] = f_0 + omega * (0.3333333333333333 * rho * (1.0 - usq) - f_0);
+    { const double cu = ux;
+      res[57 + 1] = f_1 + omega * (0.05555555555555555 * rho * (1.0 + 3.0 * cu + 4.5 * cu * cu - usq) - f_1); }
+    { const double cu = -ux;
+      res[57 + 2] = f_2 + omega * (0.05555555555555555 * rho * (1.0 + 3.0 * cu + 4.5 * cu * cu - usq) - f_2); }
+    { const double cu = uy;
+      res[57 + 3] = f_3 + omega * (0.05555555555555555 * rho * (1.0 + 3.0 * cu + 4.5 * cu * cu - usq) - f_3); }
+    { const double cu = -uy;
+      res[57 + 4] = f_4 + omega * (0.05555555555555555 * rho * (1.0 + 3.0 * cu + 4.5 * cu * cu - usq) - f_4); }
+    { const double cu = uz;
+      res[57 + 5] = f_5 + omega * (0.05555555555555555 * rho * (1.0 + 3.0 * cu + 4.5 * cu * cu - usq) - f_5); }
+    { const double cu = -uz;
+      res[57 + 6] = f_6 + omega * (0.05555555555555555 * rho * (1.0 + 3.0 * cu + 4.5 * cu * cu - usq) - f_6); }
+    { const double cu = ux+uy;
+      res[57 + 7] = f_7 + omega * (0.027777777777777776 * rho * (1.0 + 3.0 * cu + 4.5 * cu * cu - usq) - f_7); }
+    { const double cu = ux-uy;
+      res[57 + 8] = f_8 + omega * (0.027777777777777776 * rho * (1.0 + 3.0 * cu + 4.5 * cu * cu - usq) - f_8); }
+    { const double cu = -ux+uy;
+      res[57 + 9] = f_9 + omega * (0.027777777777777776 * rho * (1.0 + 3.0 * cu + 4.5 * cu * cu - usq) - f_9); }
+    { const double cu = -ux-uy;
+      res[57 + 10] = f_10 + omega * (0.027777777777777776 * rho * (1.0 + 3.0 * cu + 4.5 * cu * cu - usq) - f_10); }
+    { const double cu = ux+uz;
+      res[57 + 11] = f_11 + omega * (0.027777777777777776 * rho * (1.0 + 3.0 * cu + 4.5 * cu * cu - usq) - f_11); }
+    { const double cu = ux-uz;
+      res[57 + 12] = f_12 + omega * (0.027777777777777776 * rho * (1.0 + 3.0 * cu + 4.5 * cu * cu - usq) - f_12); }
+    { const double cu = -ux+uz;
+      res[57 + 13] = f_13 + omega * (0.027777777777777776 * rho * (1.0 + 3.0 * cu + 4.5 * cu * cu - usq) - f_13); }
+    { const double cu = -ux-uz;
+      res[57 + 14] = f_14 + omega * (0.027777777777777776 * rho * (1.0 + 3.0 * cu + 4.5 * cu * cu - usq) - f_14); }
+    { const double cu = uy+uz;
+      res[57 + 15] = f_15 + omega * (0.027777777777777776 * rho * (1.0 + 3.0 * cu + 4.5 * cu * cu - usq) - f_15); }
+    { const double cu = uy-uz;
+      res[57 + 16] = f_16 + omega * (0.027777777777777776 * rho * (1.0 + 3.0 * cu + 4.5 * cu * cu - usq) - f_16); }
+    { const double cu = -uy+uz;
+      res[57 + 17] = f_17 + omega * (0.027777777777777776 * rho * (1.0 + 3.0 * cu + 4.5 * cu * cu - usq) - f_17); }
+    { const double cu = -uy-uz;
+      res[57 + 18] = f_18 + omega * (0.027777777777777776 * rho * (1.0 + 3.0 * cu + 4.5 * cu * cu - usq) - f_18); }
+    }
+    g0[c0] = res[0 + 0];
+    g1[c0] = res[0 + 1];
+    g2[c0] = res[0 + 2];
+    g3[c0] = res[0 + 3];
+    g4[c0] = res[0 + 4];
+    g5[c0] = res[0 + 5];
+    g6[c0] = res[0 + 6];
+    g7[c0] = res[0 + 7];
+    g8[c0] = res[0 + 8];
+    g9[c0] = res[0 + 9];
+    g10[c0] = res[0 + 10];
+    g11[c0] = res[0 + 11];
+    g12[c0] = res[0 + 12];
+    g13[c0] = res[0 + 13];
+    g14[c0] = res[0 + 14];
+    g15[c0] = res[0 + 15];
+    g16[c0] = res[0 + 16];
+    g17[c0] = res[0 + 17];
+    g18[c0] = res[0 + 18];
+    g0[c0 + 26244] = res[19 + 0];
+    g1[c0 + 26244] = res[19 + 1];
+    g2[c0 + 26244] = res[19 + 2];
+    g3[c0 + 26244] = res[19 + 3];
+    g4[c0 + 26244] = res[19 + 4];
+    g5[c0 + 26244] = res[19 + 5];
+    g6[c0 + 26244] = res[19 + 6];
+    g7[c0 + 26244] = res[19 + 7];
+    g8[c0 + 26244] = res[19 + 8];
+    g9[c0 + 26244] = res[19 + 9];
+    g10[c0 + 26244] = res[19 + 10];
+    g11[c0 + 26244] = res[19 + 11];
+    g12[c0 + 26244] = res[19 + 12];
+    g13[c0 + 26244] = res[19 + 13];
+    g14[c0 + 26244] = res[19 + 14];
+    g15[c0 + 26244] = res[19 + 15];
+    g16[c0 + 26244] = res[19 + 16];
+    g17[c0 + 26244] = res[19 + 17];
+    g18[c0 + 26244] = res[19 + 18];
+    g0[c0 + 52488] = res[38 + 0];
+    g1[c0 + 52488] = res[38 + 1];
+    g2[c0 + 52488] = res[38 + 2];
+    g3[c0 + 52488] = res[38 + 3];
+    g4[c0 + 52488] = res[38 + 4];
+    g5[c0 + 52488] = res[38 + 5];
+    g6[c0 + 52488] = res[38 + 6];
+    g7[c0 + 52488] = res[38 + 7];
+    g8[c0 + 52488] = res[38 + 8];
+    g9[c0 + 52488] = res[38 + 9];
+    g10[c0 + 52488] = res[38 + 10];
+    g11[c0 + 52488] = res[38 + 11];
+    g12[c0 + 52488] = res[38 + 12];
+    g13[c0 + 52488] = res[38 + 13];
+    g14[c0 + 52488] = res[38 + 14];
+    g15[c0 + 52488] = res[38 + 15];
+    g16[c0 + 52488] = res[38 + 16];
+    g17[c0 + 52488] = res[38 + 17];
+    g18[c0 + 52488] = res[38 + 18];
+    g0[c0 + 78732] = res[57 + 0];
+    g1[c0 + 78732] = res[57 + 1];
+    g2[c0 + 78732] = res[57 + 2];
+    g3[c0 + 78732] = res[57 + 3];
+    g4[c0 + 78732] = res[57 + 4];
+    g5[c0 + 78732] = res[57 + 5];
+    g6[c0 + 78732] = res[57 + 6];
+    g7[c0 + 78732] = res[57 + 7];
+    g8[c0 + 78732] = res[57 + 8];
+    g9[c0 + 78732] = res[57 + 9];
+    g10[c0 + 78732] = res[57 + 10];
+    g11[c0 + 78732] = res[57 + 11];
+    g12[c0 + 78732] = res[57 + 12];
+    g13[c0 + 78732] = res[57 + 13];
+    g14[c0 + 78732] = res[57 + 14];
+    g15[c0 + 78732] = res[57 + 15];
+    g16[c0 + 78732] = res[57 + 16];
+    g17[c0 + 78732] = res[57 + 17];
+    g18[c0 + 78732] = res[57 + 18];
+}
+
 static const int VEL19[19][3] = {{0, 0, 0}, {1, 0, 0}, {-1, 0, 0}, {0, 1, 0}, {0, -1, 0}, {0, 0, 1}, {0, 0, -1}, {1, 1, 0}, {1, -1, 0}, {-1, 1, 0}, {-1, -1, 0}, {1, 0, 1}, {1, 0, -1}, {-1, 0, 1}, {-1, 0, -1}, {0, 1, 1}, {0, 1, -1}, {0, -1, 1}, {0, -1, -1}};
 static const int VEL27[27][3] = {{0, 0, 0}, {1, 0, 0}, {-1, 0, 0}, {0, 1, 0}, {0, -1, 0}, {0, 0, 1}, {0, 0, -1}, {1, 1, 0}, {1, -1, 0}, {-1, 1, 0}, {-1, -1, 0}, {1, 0, 1}, {1, 0, -1}, {-1, 0, 1}, {-1, 0, -1}, {0, 1, 1}, {0, 1, -1}, {0, -1, 1}, {0, -1, -1}, {1, 1, 1}, {1, 1, -1}, {1, -1, 1}, {1, -1, -1}, {-1, 1, 1}, {-1, 1, -1}, {-1, -1, 1}, {-1, -1, -1}};
 
@@ -2534,4 +3526,10 @@ static const int VEL27[27][3] = {{0, 0, 0}, {1, 0, 0}, {-1, 0, 0}, {0, 1, 0}, {0
     X("star25_fold_f64", ck_star25_fold_f64_f112, 1, 1, 2, 8, 1, 1, 256, 256, 256, 264, 264, 264, 4, "uniform", 0, 0, 0.0, 0.0, 0.0, 0.0) \
     X("star25_fold_f64", ck_star25_fold_f64_f114, 1, 1, 4, 8, 1, 1, 256, 256, 256, 264, 264, 264, 4, "uniform", 0, 0, 0.0, 0.0, 0.0, 0.0) \
     X("star25_fold_f64", ck_star25_fold_f64_f118, 1, 1, 8, 8, 1, 1, 256, 256, 256, 264, 264, 264, 4, "uniform", 0, 0, 0.0, 0.0, 0.0, 0.0) \
+    X("d3q27_bgk_f32", ck_d3q27_bgk_f32_f111, 1, 1, 1, 4, 27, 27, 160, 160, 160, 162, 162, 162, 1, "lbm", 27, 1, 1.6, 0.0, 0.0, 0.0) \
+    X("d3q27_trt_f32", ck_d3q27_trt_f32_f111, 1, 1, 1, 4, 27, 27, 160, 160, 160, 162, 162, 162, 1, "lbm", 27, 2, 1.6, 0.5, 0.0, 0.0) \
+    X("d3q27_trt_f64", ck_d3q27_trt_f64_f111, 1, 1, 1, 8, 27, 27, 160, 160, 160, 162, 162, 162, 1, "lbm", 27, 2, 1.6, 0.5, 0.0, 0.0) \
+    X("d3q19_bgk_fold_f64", ck_d3q19_bgk_fold_f64_f111, 1, 1, 1, 8, 19, 19, 160, 160, 160, 162, 162, 162, 1, "lbm", 19, 1, 1.6, 0.0, 0.0, 0.0) \
+    X("d3q19_bgk_fold_f64", ck_d3q19_bgk_fold_f64_f112, 1, 1, 2, 8, 19, 19, 160, 160, 160, 162, 162, 162, 1, "lbm", 19, 1, 1.6, 0.0, 0.0, 0.0) \
+    X("d3q19_bgk_fold_f64", ck_d3q19_bgk_fold_f64_f114, 1, 1, 4, 8, 19, 19, 160, 160, 160, 162, 162, 162, 1, "lbm", 19, 1, 1.6, 0.0, 0.0, 0.0) \
 

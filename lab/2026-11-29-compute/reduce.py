@@ -8,8 +8,8 @@
 - sass.json: per kernel, the executed flops per lattice update from Nsight Compute's
   thread-level counters (2 x FFMA/DFMA + FADD/DADD + FMUL/DMUL, the predicated-on threads),
   which gen.py --families writes into each family's kernel.flops;
-- tests/accuracy/corpus/h200_compute.jsonl: one line per configuration in the corpus'
-  schema (tests/accuracy/README.md) plus the instruction mix, occupancy and stall counters;
+- tests/accuracy/corpus/h200_compute.jsonl: one line per configuration (runs 2 and 3) in the
+  corpus' schema (tests/accuracy/README.md) plus the instruction mix, occupancy and stall counters;
 - h200.csv: the same, one flat row per configuration, for reading.
 Run gen.py --families after it (the family files take sass.json's flops), then this again
 is not needed: the .jsonl does not depend on the family files' flops.
@@ -48,7 +48,8 @@ INS = re.compile(r"^\s+/\*[0-9a-f]{4}\*/\s+(?:@!?U?P[0-9T]\s+)?([A-Z0-9_]+)((?:\
 
 def sass_counts():
     out, cur = {}, None
-    with gzip.open(os.path.join(RAW, "sass.txt.gz"), "rt") as fh:
+    # run 3's binary holds every kernel; the 19 of run 2 have the same SASS as in run 1's
+    with gzip.open(os.path.join(RAW, "run3_sass.txt.gz"), "rt") as fh:
         for line in fh:
             m = re.search(r"Function : (\S+)", line)
             if m:
@@ -122,13 +123,20 @@ def load_ncu(path, order_path):
 def main():
     ptxas = read_ptxas(os.path.join(RAW, "ptxas.txt"))
     sass = sass_counts()
-    info = open(os.path.join(RAW, "run2_info.txt")).read()
-    driver = re.search(r"NVIDIA H200, ([0-9.]+),", info).group(1)
-    date = re.search(r"call_start_utc (\d{4}-\d\d-\d\d)", info).group(1)
-    t1 = [json.loads(l) for l in open(os.path.join(RAW, "run2_t1.jsonl"))]
-    t2 = {(r["family"], tuple(r["block"]), tuple(r["folding"])): r
-          for r in map(json.loads, open(os.path.join(RAW, "run2_t2.jsonl")))}
-    prof = load_ncu(os.path.join(RAW, "run2_ncu.csv.gz"), os.path.join(RAW, "run2_order.csv"))
+    # run 2 measured the first 14 families, run 3 (another lease, the same day) four more
+    t1, t2, prof, run_of = [], {}, {}, {}
+    for run in ("run2", "run3"):
+        info = open(os.path.join(RAW, f"{run}_info.txt")).read()
+        driver = re.search(r"NVIDIA H200, ([0-9.]+),", info).group(1)
+        date = re.search(r"call_start_utc (\d{4}-\d\d-\d\d)", info).group(1)
+        for r in map(json.loads, open(os.path.join(RAW, f"{run}_t1.jsonl"))):
+            r["_driver"], r["_date"] = driver, date
+            run_of[r["family"]] = run
+            t1.append(r)
+        t2.update({(r["family"], tuple(r["block"]), tuple(r["folding"])): r
+                   for r in map(json.loads, open(os.path.join(RAW, f"{run}_t2.jsonl")))})
+        prof.update(load_ncu(os.path.join(RAW, f"{run}_ncu.csv.gz"),
+                             os.path.join(RAW, f"{run}_order.csv")))
     fams = {}
     lines, flat = [], []
     flops_by_kernel = {}
@@ -141,7 +149,7 @@ def main():
         lups = d[0] * d[1] * d[2]
         key = (fam, tuple(r["block"]), tuple(r["folding"]))
         rec = {"family": fam, "block": r["block"], "folding": r["folding"], "gpu": r["gpu"],
-               "driver": driver, "cuda": r["driver_api"] / 1000, "date": date}
+               "driver": r["_driver"], "cuda": r["driver_api"] / 1000, "date": r["_date"]}
         if "error" in r:
             rec["error"] = r["error"]
             lines.append(rec)
@@ -201,7 +209,7 @@ def main():
             rec["counters"] = c
         rec["ptxas"] = {"kernel": k, **px}
         lines.append(rec)
-        flat.append({"family": fam, "block": "x".join(map(str, r["block"])),
+        flat.append({"family": fam, "run": run_of[fam][-1], "block": "x".join(map(str, r["block"])),
                      "folding": "x".join(map(str, r["folding"])), "registers": px["registers"],
                      "ms": r["ms_median"], "glups": round(r["glups"], 3),
                      "glups_repeat": rec.get("glups_repeat"),
@@ -241,6 +249,14 @@ def main():
         json.dump(sj, fh, indent=1, sort_keys=True)
         fh.write("\n")
     print(f"{len(lines)} configurations, {len(sass)} kernels", file=sys.stderr)
+    # four families of run 2 timed again in run 3 (another lease): how far apart
+    first = {(r["family"], tuple(r["block"]), tuple(r["folding"])): r for r in t1}
+    again = [json.loads(l) for l in open(os.path.join(RAW, "run3_x.jsonl"))]
+    for fam in sorted({r["family"] for r in again}):
+        d = [abs(r["glups"] / first[(fam, tuple(r["block"]), tuple(r["folding"]))]["glups"] - 1)
+             for r in again if r["family"] == fam]
+        print(f"run 3 against run 2, {fam}: {len(d)} configurations, |difference| median "
+              f"{100 * statistics.median(d):.2f} %, largest {100 * max(d):.2f} %", file=sys.stderr)
 
 
 if __name__ == "__main__":

@@ -11,7 +11,7 @@ co=$1
   > "$here/raw/ptxas.txt" 2>&1
 rm -rf "$co/.compute-carry"
 mkdir -p "$co/.compute-carry"
-cp "$here"/{bench,bench.cu,kernels.cu,manifest.txt,device_run.sh} "$co/.compute-carry/"
+cp "$here"/{bench,bench.cu,kernels.cu,device_run.sh} "$here"/manifest*.txt "$co/.compute-carry/"
 awk '{n[$2]++} n[$2] <= 2' "$here/manifest.txt" > "$co/.compute-carry/manifest_smoke.txt"
 grep -qx '/.compute-carry/' "$co/.git/info/exclude" 2>/dev/null || echo '/.compute-carry/' >> "$co/.git/info/exclude"
 du -sh "$co/.compute-carry"
