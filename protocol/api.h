@@ -155,6 +155,21 @@ char *lr_api_rank_with(lr_worker *w, const char *body, size_t len, const lr_rank
  * Uses w's estimation context only (not its store). */
 void lr_rank_help(lr_worker *w, lr_rank_run *run, int (*leave)(void *), void *user);
 
+/* Called before each synthetic mesh of lr_api_levels is estimated, with its diagonal
+ * block in cells. */
+typedef void (*lr_levels_fn)(void *user, int64_t block_cells);
+
+/* Langguth et al.'s figure for an estimate request whose kernel reads through an index
+ * field of its domain's cells (docs/meshes.md): the kernel with its launch estimated on
+ * synthetic meshes of as many cells whose neighbours are random inside diagonal blocks
+ * of b = 32, 128, ... cells and on a random mesh, each named by its level ("memory",
+ * "on-chip", "cliff", "random"), and on the request's own mesh (docs/api.md, POST
+ * /v1/levels). One time limit covers them all. progress (NULL: none) hears each b.
+ * The answer (caller frees), or NULL with err (LR_INVALID_REQUEST naming
+ * "kernel.fields" for a kernel without such a field, the estimate's errors otherwise). */
+char *lr_api_levels(lr_worker *w, const char *body, size_t len, lr_levels_fn progress,
+                    void *user, lr_error *err);
+
 /* The devices (GET /v1/devices) and one device (GET /v1/devices/{name}). */
 char *lr_api_devices(lr_api *api, lr_error *err);
 char *lr_api_device(lr_api *api, const char *name, lr_error *err);

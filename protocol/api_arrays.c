@@ -49,17 +49,26 @@ static void arrays_put(void *user, const char *sha256, int width, const void *da
         api_cache_failed(w->api, &e);
 }
 
+const lr_arrays *api_arrays(lr_worker *w)
+{
+    if (!w->api->db_path)
+        return NULL;
+    api_store_keep(w); /* a database file deleted since is made again */
+    w->arrays = (lr_arrays){arrays_get, arrays_put, w};
+    return &w->arrays;
+}
+
+int api_parse_arrays(lr_worker *w, const char *body, size_t len, lr_request_kind kind,
+                     double deadline, const lr_arrays *arrays, lr_request *req, lr_error *err)
+{
+    return lr_request_parse_with(w->api->devs, body, len, kind, w->api->cfg.local_files, arrays,
+                                 w->api->sources, deadline, req, err);
+}
+
 int api_parse(lr_worker *w, const char *body, size_t len, lr_request_kind kind,
               double deadline, lr_request *req, lr_error *err)
 {
-    const lr_arrays *arrays = NULL;
-    if (w->api->db_path) {
-        api_store_keep(w); /* a database file deleted since is made again */
-        w->arrays = (lr_arrays){arrays_get, arrays_put, w};
-        arrays = &w->arrays;
-    }
-    return lr_request_parse_with(w->api->devs, body, len, kind, w->api->cfg.local_files, arrays,
-                                 w->api->sources, deadline, req, err);
+    return api_parse_arrays(w, body, len, kind, deadline, api_arrays(w), req, err);
 }
 
 /* The store of w for an array route, or NULL with err (503 without a database). */

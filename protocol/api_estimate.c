@@ -271,14 +271,16 @@ static int not_launchable(const est_result *r, lr_error *err)
                         r->config.launch.block[2], r->reason);
 }
 
-/* Estimates one configuration of req: its estimate object (caller owns; no "warnings"
- * or "cached"), or NULL with err. */
+/* Estimates one configuration of req, stopped at the api's time limit from now or at
+ * deadline (0: none) if earlier: its estimate object (caller owns; no "warnings" or
+ * "cached"), or NULL with err. */
 static cJSON *estimate_tree(lr_worker *w, const lr_request *req, const est_launch *l,
-                            est_result *r, lr_error *err)
+                            est_result *r, double deadline, lr_error *err)
 {
     est_config cfg = {.launch = *l};
     memcpy(cfg.domain, req->domain, sizeof cfg.domain);
-    est_ctx_set_deadline(w->ctx, est_now() + api_time_limit(w->api));
+    double limit = est_now() + api_time_limit(w->api);
+    est_ctx_set_deadline(w->ctx, deadline > 0 && deadline < limit ? deadline : limit);
     int rc = est_estimate(w->ctx, req->kernel, &req->device, &cfg, r, err);
     est_ctx_set_deadline(w->ctx, 0);
     atomic_fetch_add(&w->api->evaluated, 1);
@@ -366,8 +368,14 @@ int lr_api_estimate_cached(lr_worker *w, const char *body, size_t len, char **ou
 
 char *lr_api_estimate(lr_worker *w, const char *body, size_t len, lr_error *err)
 {
+    return api_estimate_with(w, body, len, api_arrays(w), 0, err);
+}
+
+char *api_estimate_with(lr_worker *w, const char *body, size_t len, const lr_arrays *arrays,
+                        double deadline, lr_error *err)
+{
     lr_request req;
-    if (api_parse(w, body, len, LR_REQ_ESTIMATE, 0, &req, err))
+    if (api_parse_arrays(w, body, len, LR_REQ_ESTIMATE, 0, arrays, &req, err))
         return NULL;
     if (api_memory_check(w->api, &req, 1, err)) {
         lr_request_release(&req);
@@ -379,7 +387,7 @@ char *lr_api_estimate(lr_worker *w, const char *body, size_t len, lr_error *err)
     if (!out && !lr_error_is_set(err)) {
         /* the object is printed once, checked for the cache and warned about as it is */
         est_result *r = malloc(sizeof *r);
-        cJSON *o = r ? estimate_tree(w, &req, &req.launch, r, err)
+        cJSON *o = r ? estimate_tree(w, &req, &req.launch, r, deadline, err)
                      : (lr_error_set(err, LR_NO_MEMORY, NULL, "out of memory"), NULL);
         free(r);
         char *text = o ? cJSON_PrintUnformatted(o) : NULL;
@@ -404,7 +412,7 @@ char *lr_api_measure(lr_worker *w, const char *body, size_t len, lr_error *err)
     if (api_parse(w, body, len, LR_REQ_ESTIMATE, 0, &req, err))
         return NULL;
     est_result *r = malloc(sizeof *r);
-    cJSON *o = r ? estimate_tree(w, &req, &req.launch, r, err)
+    cJSON *o = r ? estimate_tree(w, &req, &req.launch, r, 0, err)
                  : (lr_error_set(err, LR_NO_MEMORY, NULL, "out of memory"), NULL);
     char *out = NULL;
     cJSON *m = o ? api_measure_one(w, &req, &r->config, r->predicted, err) : NULL;

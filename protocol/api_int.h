@@ -67,6 +67,18 @@ struct lr_worker {
 int api_parse(lr_worker *w, const char *body, size_t len, lr_request_kind kind,
               double deadline, lr_request *req, lr_error *err);
 
+/* The arrays of w's store (api_arrays.c), or NULL when the api has no database. */
+const lr_arrays *api_arrays(lr_worker *w);
+/* api_parse where index fields' {"sha256"} values are looked up in arrays (NULL: none)
+ * instead of w's store: the levels' synthetic meshes, held in memory (api_levels.c). */
+int api_parse_arrays(lr_worker *w, const char *body, size_t len, lr_request_kind kind,
+                     double deadline, const lr_arrays *arrays, lr_request *req, lr_error *err);
+/* lr_api_estimate of body parsed with arrays (api_parse_arrays), its estimate stopped
+ * at deadline (est_now's clock; 0: the api's time limit from now, which also bounds
+ * it otherwise): the levels' estimates share one request's time limit. */
+char *api_estimate_with(lr_worker *w, const char *body, size_t len, const lr_arrays *arrays,
+                        double deadline, lr_error *err);
+
 /* Records a cache failure as the cache's status until an operation succeeds. */
 void api_cache_failed(lr_api *api, const lr_error *e);
 /* A cache operation succeeded: the cache is healthy again. */
