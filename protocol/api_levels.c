@@ -31,8 +31,8 @@
 
 /* One estimate's figures, as its answer wrote them. */
 typedef struct level_row {
-    int64_t b;    /* diagonal block in cells; 0: the request's own mesh */
-    cJSON *est;   /* owned: the estimate's answer */
+    int64_t b;                /* diagonal block in cells; 0: the request's own mesh */
+    cJSON *est;               /* owned: the estimate's answer */
     const cJSON *performance; /* in est */
     double glups, dram_load, dram_store, l2_load;
     const char *limiter; /* in est */
@@ -57,8 +57,9 @@ static int levels_get(void *user, const char *sha256, void **data, int64_t *byte
         a->mesh = NULL;
         return 1;
     }
-    return a->store && a->store->get ? a->store->get(a->store->user, sha256, data, bytes, width, err)
-                                     : 0;
+    return a->store && a->store->get
+               ? a->store->get(a->store->user, sha256, data, bytes, width, err)
+               : 0;
 }
 
 /* The index field of req listing the neighbours of its n cells ("integer" with "values"
@@ -137,11 +138,12 @@ static int row_failed(const lr_api *api, int64_t b, lr_error *err)
     if (err->code != LR_BUDGET_EXCEEDED)
         return -1;
     lr_error_clear(err);
-    return lr_error_set(err, LR_BUDGET_EXCEEDED, "domain",
-                        "the levels ran past the request's time limit (%g s) at %s: the "
-                        "request's own mesh and each synthetic one are estimated in turn within "
-                        "it; estimate a smaller mesh or raise the limit",
-                        api_time_limit(api), b ? "a synthetic mesh" : "the request's own mesh");
+    return lr_error_set(
+        err, LR_BUDGET_EXCEEDED, "domain",
+        "the levels ran past the request's time limit (%g s) at %s: the "
+        "request's own mesh and each synthetic one are estimated in turn within "
+        "it; estimate a smaller mesh or raise the limit",
+        api_time_limit(api), b ? "a synthetic mesh" : "the request's own mesh");
 }
 
 /* The estimate of req with the index field at f's values named {"sha256": name} into
@@ -165,8 +167,8 @@ static int synthetic_row(lr_worker *w, cJSON *req, cJSON *f, levels_arrays *a, i
     cJSON_DeleteItemFromObject(f, "values");
     jb_str(&b, jb_obj(&b, f, "values"), "sha256", a->name);
     char *body = b.failed ? NULL : cJSON_PrintUnformatted(req);
-    char *out = body ? api_estimate_with(w, body, strlen(body), &(lr_arrays){levels_get, NULL, a},
-                                         deadline, err)
+    char *out = body ? api_estimate_with(w, body, strlen(body),
+                                         &(lr_arrays){levels_get, NULL, a}, deadline, err)
                      : (lr_error_set(err, LR_NO_MEMORY, NULL, "out of memory"), NULL);
     cJSON_free(body);
     free(a->mesh); /* not handed over when the parse failed first */
@@ -195,8 +197,8 @@ static void add_row(jb *b, cJSON *parent, const char *key, const level_row *r,
 
 /* The answer: rows[1..] the synthetic meshes by rising b, rows[0] the request's own,
  * which performs like the first (smallest) diagonal block it does as well as. */
-static char *answer(const cJSON *field, int64_t n, int64_t per,
-                    const level_row *rows, int nrows, lr_error *err)
+static char *answer(const cJSON *field, int64_t n, int64_t per, const level_row *rows,
+                    int nrows, lr_error *err)
 {
     double dram0 = rows[1].dram_load + rows[1].dram_store;
     jb b = {0};
@@ -213,7 +215,8 @@ static char *answer(const cJSON *field, int64_t n, int64_t per,
     jb_num(&b, o, "neighbours_per_cell", (double)per);
     cJSON *arr = jb_arr(&b, o, "rows");
     for (int i = 1; i < nrows; i++)
-        add_row(&b, arr, NULL, &rows[i], "block_cells", rows[i].b, level_of(&rows[i], dram0, n));
+        add_row(&b, arr, NULL, &rows[i], "block_cells", rows[i].b,
+                level_of(&rows[i], dram0, n));
     int64_t like = -1;
     for (int i = 1; i < nrows && like < 0; i++)
         if (rows[0].glups >= rows[i].glups * (1 - 1e-9))
@@ -273,7 +276,8 @@ char *lr_api_levels(lr_worker *w, const char *body, size_t len, lr_levels_fn pro
     free(out);
     levels_arrays a = {.store = api_arrays(w)};
     /* b = 32, 128, ... and n, the random mesh (a mesh of fewer cells: that one only) */
-    for (int64_t b = n < 32 ? n : 32; !rc && nrows < LEVELS_MAX_ROWS; b = b * 4 < n ? b * 4 : n) {
+    for (int64_t b = n < 32 ? n : 32; !rc && nrows < LEVELS_MAX_ROWS;
+         b = b * 4 < n ? b * 4 : n) {
         if (progress)
             progress(user, b);
         rows[nrows].b = b;

@@ -109,6 +109,19 @@ static srv_json handle_rank(srv_server *s, const srv_request *req, lr_error *err
     return out;
 }
 
+/* POST /v1/levels: estimates in turn, one request's time limit in all (api.h). */
+static srv_json handle_levels(srv_server *s, const srv_request *req, lr_error *err)
+{
+    lr_worker *w = srv_worker_get(s, err);
+    if (!w)
+        return from_api(NULL);
+    note_cache(s);
+    srv_json out = from_api(
+        lr_api_levels(w, req->body ? req->body : "", req->body_len, NULL, NULL, err));
+    note_cache(s);
+    return out;
+}
+
 static srv_json handle_devices(srv_server *s, const srv_request *req, lr_error *err)
 {
     return from_api(lr_api_devices(s->api, err));
@@ -203,6 +216,7 @@ static srv_json handle_array_get(srv_server *s, const srv_request *req, lr_error
 /* The handler of each route of the routing table (routes.c). */
 static const srv_handler handlers[SRV_ROUTE_COUNT] = {
     [SRV_ROUTE_ESTIMATE] = handle_estimate,   [SRV_ROUTE_RANK] = handle_rank,
+    [SRV_ROUTE_LEVELS] = handle_levels,
     [SRV_ROUTE_DEVICES] = handle_devices,     [SRV_ROUTE_DEVICE] = handle_device,
     [SRV_ROUTE_HEALTHZ] = handle_healthz,     [SRV_ROUTE_STATS] = handle_stats,
     [SRV_ROUTE_METRICS] = handle_metrics,     [SRV_ROUTE_PAGE] = handle_page,

@@ -157,7 +157,7 @@ static enum MHD_Result request_begin(srv_server *s, struct MHD_Connection *c, sr
     if (req->route < 0)
         return srv_respond_code(s, c, req, LR_NOT_FOUND, 0, NULL,
                             "no endpoint at %s; the endpoints are POST /v1/estimate, POST "
-                            "/v1/rank, GET /v1/devices, GET /v1/devices/{name}, PUT and GET "
+                            "/v1/rank, POST /v1/levels, GET /v1/devices, GET /v1/devices/{name}, PUT and GET "
                             "/v1/arrays/{sha256}, GET /healthz, GET /v1/stats, GET /metrics "
                             "and GET / (the web calculator)",
                             req->url);

@@ -377,6 +377,7 @@ static const lr_opt_cmd serve_cmd = {
         "\nEndpoints (bodies are JSON; see docs/api.md):\n"
         "  POST /v1/estimate        predict the performance of one kernel launch\n"
         "  POST /v1/rank            rank launch configurations of a kernel\n"
+        "  POST /v1/levels          a mesh kernel against its cells' diagonal block size\n"
         "  GET  /v1/devices         the devices the model knows\n"
         "  GET  /v1/devices/{name}  one device's parameters\n"
         "  GET  /healthz            liveness, cache status, model version\n"

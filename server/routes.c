@@ -21,6 +21,7 @@ typedef struct srv_route {
 static const srv_route routes[] = {
     [SRV_ROUTE_ESTIMATE] = {"POST", "/v1/estimate", 0, "POST /v1/estimate", 1},
     [SRV_ROUTE_RANK] = {"POST", "/v1/rank", 0, "POST /v1/rank", 1},
+    [SRV_ROUTE_LEVELS] = {"POST", "/v1/levels", 0, "POST /v1/levels", 1},
     [SRV_ROUTE_DEVICES] = {"GET", "/v1/devices", 0, "GET /v1/devices", 0},
     [SRV_ROUTE_DEVICE] = {"GET", "/v1/devices/", 1, "GET /v1/devices/{name}", 0},
     [SRV_ROUTE_HEALTHZ] = {"GET", "/healthz", 0, "GET /healthz", 0},

@@ -143,6 +143,7 @@ typedef struct srv_pool {
 typedef enum srv_route_id {
     SRV_ROUTE_ESTIMATE,  /* POST /v1/estimate */
     SRV_ROUTE_RANK,      /* POST /v1/rank */
+    SRV_ROUTE_LEVELS,    /* POST /v1/levels */
     SRV_ROUTE_DEVICES,   /* GET /v1/devices */
     SRV_ROUTE_DEVICE,    /* GET /v1/devices/{name} */
     SRV_ROUTE_HEALTHZ,   /* GET /healthz */

@@ -412,6 +412,17 @@ def check_live(d, schemas, reqs):
         check([o["name"] for o in resp["orderings"]] == ["given", "rcm", "blocks:32"],
               "orderings lists each ordering's cost in the request's order")
 
+    # issue 45, item 6: the levels of the mesh kernel, and of a kernel without a mesh
+    lv = reqs["langguth_fv_mesh_h200.json"]
+    check(not schemas.errors("levels-request.json", lv), "the mesh request is a levels request")
+    resp, _ = expect(d, schemas, "levels of a mesh", "POST", "/v1/levels", 200,
+                     "levels-response.json", json.dumps(lv).encode(), JSON_CT)
+    if resp:
+        check([r["block_cells"] for r in resp["rows"]] == [32, 128, 512],
+              "the levels' rows are diagonal blocks of 32, 128 and 512 cells")
+    expect(d, schemas, "levels of a kernel without an index field", "POST", "/v1/levels", 400,
+           "error.json", json.dumps(ref).encode(), JSON_CT, code="invalid_request")
+
     # timing the best result: "unavailable" without a GPU, timings with one
     timed = rank_variant(ref, 2)
     timed["search"]["blocks"] = [[512], [256, 2]]

@@ -199,6 +199,12 @@ int lr_api_estimate_cached(lr_worker *w, const char *body, size_t len, char **ou
     return 0;
 }
 
+char *lr_api_levels(lr_worker *w, const char *body, size_t len, lr_levels_fn progress,
+                    void *user, lr_error *err)
+{
+    return answer(w, body, len, 0, "{\"rows\":[],\"model_version\":\"x\"}", NULL, err);
+}
+
 static const char rank_text[] = "{\"ranking\":[],\"model_version\":\"x\"}";
 
 char *lr_api_rank(lr_worker *w, const char *body, size_t len, lr_progress_fn progress,
