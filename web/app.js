@@ -4,7 +4,8 @@
  * docs/api.md, the answer of POST /v1/estimate or /v1/rank becomes SVG charts, and
  * every number on the page is a number of an answer (the page computes no estimate,
  * only positions and colours; a mesh file is hashed here, to upload it with PUT
- * /v1/arrays/{sha256}). Errors are the API's: its JSON path and the column in
+ * /v1/arrays/{sha256}; a mesh kernel's levels figure, from POST /v1/levels, is
+ * levels.js's). Errors are the API's: its JSON path and the column in
  * its message say where to mark the form. The whole request travels in the URL
  * fragment, so a result can be shared as a link. Plain JavaScript, no library.
  */
@@ -1183,6 +1184,8 @@ async function run(action) {
       showEstimate(r.body, req);
     }
     $("busy").textContent = `answered in ${Math.round(performance.now() - t0)} ms`;
+    /* a mesh kernel's levels figure (levels.js), computed after the answer is shown */
+    if (r.ok) await showLevelsFor(req, action === "rank" ? r.body : null);
   } catch (e) {
     showError({error: {code: "unreachable", message: "the daemon did not answer: " + e.message, path: ""}}, 0);
     $("busy").textContent = "";

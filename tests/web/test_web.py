@@ -123,6 +123,7 @@ def test_static(launchrank, srcroot):
               "the page may load and call its own origin only (CSP: %s)" % csp)
         check(headers.get("x-content-type-options") == "nosniff", "the page's files are not sniffed")
         for name, type_ in (("app.js", "text/javascript; charset=utf-8"),
+                            ("levels.js", "text/javascript; charset=utf-8"),
                             ("style.css", "text/css; charset=utf-8"),
                             ("index.html", "text/html; charset=utf-8")):
             status, headers, body = d.request("GET", "/web/" + name)
@@ -131,7 +132,7 @@ def test_static(launchrank, srcroot):
                       "GET /web/%s is web/%s byte for byte, as %s" % (name, name, type_))
         # No address of another site in the page's files: the SVG namespace is a name,
         # never fetched.
-        for name in ("index.html", "app.js", "style.css"):
+        for name in ("index.html", "app.js", "levels.js", "style.css"):
             with open(os.path.join(srcroot, "web", name)) as f:
                 urls = set(re.findall(r"(?:https?:)?//[A-Za-z0-9.-]+\.[A-Za-z]{2,}[^\s\"')]*", f.read()))
             check(urls <= {"http://www.w3.org/2000/svg"},

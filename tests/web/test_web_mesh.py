@@ -16,6 +16,13 @@
     uploads it (PUT /v1/arrays/{sha256}, 201), its values become {"sha256": ...} and the
     estimate equals the API's answer to the same integers inline; a file that is not
     whole int32s gets the API's error under the input, naming the field;
+  - the levels figure (POST /v1/levels, levels.js) of a 65536-cell mesh uploaded as a file:
+    after its estimate the page shows the levels the API names over their diagonal
+    blocks (memory ... random), a point per synthetic mesh at the API's GLup/s, the user's
+    own mesh marked at its prediction, the axes with their units (cells, GLup/s), and a
+    table row per mesh, all equal to the page's own answer and to the daemon's answer to
+    the same request; ranked with orderings given and rcm, the figure (not asked again)
+    marks rcm at its prediction for the launch's block;
   - every URL the page requested is of the daemon's origin.
 
 Exit 77 (skipped) only when Chromium or chromedriver is not installed.
@@ -25,6 +32,8 @@ import copy
 import hashlib
 import json
 import os
+import random
+import struct
 import sys
 import tempfile
 
@@ -233,6 +242,126 @@ def test_upload(b, d, srcroot, shots):
           "after a refused upload the field keeps the values it had")
 
 
+def mesh_file(n, path):
+    """A mesh of n cells, 4 neighbours each within 2000 cells of it (Random(7)), as an
+    int32-le file."""
+    rnd = random.Random(7)
+    vals = [min(n - 1, max(0, x + rnd.randint(-2000, 2000))) for x in range(n) for _ in range(4)]
+    with open(path, "wb") as f:
+        f.write(struct.pack("<%di" % len(vals), *vals))
+
+
+def read_levels(b):
+    return b.js("""(() => {
+      const q = (sel) => [...document.querySelectorAll(sel)];
+      const full = (g) => g ? g.querySelector('title').textContent : null;
+      return {
+        hidden: !document.getElementById('levels') || document.getElementById('levels').hidden,
+        state: document.getElementById('levels') ? document.getElementById('levels').dataset.state : 'absent',
+        status: document.getElementById('levels-status') ? document.getElementById('levels-status').textContent : '',
+
+
+        names: q('#levels-chart text.level-name').map(t => [t.dataset.level, t.textContent]),
+        bands: q('#levels-chart rect.level-band').length,
+        points: q('#levels-chart g.level-point').map(g => [+g.dataset.block, g.dataset.level,
+          +full(g.querySelector('.num')), g.querySelector('circle').dataset.limiter]),
+        mesh: (g => g ? [+g.dataset.predicted, g.dataset.like] : null)(document.querySelector('#levels-chart g.mesh-mark')),
+        meshLabel: full(document.querySelector('#levels-chart .mesh-label') &&
+          document.querySelector('#levels-chart .mesh-label').parentNode),
+        units: q('#levels-chart text.unit-x, #levels-chart text.unit-y').map(t => t.textContent),
+        limits: q('#levels-chart polyline.limit-line').map(l => l.dataset.limit),
+        rows: q('#levels-table tr[data-block]').map(tr => [tr.dataset.block,
+          tr.querySelector('[data-key="level"]').textContent,
+          +tr.querySelector('[data-key="predicted"] .num').title]),
+        orderings: q('#levels-chart g.right-labels g.num text[data-ordering]').map(t => [t.dataset.ordering,
+          +t.parentNode.querySelector('title').textContent]),
+      };
+    })()""")
+
+
+def runs(levels):
+    out = []
+    for lv in levels:
+        if not out or out[-1] != lv:
+            out.append(lv)
+    return out
+
+
+def test_levels(b, d, shots):
+    n = 65536
+    tmp = tempfile.mkdtemp(prefix="lr-web-levels-")
+    path = os.path.join(tmp, "mesh64k.i32")
+    mesh_file(n, path)
+    req = copy.deepcopy(MESH8)
+    req["domain"] = [n, 1, 1]
+    req["launch"] = {"block": [256, 1, 1]}
+    for f in req["kernel"]["fields"]:
+        f["dims"][-1] = n
+    fill_from_request(b, req)
+    nbr = field_node("nbr")
+    from selenium.webdriver.common.by import By
+    b.driver.find_elements(By.CSS_SELECTOR, "#fields .field .f-file")[2].send_keys(path)
+    b.wait_for("(%s).dataset.upload === 'ok' || (%s).dataset.upload === 'failed'" % (nbr, nbr),
+               ESTIMATE_S, "the upload of the 65536-cell mesh")
+    check(b.js("%s.dataset.upload" % nbr) == "ok", "the 65536-cell mesh file uploads")
+    b.js("document.getElementById('orderings').value = ''")
+    act(b, "document.getElementById('run-estimate').click()", RANK_S, "the mesh's estimate and levels")
+    _, preq = page_request(b)
+    try:
+        own = page_answer(b, "/v1/levels")
+    except IndexError:  # the page never asked
+        own = None
+    lreq = {k: v for k, v in preq.items() if k not in ("search", "measure")}
+    status, ans = api(d, "/v1/levels", lreq)
+    check(status == 200 and own == ans, "the page's levels answer is the daemon's answer to the "
+                                        "same request (%d)" % status)
+    page = read_levels(b)
+    if not check(not page["hidden"] and page["state"] == "ok",
+                 "the levels figure is shown (%s: %s)" % (page["state"], page["status"][:200])):
+        return
+    want_runs = runs([r["level"] for r in ans["rows"]])
+    check([nm[0] for nm in page["names"]] == want_runs and page["bands"] == len(want_runs) and
+          want_runs[0] == "memory" and want_runs[-1] == "random" and
+          all(nm[1] for nm in page["names"]),
+          "the levels are named over their diagonal blocks, as the API names them: %s" % page["names"])
+    want = [[r["block_cells"], r["level"], r["performance"]["predicted"], r["performance"]["limiter"]]
+            for r in ans["rows"]]
+    check(page["points"] == want and want[0][0] == 32 and want[-1][0] == n,
+          "a point per synthetic mesh, b = 32 ... %d, at the API's GLup/s and limiter (%d points)"
+          % (n, len(want)))
+    m = ans["mesh"]
+    like = "none" if m["like_block_cells"] is None else str(m["like_block_cells"])
+    check(page["mesh"] == [m["performance"]["predicted"], like] and
+          page["meshLabel"] == str(m["performance"]["predicted"]),
+          "the own mesh is marked at its %s GLup/s, like blocks of %s cells (%s)"
+          % (m["performance"]["predicted"], like, page["mesh"]))
+    check(len(page["units"]) == 2 and "cells" in page["units"][0] and "GLup/s" in page["units"][1] and
+          "log" in page["units"][0],
+          "the axes name their units: %s" % page["units"])
+    check(page["limits"] and set(page["limits"]) <= set(ans["rows"][0]["performance"]),
+          "the limits are drawn as lines: %s" % page["limits"])
+    check(page["rows"] == [[str(r["block_cells"]), r["level"], r["performance"]["predicted"]]
+                           for r in ans["rows"]] + [["mesh", m["level"], m["performance"]["predicted"]]],
+          "the table lists each mesh's level and GLup/s, the own mesh last")
+    check_numbers_short(b, "levels")
+    b.screenshot(os.path.join(shots, "mesh-levels.png"), tw.rect_of(b, "#levels"))
+    # a ranking over orderings of the same request: the figure is reused, rcm marked
+    asked = len([e for e in b.events if e["params"]["request"]["url"].endswith("/v1/levels")])
+    b.js("document.getElementById('orderings').value = 'given, rcm'")
+    act(b, "document.getElementById('run-rank').click()", RANK_S, "the mesh's ranking by ordering")
+    rank = page_answer(b, "/v1/rank")
+    again = len([e for e in b.events if e["params"]["request"]["url"].endswith("/v1/levels")])
+    rcm = [r for r in rank.get("results", []) if r["ordering"] == "rcm" and r["block"] == [256, 1, 1]
+           and r["folding"] == [1, 1, 1]]
+    page = read_levels(b)
+    check(again == asked and rcm and page["orderings"] == [["rcm", rcm[0]["performance"]["predicted"]]],
+          "after the ranking the figure marks rcm at its %s GLup/s for block 256 without asking "
+          "the levels again (%s; levels asked %d then %d times)"
+          % (rcm and rcm[0]["performance"]["predicted"], page["orderings"], asked, again))
+    os.unlink(path)
+    os.rmdir(tmp)
+
+
 def main(argv):
     if len(argv) < 4:
         print(__doc__)
@@ -249,6 +378,7 @@ def main(argv):
         wait_idle(b, 0, ESTIMATE_S, "the page's first estimate")
         test_mesh_rank(b, d, srcroot, shots)
         test_upload(b, d, srcroot, shots)
+        test_levels(b, d, shots)
         urls = b.requested_urls()
         foreign = [u for u in urls if not (u.startswith(d.base + "/") or u.startswith("data:"))]
         check(not foreign, "the page requested %d URLs, all of %s (others: %s)"
