@@ -7,6 +7,7 @@
  * request's own mesh placed among them.
  */
 #include <cjson/cJSON.h>
+#include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -14,7 +15,27 @@
 #include "api.h"
 #include "cli.h"
 
-static const lr_opt *const levels_opts[] = {&cli_opt_max_request_mb, NULL};
+/* The table is computed on the user's own machine, where no daemon thread is held: ten
+ * times the daemon's limit, room for the 12 estimates of a 16 M-cell mesh on a loaded
+ * machine (32 s under ASan at a load of 11 on two cores, 2026-11-29); at most a day. */
+#define LEVELS_DEFAULT_TIME_LIMIT_S 300.0
+#define LEVELS_MAX_TIME_LIMIT_S 86400.0
+
+static const lr_opt levels_time_limit = {
+    .name = "--time-limit",
+    .arg = "SECONDS",
+    .unit = "seconds",
+    .def = "300",
+    .help = "wall-clock seconds the whole table may compute: the request's own mesh and "
+            "each synthetic one are estimated in turn within it (the daemon's POST "
+            "/v1/levels within its --time-limit, 30 s by default); past it, "
+            "budget_exceeded (exit 2)",
+    .kind = LR_OPT_REAL,
+    .max = LEVELS_MAX_TIME_LIMIT_S,
+    .offset = offsetof(cli_opts, time_limit_s)};
+
+static const lr_opt *const levels_opts[] = {&cli_opt_max_request_mb, &levels_time_limit,
+                                            NULL};
 
 const lr_opt_cmd cli_levels_cmd = {
     .name = "levels",
@@ -112,6 +133,8 @@ int cli_cmd_levels(int argc, char **argv)
         (rc = cli_read_request(argv[0], o.pos[0], &body, &len)))
         return rc;
     lr_api_config cfg = {.local_files = 1,
+                         .time_limit_s =
+                             o.time_limit_s > 0 ? o.time_limit_s : LEVELS_DEFAULT_TIME_LIMIT_S,
                          .max_request_mb = o.max_request_mb < 0    ? 0
                                            : o.max_request_mb == 0 ? -1
                                                                    : (long)o.max_request_mb};

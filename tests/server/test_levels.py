@@ -15,7 +15,8 @@ same computation (protocol/api_levels.c):
   - refusals are 4xx JSON errors naming the field: a kernel without an index field (400,
     kernel.fields), an unknown array (400, kernel.fields[2].values.sha256), a body that
     is not JSON (400), GET (405), a body over --max-body (413), a request over
-    --max-request-mb (413), and the time limit (422 budget_exceeded at domain).
+    --max-request-mb (413), and the time limit (422 budget_exceeded at domain), which
+    `launchrank levels --time-limit` gives the table too (exit 2).
 
 Usage: test_levels.py LAUNCHRANK SOURCE_ROOT
 """
@@ -186,6 +187,16 @@ def check_refusals(d, req):
     check(st == 405, "GET /v1/levels: 405 (%d)" % st)
 
 
+def check_cli_time_limit(path):
+    """launchrank levels --time-limit: the one limit of the whole table (exit 2)."""
+    out = subprocess.run([LR, "levels", "--time-limit", "0.001", path], capture_output=True,
+                         text=True, timeout=300)
+    e = json.loads(out.stderr.strip().splitlines()[-1]).get("error", {}) if out.stderr.strip() else {}
+    check(out.returncode == 2 and e.get("code") == "budget_exceeded" and e.get("path") == "domain",
+          "launchrank levels --time-limit 0.001 of 65536 cells: budget_exceeded at domain, exit 2 "
+          "(%d %s)" % (out.returncode, out.stderr[-200:]))
+
+
 def check_limits(req512, big, raw64k):
     """Each limit on a daemon of its own (a new database: the mesh is uploaded to it)."""
     with Daemon(LR, extra_args=["--max-body", "2000"]) as d:
@@ -232,6 +243,7 @@ def main():
                   "through on-chip to random (%s)" % levels)
         check_refusals(d, req)
     check_limits(req, big, raw64k)
+    check_cli_time_limit(big_path)
     print("%d checks failed" % len(FAILED) if FAILED else "all checks passed")
     return 1 if FAILED else 0
 
