@@ -26,6 +26,9 @@ enum {
 };
 
 #define CLI_DEFAULT_DB "launchrank.sqlite" /* cache subcommands; the daemon's default too */
+/* The largest --time-limit (rank, levels), in seconds: a day; a ranking is bounded by 4096
+ * configurations, the levels by 15 estimates, and a longer limit is a typo, not a plan. */
+#define CLI_MAX_TIME_LIMIT_S 86400.0
 
 /* The options of every subcommand, parsed by lr_opt (common/lr_opt.h) from each
  * subcommand's own table into this one struct: a subcommand's rows name the fields

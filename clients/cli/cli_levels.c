@@ -17,9 +17,8 @@
 
 /* The table is computed on the user's own machine, where no daemon thread is held: ten
  * times the daemon's limit, room for the 12 estimates of a 16 M-cell mesh on a loaded
- * machine (32 s under ASan at a load of 11 on two cores, 2026-11-29); at most a day. */
+ * machine (32 s under ASan at a load of 11 on two cores, 2026-11-29). */
 #define LEVELS_DEFAULT_TIME_LIMIT_S 300.0
-#define LEVELS_MAX_TIME_LIMIT_S 86400.0
 
 static const lr_opt levels_time_limit = {
     .name = "--time-limit",
@@ -31,7 +30,7 @@ static const lr_opt levels_time_limit = {
             "/v1/levels within its --time-limit, 30 s by default); past it, "
             "budget_exceeded (exit 2)",
     .kind = LR_OPT_REAL,
-    .max = LEVELS_MAX_TIME_LIMIT_S,
+    .max = CLI_MAX_TIME_LIMIT_S,
     .offset = offsetof(cli_opts, time_limit_s)};
 
 static const lr_opt *const levels_opts[] = {&cli_opt_max_request_mb, &levels_time_limit,

@@ -140,9 +140,6 @@ static int cmd_estimate(int argc, char **argv)
 #define CLI_MAX_TOP 1000000
 /* --measure-top at most: timing takes seconds per configuration; the api's bound. */
 #define CLI_MAX_MEASURE_TOP 32
-/* The largest --time-limit, in seconds: a day; a ranking is bounded by 4096
- * configurations, and a longer limit is a typo, not a plan. */
-#define CLI_MAX_TIME_LIMIT_S 86400.0
 
 static const lr_opt rank_table = {
     .name = "--table",
