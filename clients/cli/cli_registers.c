@@ -94,13 +94,14 @@ static const lr_opt_cmd registers_cmd = {
     .opts = registers_opts,
     .epilogue =
         "\n"
-        "Example:\n"
-        "  launchrank registers --device H200-SXM-141GB tests/data/registers_sample.cu\n"
-        "\n"
         "Exit status: 0 success; 2 bad input or usage (the source does not compile,\n"
         "no such kernel or device; a JSON error on stderr); 1 no NVRTC, or an\n"
         "architecture it cannot target (error code \"unavailable\"), or other\n"
-        "failures.\n",
+        "failures.\n"
+        "\n"
+        "Examples:\n"
+        "  $ launchrank registers --device H200-SXM-141GB kernel.cu\n"
+        "  $ launchrank registers --arch sm_80 --json kernel.cu\n",
     .min_pos = 1,
     .max_pos = 1};
 

@@ -698,12 +698,14 @@ case_registers() {
     sample="$root/tests/data/registers_sample.cu"
     run registers --help
     expect_rc 0
-    ex=$(sed -n '/^Example:/{n;p;}' "$T/out" | sed 's/^ *launchrank //')
+    ex=$(sed -n '/^Examples:/{n;p;}' "$T/out" | sed 's/^ *\$ launchrank //')
     [ -n "$ex" ] || fail "no example in --help"
+    # the example compiles kernel.cu: the sample, copied under that name
+    mkdir -p "$T/ex" && cp "$sample" "$T/ex/kernel.cu"
     set -f
     set -- $ex
     set +f
-    (cd "$root" && "$LR" "$@") >"$T/out" 2>"$T/err" && rc=0 || rc=$?
+    (cd "$T/ex" && "$LR" "$@") >"$T/out" 2>"$T/err" && rc=0 || rc=$?
     last="launchrank $ex (registers --help's example)"
     if [ "$rc" -eq 1 ] && grep -q 'NVRTC not found' "$T/err"; then
         echo "SKIP: NVRTC cannot be loaded"
