@@ -5,7 +5,7 @@
 #include "estimator_int.h"
 
 const est_mparam est_mparams[] = {
-#define EST_PARAM(n, kind, h100, lo, lo_open, hi, hi_open, must, unit)                        \
+#define EST_PARAM(n, kind, h100, lo, lo_open, hi, hi_open, must, unit, doc)                   \
     {#n, kind, offsetof(est_device, n), h100, lo, hi, lo_open, hi_open, must, unit},
 #include "params.def"
 #undef EST_PARAM
