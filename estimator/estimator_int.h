@@ -98,8 +98,7 @@ struct est_ctx {
     unsigned next_map;
     est_memo *own_memo;              /* owned; NULL until first used */
     est_memo *memo;                  /* own_memo, or a ranking's shared one (not owned) */
-    struct est_warp_slot *warp_memo; /* owned; see sample_warp.c */
-    uint32_t warp_memo_gen;
+    struct est_cache *warp_memo;  /* owned (est_cache_free); see sample_warp.c */
     est_warp_shapes *warp_shapes; /* owned (est_warp_shapes_free); see sample_warp.c */
 };
 
