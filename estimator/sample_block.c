@@ -242,7 +242,7 @@ static const block_slot *block_counts(est_sampler *s, int f, int st, const int64
     int64_t sectors = 0, unwritten = 0;
     if (lines >= 0 && !st)
         sectors = block_units(s, f, st, blk, sec, err);
-    else if (lines >= 0 && b->k->model == EST_MODEL_V2 && elem < sec) {
+    else if (lines >= 0 && b->rules.partial_sectors && elem < sec) {
         /* model v2: the bytes the stores' sectors still miss, the sectors they touch
          * less the elements they write (docs/model.md, "Partly written sectors") */
         int64_t touched = block_units(s, f, st, blk, sec, err);

@@ -241,10 +241,11 @@ static double unwritten_bytes(int64_t *key, int n, int elem, int64_t sec, double
     return unwritten;
 }
 
-/* Model v2 (docs/model.md, "Partly written sectors"): the bytes that the sectors group
- * G's stores write for the lanes at coords still miss after each folding step, the
- * stores of one step merged, into wc->store_unwritten; the writes to sectors a step's
- * stores complete beyond the first, into wc->store_merged. A kernel whose threads store
+/* The binding's partial_sectors rule (model v2; docs/model.md, "Partly written
+ * sectors"): the bytes that the sectors group G's stores write for the lanes at coords
+ * still miss after each folding step, the stores of one step merged, into
+ * wc->store_unwritten; the writes to sectors a step's stores complete beyond the first,
+ * into wc->store_merged. A kernel whose threads store
  * after all their steps (est_kernel_defers_stores) merges the stores of every step as
  * one step's. Steps with more than MERGE_STORES stores of the group, groups of more than
  * MERGE_MEMBERS members and elements as wide as a sector count none. */
@@ -253,7 +254,7 @@ static void merge_step_stores(const est_binding *b, const est_group *G, int lane
 {
     int64_t key[MERGE_STORES * 32], sec = b->dev->l1_sector_bytes;
     int elem = b->k->fields[G->field].elem_bytes;
-    if (G->n > MERGE_MEMBERS || b->k->model != EST_MODEL_V2 || elem >= sec || sec > 64)
+    if (G->n > MERGE_MEMBERS || !b->rules.partial_sectors || elem >= sec || sec > 64)
         return;
     char done[MERGE_MEMBERS] = {0};
     double unwritten = 0, merged_all = 0;
@@ -362,8 +363,9 @@ static int shape_key(const est_sampler *s, const est_group *G, int64_t a0,
         return 0;
     const est_inst *first = &b->inst[b->member[G->first]];
     int n = 0, valid;
-    /* the model and the code shape: merge_step_stores */
-    key[n++] = elem + 1024 * (int64_t)b->k->model + 4096 * (int64_t)b->merge_all_steps;
+    /* the rules and the code shape: merge_step_stores */
+    key[n++] = elem + 1024 * (int64_t)b->rules.partial_sectors +
+               4096 * (int64_t)b->merge_all_steps;
     key[n++] = dev->l1_bank_bytes_per_cycle;
     key[n++] = dev->l1_line_bytes;
     key[n++] = dev->l1_sector_bytes;
