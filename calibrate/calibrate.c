@@ -437,7 +437,7 @@ static int set_overhead(const cJSON *raw, est_device *dev, cal_overhead *ov, cal
     int scanned = scan_overhead(raw, ov, err);
     if (scanned > 0) {
         /* to 0.01 us, as the built-in devices give it */
-        dev->launch_overhead_us = round(ov->us * 100) / 100;
+        *est_mparam_in(dev, est_mparam_sole(EST_MEASURED)) = round(ov->us * 100) / 100;
         cal_say(t, "launch overhead: %.2f us, the median of %d size scans (%.2f to %.2f us)\n",
                 ov->us, ov->scans, ov->lo_us, ov->hi_us);
     }
@@ -524,7 +524,7 @@ static void add_sources(cJSON *src, const cal_sources *cs)
                  "straight line through time against updates (%.2f to %.2f us; "
                  "docs/model.md \"Launch overhead\")",
                  cs->who, cs->overhead->scans, cs->overhead->lo_us, cs->overhead->hi_us);
-        cJSON_AddStringToObject(src, "launch_overhead_us", s);
+        cJSON_AddStringToObject(src, est_mparam_sole(EST_MEASURED)->name, s);
     }
     snprintf(s, sizeof s, "not measured: the figures of the built-in %s", cs->base);
     cJSON_AddStringToObject(src, "other figures", s);
@@ -567,9 +567,9 @@ static est_device start_device(const est_device *b, const cJSON *gpu, const char
     /* its model-v2 parameters are fitted to this GPU's timings (the rank precision stays
      * the base's: the suite is too small to measure it) */
     dev.provenance = EST_PROVENANCE_MEASURED;
-    /* measured, not fitted (lab/2026-11-23-overhead): the base device's figure unless the record
-     * has size scans (set_overhead), like the others calibration does not measure */
-    dev.launch_overhead_us = b->launch_overhead_us;
+    /* the launch overhead is measured, not fitted (lab/2026-11-23-overhead): it stays the
+     * base device's unless the record has size scans (set_overhead), like the others
+     * calibration does not measure */
     return dev;
 }
 

@@ -2,8 +2,8 @@
  * overhead: the fixed time of a launch, from size scans (docs/model.md, "Launch
  * overhead"). A scan is one kernel with one launch configuration timed at several
  * domain sizes; a straight line through time against lattice updates (least squares)
- * has its time at zero updates as the scan's intercept, and the device figure
- * launch_overhead_us is the median intercept of the scans. `launchrank calibrate`
+ * has its time at zero updates as the scan's intercept, and the device's launch overhead
+ * (the EST_MEASURED row of estimator/params.def) is the median intercept of the scans. `launchrank calibrate`
  * times the scans of lab/2026-11-23-overhead/families (embedded by calibrate/meson.build);
  * lab/2026-11-23-overhead reads scans recorded with lab/corpus-tools/corpus_measure.
  */

@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cache.h"
 #include "estimator_int.h"
 
 /* Addresses must stay far from int64 overflow in the samplers' arithmetic. */
@@ -157,18 +158,17 @@ static int push_inst(est_binding *b, int *cap, const est_inst *in, lr_error *err
  * in constant time: a scan of all earlier instructions made binding quadratic (5 s
  * for 4 fields x 512 loads x 64 folding steps, far more under ASan), and binding does
  * not poll the request's deadline, so its cost must stay bounded by the input limits.
- * Slots hold instruction index + 1 (0 = empty). */
+ * A slot holds an instruction's index (an int) into the binding's inst. */
 typedef struct addr_set {
-    int *slot; /* owned */
-    size_t mask;
+    est_cache *slots; /* owned; NULL: no load can be reused */
 } addr_set;
 
-static size_t addr_hash(const est_inst *in)
+static uint64_t addr_hash(const est_inst *in)
 {
     uint64_t h = (uint64_t)in->field * 0x9E3779B97F4A7C15ull ^ (uint64_t)in->c0;
     for (int i = 0; i < EST_NCOORD; i++)
         h = (h ^ (uint64_t)in->coef[i]) * 0x100000001B3ull;
-    return (size_t)(h ^ (h >> 29));
+    return h ^ (h >> 29);
 }
 
 static int same_address(const est_inst *a, const est_inst *b)
@@ -205,51 +205,65 @@ static int step_not_later(const est_inst *a, const est_inst *b)
  * edge the later step does not run, the earlier one does). Steps that differ in two
  * dimensions in opposite directions keep the load bound first (docs/model.md, "Register
  * reuse across folding steps"). */
+typedef struct addr_key {
+    const est_binding *b;
+    const est_inst *in;
+} addr_key;
+
+static int same_slot_address(const void *payload, const void *key)
+{
+    const addr_key *k = key;
+    return same_address(&k->b->inst[*(const int *)payload], k->in);
+}
+
 static int in_register(est_binding *b, const addr_set *set, int f, const est_inst *in)
 {
-    if (!may_reuse(b, f, in) || !set->slot)
+    if (!may_reuse(b, f, in) || !set->slots)
         return 0;
-    for (size_t i = addr_hash(in) & set->mask; set->slot[i]; i = (i + 1) & set->mask) {
-        est_inst *had = &b->inst[set->slot[i] - 1];
-        if (!same_address(had, in))
-            continue;
-        if (!step_not_later(had, in) && step_not_later(in, had)) {
-            had->acc = in->acc;
-            memcpy(had->step, in->step, sizeof had->step);
-        }
-        return 1;
+    addr_key k = {b, in};
+    int found;
+    const int *idx = est_cache_find(set->slots, addr_hash(in), same_slot_address, &k, &found);
+    if (!found)
+        return 0;
+    est_inst *had = &b->inst[*idx];
+    if (!step_not_later(had, in) && step_not_later(in, had)) {
+        had->acc = in->acc;
+        memcpy(had->step, in->step, sizeof had->step);
     }
-    return 0;
+    return 1;
 }
 
 /* Adds instruction idx (just pushed, not in the set) to set. */
 static void remember(const est_binding *b, addr_set *set, int f, int idx)
 {
     const est_inst *in = &b->inst[idx];
-    if (!may_reuse(b, f, in) || !set->slot)
+    if (!may_reuse(b, f, in) || !set->slots)
         return;
-    size_t i = addr_hash(in) & set->mask;
-    while (set->slot[i])
-        i = (i + 1) & set->mask;
-    set->slot[i] = idx + 1;
+    uint64_t h = addr_hash(in);
+    addr_key k = {b, in};
+    int found;
+    /* not found (in_register said so): the free slot it takes, never NULL (the set is
+     * at most half full and every slot may be probed) */
+    int *slot = est_cache_find(set->slots, h, same_slot_address, &k, &found);
+    *slot = idx;
+    est_cache_take(set->slots, slot, h);
 }
 
 /* A set for every instruction k can bind under cfg, at most half full; a set with
  * no slots when no load can be reused. -1 when out of memory. */
 static int addr_set_init(addr_set *set, const est_kernel *k, const int *fold)
 {
-    size_t n = 0, size = 16;
-    set->slot = NULL;
-    set->mask = 0;
+    size_t n = 0;
+    int log2 = 4;
+    set->slots = NULL;
     if (k->model != EST_MODEL_V2 || !k->restrict_)
         return 0;
     for (int f = 0; f < k->nfields; f++)
         n += (size_t)k->fields[f].nacc * (size_t)fold[0] * (size_t)fold[1] * (size_t)fold[2];
-    while (size < 2 * n)
-        size *= 2;
-    set->slot = calloc(size, sizeof *set->slot);
-    set->mask = size - 1;
-    return set->slot ? 0 : -1;
+    while (((size_t)1 << log2) < 2 * n)
+        log2++;
+    set->slots = est_cache_new(log2, sizeof(int), 1 << log2);
+    return set->slots ? 0 : -1;
 }
 
 /* Groups each field's affine instructions by their coefficient vectors; a
@@ -416,6 +430,8 @@ int est_bind(est_binding *b, const est_kernel *k, const est_device *dev, const e
     b->threads = blk[0] * blk[1] * blk[2];
     b->spread = k->gathers > 0;
     b->merge_all_steps = merges_all_steps(k, cfg, &b->store_unmerged);
+    int v2 = k->model == EST_MODEL_V2;
+    b->rules = (est_volume_rules){v2, v2, v2, v2, v2, v2, v2};
     for (int f = 0; f < k->nfields && f < EST_MAX_FIELDS; f++)
         snprintf(b->field_path[f], sizeof b->field_path[f], "kernel.fields[%d]", f);
     est_grid(cfg, b->grid);
@@ -423,7 +439,7 @@ int est_bind(est_binding *b, const est_kernel *k, const est_device *dev, const e
     if (addr_set_init(&set, k, cfg->launch.folding))
         return lr_error_set(err, LR_NO_MEMORY, NULL, "out of memory");
     int rc = bind_fields(b, &set, err);
-    free(set.slot);
+    est_cache_free(set.slots);
     if (!rc && make_groups(b))
         rc = lr_error_set(err, LR_NO_MEMORY, NULL, "out of memory");
     if (rc)

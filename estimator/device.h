@@ -24,7 +24,7 @@ typedef enum est_l1_model {
     EST_L1_KEPLER /* Kepler read-only data cache: half-warp 128-B segments */
 } est_l1_model;
 
-/* What a device's model-v2 parameters and rank_precision rest on. Not a model input:
+/* What a device's model-v2 parameters and its tie width (est_device_tie_width) rest on. Not a model input:
  * the estimator never reads it; answers report it (docs/accuracy.md, "What each device
  * rests on"), so that a prediction says how far to trust it. */
 typedef enum est_provenance {
@@ -94,6 +94,17 @@ extern const int est_nmparams;
 
 /* The value of parameter p in d. */
 double *est_mparam_in(est_device *d, const est_mparam *p);
+
+/* The one row of params.def of a kind that has one: EST_MEASURED, the launch overhead
+ * calibration measures; EST_RANKING, the ranking's tie width. NULL for a kind with no row
+ * or several (tests/model holds these two to one row each). Code outside the table and
+ * the model reaches those figures through it, so that their names are written once. */
+const est_mparam *est_mparam_sole(est_mparam_kind kind);
+
+/* The fraction of the best prediction within which a ranking's predictions tie: d's
+ * EST_RANKING figure, measured by tests/accuracy/accuracy (docs/accuracy.md, "Rank
+ * precision"). Not a model input. */
+double est_device_tie_width(const est_device *d);
 
 /* Sets every parameter of params.def in d to its default (the H100's). */
 void est_device_set_v2_defaults(est_device *d);

@@ -29,6 +29,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cache.h"
 #include "dram_int.h"
 
 static int isl_failed(isl_ctx *ctx, lr_error *err)
@@ -556,7 +557,7 @@ void est_ctx_free(est_ctx *c)
     est_memo_free(c->own_memo);
     for (int i = 0; i < EST_MAP_CACHE; i++)
         isl_map_free(c->maps[i].map);
-    free(c->warp_memo);
+    est_cache_free(c->warp_memo);
     est_warp_shapes_free(c->warp_shapes);
     isl_ctx_free(c->isl);
     free(c);

@@ -98,8 +98,7 @@ struct est_ctx {
     unsigned next_map;
     est_memo *own_memo;              /* owned; NULL until first used */
     est_memo *memo;                  /* own_memo, or a ranking's shared one (not owned) */
-    struct est_warp_slot *warp_memo; /* owned; see sample_warp.c */
-    uint32_t warp_memo_gen;
+    struct est_cache *warp_memo;  /* owned (est_cache_free); see sample_warp.c */
     est_warp_shapes *warp_shapes; /* owned (est_warp_shapes_free); see sample_warp.c */
 };
 
@@ -128,6 +127,26 @@ typedef struct est_group {
     int first, n; /* members are member[first .. first+n) of est_binding */
 } est_group;
 
+/* Where model v2 counts a volume otherwise than the published method, each rule named
+ * by its section of docs/model.md. est_bind sets them from the kernel's model (all on
+ * under v2, all off under the reference), so that the samplers and volumes.c read
+ * rules, not the model. */
+typedef struct est_volume_rules {
+    int partial_sectors;   /* "Partly written sectors": the samplers count the bytes the
+                              stores' sectors still miss and the writes L1 merges */
+    int charge_received;   /* "Partly written sectors": the limits charge the store sectors
+                              L2 receives, not every store instruction's */
+    int merge_requests;    /* "Merged store requests": an unfolded thread's write requests
+                              merge as its sectors do */
+    int warm_folded_waves; /* "Warm cache of folded waves": L2 sees one step of a folded
+                              wave between a row's first use and its reuse */
+    int shared_stores;     /* "Stores shared with the previous wave": a fetch unit both
+                              store into is written back once */
+    int evict_partial;     /* "Partly written sectors": L2 evicts some partly written
+                              sectors, each a DRAM read and write */
+    int dirty_at_end;      /* "Stores left in L2": reports the stores still in L2 */
+} est_volume_rules;
+
 /* A kernel bound to one configuration: everything the samplers need. */
 typedef struct est_binding {
     const est_kernel *k;
@@ -141,6 +160,7 @@ typedef struct est_binding {
                           * steps as one step's (bind.c, merges_all_steps) */
     double store_unmerged; /* with merge_all_steps: the share of the steps' sector
                             * writes that still reach L2 unmerged (bind.c) */
+    est_volume_rules rules; /* how volumes.c counts (the kernel's model) */
     est_inst *inst; /* owned; grouped by field, loads before stores */
     int ninst;
     int first[EST_MAX_FIELDS], count[EST_MAX_FIELDS];

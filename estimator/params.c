@@ -1,11 +1,11 @@
 /* params: the tables of params.def (device.h's est_mparams, estimator_int.h's
- * est_rules). */
+ * est_rules) and the figures read through a row's kind (est_mparam_sole). */
 #include <stddef.h>
 
 #include "estimator_int.h"
 
 const est_mparam est_mparams[] = {
-#define EST_PARAM(n, kind, h100, lo, lo_open, hi, hi_open, must, unit)                        \
+#define EST_PARAM(n, kind, h100, lo, lo_open, hi, hi_open, must, unit, doc)                   \
     {#n, kind, offsetof(est_device, n), h100, lo, hi, lo_open, hi_open, must, unit},
 #include "params.def"
 #undef EST_PARAM
@@ -15,6 +15,24 @@ const int est_nmparams = (int)(sizeof est_mparams / sizeof est_mparams[0]);
 double *est_mparam_in(est_device *d, const est_mparam *p)
 {
     return (double *)((char *)d + p->offset);
+}
+
+const est_mparam *est_mparam_sole(est_mparam_kind kind)
+{
+    const est_mparam *found = NULL;
+    for (int i = 0; i < est_nmparams; i++) {
+        if (est_mparams[i].kind != kind)
+            continue;
+        if (found)
+            return NULL;
+        found = &est_mparams[i];
+    }
+    return found;
+}
+
+double est_device_tie_width(const est_device *d)
+{
+    return *(const double *)((const char *)d + est_mparam_sole(EST_RANKING)->offset);
 }
 
 const double est_rules[EST_NRULES] = {

@@ -42,7 +42,7 @@ int est_sample_run(est_ctx *ctx, const est_binding *b, est_sample *out, lr_error
         rc = est_sample_blocks(&s, out, err);
     if (!rc)
         rc = est_sample_overlap(&s, out, err);
-    free(s.block_memo);
+    est_cache_free(s.block_memo);
     for (int f = 0; f < EST_MAX_FIELDS; f++)
         for (int k = 0; k < 2; k++)
             free(s.base[f][k].addr);

@@ -192,22 +192,22 @@ static int64_t block_units(est_sampler *s, int f, int is_store, const int64_t bl
  * The signature is the block index along each dimension in which the block is cut by
  * the domain boundary (-1 where it is whole): blocks with equal signatures have the
  * same set of active threads, so equal shifts give equal counts. */
-struct est_block_slot {
-    uint64_t key;  /* 0 = empty */
-    uint64_t want; /* the key this slot is reserved for */
+typedef struct block_slot {
     int64_t sectors, lines;
     int64_t unwritten; /* stores: bytes their sectors still miss (model v2) */
-};
-typedef struct est_block_slot block_slot;
+} block_slot;
 
-#define BLOCK_MEMO_SLOTS 4096
+#define BLOCK_MEMO_SLOTS_LOG2 12 /* 4096 */
+#define BLOCK_MEMO_PROBES 32
 
-block_slot *est_block_memo_new(void)
+est_cache *est_block_memo_new(void)
 {
-    return calloc(BLOCK_MEMO_SLOTS, sizeof(block_slot));
+    return est_cache_new(BLOCK_MEMO_SLOTS_LOG2, sizeof(block_slot), BLOCK_MEMO_PROBES);
 }
 
-static block_slot *block_memo_find(est_sampler *s, int f, int st, const int64_t blk[3])
+/* The hash of the memo's key of field f's loads (st 0) or stores of block blk: the key
+ * itself, mixed (est_cache_mix), so equal hashes are equal keys. */
+static uint64_t block_memo_hash(const est_sampler *s, int f, int st, const int64_t blk[3])
 {
     const est_binding *b = s->b;
     int64_t shift = block_shift(b, b->first[f], b->count[f], st, blk);
@@ -218,21 +218,7 @@ static block_slot *block_memo_find(est_sampler *s, int f, int st, const int64_t 
         int64_t sig = (blk[d] + 1) * span > b->cfg.domain[d] ? blk[d] : -1;
         key = key * 0x100000001B3ull + (uint64_t)(sig + 2);
     }
-    key = (key * 0x100000001B3ull + (uint64_t)shift) | 1; /* never 0 */
-    uint64_t h = key * 0x9E3779B97F4A7C15ull;
-    for (int probe = 0; probe < 32; probe++) {
-        block_slot *m = &s->block_memo[(h >> 40) % BLOCK_MEMO_SLOTS];
-        if (m->key == key)
-            return m;
-        if (m->key == 0 && m->want == 0) {
-            m->want = key;
-            return m;
-        }
-        if (m->key == 0 && m->want == key)
-            return m;
-        h += 0x632BE59BD9B4E019ull;
-    }
-    return NULL;
+    return est_cache_mix(key * 0x100000001B3ull + (uint64_t)shift);
 }
 
 /* The lines and (for loads) sectors of field f's loads (st 0) or stores of block blk:
@@ -243,16 +229,20 @@ static const block_slot *block_counts(est_sampler *s, int f, int st, const int64
 {
     const est_binding *b = s->b;
     block_slot *m = NULL;
-    if (translates(b, b->first[f], b->count[f], st))
-        m = block_memo_find(s, f, st, blk);
-    if (m && m->key != 0)
+    uint64_t h = 0;
+    int found = 0;
+    if (translates(b, b->first[f], b->count[f], st)) {
+        h = block_memo_hash(s, f, st, blk);
+        m = est_cache_find(s->block_memo, h, NULL, NULL, &found);
+    }
+    if (found)
         return m;
     int64_t lines = block_units(s, f, st, blk, b->dev->l1_line_bytes, err);
     int64_t sec = b->dev->l2_sector_bytes, elem = b->k->fields[f].elem_bytes;
     int64_t sectors = 0, unwritten = 0;
     if (lines >= 0 && !st)
         sectors = block_units(s, f, st, blk, sec, err);
-    else if (lines >= 0 && b->k->model == EST_MODEL_V2 && elem < sec) {
+    else if (lines >= 0 && b->rules.partial_sectors && elem < sec) {
         /* model v2: the bytes the stores' sectors still miss, the sectors they touch
          * less the elements they write (docs/model.md, "Partly written sectors") */
         int64_t touched = block_units(s, f, st, blk, sec, err);
@@ -262,10 +252,11 @@ static const block_slot *block_counts(est_sampler *s, int f, int st, const int64
     }
     if (lines < 0 || sectors < 0)
         return NULL;
-    *fresh = (block_slot){m ? m->want : 0, m ? m->want : 0, sectors, lines, unwritten};
+    *fresh = (block_slot){sectors, lines, unwritten};
     if (!m)
         return fresh;
     *m = *fresh;
+    est_cache_take(s->block_memo, m, h);
     return m;
 }
 

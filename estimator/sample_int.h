@@ -8,6 +8,7 @@
 #ifndef EST_SAMPLE_INT_H
 #define EST_SAMPLE_INT_H
 
+#include "cache.h"
 #include "estimator_int.h"
 
 /* The sorted unique byte addresses of one full block, from which every other full
@@ -24,10 +25,9 @@ typedef struct est_sampler {
     const est_binding *b;
     est_base_fp base[EST_MAX_FIELDS][2];
     int64_t granule;                   /* all counts depend on addresses modulo this */
-    uint32_t gen;                      /* this sampling's generation of ctx's warp memo */
-    struct est_warp_slot *warp_memo;   /* ctx's, not owned */
+    struct est_cache *warp_memo;       /* ctx's, not owned; emptied per sampling */
     est_warp_shapes *shapes;           /* ctx's, not owned; NULL: none */
-    struct est_block_slot *block_memo; /* owned, freed by est_sample_run */
+    struct est_cache *block_memo;      /* owned, freed by est_sample_run */
     int64_t *buf;                      /* block address buffer; owned, freed likewise */
     uint64_t *tmp;                     /* the sort's second buffer, as large; owned */
     size_t bufcap;
@@ -82,8 +82,8 @@ int est_sample_warps(est_sampler *s, est_sample *out, lr_error *err);
  * that ran before it on its SM. 0, or -1 with err (deadline, limit, memory). */
 int est_sample_blocks(est_sampler *s, est_sample *out, lr_error *err);
 int est_sample_overlap(est_sampler *s, est_sample *out, lr_error *err);
-/* sample_block.c: the block memo (BLOCK_MEMO_SLOTS zeroed slots, calloc'd: the caller
- * frees it with free()), or NULL when out of memory. */
-struct est_block_slot *est_block_memo_new(void);
+/* sample_block.c: an empty block memo (the caller frees it with est_cache_free), or NULL
+ * when out of memory. */
+struct est_cache *est_block_memo_new(void);
 
 #endif

@@ -16,10 +16,10 @@
 
 /* A group's counts as the two memos keep them: the same whole numbers in int32_t (a
  * group has at most 2^17 instructions of at most 512 each, far below 2^31), in half the
- * bytes of est_warp_counts. A memo slot stays at 56 bytes instead of 104, the warp memo
- * at 3.5 MiB instead of 6.5 and the shape memo at 448 KiB instead of 832: every new est_ctx
- * zeroes both (with doubles, rank_bench's cold estimates of the 3-D 7-point star, 0.5 ms
- * of CPU, took about 0.06 ms more) and a warp pass reads them at random. pack_counts and
+ * bytes of est_warp_counts. A warp memo slot (with est_cache's 16-byte head) takes 72
+ * bytes instead of 120, the warp memo 4.5 MiB instead of 7.5 and the shape memo 640 KiB
+ * instead of 1 MiB: every new est_ctx zeroes both (with doubles, rank_bench's cold
+ * estimates of the 3-D 7-point star, 0.5 ms of CPU, took about 0.06 ms more) and a warp pass reads them at random. pack_counts and
  * unpack_counts go through every counter, as add_counts does: none can be missed. */
 typedef struct packed_counts {
     int32_t v[EST_WARP_COUNTERS];
@@ -43,15 +43,10 @@ static est_warp_counts unpack_counts(const packed_counts *p)
 
 /* Memo of full-warp counts: key (instruction, warp in block, shift mod granule).
  * 50 instructions x 32 warps x 16 shifts is a realistic worst case; 2^16 slots keep
- * the table sparse. Slots carry the generation of the estimate that wrote them, so
- * the table (kept in the thread's est_ctx) never needs clearing. */
-#define WARP_MEMO_SLOTS (1 << 16)
-struct est_warp_slot {
-    uint64_t key;
-    uint32_t gen;
-    packed_counts v;
-};
-typedef struct est_warp_slot warp_slot;
+ * the table sparse. The table is kept in the thread's est_ctx and emptied by each
+ * sampling (est_cache_clear: no slot is touched). */
+#define WARP_MEMO_SLOTS_LOG2 16
+#define WARP_MEMO_PROBES 64
 
 static int count_distinct_sorted(const int64_t *a, size_t n)
 {
@@ -146,22 +141,6 @@ static int64_t mod_granule(int64_t granule, int64_t a)
     if ((granule & (granule - 1)) == 0)
         return (int64_t)((uint64_t)a & (uint64_t)(granule - 1));
     return a - est_floordiv(a, granule) * granule;
-}
-
-static warp_slot *warp_memo_find(est_sampler *s, uint64_t key)
-{
-    uint64_t h = key * 0x9E3779B97F4A7C15ull;
-    for (int probe = 0; probe < 64; probe++) {
-        warp_slot *sl = &s->warp_memo[(h >> 40) % WARP_MEMO_SLOTS];
-        if (sl->gen != s->gen) {
-            sl->gen = s->gen;
-            sl->key = 0;
-        }
-        if (sl->key == key || sl->key == 0)
-            return sl;
-        h += 0x632BE59BD9B4E019ull;
-    }
-    return NULL;
 }
 
 /* The one adder of the warp pass's counters: an instruction's into its group's sum, a
@@ -262,10 +241,11 @@ static double unwritten_bytes(int64_t *key, int n, int elem, int64_t sec, double
     return unwritten;
 }
 
-/* Model v2 (docs/model.md, "Partly written sectors"): the bytes that the sectors group
- * G's stores write for the lanes at coords still miss after each folding step, the
- * stores of one step merged, into wc->store_unwritten; the writes to sectors a step's
- * stores complete beyond the first, into wc->store_merged. A kernel whose threads store
+/* The binding's partial_sectors rule (model v2; docs/model.md, "Partly written
+ * sectors"): the bytes that the sectors group G's stores write for the lanes at coords
+ * still miss after each folding step, the stores of one step merged, into
+ * wc->store_unwritten; the writes to sectors a step's stores complete beyond the first,
+ * into wc->store_merged. A kernel whose threads store
  * after all their steps (est_kernel_defers_stores) merges the stores of every step as
  * one step's. Steps with more than MERGE_STORES stores of the group, groups of more than
  * MERGE_MEMBERS members and elements as wide as a sector count none. */
@@ -274,7 +254,7 @@ static void merge_step_stores(const est_binding *b, const est_group *G, int lane
 {
     int64_t key[MERGE_STORES * 32], sec = b->dev->l1_sector_bytes;
     int elem = b->k->fields[G->field].elem_bytes;
-    if (G->n > MERGE_MEMBERS || b->k->model != EST_MODEL_V2 || elem >= sec || sec > 64)
+    if (G->n > MERGE_MEMBERS || !b->rules.partial_sectors || elem >= sec || sec > 64)
         return;
     char done[MERGE_MEMBERS] = {0};
     double unwritten = 0, merged_all = 0;
@@ -319,29 +299,41 @@ static void merge_step_stores(const est_binding *b, const est_group *G, int lane
  * multiple of the granule keeps every count only when the element size and the banks'
  * period divide it (shape_exact); other element sizes stay with the per-estimate memo.
  * When the table fills up it starts again empty: that costs time, never exactness. */
-#define SHAPE_SLOTS (1 << 13) /* 384 KiB */
+#define SHAPE_SLOTS_LOG2 13    /* 8192 slots, 640 KiB */
+#define SHAPE_SLOTS (1 << SHAPE_SLOTS_LOG2)
 #define SHAPE_ARENA (1 << 19) /* int64 words of stored keys at most: 4 MiB */
 #define SHAPE_MAX_MEMBERS 256 /* larger groups are counted as before */
 #define SHAPE_HEAD 6          /* element and model, bank, line, sector, granule, shift */
 #define SHAPE_KEY_MAX (SHAPE_HEAD + 31 + 2 * SHAPE_MAX_MEMBERS)
 
 typedef struct shape_slot {
-    uint64_t hash;
-    uint32_t off, len; /* the key is arena[off .. off+len); len 0 = empty */
+    uint32_t off, len; /* the key is arena[off .. off+len) */
     packed_counts v;
 } shape_slot;
 
 struct est_warp_shapes {
-    shape_slot slot[SHAPE_SLOTS];
+    est_cache *slots; /* owned; SHAPE_SLOTS of shape_slot */
     int64_t *arena;   /* owned; grown as keys arrive, up to SHAPE_ARENA words */
     size_t used, cap; /* arena words in use, allocated */
-    int n;            /* slots in use */
 };
+
+/* An empty shape memo, or NULL when out of memory. */
+static est_warp_shapes *shapes_new(void)
+{
+    est_warp_shapes *m = calloc(1, sizeof *m);
+    if (m && !(m->slots = est_cache_new(SHAPE_SLOTS_LOG2, sizeof(shape_slot), SHAPE_SLOTS))) {
+        free(m);
+        return NULL;
+    }
+    return m;
+}
 
 void est_warp_shapes_free(est_warp_shapes *m)
 {
-    if (m)
+    if (m) {
+        est_cache_free(m->slots);
         free(m->arena);
+    }
     free(m);
 }
 
@@ -371,8 +363,9 @@ static int shape_key(const est_sampler *s, const est_group *G, int64_t a0,
         return 0;
     const est_inst *first = &b->inst[b->member[G->first]];
     int n = 0, valid;
-    /* the model and the code shape: merge_step_stores */
-    key[n++] = elem + 1024 * (int64_t)b->k->model + 4096 * (int64_t)b->merge_all_steps;
+    /* the rules and the code shape: merge_step_stores */
+    key[n++] = elem + 1024 * (int64_t)b->rules.partial_sectors +
+               4096 * (int64_t)b->merge_all_steps;
     key[n++] = dev->l1_bank_bytes_per_cycle;
     key[n++] = dev->l1_line_bytes;
     key[n++] = dev->l1_sector_bytes;
@@ -390,32 +383,36 @@ static int shape_key(const est_sampler *s, const est_group *G, int64_t a0,
     return n;
 }
 
-static uint64_t shape_hash(const int64_t *key, int n)
+typedef struct shape_key_ref {
+    const est_warp_shapes *m;
+    const int64_t *key;
+    int n;
+} shape_key_ref;
+
+static int same_shape(const void *payload, const void *key)
 {
-    uint64_t h = 0xcbf29ce484222325ull;
-    for (int i = 0; i < n; i++)
-        h = (h ^ (uint64_t)key[i]) * 0x100000001b3ull;
-    return h ^ (h >> 29);
+    const shape_slot *sl = payload;
+    const shape_key_ref *k = key;
+    return sl->len == (uint32_t)k->n &&
+           !memcmp(&k->m->arena[sl->off], k->key, (size_t)k->n * sizeof *k->key);
 }
 
-/* The slot of key: its own when known, else the empty one it would take. */
-static shape_slot *shape_find(est_warp_shapes *m, const int64_t *key, int n, uint64_t h)
+/* The slot of key: its own when known (*found = 1), else the empty one it would take;
+ * never NULL (every slot is probed, and shape_put keeps a quarter empty). */
+static shape_slot *shape_find(est_warp_shapes *m, const int64_t *key, int n, uint64_t h,
+                              int *found)
 {
-    for (uint64_t i = h;; i++) { /* never full: shape_put keeps a quarter empty */
-        shape_slot *sl = &m->slot[i % SHAPE_SLOTS];
-        if (sl->len == 0 || (sl->hash == h && sl->len == (uint32_t)n &&
-                             !memcmp(&m->arena[sl->off], key, (size_t)n * sizeof *key)))
-            return sl;
-    }
+    shape_key_ref k = {m, key, n};
+    return est_cache_find(m->slots, h, same_shape, &k, found);
 }
 
 static void shape_put(est_warp_shapes *m, const int64_t *key, int n, uint64_t h,
                       const est_warp_counts *v)
 {
-    if (m->used + (size_t)n > SHAPE_ARENA || m->n >= SHAPE_SLOTS / 4 * 3) {
-        memset(m->slot, 0, sizeof m->slot);
+    int found;
+    if (m->used + (size_t)n > SHAPE_ARENA || est_cache_count(m->slots) >= SHAPE_SLOTS / 4 * 3) {
+        est_cache_clear(m->slots);
         m->used = 0;
-        m->n = 0;
     }
     if (m->used + (size_t)n > m->cap) {
         size_t cap = m->cap ? 2 * m->cap : 4096;
@@ -426,12 +423,11 @@ static void shape_put(est_warp_shapes *m, const int64_t *key, int n, uint64_t h,
         m->arena = a;
         m->cap = cap;
     }
-    shape_slot *sl = shape_find(m, key, n, h);
+    shape_slot *sl = shape_find(m, key, n, h, &found);
     memcpy(&m->arena[m->used], key, (size_t)n * sizeof *key);
-    *sl = (shape_slot){
-        .hash = h, .off = (uint32_t)m->used, .len = (uint32_t)n, .v = pack_counts(v)};
+    *sl = (shape_slot){.off = (uint32_t)m->used, .len = (uint32_t)n, .v = pack_counts(v)};
+    est_cache_take(m->slots, sl, h);
     m->used += (size_t)n;
-    m->n++;
 }
 
 /* The summed counts of group G's members for the lanes at coords (all of them, for a
@@ -441,10 +437,11 @@ static est_warp_counts group_counts(est_sampler *s, const est_group *G, int lane
 {
     int64_t key[SHAPE_KEY_MAX];
     int n = full && s->shapes ? shape_key(s, G, a0, coords, key) : 0;
-    uint64_t h = n ? shape_hash(key, n) : 0;
+    uint64_t h = n ? est_cache_hash(key, n) : 0;
     if (n) {
-        const shape_slot *sl = shape_find(s->shapes, key, n, h);
-        if (sl->len)
+        int found;
+        const shape_slot *sl = shape_find(s->shapes, key, n, h, &found);
+        if (found)
             return unpack_counts(&sl->v);
     }
     est_warp_counts sum = {0}, wc;
@@ -474,8 +471,8 @@ static int sample_warp(est_sampler *s, const int64_t blk[3], int w, est_sample *
     have_coords = !all_full;
     for (int g = 0; g < b->ngroups; g++) {
         const est_group *G = &b->groups[g];
-        warp_slot *sl = NULL;
-        uint64_t key = 0;
+        packed_counts *sl = NULL;
+        uint64_t h = 0;
         int64_t a0 = 0;
         if (est_ctx_expired(s->ctx))
             return -1;
@@ -483,11 +480,12 @@ static int sample_warp(est_sampler *s, const int64_t blk[3], int w, est_sample *
             int valid;
             a0 = est_inst_address(b, &b->inst[b->member[G->first]], coords[0], &valid);
             int64_t shift = mod_granule(s->granule, a0);
-            key =
-                (((uint64_t)g * 64 + (uint64_t)w) * (uint64_t)s->granule + (uint64_t)shift) + 1;
-            sl = warp_memo_find(s, key);
-            if (sl && sl->key == key) {
-                est_warp_counts kept = unpack_counts(&sl->v);
+            int found;
+            h = est_cache_mix(((uint64_t)g * 64 + (uint64_t)w) * (uint64_t)s->granule +
+                              (uint64_t)shift);
+            sl = est_cache_find(s->warp_memo, h, NULL, NULL, &found);
+            if (found) {
+                est_warp_counts kept = unpack_counts(sl);
                 add_counts(&out->f[G->field].warp, &kept);
                 continue;
             }
@@ -499,8 +497,8 @@ static int sample_warp(est_sampler *s, const int64_t blk[3], int w, est_sample *
         }
         est_warp_counts sum = group_counts(s, G, lanes, G->affine && all_full, a0, coords);
         if (sl) {
-            sl->key = key;
-            sl->v = pack_counts(&sum);
+            *sl = pack_counts(&sum);
+            est_cache_take(s->warp_memo, sl, h);
         }
         add_counts(&out->f[G->field].warp, &sum);
     }
@@ -516,17 +514,33 @@ static int sample_warp(est_sampler *s, const int64_t blk[3], int w, est_sample *
  * their sums are kept by that vector: a block costs one address per group instead of
  * one per group and warp. */
 #define WBLOCK_SLOTS 64        /* start vectors kept per estimate; later ones are counted */
+#define WBLOCK_INDEX_LOG2 7    /* the index of the kept vectors: 128 slots, half full */
 #define WBLOCK_MAX_GROUPS 1024 /* larger kernels are counted warp by warp */
 
 typedef struct wblock_memo {
     int ngroups, n;
-    uint64_t hash[WBLOCK_SLOTS];
+    est_cache *index; /* owned; vector -> its row (an int) */
     double lups[WBLOCK_SLOTS];
     double warps[WBLOCK_SLOTS]; /* warps that update a lattice point */
     int64_t *keys;         /* (WBLOCK_SLOTS + 1) x ngroups, the last row a candidate's */
     est_warp_counts *sums; /* WBLOCK_SLOTS x nfields, the warp pass's counters; owned */
     est_sample scratch;    /* one block's counts */
 } wblock_memo;
+
+static void wblock_free(wblock_memo *m);
+
+typedef struct wblock_key {
+    const wblock_memo *m;
+    const int64_t *key;
+} wblock_key;
+
+static int same_start(const void *payload, const void *key)
+{
+    const wblock_key *k = key;
+    size_t ng = (size_t)k->m->ngroups;
+    size_t row = (size_t)*(const int *)payload;
+    return !memcmp(&k->m->keys[row * ng], k->key, ng * sizeof *k->key);
+}
 
 /* The memo for this estimate (free with wblock_free), or NULL when its blocks cannot
  * be memoised this way (a group not affine or not exact under moves) or no memory. */
@@ -546,10 +560,9 @@ static wblock_memo *wblock_new(const est_sampler *s)
     m->keys = malloc((size_t)(WBLOCK_SLOTS + 1) * (size_t)(b->ngroups ? b->ngroups : 1) *
                      sizeof *m->keys);
     m->sums = malloc((size_t)WBLOCK_SLOTS * (size_t)b->k->nfields * sizeof *m->sums);
-    if (!m->keys || !m->sums) {
-        free(m->keys);
-        free(m->sums);
-        free(m);
+    m->index = est_cache_new(WBLOCK_INDEX_LOG2, sizeof(int), 1 << WBLOCK_INDEX_LOG2);
+    if (!m->keys || !m->sums || !m->index) {
+        wblock_free(m);
         return NULL;
     }
     return m;
@@ -559,6 +572,7 @@ static void wblock_free(wblock_memo *m)
 {
     if (!m)
         return;
+    est_cache_free(m->index);
     free(m->keys);
     free(m->sums);
     free(m);
@@ -582,7 +596,7 @@ static int wblock_sample(est_sampler *s, wblock_memo *m, const int64_t blk[3], i
                          est_sample *out)
 {
     const est_binding *b = s->b;
-    int nf = b->k->nfields, valid, slot = -1;
+    int nf = b->k->nfields, valid, slot = -1, found;
     int64_t c[EST_NCOORD], *key = &m->keys[(size_t)m->n * (size_t)m->ngroups];
     if (est_ctx_expired(s->ctx))
         return -1;
@@ -591,11 +605,11 @@ static int wblock_sample(est_sampler *s, wblock_memo *m, const int64_t blk[3], i
         const est_inst *first = &b->inst[b->member[b->groups[g].first]];
         key[g] = mod_granule(s->granule, est_inst_address(b, first, c, &valid));
     }
-    uint64_t h = shape_hash(key, m->ngroups);
-    for (int i = 0; i < m->n && slot < 0; i++)
-        if (m->hash[i] == h && !memcmp(&m->keys[(size_t)i * (size_t)m->ngroups], key,
-                                       (size_t)m->ngroups * sizeof *key))
-            slot = i;
+    uint64_t h = est_cache_hash(key, m->ngroups);
+    wblock_key k = {m, key};
+    int *row = est_cache_find(m->index, h, same_start, &k, &found);
+    if (found)
+        slot = *row;
     if (slot < 0) {
         est_sample *t = &m->scratch;
         t->warp_lups = 0;
@@ -612,7 +626,8 @@ static int wblock_sample(est_sampler *s, wblock_memo *m, const int64_t blk[3], i
             return 0;
         }
         slot = m->n++;
-        m->hash[slot] = h;
+        *row = slot; /* never NULL: the index is at most half full */
+        est_cache_take(m->index, row, h);
         m->lups[slot] = t->warp_lups;
         m->warps[slot] = t->warps;
         for (int f = 0; f < nf; f++)
@@ -647,13 +662,14 @@ int est_sample_warps(est_sampler *s, est_sample *out, lr_error *err)
     const est_binding *b = s->b;
     est_ctx *ctx = s->ctx;
     if (!ctx->warp_memo)
-        ctx->warp_memo = calloc(WARP_MEMO_SLOTS, sizeof *ctx->warp_memo);
+        ctx->warp_memo = est_cache_new(WARP_MEMO_SLOTS_LOG2, sizeof(packed_counts),
+                                       WARP_MEMO_PROBES);
     if (!ctx->warp_memo)
         return lr_error_set(err, LR_NO_MEMORY, NULL, "out of memory");
+    est_cache_clear(ctx->warp_memo);
     s->warp_memo = ctx->warp_memo;
-    s->gen = ++ctx->warp_memo_gen;
     if (!ctx->warp_shapes) /* no memory for it: counted without, just as exactly */
-        ctx->warp_shapes = calloc(1, sizeof *ctx->warp_shapes);
+        ctx->warp_shapes = shapes_new();
     s->shapes = ctx->warp_shapes;
     const int *bd = b->cfg.launch.block;
     int64_t lim[3], nblk[3];

@@ -85,7 +85,7 @@ static void v2_concurrency(const est_device *dev, est_result *r, int fold)
     r->bytes_in_flight_per_sm =
         r->active_threads_per_sm * in_flight * r->dram_charged;
     /* every sector a warp's stores leave partly written, whoever completes it: other
-     * blocks, later folding steps, or (counted in part, BLOCK_PARTIAL_SHARE) the
+     * blocks, later folding steps, or (counted in part, as volumes.c says) the
      * block's other warps ("Partly written sectors") */
     r->partial_sectors_in_flight_per_sm = r->active_threads_per_sm * in_flight *
                                           r->total.l2_store_partial / dev->l2_sector_bytes;

@@ -3,8 +3,9 @@
  * §3-§5): L1 cycles and wavefronts, L2 loads and stores with their requests, and DRAM
  * loads and stores from the wave footprints and the capacity-miss fits. Model v2
  * counts a few volumes its own way (what L2 receives of folded stores, warm waves,
- * stores shared with the previous wave, partly written sectors evicted); each such
- * branch names its section.
+ * stores shared with the previous wave, partly written sectors evicted): the binding's
+ * rules (est_volume_rules) say which, so this file reads no model; each rule names
+ * its section.
  */
 #include <math.h>
 
@@ -46,9 +47,8 @@ static void l2_stores(const est_binding *b, const est_sample *s, const est_field
         div0((w->store_sectors - w->store_merged) * dev->l1_sector_bytes, s->warp_lups);
     if (b->merge_all_steps)
         v->l2_store += b->store_unmerged * (per_instruction - v->l2_store);
-    v->l2_store_charged = b->merge_all_steps || b->k->model == EST_MODEL_V2
-                              ? v->l2_store
-                              : per_instruction;
+    v->l2_store_charged =
+        b->merge_all_steps || b->rules.charge_received ? v->l2_store : per_instruction;
     /* partly written sectors completed later (model v2's evictions): by other
      * blocks, or, when threads fold, by later folding steps of the warp or of the
      * block's other warps; unfolded, the block's other warps complete theirs at
@@ -71,7 +71,7 @@ static void l2_stores(const est_binding *b, const est_sample *s, const est_field
      * 16x16 block folded 4 in y: 75 % merged in the model, 12 % on the H100), so
      * those keep a request per line and instruction */
     v->l2_store_requests = div0(w->store_lines, s->warp_lups);
-    if (b->k->model == EST_MODEL_V2 && per_instruction > 0 && !folded)
+    if (b->rules.merge_requests && per_instruction > 0 && !folded)
         v->l2_store_requests *= v->l2_store / per_instruction;
 }
 
@@ -192,7 +192,6 @@ void est_dram_volumes(const est_binding *b, const est_wave *w, int64_t wave_lups
     r->wave_overlap_z = ov_z;
     /* whole-wave volumes are the per-update ones scaled to exactly W blocks */
     double wl = (double)wave_lups;
-    int v2 = b->k->model == EST_MODEL_V2;
     /* model v2 (docs/model.md, "Warm cache of folded waves"): a folded wave's blocks
      * make their steps together, so between a row's (layer's) first use and its reuse
      * L2 sees one step of the wave; the row (layer) of blocks before it has made all
@@ -200,7 +199,7 @@ void est_dram_volumes(const est_binding *b, const est_wave *w, int64_t wave_lups
      * tests/accuracy/corpus/h100_layers.jsonl measures for z-folded blocks on large
      * layers). The reference model counts all steps */
     const int *fold = b->cfg.launch.folding;
-    double steps = v2 ? (double)fold[0] * fold[1] * fold[2] : 1;
+    double steps = b->rules.warm_folded_waves ? (double)fold[0] * fold[1] * fold[2] : 1;
     r->wave_oversub_y = (old_y + (vnew_load - ov_y) * wl / steps) / (double)dev->l2_bytes;
     r->wave_oversub_z = (old_z + (vnew_load - ov_z) * wl / steps) / (double)dev->l2_bytes;
     double hit_y = 1 - est_fit_eval(dev->miss_ovy, r->wave_oversub_y);
@@ -208,7 +207,7 @@ void est_dram_volumes(const est_binding *b, const est_wave *w, int64_t wave_lups
     r->l2_oversubscription =
         (vnew_load + vnew_store) * wl / sqrt((double)dev->l2_bytes) / 2048.0;
     double miss_store = est_fit_eval(dev->miss_l2store, r->l2_oversubscription);
-    double p_evict = v2 ? partial_evicted(b, r) : 0;
+    double p_evict = b->rules.evict_partial ? partial_evicted(b, r) : 0;
     r->dram_charged = 0;
     for (int f = 0; f < nf; f++) {
         const est_field_wave *fw = &w->f[f];
@@ -218,7 +217,7 @@ void est_dram_volumes(const est_binding *b, const est_wave *w, int64_t wave_lups
         /* model v2 (docs/model.md, "Stores shared with the previous wave"): a fetch
          * unit the wave stores into, and the row (layer) before it stored into too, is
          * written back once when L2 still holds it */
-        if (v2) {
+        if (b->rules.shared_stores) {
             double vnew = v->dram_store;
             double first = vnew - div0(fw->ov_store_y, lups) * hit_y -
                            div0(fw->ov_store_z, lups) * hit_z;
@@ -232,12 +231,12 @@ void est_dram_volumes(const est_binding *b, const est_wave *w, int64_t wave_lups
          * (docs/model.md, "Gathers through an index field") */
         r->dram_charged += v->dram_load_warm + v->dram_store + 2 * evicts +
                            (RULE(GATHER_DRAM_COST) - 1) * div0(fw->scattered_load, lups);
-        if (v2)
+        if (b->rules.evict_partial)
             evicts = v->l2_store_partial * p_evict;
         v->dram_store += evicts;
         v->dram_load = v->dram_load_warm + evicts;
     }
-    if (b->k->model == EST_MODEL_V2)
+    if (b->rules.dirty_at_end)
         keep_dirty_lines(b, r);
 }
 

@@ -601,7 +601,7 @@ static cJSON *rank_response(lr_worker *w, rank_state *s, lr_error *err)
     }
     jb_item(&b, resp, "warnings", rank_warnings(&b, req, s->choices, s->m));
     jb_item(&b, resp, "decision",
-            lr_decision_json(s->choices, s->m, req->device.rank_precision, s->base_pos, req,
+            lr_decision_json(s->choices, s->m, est_device_tie_width(&req->device), s->base_pos, req,
                              baseline_reason(req, s->res, s->fin, n)));
     if (done < n)
         mark_incomplete(&b, resp, req, done, n, s->limit_s,

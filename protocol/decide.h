@@ -1,9 +1,9 @@
 /*
  * decide: a ranking turned into a decision (issue 11, docs/api.md "The decision").
  *
- * Predictions closer to the best than the device's rank_precision (measured by
- * tests/accuracy/accuracy, docs/accuracy.md "Rank precision") cannot be told apart by
- * the model for certain: they form the tie group. Among them the recommendation prefers a
+ * Predictions closer to the best than the device's tie width (est_device_tie_width,
+ * measured by tests/accuracy/accuracy, docs/accuracy.md "Rank precision") cannot be told
+ * apart by the model for certain: they form the tie group. Among them the recommendation prefers a
  * warp-multiple bx, then (model v2, which predicts what idle threads and occupancy
  * cost) the better prediction; under "warpspeed" the fewest idle threads (shares within
  * 1 % count as equal) and the highest occupancy come before the prediction. With a baseline (the code

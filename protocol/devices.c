@@ -39,7 +39,7 @@ typedef struct dev_field {
     }
 /* The parameters of estimator/params.def: optional, the H100's when absent, bounded
  * there (est_device_check). */
-#define EST_PARAM(n, kind, h100, lo, lo_open, hi, hi_open, must, unit)                        \
+#define EST_PARAM(n, kind, h100, lo, lo_open, hi, hi_open, must, unit, doc)                   \
     {#n, T_DBL, offsetof(est_device, n), hi, unit, 1},
 static const dev_field fields[] = {
     F(sm_count, T_INT, 4096, "SMs"),

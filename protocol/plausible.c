@@ -443,7 +443,7 @@ void lr_plausible_registers_estimate(jb *b, cJSON *arr, const lr_request *req,
 static int pick_changes_at(const lr_request *req, const lr_choice *c, size_t m, size_t rec,
                            size_t *alt)
 {
-    double precision = req->device.rank_precision;
+    double precision = est_device_tie_width(&req->device);
     int v2 = est_kernel_model(req->kernel) == EST_MODEL_V2, found = EST_MAX_REGISTERS + 1;
     int *none = malloc(m * sizeof *none);
     lr_choice *kept = malloc(m * sizeof *kept);
@@ -488,7 +488,7 @@ void lr_plausible_registers_rank(jb *b, cJSON *arr, const lr_request *req, const
     if (!req->registers_assumed)
         return;
     int regs = est_kernel_registers(req->kernel);
-    size_t rec = lr_decision_pick(c, m, req->device.rank_precision,
+    size_t rec = lr_decision_pick(c, m, est_device_tie_width(&req->device),
                                   est_kernel_model(req->kernel) == EST_MODEL_V2);
     if (rec >= m) {
         add_warning(b, arr, "registers_assumed", "kernel.registers",

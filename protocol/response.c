@@ -81,7 +81,7 @@ void lr_provenance_add(jb *b, cJSON *o, const est_device *dev)
 {
     cJSON *p = jb_obj(b, o, "device_provenance");
     jb_str(b, p, "provenance", lr_provenance_name(dev->provenance));
-    add_num(b, p, "rank_precision", dev->rank_precision);
+    add_num(b, p, est_mparam_sole(EST_RANKING)->name, est_device_tie_width(dev));
     jb_str(b, p, "meaning", lr_provenance_meaning(dev->provenance));
 }
 

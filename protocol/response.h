@@ -31,7 +31,7 @@ cJSON *lr_estimate_json(const est_result *r, const est_kernel *k, const est_devi
 int lr_estimate_json_valid(const cJSON *o, const est_kernel *k, const est_device *dev,
                            const est_config *cfg);
 
-/* Adds "device_provenance" to o: dev's provenance, its rank_precision and what the
+/* Adds "device_provenance" to o: dev's provenance, its tie width (est_device_tie_width) and what the
  * provenance means for a prediction (docs/api.md). On allocation failure b's flag is set
  * (jbuild.h). */
 void lr_provenance_add(jb *b, cJSON *o, const est_device *dev);

@@ -70,7 +70,7 @@ static const lr_opt_cmd calibrate_cmd = {
         "     and fits the " CLI_FIT_PARAMS_TEXT " of\n"
         "     docs/model.md to the timings, sweeping them until a sweep changes none;\n"
         "  -  times size scans (three kernels at 6 to 8 domain sizes, 52 launches) for\n"
-        "     the fixed time of a launch, launch_overhead_us.\n"
+        "     the fixed time of a launch, the device's launch overhead.\n"
         "A summary (bandwidths, how well the fitted model ranks each kernel before and\n"
         "after) goes to standard error. Takes about a minute on an H100 (--quick:\n"
         "about 30 s). Use the result as a request's \"device\" object (its \"sources\"\n"

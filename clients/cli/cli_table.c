@@ -12,6 +12,8 @@
 
 #include <cJSON.h>
 
+#include "device.h"
+
 /* Responses are ours and already validated by the api; the limit of cJSON
  * (CJSON_NESTING_LIMIT) is enough, and a parse failure just means "not a table". */
 static cJSON *parse(const char *json)
@@ -356,7 +358,7 @@ static void print_device_line(FILE *out, const cJSON *root)
         return;
     fprintf(out, "device: %s, %s (rank precision %s %%): %s\n\n", format_str(root, "device"),
             format_str(p, "provenance"),
-            format_num(p, "rank_precision", 1, 100, prec, sizeof prec),
+            format_num(p, est_mparam_sole(EST_RANKING)->name, 1, 100, prec, sizeof prec),
             format_str(p, "meaning"));
 }
 

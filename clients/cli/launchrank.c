@@ -259,7 +259,7 @@ static const lr_opt_cmd rank_cmd = {
         "from FILE or, with -, from standard input, and prints the response JSON, best\n"
         "first, with the configurations that cannot be launched and why, plausibility\n"
         "warnings, and a decision: the configurations the model cannot tell apart from\n"
-        "the best (within the device's rank_precision), the one recommended among them\n"
+        "the best (within the device's rank precision), the one recommended among them\n"
         "and why, and with search.baseline (your current launch) whether to keep it.\n"
         "\n",
     .opts = rank_opts,

@@ -11,7 +11,9 @@
  *     meson's b_ndebug=if-release), and give the volumes of a 7-point stencil;
  *   - the launch limits have one source: cudagen's cg_config_check and the
  *     estimator's est_launch_check / est_estimate give the same code, path and message
- *     for the same configuration.
+ *     for the same configuration;
+ *   - params.def has one EST_MEASURED and one EST_RANKING row, the rows the code outside
+ *     the model reaches through est_mparam_sole instead of naming them (issue 42).
  */
 #include <limits.h>
 #include <math.h>
@@ -356,6 +358,17 @@ static void one_source_of_launch_limits(void)
     est_kernel_free(k);
 }
 
+static void sole_rows_of_params_def(void)
+{
+    const est_mparam *measured = est_mparam_sole(EST_MEASURED);
+    const est_mparam *ranking = est_mparam_sole(EST_RANKING);
+    CHECK(measured && ranking);
+    CHECK(!est_mparam_sole(EST_FITTED)); /* many rows: no sole one */
+    if (ranking)
+        CHECK(est_device_tie_width(h100) == *est_mparam_in((est_device *)h100, ranking));
+    CHECK(est_device_tie_width(h100) > 0 && est_device_tie_width(h100) <= 0.5);
+}
+
 int main(void)
 {
     lr_error err;
@@ -377,6 +390,7 @@ int main(void)
     good_inputs_keep_the_invariants();
     shared_memory_as_the_driver_counts_it();
     one_source_of_launch_limits();
+    sole_rows_of_params_def();
     est_ctx_free(ctx);
     lr_devices_free(devs);
     return check_report(
