@@ -75,6 +75,9 @@ static const char *occupancy_broken(const est_device *d, char *why, unsigned why
     const device_rule rules[] = {
         {d->fp64_lanes >= 0 && d->fp64_lanes <= 4096, "fp64_lanes", "must be 0..4096"},
         {d->fp32_lanes >= 0 && d->fp32_lanes <= 4096, "fp32_lanes", "must be 0..4096"},
+        {d->issue_lanes >= 0 && d->issue_lanes <= 4096, "issue_lanes", "must be 0..4096"},
+        {d->special_lanes >= 0 && d->special_lanes <= 4096, "special_lanes", "must be 0..4096"},
+        {d->integer_lanes >= 0 && d->integer_lanes <= 4096, "integer_lanes", "must be 0..4096"},
         {d->max_threads_per_sm >= 32 && d->max_threads_per_sm <= 65536, "max_threads_per_sm",
          "must be 32..65536"},
         {d->max_blocks_per_sm >= 1 && d->max_blocks_per_sm <= 1024, "max_blocks_per_sm",

@@ -47,6 +47,9 @@ typedef struct est_device {
     int l1_bank_bytes_per_cycle; /* 128 on Volta..Hopper */
     int fp64_lanes;              /* per SM per cycle */
     int fp32_lanes;
+    int issue_lanes;   /* thread instructions issued per cycle per SM; 0 = unknown */
+    int special_lanes; /* special-function (MUFU) results per cycle per SM; 0 = unknown */
+    int integer_lanes; /* 32-bit integer results per cycle per SM; 0 = unknown */
     int max_threads_per_sm;
     int max_blocks_per_sm;
     int max_threads_per_block;

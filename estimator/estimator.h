@@ -85,6 +85,22 @@ int est_kernel_add_variant(est_kernel *k, const int64_t *perm, int64_t ncells, l
 void est_kernel_set_compute(est_kernel *k, double flops, double fp_instructions, int fp64,
                             int registers, int64_t shared_bytes_per_block);
 
+/* Thread instructions executed per lattice update, by the pipe that runs them (docs/
+ * model.md, "Instruction issue"): fp32 (FFMA, FADD, FMUL), fp64 (DFMA, DADD, DMUL),
+ * special (MUFU: reciprocal, reciprocal square root, sine, cosine, base-2 exponential
+ * and logarithm), integer (IMAD, IADD3, LOP3, shifts, compares) and other (everything
+ * else the SM issues: loads, stores, moves, conversions, branches). */
+typedef struct est_instructions {
+    double fp32, fp64, special, integer, other;
+} est_instructions;
+
+/* The kernel's instruction mix; NULL: none given (the default), when model v2 limits
+ * arithmetic by fp_instructions alone. */
+void est_kernel_set_instructions(est_kernel *k, const est_instructions *mix);
+
+/* 1 with *mix when the kernel has an instruction mix, else 0. */
+int est_kernel_instructions(const est_kernel *k, est_instructions *mix);
+
 /* Which performance model estimates a kernel (docs/model.md): EST_MODEL_V2, the
  * default, adds register reuse across folding steps, the concurrency (latency)
  * limiter and the block-scheduling terms to the volumes and limiters of the reference

@@ -49,6 +49,8 @@ struct est_kernel {
     int nfields, cap;
     double flops;
     double fp_instructions;
+    est_instructions instructions; /* valid when has_instructions */
+    int has_instructions;
     int fp64;
     int registers;
     int64_t shared_bytes;

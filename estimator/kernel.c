@@ -165,6 +165,20 @@ void est_kernel_set_compute(est_kernel *k, double flops, double fp_instructions,
     k->shared_bytes = shared_bytes_per_block;
 }
 
+void est_kernel_set_instructions(est_kernel *k, const est_instructions *mix)
+{
+    k->has_instructions = mix != NULL;
+    if (mix)
+        k->instructions = *mix;
+}
+
+int est_kernel_instructions(const est_kernel *k, est_instructions *mix)
+{
+    if (k->has_instructions)
+        *mix = k->instructions;
+    return k->has_instructions;
+}
+
 void est_kernel_set_model(est_kernel *k, est_model model, int restrict_)
 {
     k->model = model;

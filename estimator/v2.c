@@ -23,6 +23,30 @@ static void v2_volume_limits(const est_device *dev, est_result *r)
                         r->dram_charged + dev->depth_saving_share * r->dram_saved_by_depth);
 }
 
+/* docs/model.md "Instruction issue": a kernel that gives its instruction mix is limited
+ * by the SM's issue rate and by each pipe's instead of by its fp instructions alone, at
+ * the share a scheduler's warps keep busy: 1 - exp(-w / ISSUE_WARPS) with w the working
+ * warps per scheduler (a dependent instruction waits for its operands; other warps fill
+ * the wait). A rate the device does not give (0) does not limit. */
+static void v2_instruction_limit(const est_kernel *k, const est_device *dev, est_result *r)
+{
+    est_instructions m;
+    if (!est_kernel_instructions(k, &m) || dev->issue_lanes <= 0)
+        return;
+    double total = m.fp32 + m.fp64 + m.special + m.integer + m.other;
+    const double per_cycle[] = {div0(dev->issue_lanes, total), div0(dev->fp32_lanes, m.fp32),
+                                div0(dev->fp64_lanes, m.fp64),
+                                div0(dev->special_lanes, m.special),
+                                div0(dev->integer_lanes, m.integer)};
+    double least = 0;
+    for (size_t i = 0; i < sizeof per_cycle / sizeof *per_cycle; i++)
+        if (per_cycle[i] > 0 && (least == 0 || per_cycle[i] < least))
+            least = per_cycle[i];
+    double warps = r->active_threads_per_sm / dev->issue_lanes; /* per scheduler */
+    double busy = 1 - exp(-warps / RULE(ISSUE_WARPS));
+    r->perf_flops = dev->sm_count * dev->clock_ghz * busy * least;
+}
+
 /* The smooth minimum (sum of v_i^-n)^(-1/n) of the positive values of v[0..k) (0 when
  * none is positive), taken relative to the smallest so that no term overflows or
  * underflows: with a sharpness of 100 (the largest a device may set) limits of a few
@@ -211,6 +235,7 @@ void est_v2_performance(const est_kernel *k, const est_device *dev, est_result *
     est_warpspeed_limits(k, dev, r);
     v2_volume_limits(dev, r);
     v2_concurrency(dev, r, fold);
+    v2_instruction_limit(k, dev, r);
     v2_request_limits(k, dev, r);
     v2_bandwidths(k, dev, r);
     v2_combine(dev, r);

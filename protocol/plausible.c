@@ -413,12 +413,36 @@ static void thresholds_text(const lr_request *req, int threads, char *out, size_
                  drop - 1, drop, none);
 }
 
-/* The note of kernel.registers compiled from kernel.source (request_source.c). */
+/* kernel.instructions on a device that lacks a rate they need: that rate does not limit
+ * them (v2.c), an assumption the user did not make. */
+static void instruction_rates_note(jb *b, cJSON *arr, const lr_request *req)
+{
+    est_instructions m;
+    const est_device *d = &req->device;
+    if (!est_kernel_instructions(req->kernel, &m))
+        return;
+    const char *missing = d->issue_lanes <= 0                      ? "issue_lanes"
+                          : m.special > 0 && d->special_lanes <= 0 ? "special_lanes"
+                          : m.integer > 0 && d->integer_lanes <= 0 ? "integer_lanes"
+                                                                   : NULL;
+    if (missing)
+        add_warning(b, arr, "instruction_rate_unknown", "kernel.instructions",
+                    "device '%s' gives no %s, so %s: add issue_lanes, special_lanes and "
+                    "integer_lanes to it (docs/api.md, the device figures)",
+                    d->name, missing,
+                    d->issue_lanes <= 0 ? "kernel.instructions are not used (the flop limit "
+                                          "is fp_instructions')"
+                                        : "that pipe does not limit the kernel");
+}
+
+/* The note of kernel.registers compiled from kernel.source (request_source.c), and of
+ * instruction rates the device lacks. */
 static void registers_note(jb *b, cJSON *arr, const lr_request *req)
 {
     if (req->registers_note[0])
         add_warning(b, arr, "registers_from_source", "kernel.source", "%s",
                     req->registers_note);
+    instruction_rates_note(b, arr, req);
 }
 
 void lr_plausible_registers_estimate(jb *b, cJSON *arr, const lr_request *req,

@@ -15,11 +15,14 @@
 #include "values.h"
 
 static const char *const kernel_keys[] = {
-    "fields",    "flops",      "fp_instructions", "registers", "shared_bytes",
-    "precision", "parameters", "restrict",        "indexing",  "source", NULL};
+    "fields",     "flops",    "fp_instructions", "registers", "shared_bytes", "precision",
+    "parameters", "restrict", "indexing",        "source",    "instructions", NULL};
+/* kernel.instructions: thread instructions per lattice update, by pipe (estimator.h) */
+static const char *const instruction_keys[] = {"fp32",    "fp64",  "special",
+                                               "integer", "other", NULL};
 static const char *const field_keys[] = {
-    "name", "element_bytes", "dims", "base_offset_bytes", "loads", "stores", "integer", "values",
-    NULL};
+    "name",    "element_bytes", "dims", "base_offset_bytes", "loads", "stores",
+    "integer", "values",        NULL};
 
 /* What the first pass over the fields learnt of each, for the second (their accesses):
  * index fields must all be known before any address reads one. */
@@ -337,6 +340,39 @@ static int parse_compute(const cJSON *kv, double *flops, double *fpi, int64_t *r
     return 0;
 }
 
+/* kernel.instructions into *mix, written to ck's "instructions"; *given 0 when absent.
+ * 0, or -1 with err set. */
+static int parse_instructions(const cJSON *v, est_instructions *mix, int *given, jb *b,
+                              cJSON *ck, lr_error *err)
+{
+    *given = v != NULL;
+    if (!v)
+        return 0;
+    if (jr_object(v, "kernel.instructions", err) ||
+        jr_only_keys(v, "kernel.instructions", instruction_keys, err))
+        return -1;
+    double *slot[] = {&mix->fp32, &mix->fp64, &mix->special, &mix->integer, &mix->other};
+    double total = 0;
+    cJSON *ci = jb_obj(b, ck, "instructions");
+    for (int i = 0; instruction_keys[i]; i++) {
+        char path[48];
+        snprintf(path, sizeof path, "kernel.instructions.%s", instruction_keys[i]);
+        const cJSON *n = jr_get(v, instruction_keys[i]);
+        *slot[i] = 0;
+        if (n && jr_num(n, path, 0, 1e6, slot[i], err))
+            return -1;
+        total += *slot[i];
+        jb_num(b, ci, instruction_keys[i], *slot[i]);
+    }
+    if (total <= 0)
+        return lr_error_set(
+            err, LR_INVALID_REQUEST, "kernel.instructions",
+            "no instruction counted: give the thread instructions executed "
+            "per lattice update by class (fp32, fp64, special, integer, other), "
+            "or leave instructions out");
+    return 0;
+}
+
 /* The nf fields of kernel.fields into req->kernel (created here), written to ck's
  * "fields"; *max_elem gets the largest element size in bytes. 0, or -1 with err set. */
 static int parse_fields(const cJSON *fields, int nf, const est_param *params, size_t nparams,
@@ -460,6 +496,11 @@ int lr_request_parse_kernel(const cJSON *kv, est_model model, lr_request *req, j
         return -1;
     est_kernel_set_compute(req->kernel, flops, fpi, fp64, (int)regs, shared);
     est_kernel_set_model(req->kernel, model, restrict_);
+    est_instructions mix;
+    int has_mix;
+    if (parse_instructions(jr_get(kv, "instructions"), &mix, &has_mix, b, ck, err))
+        return -1;
+    est_kernel_set_instructions(req->kernel, has_mix ? &mix : NULL);
     /* model and restrict change the instructions the estimator samples, so they are
      * part of the kernel's identity */
     jb_str(b, ck, "model", model == EST_MODEL_WARPSPEED ? "warpspeed" : "v2");

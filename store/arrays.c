@@ -98,7 +98,7 @@ static int arrays_total(st_store *st, int64_t *total, lr_error *err)
 static int make_room(st_store *st, int64_t bytes, int64_t *evicted, lr_error *err)
 {
     const char *doing = "evicting an array";
-    int64_t total;
+    int64_t total = 0;
     if (arrays_total(st, &total, err))
         return -1;
     while (total + bytes > st->max_array_bytes && total > 0) {

@@ -5,7 +5,9 @@ launchrank request per family (tests/accuracy/corpus/compute/*.json).
 
     lab/2026-11-29-compute/gen.py               # kernels.cu
     lab/2026-11-29-compute/gen.py --families    # manifest.txt + the family files (needs
-                                                # sass.json from sass.py: registers, flops)
+                                                # sass.json from sass.py: registers, flops;
+                                                # instructions.json from instructions.py:
+                                                # the instruction mix, once measured)
 
 One generator for all variants: a family is one kernel text, written once per folding
 (the folding steps are unrolled, so each folding is its own function); the block shape is
@@ -502,6 +504,8 @@ def write_families(fams):
     ptxas = read_ptxas(os.path.join(HERE, "raw", "ptxas.txt"))
     sp = os.path.join(HERE, "sass.json")
     sass = json.load(open(sp)) if os.path.exists(sp) else {}
+    ip = os.path.join(HERE, "instructions.json")
+    mixes = json.load(open(ip)) if os.path.exists(ip) else {}
     outdir = os.path.join(ROOT, "tests", "accuracy", "corpus", "compute")
     os.makedirs(outdir, exist_ok=True)
     man = []
@@ -546,6 +550,10 @@ def write_families(fams):
                "kernel": {"fields": fields, "flops": round(flops, 2),
                           "precision": "fp32" if f.T == "float" else "fp64"},
                "configs": configs}
+        if f.name in mixes:
+            fam["kernel"]["instructions"] = mixes[f.name]
+            fam["description"] += ("; instructions: executed per lattice update at folding 1"
+                                   " (instructions.py)")
         with open(os.path.join(outdir, f.name + ".json"), "w") as fh:
             json.dump(fam, fh, indent=1, sort_keys=True)
             fh.write("\n")

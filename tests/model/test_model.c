@@ -1002,6 +1002,56 @@ static void v2_register_reuse_keeps_the_footprint(void)
 
 /* est_estimate called directly (not through the protocol's checks) with a zero
  * domain side answers an error instead of dividing by zero (issue 10). */
+/* docs/model.md "Instruction issue": with kernel.instructions, the flops limit is
+ * SMs * clock * (1 - exp(-w / 5)) * min(issue_lanes / total, pipe lanes / class), w the
+ * working warps per scheduler (active threads / issue_lanes). On the H200 (132 SMs,
+ * 1.98 GHz, 128 issue lanes, 16 special lanes), a copy of floats in blocks of 256: an
+ * issue-bound mix (100 fp32 + 28 other = 128 per update: one update per cycle per SM),
+ * a special-bound one (20 MUFU at 16 per cycle), and without a mix §7's flop limit. */
+static void v2_instruction_issue(void)
+{
+    const char *fmt =
+        "{\"device\":\"H200-SXM-141GB\",\"domain\":[512,512,256],\"launch\":{\"block\":"
+        "[256,1,1]},\"kernel\":{\"registers\":32,\"flops\":200,\"fields\":[{\"name\":\"A\","
+        "\"dims\":[512,512,256],\"element_bytes\":4,\"loads\":[[\"x\",\"y\",\"z\"]]},"
+        "{\"name\":\"B\",\"dims\":[512,512,256],\"element_bytes\":4,\"stores\":[[\"x\","
+        "\"y\",\"z\"]]}]%s}}";
+    const char *mixes[] = {",\"instructions\":{\"fp32\":100,\"other\":28}",
+                           ",\"instructions\":{\"fp32\":10,\"special\":20,\"other\":10}", ""};
+    const double per_cycle[] = {1.0, 16.0 / 20, 0};
+    for (int i = 0; i < 3; i++) {
+        char body[1024];
+        snprintf(body, sizeof body, fmt, mixes[i]);
+        cJSON *o = estimate_text(body);
+        CHECK(o != NULL);
+        if (!o)
+            continue;
+        double active = num(o, "details", "active_threads_per_sm");
+        double busy = 1 - exp(-(active / 128) / 5);
+        double want = per_cycle[i] > 0 ? 132 * 1.98 * busy * per_cycle[i]
+                                       : 132 * 1.98 * 128 / 100.0; /* 200 flops as 100 FMA */
+        CHECK(active > 1000);
+        CHECK_NEAR(num(o, "performance", "flops"), want, 1e-4, 0);
+        cJSON_Delete(o);
+    }
+    /* a device without issue_lanes: the mix is not used, and the answer says so */
+    char body[1024], *at;
+    snprintf(body, sizeof body, fmt, mixes[0]);
+    if ((at = strstr(body, "\"H200-SXM-141GB\""))) {
+        char rest[1024];
+        snprintf(rest, sizeof rest, "%s", at + strlen("\"H200-SXM-141GB\""));
+        snprintf(at, sizeof body - (size_t)(at - body),
+                 "{\"name\":\"nolanes\",\"base\":\"H200-SXM-141GB\",\"issue_lanes\":0}%s",
+                 rest);
+    }
+    cJSON *o = estimate_text(body);
+    const cJSON *w = cJSON_GetArrayItem(cJSON_GetObjectItem(o, "warnings"), 0);
+    CHECK(w && strcmp(cJSON_GetStringValue(cJSON_GetObjectItem(w, "code")),
+                      "instruction_rate_unknown") == 0);
+    CHECK_NEAR(num(o, "performance", "flops"), 132 * 1.98 * 128 / 100.0, 1e-4, 0);
+    cJSON_Delete(o);
+}
+
 static void direct_call_with_a_zero_domain(void)
 {
     lr_error err;
@@ -1066,6 +1116,7 @@ int main(int argc, char **argv)
     v2_stores_of_all_steps();
     v2_register_reuse();
     v2_register_reuse_keeps_the_footprint();
+    v2_instruction_issue();
     direct_call_with_a_zero_domain();
     lr_worker_free(worker);
     lr_api_free(api);

@@ -185,6 +185,20 @@ static const bad_case cases[] = {
      "\"kernel\":{\"fields\":[{\"name\":\"A\",\"dims\":[64,64],\"loads\":[[\"x\",\"y\"]]}],"
      "\"registers\":255}}",
      "not_launchable", "launch.block", "registers"},
+    /* kernel.instructions (issue 43, item 3): an object of known classes, each 0..1e6,
+     * one positive */
+#define INSTR_CASE(mix)                                                                        \
+    "{\"device\":\"A100-SXM4-40GB\",\"domain\":[64,64],\"launch\":{\"block\":[32]},\"kernel\":"     \
+    "{\"fields\":[{\"name\":\"A\",\"dims\":[64,64],\"loads\":[[\"x\",\"y\"]]}],"                  \
+    "\"instructions\":" mix "}}"
+    {0, INSTR_CASE("[1,2]"), "invalid_request", "kernel.instructions", "object"},
+    {0, INSTR_CASE("{\"fp32\":10,\"sqrt\":2}"), "invalid_request", "kernel.instructions.sqrt",
+     "fp32, fp64, special, integer, other"},
+    {0, INSTR_CASE("{\"fp32\":-1}"), "invalid_request", "kernel.instructions.fp32", "0 to"},
+    {0, INSTR_CASE("{\"fp64\":\"many\"}"), "invalid_request", "kernel.instructions.fp64",
+     "number"},
+    {0, INSTR_CASE("{\"fp32\":0,\"other\":0}"), "invalid_request", "kernel.instructions",
+     "no instruction counted"},
     {0,
      "{\"device\":\"A100-SXM4-40GB\",\"domain\":[64,64],\"launch\":{\"block\":[32]},\"kernel\":"
      "{\"fields\":[{\"name\":\"A\",\"dims\":[64,64],\"loads\":[[\"x\",\"y\"]]}],\"parameters\":"
