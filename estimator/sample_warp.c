@@ -16,11 +16,9 @@
 
 /* A group's counts as the two memos keep them: the same whole numbers in int32_t (a
  * group has at most 2^17 instructions of at most 512 each, far below 2^31), in half the
- * bytes of est_warp_counts. A warp memo slot (with est_cache's 16-byte head) takes 72
- * bytes instead of 120, the warp memo 4.5 MiB instead of 7.5 and the shape memo 640 KiB
- * instead of 1 MiB: every new est_ctx zeroes both (with doubles, rank_bench's cold
- * estimates of the 3-D 7-point star, 0.5 ms of CPU, took about 0.06 ms more) and a warp pass reads them at random. pack_counts and
- * unpack_counts go through every counter, as add_counts does: none can be missed. */
+ * bytes of est_warp_counts: a warp memo slot (with est_cache's head) takes 72 bytes, not
+ * 120, and every new est_ctx zeroes the memos, which a warp pass reads at random.
+ * pack_counts and unpack_counts go through every counter, as add_counts does. */
 typedef struct packed_counts {
     int32_t v[EST_WARP_COUNTERS];
 } packed_counts;
