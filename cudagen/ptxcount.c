@@ -381,6 +381,8 @@ typedef struct uses {
         char name[16]; /* "%f12"; "" empty */
         int count;     /* operands naming it, its definitions included */
         int last;      /* the statement of the last one */
+        int imm;       /* set by a mov of an f32 constant (0f...) */
+        uint32_t value; /* that constant's bits */
     } *slot;
     size_t cap;
 } uses;
@@ -418,6 +420,11 @@ static int count_uses(const body *b, uses *u)
             snprintf(s->name, sizeof s->name, "%.*s", (int)len, p);
             s->count++;
             s->last = i;
+            if (p == b->s[i].args && op_is(b->s[i].op, "mov") &&
+                strstr(b->s[i].args, ", 0f")) {
+                s->imm = 1;
+                s->value = (uint32_t)strtoul(strstr(b->s[i].args, ", 0f") + 4, NULL, 16);
+            }
         }
     }
     return 0;
@@ -501,58 +508,134 @@ static double taken_share(const body *b, int i, int t, const signed char *meanin
     return (meaning[p] == PRED_TRUE_NORMAL) != s->neg ? 1 : 0;
 }
 
+/* Forward branches that skip at most this many instructions (and no label or branch)
+ * become predicated instructions in SASS: no branch, the skipped ones issued by every
+ * thread (sinf's quadrant selection: "@P1 FFMA"). */
+#define PREDICATED_MAX 4
+
+/* Whether the branch at i to t (t > i) is short enough for ptxas to predicate. */
+static int predicated(const body *b, int i, int t)
+{
+    int n = 0;
+    for (int j = i + 1; j < t; j++)
+        if (b->s[j].label || op_is(b->s[j].op, "bra ret exit call") || ++n > PREDICATED_MAX)
+            return 0;
+    return 1;
+}
+
+/* The walk's state: the weight falling through, what reaches each label, what the
+ * predicates say, and the registers' uses. */
+typedef struct walker {
+    const body *b;
+    double w, *pending;
+    signed char *meaning;
+    int np;
+    uses u;
+    cg_kernel_mix *out;
+    uint32_t constant[256]; /* f32 constants already in a register */
+    int nconst;
+} walker;
+
+/* Moves for f32 constants: an FFMA (FADD, FSEL ...) holds one 32-bit immediate; a
+ * further constant operand (a literal, or a register that mov set to one) needs a
+ * register, which ptxas fills once per kernel for each value. */
+static double f32_constant_moves(walker *k, const stmt *s)
+{
+    if (strcmp(type_of(s->op), "f32") || !op_is(s->op, "fma add sub mul selp setp min max"))
+        return 0;
+    int n = 0;
+    double extra = 0;
+    for (const char *p = strchr(s->args, ','); p; p = strchr(p + 1, ',')) {
+        const char *a = p + 1 + strspn(p + 1, " ");
+        size_t len = strcspn(a, ", ");
+        uint32_t v;
+        if (!strncmp(a, "0f", 2))
+            v = (uint32_t)strtoul(a + 2, NULL, 16);
+        else if (*a == '%' && len < 16 && use_slot(&k->u, a, len)->imm)
+            v = use_slot(&k->u, a, len)->value;
+        else
+            continue;
+        if (n++ == 0)
+            continue; /* the instruction's immediate */
+        int known = 0;
+        for (int j = 0; j < k->nconst && !known; j++)
+            known = k->constant[j] == v;
+        if (!known && k->nconst < (int)(sizeof k->constant / sizeof *k->constant))
+            k->constant[k->nconst++] = v;
+        extra += !known;
+    }
+    return extra;
+}
+
+/* A branch at statement i: where the thread's weight goes, and what SASS adds. */
+static void walk_branch(walker *k, int i)
+{
+    const stmt *s = &k->b->s[i];
+    char target[256];
+    snprintf(target, sizeof target, "%.*s", (int)strcspn(s->args, " ;"), s->args);
+    int t = find_label(k->b, target);
+    if (t < 0)
+        return;
+    if (t <= i) { /* a loop: its body counted once, and the thread leaves it */
+        k->out->loops += k->w > 0; /* loops of a path never taken do not matter */
+        k->w = s->guard[0] ? k->w : 0;
+        return;
+    }
+    if (s->guard[0] && predicated(k->b, i, t)) { /* no branch: take back its cost */
+        k->out->all.other -= 1;
+        k->out->path.other -= k->w;
+        return;
+    }
+    double q = taken_share(k->b, i, t, k->meaning, k->np);
+    if (s->guard[0] && !returns_at(k->b, t)) { /* BSSY and BSYNC around the branch */
+        k->out->all.other += 2;
+        k->out->path.other += 2 * k->w;
+    }
+    k->pending[t] += k->w * q;
+    k->w *= 1 - q;
+}
+
+/* One instruction at statement i: its cost, the predicate it writes, where it goes. */
+static void walk_instruction(walker *k, int i)
+{
+    const stmt *s = &k->b->s[i];
+    cost c = contracted(k->b, &k->u, i) ? (cost){0, 0, 0, 0, 0} : ptx_cost(s->op, s->args);
+    c.other += f32_constant_moves(k, s);
+    add_cost(&k->out->all, c, 1);
+    add_cost(&k->out->path, c, k->w);
+    int p = pred_index(s->args, k->np); /* the predicate this instruction writes */
+    if (p >= 0 && !op_is(s->op, "bra"))
+        k->meaning[p] = op_is(s->op, "setp") && !s->guard[0]
+                            ? (signed char)setp_meaning(s->op, s->args)
+                            : PRED_UNKNOWN;
+    k->out->calls += op_is(s->op, "call");
+    if (op_is(s->op, "ret exit") && !s->guard[0])
+        k->w = 0;
+    else if (op_is(s->op, "bra"))
+        walk_branch(k, i);
+}
+
 /* Walks b in order: a thread's weight falls through, forward branches carry their share
  * to their label, backward ones (loops) are counted in out->loops and carry nothing. */
 static int walk(const body *b, cg_kernel_mix *out)
 {
-    int np = 1 << 16;
-    double *pending = calloc((size_t)b->n + 1, sizeof *pending), w = 1;
-    signed char *meaning = malloc((size_t)np);
-    uses u = {0};
-    if (!pending || !meaning || count_uses(b, &u)) {
-        free(pending);
-        free(meaning);
-        free(u.slot);
-        return -1;
-    }
-    memset(meaning, PRED_UNKNOWN, (size_t)np);
-    for (int i = 0; i < b->n; i++) {
-        const stmt *s = &b->s[i];
-        if (s->label) {
-            w += pending[i];
-            continue;
-        }
-        cost c = contracted(b, &u, i) ? (cost){0, 0, 0, 0, 0} : ptx_cost(s->op, s->args);
-        add_cost(&out->all, c, 1);
-        add_cost(&out->path, c, w);
-        int p = pred_index(s->args, np); /* the predicate this instruction writes */
-        if (p >= 0 && !op_is(s->op, "bra"))
-            meaning[p] = op_is(s->op, "setp") && !s->guard[0] ? (signed char)setp_meaning(s->op, s->args)
-                                                             : PRED_UNKNOWN;
-        out->calls += op_is(s->op, "call");
-        if (op_is(s->op, "ret") || op_is(s->op, "exit")) {
-            if (!s->guard[0])
-                w = 0;
-            continue;
-        }
-        if (!op_is(s->op, "bra"))
-            continue;
-        char target[256];
-        snprintf(target, sizeof target, "%.*s", (int)strcspn(s->args, " ;"), s->args);
-        int t = find_label(b, target);
-        double q = t < 0 ? 0 : taken_share(b, i, t, meaning, np);
-        if (t > i) {
-            pending[t] += w * q;
-            w *= 1 - q;
-        } else { /* a loop: its body counted once, and the thread leaves it */
-            out->loops += w > 0; /* loops of a path never taken do not matter */
-            w = s->guard[0] ? w : 0;
+    walker k = {.b = b, .w = 1, .np = 1 << 16, .out = out};
+    k.pending = calloc((size_t)b->n + 1, sizeof *k.pending);
+    k.meaning = malloc((size_t)k.np);
+    int rc = !k.pending || !k.meaning || count_uses(b, &k.u) ? -1 : 0;
+    if (rc == 0) {
+        memset(k.meaning, PRED_UNKNOWN, (size_t)k.np);
+        for (int i = 0; i < b->n; i++) {
+            if (b->s[i].label)
+                k.w += k.pending[i];
+            else
+                walk_instruction(&k, i);
         }
     }
-    free(pending);
-    free(meaning);
-    free(u.slot);
-    return 0;
+    free(k.pending);
+    free(k.meaning);
+    free(k.u.slot);
+    return rc;
 }
 
 int cg_ptx_count(const char *ptx, const char *entry, cg_kernel_mix *out, lr_error *err)
