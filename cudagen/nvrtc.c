@@ -149,8 +149,6 @@ int cg_nvrtc_compile(const cg_nvrtc_job *job, char **image, size_t *size, char *
 
     if (image)
         *image = NULL;
-    if (job->ptx)
-        *job->ptx = NULL;
     if (size)
         *size = 0;
     *log = NULL;

@@ -8,8 +8,11 @@
  * likely path (what the model wants), and `all`, every instruction once.
  *
  * What ptxas makes of PTX (measured with nvcc 13.0.88 -O3 -arch=sm_90 and cuobjdump
- * -sass on one-operation kernels, lab/2026-11-29-compute/ptx_counts.py, and on the
- * 18 families of that campaign): one SASS instruction per arithmetic, compare, select,
+ * -sass on the H200 machine: one-operation kernels `y[i] = OP(a[i], b[i])` of float
+ * and double for /, sqrt, rsqrt, 1/x, sinf, cosf, expf, logf, __fdividef, __expf,
+ * __sinf, __fsqrt_rn, fminf/fmaxf, fabsf, casts and constants, each against x * z,
+ * and the 18 kernels of lab/2026-11-29-compute, which ptx_counts.py there compares):
+ * one SASS instruction per arithmetic, compare, select,
  * load and store; register moves, cvta, neg and abs (operand modifiers), cvt.sat of a
  * float (a .SAT modifier) and widening to 64 bits unsigned vanish; a 64-bit address add
  * becomes the IMAD.WIDE that mul.wide already is; an f64 constant whose low word is not
@@ -51,18 +54,18 @@ static const struct {
     const char *prefix, *type;
     cost c;
 } macros[] = {
-    {"div.rn", "f32", {5, 0, 1, 1, 3}},         {"div.full", "f32", {3, 0, 1, 1, 0}},
-    {"div.approx", "f32", {3, 0, 1, 1, 0}},     {"div.rn", "f64", {1, 8, 1, 2, 3}},
-    {"rcp.rn", "f32", {3, 0, 1, 3, 3}},         {"rcp.rn", "f64", {0, 5, 1, 2, 3}},
-    {"sqrt.rn", "f32", {4, 0, 1, 2, 3}},        {"sqrt.rn", "f64", {0, 9, 1, 3, 4}},
+    {"div.rn", "f32", {5, 0, 1, 1, 3}},           {"div.full", "f32", {3, 0, 1, 1, 0}},
+    {"div.approx", "f32", {3, 0, 1, 1, 0}},       {"div.rn", "f64", {1, 8, 1, 2, 3}},
+    {"rcp.rn", "f32", {3, 0, 1, 3, 3}},           {"rcp.rn", "f64", {0, 5, 1, 2, 3}},
+    {"sqrt.rn", "f32", {4, 0, 1, 2, 3}},          {"sqrt.rn", "f64", {0, 9, 1, 3, 4}},
     {"rsqrt.approx.ftz", "f64", {0, 0, 1, 0, 0}}, {"rsqrt.approx", "f64", {0, 5, 1, 2, 3}},
-    {"rcp.approx.ftz", "f64", {0, 0, 1, 0, 0}}, {"rcp.approx.ftz", "f32", {0, 0, 1, 0, 0}},
-    {"rcp.approx", "f32", {2, 0, 1, 1, 0}},     {"sqrt.approx.ftz", "f32", {0, 0, 1, 0, 0}},
-    {"sqrt.approx", "f32", {2, 0, 1, 1, 0}},    {"rsqrt.approx.ftz", "f32", {0, 0, 1, 0, 0}},
-    {"rsqrt.approx", "f32", {2, 0, 1, 1, 0}},   {"ex2.approx.ftz", "f32", {0, 0, 1, 0, 0}},
-    {"ex2.approx", "f32", {2, 0, 1, 1, 0}},     {"lg2.approx.ftz", "f32", {0, 0, 1, 0, 0}},
-    {"lg2.approx", "f32", {2, 0, 1, 1, 0}},     {"sin.approx", "f32", {1, 0, 1, 0, 0}},
-    {"cos.approx", "f32", {1, 0, 1, 0, 0}},     {"tanh.approx", "f32", {0, 0, 1, 0, 0}},
+    {"rcp.approx.ftz", "f64", {0, 0, 1, 0, 0}},   {"rcp.approx.ftz", "f32", {0, 0, 1, 0, 0}},
+    {"rcp.approx", "f32", {2, 0, 1, 1, 0}},       {"sqrt.approx.ftz", "f32", {0, 0, 1, 0, 0}},
+    {"sqrt.approx", "f32", {2, 0, 1, 1, 0}},      {"rsqrt.approx.ftz", "f32", {0, 0, 1, 0, 0}},
+    {"rsqrt.approx", "f32", {2, 0, 1, 1, 0}},     {"ex2.approx.ftz", "f32", {0, 0, 1, 0, 0}},
+    {"ex2.approx", "f32", {2, 0, 1, 1, 0}},       {"lg2.approx.ftz", "f32", {0, 0, 1, 0, 0}},
+    {"lg2.approx", "f32", {2, 0, 1, 1, 0}},       {"sin.approx", "f32", {1, 0, 1, 0, 0}},
+    {"cos.approx", "f32", {1, 0, 1, 0, 0}},       {"tanh.approx", "f32", {0, 0, 1, 0, 0}},
 };
 
 /* Whether the opcode op has the dot-separated part part ("ftz" in "add.rn.ftz.f32"). */
@@ -194,7 +197,8 @@ static cost ptx_cost(const char *op, const char *args)
         return cvt_cost(op);
     if (op_is(op, "cvta"))
         return (cost){0, 0, 0, 0, 0};
-    if (op_is(op, "mov") && (strstr(args, "%tid") || strstr(args, "%ctaid") || strstr(args, "%ntid") ||
+    if (op_is(op, "mov") &&
+        (strstr(args, "%tid") || strstr(args, "%ctaid") || strstr(args, "%ntid") ||
          strstr(args, "%nctaid") || strstr(args, "%laneid") || strstr(args, "%clock")))
         return (cost){0, 0, 0, 0, 1}; /* S2R, S2UR or LDC of a special register */
     if (float_cost(op, t, args, &c) || integer_cost(op, t, &c))
@@ -272,9 +276,9 @@ static int setp_meaning(const char *op, const char *args)
 
 /* One statement of an entry's body: a label, or an instruction with its guard. */
 typedef struct stmt {
-    int label;     /* 1: "name:" (the name in args) */
-    int neg;       /* guard "@!%p" */
-    char op[48];   /* "fma.rn.f32" */
+    int label;      /* 1: "name:" (the name in args) */
+    int neg;        /* guard "@!%p" */
+    char op[48];    /* "fma.rn.f32" */
     char guard[24]; /* "%p3", "" when unguarded */
     char args[256]; /* the operands, cut at 255 characters (only constants matter) */
 } stmt;
@@ -378,12 +382,12 @@ static int parse_entry(const char *ptx, const char *name, body *b)
 /* Uses of each virtual register in an entry: an open-addressing table of the names. */
 typedef struct uses {
     struct use {
-        char name[16]; /* "%f12"; "" empty */
-        int count;     /* operands naming it, its definitions included */
-        int last;      /* the statement of the last one */
-        int imm;       /* set by a mov of an f32 constant (0f...) */
+        char name[16];  /* "%f12"; "" empty */
+        int count;      /* operands naming it, its definitions included */
+        int last;       /* the statement of the last one */
+        int imm;        /* set by a mov of an f32 constant (0f...) */
         uint32_t value; /* that constant's bits */
-    } *slot;
+    } * slot;
     size_t cap;
 } uses;
 
@@ -420,8 +424,7 @@ static int count_uses(const body *b, uses *u)
             snprintf(s->name, sizeof s->name, "%.*s", (int)len, p);
             s->count++;
             s->last = i;
-            if (p == b->s[i].args && op_is(b->s[i].op, "mov") &&
-                strstr(b->s[i].args, ", 0f")) {
+            if (p == b->s[i].args && op_is(b->s[i].op, "mov") && strstr(b->s[i].args, ", 0f")) {
                 s->imm = 1;
                 s->value = (uint32_t)strtoul(strstr(b->s[i].args, ", 0f") + 4, NULL, 16);
             }
@@ -442,8 +445,8 @@ static int rounds(const char *op)
 static int contracted(const body *b, uses *u, int i)
 {
     const stmt *s = &b->s[i];
-    if (!op_is(s->op, "mul") || rounds(s->op) || (strcmp(type_of(s->op), "f32") &&
-                                                  strcmp(type_of(s->op), "f64")))
+    if (!op_is(s->op, "mul") || rounds(s->op) ||
+        (strcmp(type_of(s->op), "f32") && strcmp(type_of(s->op), "f64")))
         return 0;
     size_t len = strcspn(s->args, ", ");
     if (s->args[0] != '%' || len >= 16)
@@ -465,13 +468,37 @@ static void add_cost(cg_instruction_mix *m, cost c, double w)
     m->other += w * c.other;
 }
 
-/* The statement index of label name in b, or -1. */
-static int find_label(const body *b, const char *name)
+/* The labels of a body sorted by name, so that a branch finds its target in log n
+ * (a generated kernel has thousands of branches). */
+typedef struct label_index {
+    const char *name;
+    int at;
+} label_index;
+
+static int label_cmp(const void *a, const void *b)
 {
-    for (int i = 0; i < b->n; i++)
-        if (b->s[i].label && !strcmp(b->s[i].args, name))
-            return i;
-    return -1;
+    return strcmp(((const label_index *)a)->name, ((const label_index *)b)->name);
+}
+
+/* The sorted labels of b (malloc'd, *n of them), or NULL when out of memory. */
+static label_index *index_labels(const body *b, int *n)
+{
+    label_index *l = malloc(((size_t)b->n + 1) * sizeof *l);
+    *n = 0;
+    for (int i = 0; l && i < b->n; i++)
+        if (b->s[i].label)
+            l[(*n)++] = (label_index){b->s[i].args, i};
+    if (l)
+        qsort(l, (size_t)*n, sizeof *l, label_cmp);
+    return l;
+}
+
+/* The statement index of label name, or -1. */
+static int find_label(const label_index *l, int n, const char *name)
+{
+    label_index key = {name, 0};
+    const label_index *f = bsearch(&key, l, (size_t)n, sizeof *l, label_cmp);
+    return f ? f->at : -1;
 }
 
 /* Whether the first instruction at or after statement i returns. */
@@ -531,6 +558,8 @@ typedef struct walker {
     signed char *meaning;
     int np;
     uses u;
+    label_index *labels;
+    int nlabels;
     cg_kernel_mix *out;
     uint32_t constant[256]; /* f32 constants already in a register */
     int nconst;
@@ -573,10 +602,10 @@ static void walk_branch(walker *k, int i)
     const stmt *s = &k->b->s[i];
     char target[256];
     snprintf(target, sizeof target, "%.*s", (int)strcspn(s->args, " ;"), s->args);
-    int t = find_label(k->b, target);
+    int t = find_label(k->labels, k->nlabels, target);
     if (t < 0)
         return;
-    if (t <= i) { /* a loop: its body counted once, and the thread leaves it */
+    if (t <= i) {                  /* a loop: its body counted once, and the thread leaves it */
         k->out->loops += k->w > 0; /* loops of a path never taken do not matter */
         k->w = s->guard[0] ? k->w : 0;
         return;
@@ -622,7 +651,8 @@ static int walk(const body *b, cg_kernel_mix *out)
     walker k = {.b = b, .w = 1, .np = 1 << 16, .out = out};
     k.pending = calloc((size_t)b->n + 1, sizeof *k.pending);
     k.meaning = malloc((size_t)k.np);
-    int rc = !k.pending || !k.meaning || count_uses(b, &k.u) ? -1 : 0;
+    k.labels = index_labels(b, &k.nlabels);
+    int rc = !k.pending || !k.meaning || !k.labels || count_uses(b, &k.u) ? -1 : 0;
     if (rc == 0) {
         memset(k.meaning, PRED_UNKNOWN, (size_t)k.np);
         for (int i = 0; i < b->n; i++) {
@@ -635,6 +665,7 @@ static int walk(const body *b, cg_kernel_mix *out)
     free(k.pending);
     free(k.meaning);
     free(k.u.slot);
+    free(k.labels);
     return rc;
 }
 

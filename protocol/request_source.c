@@ -4,8 +4,8 @@
  * fills kernel.registers (cudagen/resources.c) and, when kernel.instructions is not
  * sent, its instruction mix counted in the PTX fills kernel.instructions
  * (cudagen/ptxcount.c; not for a kernel that keeps a loop, spills or calls a function:
- * what those add is not in the PTX). Only the counts enter the request's canonical form: a kernel
- * sent as source and the same kernel sent with its registers and instructions are one
+ * what those add is not in the PTX). Only the counts enter the request's canonical form: a
+ * kernel sent as source and the same kernel sent with its registers and instructions are one
  * prediction, and the answer says where the counts came from (req->registers_note, a
  * "registers_from_source" note among the warnings).
  *
@@ -209,13 +209,15 @@ static int mix_usable(const cg_kernel_usage *k, char *why, size_t cap)
     if (!k->has_mix)
         snprintf(why, cap, "NVRTC kept no PTX to count");
     else if (k->mix.loops)
-        snprintf(why, cap, "the kernel keeps %d loop%s whose trip count%s its code does not "
-                           "say", k->mix.loops, k->mix.loops > 1 ? "s" : "",
-                 k->mix.loops > 1 ? "s" : "");
+        snprintf(why, cap,
+                 "the kernel keeps %d loop%s whose trip count%s its code does not "
+                 "say",
+                 k->mix.loops, k->mix.loops > 1 ? "s" : "", k->mix.loops > 1 ? "s" : "");
     else if (k->spill_store_bytes || k->spill_load_bytes)
-        snprintf(why, cap, "ptxas spills %lld B and reloads %lld B, local loads and stores the "
-                           "PTX does not hold", (long long)k->spill_store_bytes,
-                 (long long)k->spill_load_bytes);
+        snprintf(why, cap,
+                 "ptxas spills %lld B and reloads %lld B, local loads and stores the "
+                 "PTX does not hold",
+                 (long long)k->spill_store_bytes, (long long)k->spill_load_bytes);
     else if (k->mix.calls)
         snprintf(why, cap, "the kernel calls %d function%s not inlined", k->mix.calls,
                  k->mix.calls > 1 ? "s" : "");
@@ -236,16 +238,16 @@ static void write_note(lr_request *req, const cg_usage *u, const cg_kernel_usage
                  " and kernel.instructions = {fp32 %.1f, fp64 %.1f, special %.1f, integer "
                  "%.1f, other %.1f}",
                  m->fp32, m->fp64, m->special, m->integer, m->other);
-    int n = snprintf(req->registers_note, sizeof req->registers_note,
-                     "kernel.registers = %d%s from compiling kernel.source with NVRTC %d.%d "
-                     "for %s: kernel %.120s uses %d registers per thread, %lld B spill stores "
-                     "and %lld B spill loads, %lld B stack frame (local memory), %lld B static "
-                     "shared memory per block (kernel.shared_bytes is not set from it: add "
-                     "dynamic shared memory and send it)",
-                     k->registers, mix, u->nvrtc_version[0], u->nvrtc_version[1], u->arch,
-                     k->name, k->registers, (long long)k->spill_store_bytes,
-                     (long long)k->spill_load_bytes, (long long)k->stack_bytes,
-                     (long long)k->shared_bytes);
+    int n =
+        snprintf(req->registers_note, sizeof req->registers_note,
+                 "kernel.registers = %d%s from compiling kernel.source with NVRTC %d.%d "
+                 "for %s: kernel %.120s uses %d registers per thread, %lld B spill stores "
+                 "and %lld B spill loads, %lld B stack frame (local memory), %lld B static "
+                 "shared memory per block (kernel.shared_bytes is not set from it: add "
+                 "dynamic shared memory and send it)",
+                 k->registers, mix, u->nvrtc_version[0], u->nvrtc_version[1], u->arch, k->name,
+                 k->registers, (long long)k->spill_store_bytes, (long long)k->spill_load_bytes,
+                 (long long)k->stack_bytes, (long long)k->shared_bytes);
     size_t o = n < 0 ? 0 : (size_t)n, cap = sizeof req->registers_note;
     if (used && o < cap)
         snprintf(req->registers_note + o, cap - o,

@@ -12,6 +12,26 @@ kernel.instructions are the PTX counts, for tests/accuracy/accuracy.
 Prints one row per family: the PTX-derived total, the executed total and their ratio,
 the static SASS total, then PTX/executed per class. Exit status 1 when a family's
 kernel is missing from the PTX.
+
+What it gave (NVRTC 13.0, 2026-11-29), the likely path: PTX/executed total median
+1.004, 0.97-1.10 (star7_transc_f64 1.10, star7_poly64_f64 and d3q19/d3q27_bgk_f32 1.01-
+1.05, the rest 0.97-1.02); per class fp32 and fp64 0.96-1.04, special 1.00, other
+0.75-1.07 (star7_transc_f32 0.75: the SASS's extra moves and reconvergence around the
+library calls), integer (the ALU pipe: 3-8 per update executed) 0.84-2.25, where a few
+instructions either way make large ratios. Static (--static): star7_transc_f32 1.90
+(sinf's Payne-Hanek slow path; the SASS's static count is 2.5x), star7_transc_f64 1.17,
+the rest as the likely path. Then
+
+    build-rel/tests/accuracy/accuracy --corpus /tmp/compute \
+        --measured tests/accuracy/corpus/h200_compute.jsonl --device H200-SXM-141GB
+
+with the committed (executed) counts: median GLup/s error mean 7.0 %, top-1 mean
+98.5 %; with the PTX counts (--corpus-out /tmp/compute): 6.9 %, 98.5 % (per family
+the same but star7_poly64_f64 2.1 -> 5.6 %, star7_transc_f32 2.4 -> 4.8,
+star7_transc_f64 8.8 -> 2.4, star7_poly96_f32 4.0 -> 3.5, star25_fold_f64 5.8 -> 5.9;
+top-1 of star7_poly64_f64 99.1 -> 97.8); with the static counts: 9.4 %, 98.4 %
+(star7_transc_f32 44.9 %). Without kernel.instructions at all model v2 had 18.2 %,
+95.8 % (README.md here).
 """
 import argparse
 import csv
