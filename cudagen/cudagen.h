@@ -110,6 +110,25 @@ char *cg_print_expr(const est_expr *e, const char *const var_text[EST_VAR_COUNT]
 
 /* What ptxas reports for one __global__ function compiled for one architecture. */
 #define CG_KERNEL_NAME_MAX 256
+/* Thread instructions by class, the classes of a request's kernel.instructions:
+ * fp32 (FFMA, FADD, FMUL), fp64 (DFMA, DADD, DMUL), special (the XU pipe: MUFU and
+ * conversions), integer (the ALU pipe: integer and logic, compares, selects, FMNMX),
+ * other (the rest: IMAD, loads, stores, moves, branches). */
+typedef struct cg_instruction_mix {
+    double fp32, fp64, special, integer, other;
+} cg_instruction_mix;
+
+/* A kernel's instruction mix counted in its PTX (ptxcount.c), per thread as compiled
+ * (a folded kernel's thread does all its lattice updates). */
+typedef struct cg_kernel_mix {
+    cg_instruction_mix path; /* on the likely path: bounds guards pass, the library
+                                functions' range checks take the ordinary values' way,
+                                other branches half and half, each loop once */
+    cg_instruction_mix all;  /* every instruction once (the static count) */
+    int loops;               /* loops the compiler kept: counted once each */
+    int calls;               /* calls of functions not inlined: their bodies not counted */
+} cg_kernel_mix;
+
 typedef struct cg_kernel_usage {
     char name[CG_KERNEL_NAME_MAX]; /* as ptxas names it: the mangled name of C++ kernels */
     int registers;                 /* per thread */
@@ -120,6 +139,8 @@ typedef struct cg_kernel_usage {
     int64_t shared_bytes;          /* static shared memory per block (__shared__ arrays) */
     int64_t constant_bytes;        /* the cmem[] banks ptxas lists, summed; -1 when it
                                       lists none (ptxas for sm_90 never does) */
+    int has_mix;                   /* 1 when mix was counted (the PTX had the kernel) */
+    cg_kernel_mix mix;             /* the instruction mix, from NVRTC's PTX */
 } cg_kernel_usage;
 
 /* Kernels one source may define: a code generator's file has a few. */
@@ -147,6 +168,14 @@ typedef struct cg_usage {
  * when the report cannot be read. No path is set: the caller's request knows it. */
 int cg_usage_compile(const char *src, const char *name, const char *arch,
                      const char *const *opts, int nopts, cg_usage *out, lr_error *err);
+
+/* Counts the instructions of the kernel entry (its PTX name: the mangled name of a
+ * C++ kernel) in ptx (NVRTC's, for sm_XY) into *out, in the classes of
+ * kernel.instructions and as ptxas for sm_90 expands them (ptxcount.c says how each
+ * PTX instruction is charged and how the likely path is chosen). 0, or -1 with err:
+ * LR_INTERNAL when ptx has no such entry, LR_NO_MEMORY past CG_PTX_MAX_STATEMENTS. */
+#define CG_PTX_MAX_STATEMENTS (1 << 20)
+int cg_ptx_count(const char *ptx, const char *entry, cg_kernel_mix *out, lr_error *err);
 
 /* Fills *out's kernels from a ptxas -v log (NVRTC's or nvcc's wording). 0, or -1 with
  * err (LR_INVALID_REQUEST: no kernel; LR_INTERNAL: a kernel's report incomplete). */

@@ -130,6 +130,9 @@ typedef struct cg_nvrtc_job {
     const char *arch;          /* compute_XY (PTX) or sm_XY (cubin) */
     const char *const *opts;   /* options after --gpu-architecture, nopts of them */
     int nopts;
+    char **ptx;                /* NULL, or gets the PTX too on success (malloc'd,
+                                  NUL-terminated; NULL when NVRTC keeps none), untouched
+                                  otherwise; the caller frees it */
 } cg_nvrtc_job;
 
 /* Compiles job with NVRTC. image (NULL: not wanted) gets the PTX or cubin (malloc'd, size

@@ -102,6 +102,22 @@ static char *program_log(const nvrtc_api *api, nvrtcProgram prog)
     return log;
 }
 
+/* The program's PTX as a malloc'd string, or NULL (none kept, or out of memory: the
+ * instruction mix is then not counted, which the caller says). */
+static char *program_ptx(const nvrtc_api *api, nvrtcProgram prog)
+{
+    size_t n = 0;
+    char *ptx;
+    if (api->GetPTXSize(prog, &n) != NVRTC_SUCCESS || n == 0 || !(ptx = malloc(n + 1)))
+        return NULL;
+    if (api->GetPTX(prog, ptx) != NVRTC_SUCCESS) {
+        free(ptx);
+        return NULL;
+    }
+    ptx[n] = '\0';
+    return ptx;
+}
+
 void cg_nvrtc_quote_log(const char *log, char *out, size_t cap)
 {
     size_t o = 0;
@@ -177,6 +193,8 @@ int cg_nvrtc_compile(const cg_nvrtc_job *job, char **image, size_t *size, char *
         goto done;
     }
     rc = 0;
+    if (job->ptx)
+        *job->ptx = program_ptx(&api, prog);
     if (!image)
         goto done;
     r = cubin ? api.GetCUBINSize(prog, &n) : api.GetPTXSize(prog, &n);

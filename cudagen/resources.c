@@ -261,7 +261,7 @@ int cg_usage_compile(const char *src, const char *name, const char *arch,
                      const char *const *opts, int nopts, cg_usage *out, lr_error *err)
 {
     const char *all[CG_NVRTC_MAX_OPTIONS];
-    char *log = NULL, quoted[CG_LOG_QUOTE_MAX + 8];
+    char *log = NULL, *ptx = NULL, quoted[CG_LOG_QUOTE_MAX + 8];
     memset(out, 0, sizeof *out);
     if (strncmp(arch, "sm_", 3) != 0 || strlen(arch) > 8 || !isdigit((unsigned char)arch[3]))
         return lr_error_set(err, LR_INVALID_REQUEST, NULL,
@@ -281,7 +281,8 @@ int cg_usage_compile(const char *src, const char *name, const char *arch,
                         .name = name ? name : "kernel.cu",
                         .arch = arch,
                         .opts = all,
-                        .nopts = nopts + 1};
+                        .nopts = nopts + 1,
+                        .ptx = &ptx};
     snprintf(out->arch, sizeof out->arch, "%s", arch);
     int rc = cg_nvrtc_compile(&job, NULL, NULL, &log, out->nvrtc_version, err);
     if (rc > 0) {
@@ -292,6 +293,14 @@ int cg_usage_compile(const char *src, const char *name, const char *arch,
     }
     if (rc == 0)
         rc = cg_usage_parse_log(log, out, err);
+    for (int i = 0; rc == 0 && ptx && i < out->nkernels; i++) {
+        cg_kernel_usage *k = &out->kernel[i];
+        lr_error e;
+        lr_error_clear(&e);
+        /* a kernel whose PTX cannot be counted keeps its registers; has_mix says so */
+        k->has_mix = cg_ptx_count(ptx, k->name, &k->mix, &e) == 0;
+    }
+    free(ptx);
     free(log);
     return rc;
 }

@@ -74,8 +74,9 @@ typedef struct lr_request {
     int top; /* rank: results to return, 0 = all */
     int blockwise4d;    /* kernel.indexing "blockwise4d": the launch is fixed */
     int registers_assumed; /* kernel.registers not sent: its 32 are a guess (issue 43) */
-    char registers_note[LR_MESSAGE_MAX]; /* "": none; else where kernel.registers came
-                                            from (kernel.source compiled), for the answer */
+    char registers_note[768]; /* "": none; else where kernel.registers (and
+                                 kernel.instructions) came from (kernel.source compiled),
+                                 for the answer: a warning's message holds 768 */
     int has_baseline;   /* rank: search.baseline was given ... */
     est_launch baseline; /* ... the code generator's current launch, also in space */
     lr_measure_opts measure;

@@ -30,10 +30,13 @@ int lr_request_parse_orderings(const cJSON *sv, lr_request *req, jb *b, cJSON *c
 
 /* kernel.source (sv, not NULL) compiled for req's device (request_source.c): *regs gets
  * the kernel's register count, or, when regs_sent (kernel.registers was given, in *regs),
- * must equal it; req->registers_note says where the count came from. Compilations go
- * through req->sources. 0, or -1 with err naming the member (LR_UNAVAILABLE at
- * "kernel.source" without NVRTC or for an architecture it cannot target). */
+ * must equal it; with mix (NULL when kernel.instructions was sent), *has_mix is 1 and
+ * *mix the instruction mix counted in the PTX when it can stand for kernel.instructions
+ * (no loop, no call), else 0; req->registers_note says where the counts came from.
+ * Compilations go through req->sources. 0, or -1 with err naming the member
+ * (LR_UNAVAILABLE at "kernel.source" without NVRTC or for an architecture it cannot
+ * target). */
 int lr_request_parse_source(const cJSON *sv, lr_request *req, int regs_sent, int64_t *regs,
-                            lr_error *err);
+                            est_instructions *mix, int *has_mix, lr_error *err);
 
 #endif

@@ -373,6 +373,15 @@ static int parse_instructions(const cJSON *v, est_instructions *mix, int *given,
     return 0;
 }
 
+/* A mix counted from kernel.source, written to ck's "instructions" as if sent. */
+static void canon_instructions(const est_instructions *mix, jb *b, cJSON *ck)
+{
+    const double v[] = {mix->fp32, mix->fp64, mix->special, mix->integer, mix->other};
+    cJSON *ci = jb_obj(b, ck, "instructions");
+    for (int i = 0; instruction_keys[i]; i++)
+        jb_num(b, ci, instruction_keys[i], v[i]);
+}
+
 /* The nf fields of kernel.fields into req->kernel (created here), written to ck's
  * "fields"; *max_elem gets the largest element size in bytes. 0, or -1 with err set. */
 static int parse_fields(const cJSON *fields, int nf, const est_param *params, size_t nparams,
@@ -491,15 +500,19 @@ int lr_request_parse_kernel(const cJSON *kv, est_model model, lr_request *req, j
         parse_fields(fields, nf, params, nparams, req, b, ck, &max_elem, err) ||
         parse_precision(kv, max_elem, &fp64, &restrict_, err))
         return -1;
-    /* compiled once the rest is known to be valid: compiling is the dear part */
-    if (sv && lr_request_parse_source(sv, req, jr_get(kv, "registers") != NULL, &regs, err))
+    est_instructions mix;
+    int has_mix = 0, sent = jr_get(kv, "instructions") != NULL;
+    /* compiled once the rest is known to be valid: compiling is the dear part; the
+     * instructions counted in it only when none are sent */
+    if (sv && lr_request_parse_source(sv, req, jr_get(kv, "registers") != NULL, &regs,
+                                      sent ? NULL : &mix, &has_mix, err))
         return -1;
     est_kernel_set_compute(req->kernel, flops, fpi, fp64, (int)regs, shared);
     est_kernel_set_model(req->kernel, model, restrict_);
-    est_instructions mix;
-    int has_mix;
-    if (parse_instructions(jr_get(kv, "instructions"), &mix, &has_mix, b, ck, err))
+    if (sent && parse_instructions(jr_get(kv, "instructions"), &mix, &has_mix, b, ck, err))
         return -1;
+    if (!sent && has_mix)
+        canon_instructions(&mix, b, ck);
     est_kernel_set_instructions(req->kernel, has_mix ? &mix : NULL);
     /* model and restrict change the instructions the estimator samples, so they are
      * part of the kernel's identity */

@@ -1,10 +1,13 @@
 /*
  * request_source: kernel.source (docs/api.md, "kernel.source"): the CUDA text of the
  * kernel, compiled with NVRTC for the device's architecture so that its register count
- * fills kernel.registers (cudagen/resources.c). Only the count enters the request's
- * canonical form: a kernel sent as source and the same kernel sent with its registers
- * are one prediction, and the answer says where the count came from
- * (req->registers_note, a "registers_from_source" note among the warnings).
+ * fills kernel.registers (cudagen/resources.c) and, when kernel.instructions is not
+ * sent, its instruction mix counted in the PTX fills kernel.instructions
+ * (cudagen/ptxcount.c; not for a kernel that keeps a loop, spills or calls a function:
+ * what those add is not in the PTX). Only the counts enter the request's canonical form: a
+ * kernel sent as source and the same kernel sent with its registers and instructions are one
+ * prediction, and the answer says where the counts came from (req->registers_note, a
+ * "registers_from_source" note among the warnings).
  *
  * The daemon compiles what strangers send, so there it refuses what could read its
  * files: "file", any mention of include (a preprocessor directive cannot be hidden
@@ -198,22 +201,66 @@ static int compile_error(const lr_error *e, const char *text_path, const char *a
     return lr_error_set(err, e->code, path, "%s", e->message);
 }
 
-/* The note of the answer: where kernel.registers came from, and what else ptxas said. */
-static void write_note(lr_request *req, const cg_usage *u, const cg_kernel_usage *k)
+/* Whether k's mix may stand for kernel.instructions; else why not into why. A loop's
+ * trip count, ptxas's spill code and a called function's body are not in the count, so
+ * each leaves it too low by an unknown amount. */
+static int mix_usable(const cg_kernel_usage *k, char *why, size_t cap)
 {
-    snprintf(req->registers_note, sizeof req->registers_note,
-             "kernel.registers = %d from compiling kernel.source with NVRTC %d.%d for %s: "
-             "kernel %.120s uses %d registers per thread, %lld B spill stores and %lld B "
-             "spill loads, %lld B stack frame (local memory), %lld B static shared memory "
-             "per block (kernel.shared_bytes is not set from it: add dynamic shared memory "
-             "and send it)",
-             k->registers, u->nvrtc_version[0], u->nvrtc_version[1], u->arch, k->name,
-             k->registers, (long long)k->spill_store_bytes, (long long)k->spill_load_bytes,
-             (long long)k->stack_bytes, (long long)k->shared_bytes);
+    if (!k->has_mix)
+        snprintf(why, cap, "NVRTC kept no PTX to count");
+    else if (k->mix.loops)
+        snprintf(why, cap,
+                 "the kernel keeps %d loop%s whose trip count%s its code does not "
+                 "say",
+                 k->mix.loops, k->mix.loops > 1 ? "s" : "", k->mix.loops > 1 ? "s" : "");
+    else if (k->spill_store_bytes || k->spill_load_bytes)
+        snprintf(why, cap,
+                 "ptxas spills %lld B and reloads %lld B, local loads and stores the "
+                 "PTX does not hold",
+                 (long long)k->spill_store_bytes, (long long)k->spill_load_bytes);
+    else if (k->mix.calls)
+        snprintf(why, cap, "the kernel calls %d function%s not inlined", k->mix.calls,
+                 k->mix.calls > 1 ? "s" : "");
+    else
+        return 1;
+    return 0;
+}
+
+/* The note of the answer: where kernel.registers (and kernel.instructions, when
+ * counted: used) came from, and what else ptxas said. */
+static void write_note(lr_request *req, const cg_usage *u, const cg_kernel_usage *k,
+                       int mix_wanted, int used)
+{
+    char mix[320] = "", why[128];
+    const cg_instruction_mix *m = &k->mix.path;
+    if (used)
+        snprintf(mix, sizeof mix,
+                 " and kernel.instructions = {fp32 %.1f, fp64 %.1f, special %.1f, integer "
+                 "%.1f, other %.1f}",
+                 m->fp32, m->fp64, m->special, m->integer, m->other);
+    int n =
+        snprintf(req->registers_note, sizeof req->registers_note,
+                 "kernel.registers = %d%s from compiling kernel.source with NVRTC %d.%d "
+                 "for %s: kernel %.120s uses %d registers per thread, %lld B spill stores "
+                 "and %lld B spill loads, %lld B stack frame (local memory), %lld B static "
+                 "shared memory per block (kernel.shared_bytes is not set from it: add "
+                 "dynamic shared memory and send it)",
+                 k->registers, mix, u->nvrtc_version[0], u->nvrtc_version[1], u->arch, k->name,
+                 k->registers, (long long)k->spill_store_bytes, (long long)k->spill_load_bytes,
+                 (long long)k->stack_bytes, (long long)k->shared_bytes);
+    size_t o = n < 0 ? 0 : (size_t)n, cap = sizeof req->registers_note;
+    if (used && o < cap)
+        snprintf(req->registers_note + o, cap - o,
+                 "; the instructions are counted statically in its PTX on the likely path, "
+                 "per thread as compiled and taken as per lattice update (send "
+                 "kernel.instructions for a kernel whose thread does several updates)");
+    else if (mix_wanted && o < cap && !mix_usable(k, why, sizeof why))
+        snprintf(req->registers_note + o, cap - o,
+                 "; kernel.instructions is not counted from it (%s): send it", why);
 }
 
 int lr_request_parse_source(const cJSON *sv, lr_request *req, int regs_sent, int64_t *regs,
-                            lr_error *err)
+                            est_instructions *mix, int *has_mix, lr_error *err)
 {
     char *text = NULL, text_path[64], arch[16];
     const char *opts[CG_MAX_OPTIONS], *name = NULL;
@@ -247,8 +294,14 @@ int lr_request_parse_source(const cJSON *sv, lr_request *req, int regs_sent, int
                      (long long)*regs, k->registers, k->name, usage->nvrtc_version[0],
                      usage->nvrtc_version[1], arch);
     else {
+        char why[128];
+        const cg_instruction_mix *m = &k->mix.path;
         *regs = k->registers;
-        write_note(req, usage, k);
+        if (has_mix)
+            *has_mix = mix && mix_usable(k, why, sizeof why);
+        if (has_mix && *has_mix)
+            *mix = (est_instructions){m->fp32, m->fp64, m->special, m->integer, m->other};
+        write_note(req, usage, k, mix != NULL, has_mix && *has_mix);
         rc = 0;
     }
     free(usage);

@@ -1,9 +1,11 @@
 /*
  * cli_registers: `launchrank registers FILE.cu`: the registers, spills, stack frame,
  * static shared and constant memory of each kernel of a CUDA source, as ptxas reports
- * them when NVRTC compiles it for a GPU's architecture (cudagen/resources.c). No GPU is
- * needed; the count is what a request's kernel.registers wants.
+ * them when NVRTC compiles it for a GPU's architecture (cudagen/resources.c), and each
+ * kernel's instruction mix counted in the PTX (cudagen/ptxcount.c). No GPU is needed;
+ * the counts are what a request's kernel.registers and kernel.instructions want.
  */
+#include <math.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -82,9 +84,20 @@ static const lr_opt_cmd registers_cmd = {
         "banks ptxas lists; n/a when it lists none, as for sm_90). No GPU is needed, only\n"
         "NVRTC (libnvrtc.so of CUDA 12 or 13, loaded at run time).\n"
         "\n"
-        "Send the register count as a request's kernel.registers, or send the source\n"
-        "itself as kernel.source (docs/api.md), which compiles it the same way. Names are\n"
-        "ptxas's: C++ kernels mangled (_Z5heavyILi64EEvPKfPf), extern \"C\" ones plain.\n"
+        "Then each kernel's instruction mix, counted in NVRTC's PTX: thread instructions\n"
+        "per thread as compiled, by class (fp32, fp64, special, integer, other; those of\n"
+        "a request's kernel.instructions), as ptxas for sm_90 expands them, on the likely\n"
+        "path (bounds guards pass, the library functions' slow paths are skipped, other\n"
+        "branches count half). Static, not measured: on the 18 compute kernels of\n"
+        "lab/2026-11-29-compute the totals are 0.97-1.10 of what an H200 executed. A loop\n"
+        "the compiler kept counts once (column loops); spill code is not in the PTX. For\n"
+        "a kernel whose thread does F lattice updates, divide by F.\n"
+        "\n"
+        "Send the counts as a request's kernel.registers and kernel.instructions, or\n"
+        "send the source itself as kernel.source (docs/api.md), which compiles it the\n"
+        "same way and uses the mix unless kernel.instructions is sent (not for kernels\n"
+        "with loops, spills or calls). Names are ptxas's: C++ kernels mangled\n"
+        "(_Z5heavyILi64EEvPKfPf), extern \"C\" ones plain.\n"
         "NVRTC and nvcc agree on the registers; spill bytes may differ by a few bytes.\n"
         "\n"
         "An architecture this NVRTC cannot target (CUDA 13 dropped sm_70 and sm_35, the\n"
@@ -101,9 +114,21 @@ static const lr_opt_cmd registers_cmd = {
         "\n"
         "Examples:\n"
         "  $ launchrank registers --device H200-SXM-141GB kernel.cu\n"
-        "  $ launchrank registers --arch sm_80 --json kernel.cu\n",
+        "  $ launchrank registers --arch sm_80 --json kernel.cu\n"
+        "  $ launchrank registers --arch sm_90 --kernel stencil7 kernel.cu\n",
     .min_pos = 1,
     .max_pos = 1};
+
+/* A mix as a JSON object of its five classes, one decimal (the likely path halves). */
+static cJSON *mix_json(const cg_instruction_mix *m)
+{
+    cJSON *o = cJSON_CreateObject();
+    const double v[] = {m->fp32, m->fp64, m->special, m->integer, m->other};
+    const char *const names[] = {"fp32", "fp64", "special", "integer", "other"};
+    for (int i = 0; i < 5; i++)
+        cJSON_AddNumberToObject(o, names[i], round(v[i] * 10) / 10);
+    return o;
+}
 
 /* One kernel as the JSON output's object. */
 static cJSON *kernel_json(const cg_kernel_usage *k)
@@ -123,6 +148,14 @@ static cJSON *kernel_json(const cg_kernel_usage *k)
         cJSON_AddNumberToObject(o, "barriers", k->barriers);
     else
         cJSON_AddNullToObject(o, "barriers");
+    if (!k->has_mix) {
+        cJSON_AddNullToObject(o, "instructions");
+        return o;
+    }
+    cJSON_AddItemToObject(o, "instructions", mix_json(&k->mix.path));
+    cJSON_AddItemToObject(o, "instructions_static", mix_json(&k->mix.all));
+    cJSON_AddNumberToObject(o, "loops", k->mix.loops);
+    cJSON_AddNumberToObject(o, "calls", k->mix.calls);
     return o;
 }
 
@@ -150,6 +183,12 @@ static int print_json(const cli_opts *o, const cg_usage *u, const cg_kernel_usag
     cJSON_AddStringToObject(units, "shared_bytes", "bytes of static shared memory per block");
     cJSON_AddStringToObject(units, "constant_bytes",
                             "bytes of the constant banks ptxas lists (null: it lists none)");
+    cJSON_AddStringToObject(units, "instructions",
+                            "thread instructions per thread as compiled, on the likely path, "
+                            "counted in NVRTC's PTX (statically): kernel.instructions per "
+                            "lattice update once divided by the kernel's folding");
+    cJSON_AddStringToObject(units, "instructions_static",
+                            "every PTX instruction once, as the same classes");
     char *text = cJSON_PrintUnformatted(root);
     cJSON_Delete(root);
     if (!text) {
@@ -159,6 +198,29 @@ static int print_json(const cli_opts *o, const cg_usage *u, const cg_kernel_usag
     int rc = cli_print_json("registers", text, o->pretty);
     cJSON_free(text);
     return rc;
+}
+
+/* The instruction mix of each kernel, from its PTX, after the resource table. */
+static void print_mix_table(const cg_usage *u, const cg_kernel_usage *only)
+{
+    printf("\ninstructions per thread, counted in NVRTC's PTX (likely path)\n");
+    printf("%-28s %8s %8s %8s %8s %8s %8s %6s\n", "kernel", "fp32", "fp64", "special",
+           "integer", "other", "total", "loops");
+    for (int i = 0; i < u->nkernels; i++) {
+        const cg_kernel_usage *k = &u->kernel[i];
+        const cg_instruction_mix *m = &k->mix.path;
+        if (only && only != k)
+            continue;
+        if (!k->has_mix) {
+            printf("%-28s %8s\n", k->name, "n/a (no PTX)");
+            continue;
+        }
+        printf("%-28s %8.1f %8.1f %8.1f %8.1f %8.1f %8.1f %6d\n", k->name, m->fp32, m->fp64,
+               m->special, m->integer, m->other,
+               m->fp32 + m->fp64 + m->special + m->integer + m->other, k->mix.loops);
+    }
+    printf("per thread as compiled (a folded kernel: divide by its folding for "
+           "kernel.instructions); static, not measured\n");
 }
 
 /* The table: one row per kernel, a unit on every number. */
@@ -181,6 +243,7 @@ static int print_table(const cli_opts *o, const cg_usage *u, const cg_kernel_usa
                (long long)k->stack_bytes, (long long)k->shared_bytes, cst);
     }
     printf("registers, spills and stack frame per thread; shared memory per block\n");
+    print_mix_table(u, only);
     return cli_flush_stdout("registers");
 }
 

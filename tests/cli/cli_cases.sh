@@ -721,7 +721,11 @@ case_registers() {
     run registers --arch sm_90 --json --kernel stencil7 "$sample"
     expect_rc 0
     expect_in out '"arch":"sm_90","device":null,'
-    expect_in out '"kernels":[{"name":"stencil7","registers":22,"spill_store_bytes":0,"spill_load_bytes":0,"stack_bytes":0,"shared_bytes":0,"constant_bytes":null,"barriers":0}]'
+    expect_in out '"kernels":[{"name":"stencil7","registers":22,"spill_store_bytes":0,"spill_load_bytes":0,"stack_bytes":0,"shared_bytes":0,"constant_bytes":null,"barriers":0,"instructions":{"fp32":0,"fp64":7,'
+    expect_in out '"loops":0,"calls":0}]'
+    # the mix counted in the PTX: what kernel.source sends as kernel.instructions
+    mix=$(sed -n 's/.*"instructions":\({[^}]*}\).*/\1/p' "$T/out")
+    [ -n "$mix" ] || fail "no instruction mix in registers --json"
 
     nv=$(sed -n 's/.*"nvrtc":"\([0-9]*\)\..*/\1/p' "$T/out")
     if [ "${nv:-0}" -ge 13 ]; then
@@ -741,10 +745,11 @@ case_registers() {
     expect_rc 2
     expect_in err 'give --device NAME or --arch sm_XY'
 
-    # kernel.source against kernel.registers 22: the same estimate but the note
+    # kernel.source against kernel.registers 22 and the mix registers counted: the same
+    # estimate but the note
     kernel='"fields":[{"name":"in","dims":[258,258,258],"loads":[["x","y","z"],["x-1","y","z"],["x+1","y","z"],["x","y-1","z"],["x","y+1","z"],["x","y","z-1"],["x","y","z+1"]]},{"name":"out","dims":[258,258,258],"stores":[["x","y","z"]]}]'
     head='{"device":"H200-SXM-141GB","domain":[256,256,256],"launch":{"block":[128,2,1]},"kernel":{'
-    echo "$head$kernel,\"registers\":22}}" >regs.json
+    echo "$head$kernel,\"registers\":22,\"instructions\":$mix}}" >regs.json
     echo "$head$kernel,\"source\":{\"file\":\"$sample\",\"name\":\"stencil7\"}}}" >src.json
     run estimate regs.json
     expect_rc 0
@@ -752,7 +757,8 @@ case_registers() {
     expect_in out '"warnings":[],'
     run estimate src.json
     expect_rc 0
-    expect_in out '"warnings":[{"code":"registers_from_source","message":"kernel.registers = 22 from compiling kernel.source with NVRTC'
+    expect_in out '"warnings":[{"code":"registers_from_source","message":"kernel.registers = 22 and kernel.instructions = {fp32 0.0, fp64 7.0, '
+    expect_in out 'counted statically in its PTX on the likely path'
     sed 's/"warnings":\[{"code":"registers_from_source","message":"[^"]*","path":"kernel.source"}\]/"warnings":[]/' "$T/out" >src.out
     cmp -s regs.out src.out || fail "kernel.source's estimate differs from kernel.registers 22's beyond the note"
 

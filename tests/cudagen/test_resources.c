@@ -6,8 +6,9 @@
  *    a called device function's properties, an old ptxas without barriers).
  * 2. Kernel lookup by ptxas name, by bare C++ name, and the refusals.
  * 3. With NVRTC: tests/data/registers_sample.cu for sm_90 gives exactly the numbers
- *    below; sm_70 is refused naming it and NVRTC's version (CUDA 13 dropped it); a
- *    syntax error quotes the log; -arch is refused; the cache compiles once.
+ *    below, and the instruction mix counted in its PTX (test_sample_mix); sm_70 is refused
+ * naming it and NVRTC's version (CUDA 13 dropped it); a syntax error quotes the log; -arch is
+ * refused; the cache compiles once.
  *
  * The expected numbers, NVRTC 13.0 for sm_90. nvcc 13.0.88 (-arch=sm_90 -cubin -Xptxas
  * -v) prints the same registers (22 and 32), barriers and shared memory; its spills of
@@ -140,6 +141,30 @@ static char *read_file(const char *path)
     return s;
 }
 
+/* The instruction mix counted in the sample's PTX (cudagen/ptxcount.c): NVRTC 13.0's
+ * exact counts (stencil7: fp64 7, integer 22, other 40; heavy<64>: fp32 576, integer
+ * 192, other 205, every path the likely one); under another NVRTC stencil7's 7 fp64
+ * instructions (six adds, one multiply) and no loop or call. */
+static void test_sample_mix(const cg_usage *u, const cg_kernel_usage *s,
+                            const cg_kernel_usage *h)
+{
+    CHECK(s->has_mix && h->has_mix);
+    CHECK_NEAR(s->mix.path.fp64, 7, 0, 1e-9);
+    CHECK(s->mix.path.integer > 0 && s->mix.path.other > 0);
+    CHECK_INT(s->mix.loops + h->mix.loops + s->mix.calls + h->mix.calls, 0);
+    if (u->nvrtc_version[0] != 13 || u->nvrtc_version[1] != 0)
+        return;
+    const double want[3][5] = {{0, 7, 0, 22, 40}, {576, 0, 0, 192, 205}, {576, 0, 0, 192, 205}};
+    const cg_instruction_mix *got[3] = {&s->mix.path, &h->mix.path, &h->mix.all};
+    for (int i = 0; i < 3; i++) {
+        CHECK_NEAR(got[i]->fp32, want[i][0], 0, 1e-9);
+        CHECK_NEAR(got[i]->fp64, want[i][1], 0, 1e-9);
+        CHECK_NEAR(got[i]->special, want[i][2], 0, 1e-9);
+        CHECK_NEAR(got[i]->integer, want[i][3], 0, 1e-9);
+        CHECK_NEAR(got[i]->other, want[i][4], 0, 1e-9);
+    }
+}
+
 /* The compile tests; 77 when NVRTC cannot be loaded. */
 static int test_nvrtc(const char *sample)
 {
@@ -175,6 +200,7 @@ static int test_nvrtc(const char *sample)
             CHECK_INT(h->spill_load_bytes, 4264);
         }
         CHECK(h->spill_store_bytes > 0 && h->spill_load_bytes > 0);
+        test_sample_mix(&u, s, h);
     }
 
     /* CUDA 13 cannot target Volta: refused, naming the architecture and the NVRTC */

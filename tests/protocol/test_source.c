@@ -3,8 +3,10 @@
  * item 2). The daemon compiles what strangers send, so it refuses what could read its
  * files: "file", a text mentioning include (also spread over lines by backslashes, or
  * by the ??/ trigraph), options that name files. Then, with NVRTC: the count fills
- * kernel.registers, the canonical request is that of the count, registers_assumed is
- * off and the note names the architecture; kernel.source.arch overrides the device's.
+ * kernel.registers and the mix counted in its PTX kernel.instructions, the canonical
+ * request is that of the counts, registers_assumed is off and the note names the
+ * architecture; kernel.instructions sent wins; a kernel that keeps a loop gets no mix
+ * and the note says why; kernel.source.arch overrides the device's.
  * The CLI's case `registers` (tests/cli) checks the answers byte for byte.
  *
  * Exit 77 (skipped) when the refusals passed and NVRTC cannot be loaded.
@@ -91,12 +93,45 @@ static int test_compiled(const lr_devices *devs)
     CHECK(regs >= 8 && regs <= 32);
     CHECK_INT(req.registers_assumed, 0);
     CHECK_CONTAINS(req.registers_note, "for sm_90: kernel k uses");
-    char with_regs[64];
-    snprintf(with_regs, sizeof with_regs, ", \"registers\": %d", regs);
+    /* the mix counted in the PTX fills kernel.instructions: two loads, a DADD, a store */
+    est_instructions m;
+    CHECK_INT(est_kernel_instructions(req.kernel, &m), 1);
+    CHECK_NEAR(m.fp64, 1, 0, 1e-9);
+    CHECK_NEAR(m.fp32 + m.special, 0, 0, 1e-9);
+    CHECK(m.other >= 3);
+    CHECK_CONTAINS(req.registers_note, "and kernel.instructions = {fp32 0.0, fp64 1.0, ");
+    CHECK_CONTAINS(req.registers_note, "counted statically in its PTX");
+    char with_regs[256];
+    snprintf(with_regs, sizeof with_regs,
+             ", \"registers\": %d, \"instructions\": {\"fp32\": %.17g, \"fp64\": %.17g, "
+             "\"special\": %.17g, \"integer\": %.17g, \"other\": %.17g}",
+             regs, m.fp32, m.fp64, m.special, m.integer, m.other);
     CHECK_INT(parse(devs, "H200-SXM-141GB", with_regs, &want, &err), 0);
     CHECK_STR(req.canonical, want.canonical);
     CHECK_STR(want.registers_note, "");
     lr_request_release(&want);
+    lr_request_release(&req);
+
+    /* kernel.instructions sent wins over the count, and the note leaves it out */
+    snprintf(extra, sizeof extra,
+             ", \"source\": {\"text\": \"%s\"}, \"instructions\": {\"fp64\": 5, \"other\": 9}",
+             kernel_text);
+    CHECK_INT(parse(devs, "H200-SXM-141GB", extra, &req, &err), 0);
+    CHECK_INT(est_kernel_instructions(req.kernel, &m), 1);
+    CHECK_NEAR(m.fp64 + m.other, 14, 0, 1e-9);
+    CHECK(strstr(req.registers_note, "instructions") == NULL);
+    lr_request_release(&req);
+
+    /* a loop the compiler kept: its trip count is not in the code, so no mix */
+    snprintf(extra, sizeof extra,
+             ", \"source\": {\"text\": \"__global__ void k(double *b, int n) { double s = 0; "
+             "for (int j = 0; j < n; j++) s += b[j]; b[threadIdx.x] = s; }\"}");
+    CHECK_INT(parse(devs, "H200-SXM-141GB", extra, &req, &err), 0);
+    CHECK_INT(est_kernel_instructions(req.kernel, &m), 0);
+    /* (NVRTC 13.0 keeps two: the loop unrolled by 4 and its remainder) */
+    CHECK_CONTAINS(req.registers_note, "kernel.instructions is not counted from it (the kernel "
+                                       "keeps ");
+    CHECK_CONTAINS(req.registers_note, "its code does not say): send it");
     lr_request_release(&req);
 
     /* the A100's own architecture, or the one asked for */

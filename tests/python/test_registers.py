@@ -76,8 +76,11 @@ class Registers(unittest.TestCase):
         with self.assertRaises(LaunchrankUnsupportedError):
             Client("http://127.0.0.1:9").registers(SAMPLE, "H200-SXM-141GB")
 
-    def test_kernel_source_estimates_as_its_register_count(self):
-        by_count = self.local.estimate(request({"registers": 22}))
+    def test_kernel_source_estimates_as_its_register_count_and_mix(self):
+        # the mix registers() counts in the PTX is what kernel.source sends
+        mix = self.local.registers(SAMPLE, arch="sm_90").kernel("stencil7")["instructions"]
+        self.assertEqual(mix["fp64"], 7)
+        by_count = self.local.estimate(request({"registers": 22, "instructions": mix}))
         by_source = self.local.estimate(request({"source": {"file": SAMPLE,
                                                             "name": "stencil7"}}))
         self.assertEqual(by_source.raw["performance"], by_count.raw["performance"])
