@@ -22,7 +22,12 @@
 #include <string>
 #include <vector>
 
-#include "kernels.cu"
+// KERNELS selects the generated file: kernels.cu (the corpus), or kernels_heldout.cu
+// (-DKERNELS='"kernels_heldout.cu"', stage.sh --heldout: the held-out families)
+#ifndef KERNELS
+#define KERNELS "kernels.cu"
+#endif
+#include KERNELS
 
 #define CK(x)                                                                         \
     do {                                                                              \

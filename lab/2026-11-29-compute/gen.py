@@ -8,6 +8,11 @@ launchrank request per family (tests/accuracy/corpus/compute/*.json).
                                                 # sass.json from sass.py: registers, flops;
                                                 # instructions.json from instructions.py:
                                                 # the instruction mix, once measured)
+    lab/2026-11-29-compute/gen.py --heldout [--families]
+        # the held-out families (written after model 2026.11-26, heldout_families()):
+        # kernels_heldout.cu; with --families manifest_heldout.txt and
+        # tests/accuracy/corpus/compute_heldout/*.json (raw/ptxas_heldout.txt,
+        # sass_heldout.json, instructions_heldout.json)
 
 One generator for all variants: a family is one kernel text, written once per folding
 (the folding steps are unrolled, so each folding is its own function); the block shape is
@@ -452,7 +457,105 @@ def families():
     return fams
 
 
-def write_kernels(fams):
+# ---------------------------------------------------------------- held-out families
+# Written after model 2026.11-26 was fixed (its instruction-issue term and ISSUE_WARPS = 5
+# were fitted on families() above), measured once, to judge that term on kernels it never
+# saw: gen.py --heldout. None of these kernels is one of families()'.
+
+def fast_transcendental(rounds):
+    """The rounds of transcendental() with fast-math intrinsics: MUFU.SIN, MUFU.EX2,
+    MUFU.RSQ and MUFU.RCP with a few FMUL/FFMA around each (special-pipe heavy)."""
+    def after(T):
+        lines = [f"{T} r = s;"]
+        for _ in range(rounds):
+            lines.append("{ const float q = r * r + 1.0f;")
+            lines.append("  r = __sinf(r) * __expf(-r * r) + __fdividef(q * rsqrtf(q), "
+                         "1.0f + fabsf(r)); }")
+        return lines
+    return after
+
+
+def int_hash(rounds):
+    """The stencil's value as bits, then xorshift rounds with a multiply-add (integer
+    pipe: SHF/LOP3, IMAD), the hash turned back into a small float term (I2F)."""
+    def after(T):
+        lines = ["unsigned h = __float_as_uint(s);"]
+        for k in range(rounds):
+            lines.append(f"h ^= h << 13; h ^= h >> 17; h ^= h << 5; "
+                         f"h = h * {0x9E3779B1 + 2 * k}u + {0x7F4A7C15 + k}u;")
+        lines.append("const float r = s + (float)(h >> 8) * 5.9604644775390625e-08f;")
+        return lines
+    return after
+
+
+def rational(rounds):
+    """rounds of r = (a0 + a1 r + a2 r^2 + a3 r^3) / (1 + b1 r^2 + b2 r^4) in double: a
+    precise division (div.rn.f64: MUFU.RCP64H, DFMA refinement, a slow path rarely taken)
+    per round."""
+    def after(T):
+        L = lambda v: lit(v, T)  # noqa: E731
+        lines = [f"{T} r = s;"]
+        for _ in range(rounds):
+            lines.append(f"{{ const {T} r2 = r * r;")
+            lines.append(f"  r = ({L(0.5)} + r * ({L(1.0)} + r * ({L(-0.3)} + r * {L(0.1)})))"
+                         f" / ({L(1.0)} + r2 * ({L(0.7)} + r2 * {L(0.2)})); }}")
+        return lines
+    return after
+
+
+def mixed_poly(deg32, deg64):
+    """A degree-deg32 float polynomial and a degree-deg64 double one of the same value,
+    summed in float (fp32 and fp64 pipes both busy, F2F conversions)."""
+    def after(T):
+        a = [(-1) ** k / (k + 1) for k in range(max(deg32, deg64) + 1)]
+        lines = [f"float r32 = {lit(a[deg32], 'float')};"]
+        for k in range(deg32 - 1, -1, -1):
+            lines.append(f"r32 = r32 * s + {lit(a[k], 'float')};")
+        lines.append("const double sd = (double)s;")
+        lines.append(f"double r64 = {lit(a[deg64], 'double')};")
+        for k in range(deg64 - 1, -1, -1):
+            lines.append(f"r64 = r64 * sd + {lit(a[k], 'double')};")
+        lines.append("const float r = r32 + (float)r64;")
+        return lines
+    return after
+
+
+def heldout_families():
+    D = [256, 256, 256]
+    s7 = star(1)
+    c7 = [0.4] + [0.1] * 6
+    fams = [stencil_family(
+        "star7_fastmath_f32",
+        "3-D 7-point star then 6 rounds of r = __sinf(r)*__expf(-r*r) + "
+        "__fdividef(q*rsqrtf(q), 1+|r|), q = r*r+1 (fast-math intrinsics: MUFU), float, 256^3",
+        "float", D, s7, c7, fast_transcendental(6))]
+    box27 = [(i, j, k) for k in range(-1, 2) for j in range(-1, 2) for i in range(-1, 2)]
+    fams.append(stencil_family(
+        "box27_poly24_f64",
+        "3-D 27-point box (range 1), 27 distinct coefficients, then a degree-24 polynomial by "
+        "Horner's rule, double, 256^3", "double", D, box27,
+        [(1 + 0.02 * n) / 32.0 for n in range(27)], horner(24)))
+    box9 = [(i, j, 0) for j in range(-1, 2) for i in range(-1, 2)]
+    fams.append(stencil_family(
+        "box9_hash_f32",
+        "2-D 9-point box (in x and y, on every z-plane), then 12 xorshift rounds with a "
+        "multiply-add on the value's bits, the hash added back as a float, float, 256^3",
+        "float", D, box9, [(1 + 0.05 * n) / 10.0 for n in range(9)], int_hash(12)))
+    fams.append(lbm_family("d3q19_trt_fold2_f32", 19, "float", "trt", folds=[[1, 1, 2]]))
+    fams.append(stencil_family(
+        "star7_rational_f64",
+        "3-D 7-point star then 4 rounds of r = (0.5 + r - 0.3 r^2 + 0.1 r^3)/(1 + 0.7 r^2 + "
+        "0.2 r^4) (a precise double division each), double, 256^3", "double", D, s7, c7,
+        rational(4)))
+    fams.append(stencil_family(
+        "star7_mixed_f32",
+        "3-D 7-point star in float, then a degree-32 float polynomial and a degree-12 double "
+        "one of its value, summed in float (float arrays), 256^3", "float", D, s7, c7,
+        mixed_poly(32, 12)))
+    return fams
+
+
+def write_kernels(fams, name="kernels.cu"):
     out = ["// Generated by lab/2026-11-29-compute/gen.py: do not edit.", ""]
     for f in fams:
         for fold in f.folds:
@@ -474,7 +577,9 @@ def write_kernels(fams):
                        f'{f.domain[2]}, {f.dims[0]}, {f.dims[1]}, {f.dims[2]}, {f.pad}, '
                        f'"{f.init}", {f.q}, {len(f.params)}, {params}) \\')
     out.append("")
-    with open(os.path.join(HERE, "kernels.cu"), "w") as fh:
+    if name != "kernels.cu":   # (kernels.cu keeps its committed bytes, blank last line)
+        out.pop()
+    with open(os.path.join(HERE, name), "w") as fh:
         fh.write("\n".join(out) + "\n")
 
 
@@ -500,13 +605,15 @@ def read_ptxas(path):
     return out
 
 
-def write_families(fams):
-    ptxas = read_ptxas(os.path.join(HERE, "raw", "ptxas.txt"))
-    sp = os.path.join(HERE, "sass.json")
+def write_families(fams, tag=""):
+    """tag "" the corpus; "_heldout" the held-out set (its own ptxas, sass, instructions,
+    manifest and folder)."""
+    ptxas = read_ptxas(os.path.join(HERE, "raw", f"ptxas{tag}.txt"))
+    sp = os.path.join(HERE, f"sass{tag}.json")
     sass = json.load(open(sp)) if os.path.exists(sp) else {}
-    ip = os.path.join(HERE, "instructions.json")
+    ip = os.path.join(HERE, f"instructions{tag}.json")
     mixes = json.load(open(ip)) if os.path.exists(ip) else {}
-    outdir = os.path.join(ROOT, "tests", "accuracy", "corpus", "compute")
+    outdir = os.path.join(ROOT, "tests", "accuracy", "corpus", "compute" + tag)
     os.makedirs(outdir, exist_ok=True)
     man = []
     total = 0
@@ -553,21 +660,25 @@ def write_families(fams):
         if f.name in mixes:
             fam["kernel"]["instructions"] = mixes[f.name]
             fam["description"] += ("; instructions: executed per lattice update at folding 1"
-                                   " (instructions.py)")
+                                   " (instructions.py)" if tag == "" else
+                                   "; instructions: executed per lattice update at the"
+                                   " family's smallest folding (instructions.py --heldout)")
         with open(os.path.join(outdir, f.name + ".json"), "w") as fh:
             json.dump(fam, fh, indent=1, sort_keys=True)
             fh.write("\n")
-    with open(os.path.join(HERE, "manifest.txt"), "w") as fh:
+    with open(os.path.join(HERE, f"manifest{tag}.txt"), "w") as fh:
         fh.write("\n".join(man) + "\n")
     print(f"{len(fams)} families, {total} configurations -> {outdir}", file=sys.stderr)
 
 
 def main():
-    fams = families()
-    if "--families" in sys.argv[1:]:
-        write_families(fams)
+    args = sys.argv[1:]
+    held = "--heldout" in args
+    fams = heldout_families() if held else families()
+    if "--families" in args:
+        write_families(fams, "_heldout" if held else "")
     else:
-        write_kernels(fams)
+        write_kernels(fams, "kernels_heldout.cu" if held else "kernels.cu")
 
 
 if __name__ == "__main__":

@@ -13,6 +13,12 @@
 - h200.csv: the same, one flat row per configuration, for reading.
 Run gen.py --families after it (the family files take sass.json's flops), then this again
 is not needed: the .jsonl does not depend on the family files' flops.
+
+    lab/2026-11-29-compute/reduce.py --heldout
+
+does the same for the held-out families (run 4): raw/run4_*, raw/ptxas_heldout.txt ->
+sass_heldout.csv, sass_heldout.json, h200_heldout.csv and
+tests/accuracy/corpus/h200_compute_heldout.jsonl (family files in compute_heldout/).
 """
 import csv
 import gzip
@@ -46,10 +52,10 @@ CLASSES = [
 INS = re.compile(r"^\s+/\*[0-9a-f]{4}\*/\s+(?:@!?U?P[0-9T]\s+)?([A-Z0-9_]+)((?:\.[A-Z0-9_]+)*)")
 
 
-def sass_counts():
+def sass_counts(path="run3_sass.txt.gz"):
     out, cur = {}, None
     # run 3's binary holds every kernel; the 19 of run 2 have the same SASS as in run 1's
-    with gzip.open(os.path.join(RAW, "run3_sass.txt.gz"), "rt") as fh:
+    with gzip.open(os.path.join(RAW, path), "rt") as fh:
         for line in fh:
             m = re.search(r"Function : (\S+)", line)
             if m:
@@ -121,11 +127,14 @@ def load_ncu(path, order_path):
 
 
 def main():
-    ptxas = read_ptxas(os.path.join(RAW, "ptxas.txt"))
-    sass = sass_counts()
-    # run 2 measured the first 14 families, run 3 (another lease, the same day) four more
+    held = "--heldout" in sys.argv[1:]
+    tag = "_heldout" if held else ""
+    ptxas = read_ptxas(os.path.join(RAW, f"ptxas{tag}.txt"))
+    sass = sass_counts("run4_sass.txt.gz" if held else "run3_sass.txt.gz")
+    # run 2 measured the first 14 families, run 3 (another lease, the same day) four more;
+    # run 4 the held-out families
     t1, t2, prof, run_of = [], {}, {}, {}
-    for run in ("run2", "run3"):
+    for run in (("run4",) if held else ("run2", "run3")):
         info = open(os.path.join(RAW, f"{run}_info.txt")).read()
         driver = re.search(r"NVIDIA H200, ([0-9.]+),", info).group(1)
         date = re.search(r"call_start_utc (\d{4}-\d\d-\d\d)", info).group(1)
@@ -144,7 +153,7 @@ def main():
         fam = r["family"]
         if fam not in fams:
             fams[fam] = json.load(open(os.path.join(ROOT, "tests", "accuracy", "corpus",
-                                                    "compute", fam + ".json")))
+                                                    "compute" + tag, fam + ".json")))
         d = fams[fam]["domain"]
         lups = d[0] * d[1] * d[2]
         key = (fam, tuple(r["block"]), tuple(r["folding"]))
@@ -225,15 +234,16 @@ def main():
                      "fma_pipe_pct": None if not p else c["pipe_active_pct"]["fma"],
                      "fp64_pipe_pct": None if not p else c["pipe_active_pct"]["fp64"],
                      "sm_clock_ghz": None if not p else c["sm_clock_ghz"]})
-    with open(os.path.join(ROOT, "tests", "accuracy", "corpus", "h200_compute.jsonl"), "w") as fh:
+    with open(os.path.join(ROOT, "tests", "accuracy", "corpus", f"h200_compute{tag}.jsonl"),
+              "w") as fh:
         for rec in lines:
             fh.write(json.dumps(rec) + "\n")
-    with open(os.path.join(HERE, "h200.csv"), "w", newline="") as fh:
+    with open(os.path.join(HERE, f"h200{tag}.csv"), "w", newline="") as fh:
         w = csv.DictWriter(fh, fieldnames=list(flat[0]), lineterminator="\n")
         w.writeheader()
         w.writerows(flat)
     cols = [c for c, _ in CLASSES] + ["uniform", "other", "total"]
-    with open(os.path.join(HERE, "sass.csv"), "w", newline="") as fh:
+    with open(os.path.join(HERE, f"sass{tag}.csv"), "w", newline="") as fh:
         w = csv.writer(fh, lineterminator="\n")
         w.writerow(["kernel", "registers", "stack", "spill_stores", "spill_loads"] + cols +
                    ["mufu_ops", "other_ops"])
@@ -245,10 +255,15 @@ def main():
     for k, v in sorted(flops_by_kernel.items()):
         sj[k] = {"flops_per_update": round(statistics.median(v), 3),
                  "flops_min": round(min(v), 3), "flops_max": round(max(v), 3)}
-    with open(os.path.join(HERE, "sass.json"), "w") as fh:
+    with open(os.path.join(HERE, f"sass{tag}.json"), "w") as fh:
         json.dump(sj, fh, indent=1, sort_keys=True)
         fh.write("\n")
     print(f"{len(lines)} configurations, {len(sass)} kernels", file=sys.stderr)
+    if held:
+        d = [abs(r["glups_repeat"] / r["glups"] - 1) for r in lines if "glups_repeat" in r]
+        print(f"second pass against the first: median |difference| "
+              f"{100 * statistics.median(d):.2f} %, largest {100 * max(d):.2f} %", file=sys.stderr)
+        return
     # four families of run 2 timed again in run 3 (another lease): how far apart
     first = {(r["family"], tuple(r["block"]), tuple(r["folding"])): r for r in t1}
     again = [json.loads(l) for l in open(os.path.join(RAW, "run3_x.jsonl"))]
