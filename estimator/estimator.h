@@ -87,9 +87,10 @@ void est_kernel_set_compute(est_kernel *k, double flops, double fp_instructions,
 
 /* Thread instructions executed per lattice update, by the pipe that runs them (docs/
  * model.md, "Instruction issue"): fp32 (FFMA, FADD, FMUL), fp64 (DFMA, DADD, DMUL),
- * special (MUFU: reciprocal, reciprocal square root, sine, cosine, base-2 exponential
- * and logarithm), integer (IMAD, IADD3, LOP3, shifts, compares) and other (everything
- * else the SM issues: loads, stores, moves, conversions, branches). */
+ * special (the XU pipe: MUFU's reciprocal, reciprocal square root, sine, cosine, base-2
+ * exponential and logarithm, and conversions), integer (the ALU pipe: IADD3, LOP3,
+ * shifts, compares, min/max, selects) and other (everything else the SM issues: IMAD,
+ * loads, stores, moves, branches). */
 typedef struct est_instructions {
     double fp32, fp64, special, integer, other;
 } est_instructions;
