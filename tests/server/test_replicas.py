@@ -320,7 +320,8 @@ def main():
               "SIGKILL r1: once down, r1 is sent nothing (%d then %d sessions)"
               % (r1_sessions, r1_sessions_later))
         check(not termed, "SIGTERM r2: no request fails (%d did)" % len(termed))
-        check(rc2 == 0, "SIGTERM r2: r2 drains and exits 0 (%s)" % rc2)
+        check(rc2 == 0, "SIGTERM r2: r2 drains and exits 0 (%s)%s" % (
+            rc2, "" if rc2 == 0 else "; its stderr ends:\n" + replicas[1].stderr()[-3000:]))
         check(down2 is not None, "SIGTERM r2: haproxy marks r2 down within %.0f s" % MARK_DOWN_S)
         check(not alone and len(load.between(t_alone, t_end)) > 0,
               "r3 alone: every request answered")
