@@ -340,20 +340,14 @@ static int parse_compute(const cJSON *kv, double *flops, double *fpi, int64_t *r
     return 0;
 }
 
-/* kernel.instructions into *mix, written to ck's "instructions"; *given 0 when absent.
- * 0, or -1 with err set. */
-static int parse_instructions(const cJSON *v, est_instructions *mix, int *given, jb *b,
-                              cJSON *ck, lr_error *err)
+/* kernel.instructions (present) into *mix. 0, or -1 with err set. */
+static int parse_instructions(const cJSON *v, est_instructions *mix, lr_error *err)
 {
-    *given = v != NULL;
-    if (!v)
-        return 0;
     if (jr_object(v, "kernel.instructions", err) ||
         jr_only_keys(v, "kernel.instructions", instruction_keys, err))
         return -1;
     double *slot[] = {&mix->fp32, &mix->fp64, &mix->special, &mix->integer, &mix->other};
     double total = 0;
-    cJSON *ci = jb_obj(b, ck, "instructions");
     for (int i = 0; instruction_keys[i]; i++) {
         char path[48];
         snprintf(path, sizeof path, "kernel.instructions.%s", instruction_keys[i]);
@@ -362,7 +356,6 @@ static int parse_instructions(const cJSON *v, est_instructions *mix, int *given,
         if (n && jr_num(n, path, 0, 1e6, slot[i], err))
             return -1;
         total += *slot[i];
-        jb_num(b, ci, instruction_keys[i], *slot[i]);
     }
     if (total <= 0)
         return lr_error_set(
@@ -373,7 +366,8 @@ static int parse_instructions(const cJSON *v, est_instructions *mix, int *given,
     return 0;
 }
 
-/* A mix counted from kernel.source, written to ck's "instructions" as if sent. */
+/* The instruction mix into ck's "instructions", whether sent or counted from the
+ * source: it is part of the kernel's identity. */
 static void canon_instructions(const est_instructions *mix, jb *b, cJSON *ck)
 {
     const double v[] = {mix->fp32, mix->fp64, mix->special, mix->integer, mix->other};
@@ -501,17 +495,18 @@ int lr_request_parse_kernel(const cJSON *kv, est_model model, lr_request *req, j
         parse_precision(kv, max_elem, &fp64, &restrict_, err))
         return -1;
     est_instructions mix;
-    int has_mix = 0, sent = jr_get(kv, "instructions") != NULL;
+    const cJSON *iv = jr_get(kv, "instructions");
+    int has_mix = iv != NULL;
+    if (iv && parse_instructions(iv, &mix, err))
+        return -1;
     /* compiled once the rest is known to be valid: compiling is the dear part; the
      * instructions counted in it only when none are sent */
     if (sv && lr_request_parse_source(sv, req, jr_get(kv, "registers") != NULL, &regs,
-                                      sent ? NULL : &mix, &has_mix, err))
+                                      iv ? NULL : &mix, iv ? NULL : &has_mix, err))
         return -1;
     est_kernel_set_compute(req->kernel, flops, fpi, fp64, (int)regs, shared);
     est_kernel_set_model(req->kernel, model, restrict_);
-    if (sent && parse_instructions(jr_get(kv, "instructions"), &mix, &has_mix, b, ck, err))
-        return -1;
-    if (!sent && has_mix)
+    if (has_mix)
         canon_instructions(&mix, b, ck);
     est_kernel_set_instructions(req->kernel, has_mix ? &mix : NULL);
     /* model and restrict change the instructions the estimator samples, so they are
