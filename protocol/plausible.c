@@ -413,14 +413,22 @@ static void thresholds_text(const lr_request *req, int threads, char *out, size_
                  drop - 1, drop, none);
 }
 
-/* kernel.instructions on a device that lacks a rate they need: that rate does not limit
- * them (v2.c), an assumption the user did not make. */
+/* kernel.instructions that do not count: under the published method, which has no
+ * issue limit, or on a device that lacks a rate they need (that rate does not limit
+ * them, v2.c). Assumptions the user did not make. */
 static void instruction_rates_note(jb *b, cJSON *arr, const lr_request *req)
 {
     est_instructions m;
     const est_device *d = &req->device;
     if (!est_kernel_instructions(req->kernel, &m))
         return;
+    if (est_kernel_model(req->kernel) == EST_MODEL_WARPSPEED) {
+        add_warning(b, arr, "instructions_not_used", "kernel.instructions",
+                    "the published method (\"model\": \"warpspeed\") limits arithmetic by "
+                    "fp_instructions alone, so kernel.instructions is not used; model v2 (the "
+                    "default) limits the kernel by its instruction issue");
+        return;
+    }
     const char *missing = d->issue_lanes <= 0                      ? "issue_lanes"
                           : m.special > 0 && d->special_lanes <= 0 ? "special_lanes"
                           : m.integer > 0 && d->integer_lanes <= 0 ? "integer_lanes"

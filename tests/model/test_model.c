@@ -1050,6 +1050,16 @@ static void v2_instruction_issue(void)
                       "instruction_rate_unknown") == 0);
     CHECK_NEAR(num(o, "performance", "flops"), 132 * 1.98 * 128 / 100.0, 1e-4, 0);
     cJSON_Delete(o);
+    /* the published method has no issue limit: the mix is not used, and the answer says so */
+    snprintf(body, sizeof body, fmt, mixes[0]);
+    char *last = strrchr(body, '}');
+    snprintf(last, sizeof body - (size_t)(last - body), ",\"model\":\"warpspeed\"}");
+    o = estimate_text(body);
+    w = cJSON_GetArrayItem(cJSON_GetObjectItem(o, "warnings"), 0);
+    CHECK(w && strcmp(cJSON_GetStringValue(cJSON_GetObjectItem(w, "code")),
+                      "instructions_not_used") == 0);
+    CHECK_NEAR(num(o, "performance", "flops"), 132 * 1.98 * 128 / 100.0, 1e-4, 0);
+    cJSON_Delete(o);
 }
 
 static void direct_call_with_a_zero_domain(void)
