@@ -168,7 +168,7 @@ static void trace(gather_run *g, const inst_walk *iw, int64_t w, int64_t first, 
     double sec = (double)(1 << g->sec_shift), scale = sec * (double)(1ll << g->sample_shift);
     int64_t B = g->B, tx = first % B, bx = first / B;
     /* the chance of each earlier wave's sectors being gone, once per call rather than
-     * once per access (an exp and a pow each: a third of a 16 M-cell mesh's estimate) */
+     * once per access (an exp and a pow each) */
     for (int64_t v = 0; v < w; v++)
         g->gone[v] = evicted(g, g->start[w] - g->start[v]);
     for (int64_t x = first; x < end; x++) {
