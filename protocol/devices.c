@@ -181,12 +181,13 @@ static const char *const provenance_names[] = {"borrowed", "derived", "measured"
 /* What each provenance means for a prediction, indexed by est_provenance: the sentence
  * answers carry (docs/accuracy.md, "What each device rests on"). */
 static const char *const provenance_meanings[] = {
-    "the model-v2 parameters and the rank precision are the H100's (H100-SXM5-80GB), not "
-    "this GPU's: rankings may be off by more than the rank precision; calibrate the GPU "
-    "(docs/calibration.md)",
+    "the model-v2 parameters are the H100's (H100-SXM5-80GB), not this GPU's, and the rank "
+    "precision is that of a GPU predicted with parameters not fitted on it: rankings may be "
+    "off by more; calibrate the GPU (docs/calibration.md)",
     "some model-v2 parameters are derived for this GPU from publications (its sources say "
-    "which), the others and the rank precision are the H100's; no timing of this GPU "
-    "checked them: measure the top configurations (measure.top) or calibrate the GPU",
+    "which), the others are the H100's, and the rank precision is that of a GPU predicted "
+    "with parameters not fitted on it; no timing of this GPU checked them: measure the top "
+    "configurations (measure.top) or calibrate the GPU",
     "the model-v2 parameters were fitted to timings of this GPU; the rank precision is the "
     "measured one where the device's sources say so"};
 

@@ -107,14 +107,18 @@ static int block_tied(const cJSON *r, int x, int y, int z)
 }
 
 /* Ernst et al. Sect. 5.8 on the A100-SXM4-40GB: (64,4,4) folded 2 in z is the fastest
- * measured configuration, at 53 GLup/s. Predicted 54.7 (model 2026.11-25). */
-static void a100_fastest_configuration_is_predicted_within_ten_percent(void)
+ * measured configuration, at 53 GLup/s; the paper's predicted best, (16,2,32) folded 2 in z,
+ * runs at 50.7, and the paper calls such blocks L2-bound. Model 2026.11-26 with the A100's
+ * derived L2 rates (its sources: gpu-benches' L2 bandwidths): 54.3 and 52.6 (with the H100's
+ * rates 54.7 and 64.7, +27.5 %). */
+static void a100_published_timings_are_predicted_within_ten_percent(void)
 {
     cJSON *r = ernst_ranking("A100-SXM4-40GB", "");
     CHECK(r != NULL);
     CHECK_INT(cJSON_GetArraySize(cJSON_GetObjectItemCaseSensitive(r, "results")), 168);
-    static const int b[3] = {64, 4, 4}, f[3] = {1, 1, 2};
-    CHECK_NEAR(predicted(r, b, f), 53.0, PUBLISHED_TOL, 0);
+    static const int fastest[3] = {64, 4, 4}, pick[3] = {16, 2, 32}, z2[3] = {1, 1, 2};
+    CHECK_NEAR(predicted(r, fastest, z2), 53.0, PUBLISHED_TOL, 0);
+    CHECK_NEAR(predicted(r, pick, z2), 50.7, PUBLISHED_TOL, 0);
     cJSON_Delete(r);
 }
 
@@ -197,7 +201,7 @@ int main(int argc, char **argv)
         fprintf(stderr, "cannot start: %s\n", err.message);
         return 1;
     }
-    a100_fastest_configuration_is_predicted_within_ten_percent();
+    a100_published_timings_are_predicted_within_ten_percent();
     v100_deep_block_over_the_cube_is_the_measured_ratio();
     v100_published_best_block_is_in_the_tie_group();
     k20_z_blocked_read_only_cache_volume_is_su_et_al_s();

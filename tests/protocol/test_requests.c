@@ -964,9 +964,10 @@ static void provenance_of(lr_worker *w, const char *device, char *out, size_t si
 }
 
 /* Issue 44, item 2: every answer says what its device's figures rest on. The built-ins
- * measured on their GPU (H100, H200) say "measured" with their corpus' precision, the
- * others "borrowed" with the H100's; a built-in with overrides keeps its base's, a full
- * description without one borrows, and one that states its provenance keeps it. */
+ * measured on their GPU (H100, H200) say "measured" with their corpus' precision, the A100s
+ * "derived" and the others "borrowed", both with an uncalibrated GPU's 0.08; a built-in with
+ * overrides keeps its base's, a full description without one borrows, and one that states
+ * its provenance keeps it. */
 static void answers_carry_the_device_provenance(lr_api *api, lr_worker *w)
 {
     char got[128];
@@ -975,19 +976,19 @@ static void answers_carry_the_device_provenance(lr_api *api, lr_worker *w)
     provenance_of(w, "\"H200-SXM-141GB\"", got, sizeof got);
     CHECK_STR(got, "measured 0.059");
     provenance_of(w, "\"A100-SXM4-40GB\"", got, sizeof got);
-    CHECK_STR(got, "borrowed 0.0668");
+    CHECK_STR(got, "derived 0.08");
     provenance_of(w, "\"K20m\"", got, sizeof got);
-    CHECK_STR(got, "borrowed 0.0668");
+    CHECK_STR(got, "borrowed 0.08");
     provenance_of(w, "{\"base\":\"H200-SXM-141GB\",\"dram_bw_gbs\":4000}", got, sizeof got);
     CHECK_STR(got, "measured 0.059");
     provenance_of(w, "{\"base\":\"V100-PCIe-32GB\",\"provenance\":\"derived\"}", got,
                   sizeof got);
-    CHECK_STR(got, "derived 0.0668");
+    CHECK_STR(got, "derived 0.08");
     /* the same figures under another provenance are another answer, not a cache hit of
      * the first (the canonical request carries it) */
     provenance_of(w, "{\"base\":\"V100-PCIe-32GB\",\"provenance\":\"measured\"}", got,
                   sizeof got);
-    CHECK_STR(got, "measured 0.0668");
+    CHECK_STR(got, "measured 0.08");
     /* a full description: GET /v1/devices/K20m's form without its provenance */
     cJSON *k20 = NULL;
     lr_error err;

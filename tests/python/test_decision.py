@@ -134,8 +134,8 @@ class Cases:
         self.assertIn(rec.rank, [c.rank for c in d.tie_group])
         self.assertTrue(same_config(rec, r.results[rec.rank - 1]))
         self.assertEqual(rec.block[0] % 32, 0)
-        self.assertIn("one of %d configurations predicted within 6.7 %% of the best"
-                      % len(d.tie_group), rec.reason)
+        self.assertIn("one of %d configurations predicted within %.1f %% of the best"
+                      % (len(d.tie_group), 100 * d.precision), rec.reason)
         self.assertNotIn("\n", rec.reason)
         self.assertIsNone(d.baseline)  # no search.baseline
         self.assertIsNone(d.note)

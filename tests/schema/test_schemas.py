@@ -299,7 +299,8 @@ def check_sources_cover_every_figure(dev):
     """Issue 44, item 1: a built-in device says where each of its figures comes from.
     Its "sources" keys (figure names, comma-separated where several share a sentence)
     name every figure of "units", "fits", "l1_model" and "provenance" exactly once, and
-    nothing else; a model-v2 figure of a device not measured says whose it borrows."""
+    nothing else; a model-v2 figure of a device not measured says whose it borrows, or,
+    on a derived device, from what it is derived."""
     named = {}
     for key in dev.get("sources", {}):
         for fig in key.split(","):
@@ -312,9 +313,12 @@ def check_sources_cover_every_figure(dev):
     check(all(n == 1 for n in named.values()),
           "%s: each figure in one source" % dev["name"])
     if dev["provenance"] != "measured":
-        text = " ".join(v for k, v in dev["sources"].items() if "latency_ns" in k.split(","))
-        check("borrowed from H100-SXM5-80GB" in text,
-              "%s: its model-v2 figures say whose they borrow" % dev["name"])
+        for fig in ("latency_ns", "limit_sharpness"):
+            text = " ".join(v for k, v in dev["sources"].items() if fig in k.split(","))
+            check("borrowed from H100-SXM5-80GB" in text or
+                  (dev["provenance"] == "derived" and text.startswith("derived: ")),
+                  "%s: its model-v2 figure %s says whose it borrows or how it is derived" %
+                  (dev["name"], fig))
 
 def check_arrays(d, schemas, root):
     """PUT /v1/arrays/{sha256} (issue 45): the answer, a new array's and a stored one's,
