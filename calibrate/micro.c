@@ -355,16 +355,20 @@ static const struct rate_bench {
     {"issue", "lr_rate_issue", 8 * 16, 2048},
 };
 
-/* Instructions per cycle per SM of each class: 2 blocks of 1024 threads per SM (both
- * resident: the kernels take at most 32 registers), each thread running independent
- * chains of the class's instructions; the cycles are the SM's own (clock64 over the
- * block, the median over blocks), so the rate is per cycle at the clock under this
- * load, which the record keeps too (ns over the same span). */
+/* Instructions per cycle per SM of each class: as many threads as an SM holds, in 2
+ * blocks per SM (both resident: the kernels take at most 32 registers), each thread
+ * running independent chains of the class's instructions; the cycles are the SM's own
+ * (clock64 over the block, the median over blocks), so the rate is per cycle at the
+ * clock under this load, which the record keeps too (ns over the same span). */
 static int rates(bench *b, cJSON *out, lr_error *err)
 {
     step(b, "instruction rates (fp32, fp64, special functions, integer, issue)");
     cJSON *arr = cJSON_AddArrayToObject(out, "rates");
     unsigned grid = 2 * (unsigned)b->gpu.sm_count;
+    /* 2048 on compute capability 7.0, 8.0 and 9.0, 1536 on 8.6 and 8.9, 1024 on 7.5 */
+    int tps = b->gpu.max_threads_per_sm >= 64 && b->gpu.max_threads_per_sm <= 2 * FULL_BLOCK
+                  ? b->gpu.max_threads_per_sm
+                  : 2 * FULL_BLOCK;
     float kf = 0.999f, kspecial = 1.1f;
     double kd = 0.999;
     unsigned ki = 0x9E3779B9u;
@@ -383,13 +387,13 @@ static int rates(bench *b, cJSON *out, lr_error *err)
                                                     : args_f;
         double ms, cyc, ns;
         if (cg_bench_load(b->bn, cal_micro_files[0].text, rb->entry, err) ||
-            time_kernel(b, grid, FULL_BLOCK, args, &ms, err) ||
+            time_kernel(b, grid, (unsigned)tps / 2, args, &ms, err) ||
             block_clocks(b, grid, &cyc, &ns, err))
             return -1;
         cJSON *r = add_row(arr);
         cJSON_AddStringToObject(r, "class", rb->cls);
         cJSON_AddStringToObject(r, "kernel", rb->entry);
-        cJSON_AddNumberToObject(r, "threads_per_sm", 2.0 * FULL_BLOCK);
+        cJSON_AddNumberToObject(r, "threads_per_sm", tps);
         cJSON_AddNumberToObject(r, "ops_per_thread", (double)rb->per_iter * iters);
         cJSON_AddNumberToObject(r, "cycles", cyc);
         cJSON_AddNumberToObject(r, "ns", ns);

@@ -92,10 +92,10 @@ int cal_rates_analyse(const cJSON *micro, cal_rates *out, cal_text *t, lr_error 
             return -1;
     if (!t)
         return 0;
-    cal_say(t,
-            "\nInstruction rates (2048 threads per SM of independent chains; per cycle of the "
-            "SM clock under each load,\nclock64 over each block, the median over blocks):\n"
-            "  class    kernel                         results/cycle/SM  clock GHz  written\n");
+    cal_say(
+        t, "\nInstruction rates (independent chains, all the threads an SM holds; per cycle of "
+           "the SM clock under each load,\nclock64 over each block, the median over blocks):\n"
+           "  class    kernel                         results/cycle/SM  clock GHz  written\n");
     for (c = 0; c < CAL_RATE_CLASSES; c++)
         if (out->per_cycle[c] > 0)
             cal_say(t, "  %-8s %-30s %16.1f %10.3f  %s %d\n", class_name[c], how[c],
@@ -119,13 +119,14 @@ void cal_rates_source(const cal_rates *r, const char *who, char *key, size_t key
                       size_t size)
 {
     *key = 0;
-    int n = snprintf(s, size,
-                     "measured by launchrank calibrate on %s (docs/calibration.md, "
-                     "\"Instruction rates\"): results per cycle per SM of independent "
-                     "instruction chains, 2048 threads per SM, divided by the SM's own cycles "
-                     "(clock64) under that load; the nearest power of two when within %.0f %% "
-                     "of it:",
-                     who, CAL_RATE_SNAP * 100);
+    int n =
+        snprintf(s, size,
+                 "measured by launchrank calibrate on %s (docs/calibration.md, "
+                 "\"Instruction rates\"): results per cycle per SM of independent "
+                 "instruction chains, all the threads an SM holds, over the SM's own cycles "
+                 "(clock64) under that load; the nearest power of two when within %.0f %% "
+                 "of it:",
+                 who, CAL_RATE_SNAP * 100);
     for (int c = 0; c < CAL_RATE_CLASSES; c++) {
         if (!(r->per_cycle[c] > 0))
             continue;
