@@ -15,6 +15,7 @@
 #include "fit.h"
 #include "micro.h"
 #include "overhead.h"
+#include "rates.h"
 #include "request.h"
 
 /* calibrate/meson.build embeds these corpus families (tests/accuracy/corpus/families/): the
@@ -450,6 +451,7 @@ typedef struct cal_sources {
     int n;                          /* timed configurations */
     double before, after;           /* the fit's objective */
     const cal_micro_figures *micro; /* NULL without microbenchmarks */
+    const cal_rates *rates;         /* NULL without measured instruction rates */
     const cal_overhead *overhead;   /* NULL when the record has no size scans */
     const char *base;               /* the built-in device of the other figures */
 } cal_sources;
@@ -517,6 +519,11 @@ static void add_sources(cJSON *src, const cal_sources *cs)
         micro_source(s, sizeof s, cs->who, cs->micro);
         cJSON_AddStringToObject(src, "microbenchmarks", s);
     }
+    if (cs->rates) {
+        char key[128];
+        cal_rates_source(cs->rates, cs->who, key, sizeof key, s, sizeof s);
+        cJSON_AddStringToObject(src, key, s);
+    }
     if (cs->overhead) {
         snprintf(s, sizeof s,
                  "launchrank calibrate on %s: the median, over %d size scans of three "
@@ -573,6 +580,20 @@ static est_device start_device(const est_device *b, const cJSON *gpu, const char
     return dev;
 }
 
+/* The microbenchmarks of the record (micro may be NULL): their tables into t, their
+ * figures into mf, and the instruction rates, the one figure of theirs the model takes,
+ * into rt and dev. 0, or -1 with err. */
+static int analyse_micro(const cJSON *micro, const cJSON *gpu, est_device *dev,
+                         cal_micro_figures *mf, cal_rates *rt, cal_text *t, lr_error *err)
+{
+    if ((micro &&
+         cal_micro_analyse(micro, dev->sm_count, gpu_num(gpu, "l2_bytes"), mf, t, err)) ||
+        cal_rates_analyse(micro, rt, t, err))
+        return -1;
+    cal_rates_apply(rt, dev);
+    return 0;
+}
+
 cJSON *cal_analyse(const lr_devices *devs, const cJSON *raw, const char *base, const char *name,
                    char **report, lr_error *err)
 {
@@ -620,14 +641,18 @@ cJSON *cal_analyse(const lr_devices *devs, const cJSON *raw, const char *base, c
     cal_say(&t, "attainable bandwidths: DRAM %.0f GB/s, L2 %.0f GB/s\n", dev.dram_bw_gbs,
             dev.l2_bw_gbs);
     cal_micro_figures mf;
+    cal_rates rt;
     const cJSON *micro = cJSON_GetObjectItem(raw, "micro");
-    if (micro && cal_micro_analyse(micro, dev.sm_count, gpu_num(gpu, "l2_bytes"), &mf, &t, err))
+    if (analyse_micro(micro, gpu, &dev, &mf, &rt, &t, err))
         goto done;
     cal_overhead ov;
     int scanned = set_overhead(raw, &dev, &ov, &t, err);
     if (scanned < 0)
         goto done;
-    cal_sources cs = {.n = n, .micro = micro ? &mf : NULL, .overhead = scanned ? &ov : NULL,
+    cal_sources cs = {.n = n,
+                      .micro = micro ? &mf : NULL,
+                      .rates = rt.measured ? &rt : NULL,
+                      .overhead = scanned ? &ov : NULL,
                       .base = b->name};
     snprintf(cs.who, sizeof cs.who, "%s, CUDA driver %d.%d, %s", gname, drv / 1000,
              drv % 1000 / 10, date);

@@ -50,7 +50,7 @@ static void step(bench *b, const char *what)
 int cal_micro_steps(int quick)
 {
     (void)quick;
-    return 5;
+    return 6;
 }
 
 /* Median of the timed runs after one warm-up run. */
@@ -340,6 +340,71 @@ static int clocks(bench *b, uint64_t dram, cJSON *out, lr_error *err)
     return 0;
 }
 
+/* The instruction-rate benchmarks (micro_kernels.cu, "instruction rates"): the class
+ * each measures, its kernel, the class's instructions per thread per loop iteration
+ * (the kernel's chains times its steps: change both together) and the iterations that
+ * take about 2 ms on an H100 at the CUDA programming guide's rates. */
+static const struct rate_bench {
+    const char *cls, *entry;
+    int per_iter, iters;
+} rate_benches[] = {
+    {"fp32", "lr_rate_fp32", 8 * 16, 2048},
+    {"fp64", "lr_rate_fp64", 8 * 16, 1024},
+    {"special", "lr_rate_special", 8 * 4 * 2, 512},
+    {"integer", "lr_rate_integer", 8 * 16 * 2, 512},
+    {"issue", "lr_rate_issue", 8 * 16, 2048},
+};
+
+/* Instructions per cycle per SM of each class: as many threads as an SM holds, in 2
+ * blocks per SM (both resident: the kernels take at most 32 registers), each thread
+ * running independent chains of the class's instructions; the cycles are the SM's own
+ * (clock64 over the block, the median over blocks), so the rate is per cycle at the
+ * clock under this load, which the record keeps too (ns over the same span). */
+static int rates(bench *b, cJSON *out, lr_error *err)
+{
+    step(b, "instruction rates (fp32, fp64, special functions, integer, issue)");
+    cJSON *arr = cJSON_AddArrayToObject(out, "rates");
+    unsigned grid = 2 * (unsigned)b->gpu.sm_count;
+    /* 2048 on compute capability 7.0, 8.0 and 9.0, 1536 on 8.6 and 8.9, 1024 on 7.5 */
+    int tps = b->gpu.max_threads_per_sm >= 64 && b->gpu.max_threads_per_sm <= 2 * FULL_BLOCK
+                  ? b->gpu.max_threads_per_sm
+                  : 2 * FULL_BLOCK;
+    float kf = 0.999f, kspecial = 1.1f;
+    double kd = 0.999;
+    unsigned ki = 0x9E3779B9u;
+    for (size_t i = 0; i < sizeof rate_benches / sizeof *rate_benches; i++) {
+        const struct rate_bench *rb = &rate_benches[i];
+        /* --quick too: the whole step takes about 60 ms, and a quarter of it (0.5 ms a
+         * kernel) read FFMA 4 % above its peak on an H200, the median block having run
+         * alone on its SM for a larger share of its time */
+        int iters = rb->iters;
+        void *args_f[] = {&iters, &kf, &b->out, &b->times};
+        void *args_d[] = {&iters, &kd, &b->out, &b->times};
+        void *args_s[] = {&iters, &kspecial, &b->out, &b->times};
+        void *args_i[] = {&iters, &ki, &b->out, &b->times};
+        void *args_m[] = {&iters, &kf, &ki, &b->out, &b->times};
+        void **args = !strcmp(rb->cls, "fp64")      ? args_d
+                      : !strcmp(rb->cls, "special") ? args_s
+                      : !strcmp(rb->cls, "integer") ? args_i
+                      : !strcmp(rb->cls, "issue")   ? args_m
+                                                    : args_f;
+        double ms, cyc, ns;
+        if (cg_bench_load(b->bn, cal_micro_files[0].text, rb->entry, err) ||
+            time_kernel(b, grid, (unsigned)tps / 2, args, &ms, err) ||
+            block_clocks(b, grid, &cyc, &ns, err))
+            return -1;
+        cJSON *r = add_row(arr);
+        cJSON_AddStringToObject(r, "class", rb->cls);
+        cJSON_AddStringToObject(r, "kernel", rb->entry);
+        cJSON_AddNumberToObject(r, "threads_per_sm", tps);
+        cJSON_AddNumberToObject(r, "ops_per_thread", (double)rb->per_iter * iters);
+        cJSON_AddNumberToObject(r, "cycles", cyc);
+        cJSON_AddNumberToObject(r, "ns", ns);
+        cJSON_AddNumberToObject(r, "ms", ms);
+    }
+    return 0;
+}
+
 cJSON *cal_micro_measure(const cg_measure_opts *opts, int quick,
                          void (*progress)(void *ctx, const char *step), void *ctx,
                          lr_error *err)
@@ -363,7 +428,8 @@ cJSON *cal_micro_measure(const cg_measure_opts *opts, int quick,
              cg_bench_fill(b.bn, dram, 0, DRAM_BUFFER, err);
     if (!rc)
         rc = l2_sweep(&b, out, err) || dram_sweep(&b, dram, out, err) ||
-             latencies(&b, out, err) || l1_rates(&b, out, err) || clocks(&b, dram, out, err);
+             latencies(&b, out, err) || l1_rates(&b, out, err) || clocks(&b, dram, out, err) ||
+             rates(&b, out, err);
     cg_bench_close(b.bn);
     if (rc) {
         cJSON_Delete(out);

@@ -127,3 +127,124 @@ extern "C" __global__ void lr_fma(int iters, float *out, u64 *times)
     if (a + b + c + d == 1.25f) out[blockIdx.x * blockDim.x + threadIdx.x] = a;
     CLOCK_END(times)
 }
+
+// ---- instruction rates (micro.c, "rates") ----
+// Each thread runs RATE_CHAINS independent dependency chains (the GPU's latency hidden
+// by them and by 64 warps per SM); RATE_REP steps of every chain per loop iteration, so
+// the loop's own instructions (a counter, a compare, a branch) are 2-3 % of the body.
+// The per-iteration counts micro.c divides by (rate_bench) are these: change both.
+// __launch_bounds__(1024, 2): at most 32 registers, so that the two blocks per SM
+// micro.c launches are both resident and the per-block clocks span the same cycles.
+#define RATE_REP16(X) X X X X X X X X X X X X X X X X
+#define RATE_REP4(X) X X X X
+
+// fp32: 8 FFMA chains, 16 steps: 128 FFMA per iteration. k is a run-time value: the
+// compiler cannot fold the chains (fma is not reassociated without fast math).
+extern "C" __global__ void __launch_bounds__(1024, 2)
+lr_rate_fp32(int iters, float k, float *out, u64 *times)
+{
+    CLOCK_BEGIN
+    float a0 = threadIdx.x * 1e-3f, a1 = a0 + 1, a2 = a0 + 2, a3 = a0 + 3, a4 = a0 + 4,
+          a5 = a0 + 5, a6 = a0 + 6, a7 = a0 + 7;
+    for (int it = 0; it < iters; it++) {
+        RATE_REP16(a0 = fmaf(a0, k, k); a1 = fmaf(a1, k, k); a2 = fmaf(a2, k, k);
+                   a3 = fmaf(a3, k, k); a4 = fmaf(a4, k, k); a5 = fmaf(a5, k, k);
+                   a6 = fmaf(a6, k, k); a7 = fmaf(a7, k, k);)
+    }
+    if (a0 + a1 + a2 + a3 + a4 + a5 + a6 + a7 == 1.25f)
+        out[blockIdx.x * blockDim.x + threadIdx.x] = a0;
+    CLOCK_END(times)
+}
+
+// fp64: 8 DFMA chains, 16 steps: 128 DFMA per iteration.
+extern "C" __global__ void __launch_bounds__(1024, 2)
+lr_rate_fp64(int iters, double k, float *out, u64 *times)
+{
+    CLOCK_BEGIN
+    double a0 = threadIdx.x * 1e-3, a1 = a0 + 1, a2 = a0 + 2, a3 = a0 + 3, a4 = a0 + 4,
+           a5 = a0 + 5, a6 = a0 + 6, a7 = a0 + 7;
+    for (int it = 0; it < iters; it++) {
+        RATE_REP16(a0 = fma(a0, k, k); a1 = fma(a1, k, k); a2 = fma(a2, k, k);
+                   a3 = fma(a3, k, k); a4 = fma(a4, k, k); a5 = fma(a5, k, k);
+                   a6 = fma(a6, k, k); a7 = fma(a7, k, k);)
+    }
+    if (a0 + a1 + a2 + a3 + a4 + a5 + a6 + a7 == 1.25)
+        out[blockIdx.x * blockDim.x + threadIdx.x] = (float)a0;
+    CLOCK_END(times)
+}
+
+// special functions: each step of each of 8 chains is a reciprocal square root and a
+// base-2 exponential (ex2.approx.ftz and rsqrt.approx.ftz: one MUFU instruction each,
+// no range reduction around them); the values stay in [0.5, 3]. 4 steps: 64 MUFU per
+// iteration.
+__device__ __forceinline__ float rate_mufu(float x)
+{
+    float y;
+    asm("rsqrt.approx.ftz.f32 %0, %1;" : "=f"(y) : "f"(x));
+    asm("ex2.approx.ftz.f32 %0, %1;" : "=f"(x) : "f"(y));
+    return x;
+}
+
+extern "C" __global__ void __launch_bounds__(1024, 2)
+lr_rate_special(int iters, float k, float *out, u64 *times)
+{
+    CLOCK_BEGIN
+    float a0 = k + threadIdx.x * 1e-6f, a1 = a0 + 0.1f, a2 = a0 + 0.2f, a3 = a0 + 0.3f,
+          a4 = a0 + 0.4f, a5 = a0 + 0.5f, a6 = a0 + 0.6f, a7 = a0 + 0.7f;
+    for (int it = 0; it < iters; it++) {
+        RATE_REP4(a0 = rate_mufu(a0); a1 = rate_mufu(a1); a2 = rate_mufu(a2);
+                  a3 = rate_mufu(a3); a4 = rate_mufu(a4); a5 = rate_mufu(a5);
+                  a6 = rate_mufu(a6); a7 = rate_mufu(a7);)
+    }
+    if (a0 + a1 + a2 + a3 + a4 + a5 + a6 + a7 == 1.25f)
+        out[blockIdx.x * blockDim.x + threadIdx.x] = a0;
+    CLOCK_END(times)
+}
+
+// 32-bit integer: each step of each of 8 chains rotates by one bit (a funnel shift,
+// SHF) and XORs a run-time value (LOP3). Neither is an IMAD, which runs on the FMA
+// pipe, and the pair cannot merge into one instruction (a plain add can become IMAD.IADD;
+// two logic operations in a row merge into one LOP3). 16 steps: 256 per iteration.
+__device__ __forceinline__ unsigned rate_alu(unsigned x, unsigned k)
+{
+    unsigned y;
+    asm("shf.l.wrap.b32 %0, %1, %1, 1;" : "=r"(y) : "r"(x));
+    return y ^ k;
+}
+
+extern "C" __global__ void __launch_bounds__(1024, 2)
+lr_rate_integer(int iters, unsigned k, float *out, u64 *times)
+{
+    CLOCK_BEGIN
+    unsigned a0 = threadIdx.x, a1 = a0 + 1, a2 = a0 + 2, a3 = a0 + 3, a4 = a0 + 4, a5 = a0 + 5,
+             a6 = a0 + 6, a7 = a0 + 7;
+    for (int it = 0; it < iters; it++) {
+        RATE_REP16(a0 = rate_alu(a0, k); a1 = rate_alu(a1, k); a2 = rate_alu(a2, k);
+                   a3 = rate_alu(a3, k); a4 = rate_alu(a4, k); a5 = rate_alu(a5, k);
+                   a6 = rate_alu(a6, k); a7 = rate_alu(a7, k);)
+    }
+    if ((a0 ^ a1 ^ a2 ^ a3 ^ a4 ^ a5 ^ a6 ^ a7) == 0x12345u)
+        out[blockIdx.x * blockDim.x + threadIdx.x] = (float)a0;
+    CLOCK_END(times)
+}
+
+// Issue: a mix no single pipe limits, 6 FFMA chains and one integer chain (SHF, LOP3):
+// 8 instructions a step, 6 of them on the FMA pipe (3/4 of its rate at full issue) and 2
+// on the integer pipe (1/4 of issue, half its rate on GPUs of 64 integer lanes). 16
+// steps: 128 instructions per iteration.
+extern "C" __global__ void __launch_bounds__(1024, 2)
+lr_rate_issue(int iters, float k, unsigned m, float *out, u64 *times)
+{
+    CLOCK_BEGIN
+    float a0 = threadIdx.x * 1e-3f, a1 = a0 + 1, a2 = a0 + 2, a3 = a0 + 3, a4 = a0 + 4,
+          a5 = a0 + 5;
+    unsigned b = threadIdx.x;
+    for (int it = 0; it < iters; it++) {
+        RATE_REP16(a0 = fmaf(a0, k, k); a1 = fmaf(a1, k, k); a2 = fmaf(a2, k, k);
+                   b = rate_alu(b, m); a3 = fmaf(a3, k, k); a4 = fmaf(a4, k, k);
+                   a5 = fmaf(a5, k, k);)
+    }
+    if (a0 + a1 + a2 + a3 + a4 + a5 == 1.25f || b == 0x12345u)
+        out[blockIdx.x * blockDim.x + threadIdx.x] = a0;
+    CLOCK_END(times)
+}

@@ -34,7 +34,8 @@ static const lr_opt cal_base = {
     .arg = "DEVICE",
     .def = "H100-SXM5-80GB",
     .help = "built-in device whose figures are not measured (L1 geometry, line and "
-            "sector sizes, capacity-miss fits)",
+            "sector sizes, capacity-miss fits; the instruction rates of a record that "
+            "lacks them)",
     .kind = LR_OPT_TEXT,
     .offset = offsetof(cli_opts, base)};
 static const lr_opt cal_quick = {.name = "--quick",
@@ -70,7 +71,10 @@ static const lr_opt_cmd calibrate_cmd = {
         "     and fits the " CLI_FIT_PARAMS_TEXT " of\n"
         "     docs/model.md to the timings, sweeping them until a sweep changes none;\n"
         "  -  times size scans (three kernels at 6 to 8 domain sizes, 52 launches) for\n"
-        "     the fixed time of a launch, the device's launch overhead.\n"
+        "     the fixed time of a launch, the device's launch overhead;\n"
+        "  -  measures the instruction rates (fp32, fp64, special-function and integer\n"
+        "     results and instructions issued, per cycle per SM) with chains of\n"
+        "     independent instructions.\n"
         "A summary (bandwidths, how well the fitted model ranks each kernel before and\n"
         "after) goes to standard error. Takes about a minute on an H100 (--quick:\n"
         "about 30 s). Use the result as a request's \"device\" object (its \"sources\"\n"

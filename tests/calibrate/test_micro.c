@@ -180,7 +180,7 @@ static int on_gpu(void)
 /* ---- how often each microbenchmark runs, on a fake GPU ---- */
 
 #define COUNT_STEPS 8
-#define COUNT_KERNELS 16
+#define COUNT_KERNELS 24
 
 /* A GPU that runs nothing (cudagen_int.h's backend) and counts the launches of each
  * kernel entry during each step of cal_micro_measure (the progress callback says
@@ -317,6 +317,15 @@ static void counted_runs(void)
     /* The sweeps still time each point: a warm-up and the median of five runs, for each
      * of the 6 thread counts per SM with 4 loads in flight per thread. */
     CHECK_INT(launches("DRAM bandwidth against bytes in flight", "lr_stream4"), 6 * 6);
+    /* Each instruction-rate kernel is timed as the sweeps are: a warm-up and five runs,
+     * the per-block clocks of the last one. */
+    static const char *const rate_kernels[] = {
+        "lr_rate_fp32", "lr_rate_fp64", "lr_rate_special", "lr_rate_integer", "lr_rate_issue"};
+    for (int i = 0; i < 5; i++)
+        CHECK_INT(launches("instruction rates (fp32, fp64, special functions, integer, issue)",
+                           rate_kernels[i]),
+                  6);
+    CHECK_INT(cJSON_GetArraySize(cJSON_GetObjectItem(m, "rates")), 5);
     cJSON_Delete(m);
 }
 

@@ -932,6 +932,24 @@ case_calibrate() {
             sed -n "s/.*\"$k\":\([^,}]*\).*/\1/p")
         [ -n "$a" ] && [ "$a" = "$b" ] || fail "$k: calibrate gives '$a', the built-in has '$b'"
     done
+    # issue 43, item 3: a record with the instruction rates (H200, 2026-11-29) sets them,
+    # whatever the base gives (the A100's fp32 and fp64 lanes are half the H200's), and
+    # says how in sources; one without them keeps the base's (the H100-cal run above)
+    run calibrate --from-raw "$DATA/../../data/calibration/h200_rates_raw.json" --name H200-rates \
+        --base A100-SXM4-40GB
+    expect_rc 0
+    expect_in out '"fp32_lanes":	128'
+    expect_in out '"fp64_lanes":	64'
+    expect_in out '"special_lanes":	16'
+    expect_in out '"integer_lanes":	64'
+    expect_in out '"issue_lanes":	128'
+    expect_in out '"fp32_lanes,fp64_lanes,special_lanes,integer_lanes,issue_lanes":	"measured by launchrank calibrate on NVIDIA H200, CUDA driver 13.0, 2026-11-29'
+    expect_in err "fp64     DFMA chains                                63.8      1.980  fp64_lanes 64"
+    run calibrate --from-raw "$DATA/../../data/calibration/h100_raw.json" --name H100-cal \
+        --base A100-SXM4-40GB
+    expect_rc 0
+    expect_in out '"fp32_lanes":	64'
+    expect_not_in out 'measured by launchrank calibrate on NVIDIA H100, CUDA driver 13.0, 2026-11-22 (docs'
     # a broken record names what is wrong
     printf '{"format":"launchrank-calibration-raw-1","date":"x","gpu":{"name":"G"},"runs":[{"family":"nope","block":[1,1,1],"folding":[1,1,1],"glups":1}]}' > bad.json
     run calibrate --from-raw bad.json
