@@ -163,6 +163,10 @@ static void v2_bandwidths(const est_kernel *k, const est_device *dev, est_result
     double streams = 0;
     for (int f = 0; f < k->nfields; f++)
         streams += 8.0 / k->fields[f].elem_bytes;
+    /* beyond dram_streams_most arrays the loss stops growing: on the H200 D3Q27's 54
+     * arrays move as many bytes per second as D3Q19's 38 (docs/model.md) */
+    if (k->nfields > dev->dram_streams_most)
+        streams *= dev->dram_streams_most / k->nfields;
     /* not for a gathering kernel: the H200 mesh corpus attains the same 4.4 TB/s with
      * four float arrays as with doubles, where the term would take 4.6 and 2.9 % */
     if (!k->gathers)

@@ -385,6 +385,32 @@ static void v2_float_arrays_count_twice(void)
     cJSON_Delete(r);
 }
 
+/* docs/model.md, "DRAM streams": beyond dram_streams_most arrays the streams stop
+ * growing. The float copy of v2_float_arrays_count_twice (2 arrays, 4 streams, 254.80
+ * GLup/s): with dram_streams_most 1 its streams scale by 1/2, to 2:
+ * 2900 * 0.717 / 8 / 1.000066 / (1 + 2/200) = 257.32 GLup/s; with 2 (not more than its
+ * arrays) they stay 4. */
+static void v2_dram_streams_stop_growing(void)
+{
+    const char *fmt =
+        "{\"device\":{\"dram_streams_most\":%d,%s,\"domain\":[16777216],"
+        "\"launch\":{\"block\":[32]},"
+        "\"kernel\":{\"fields\":[{\"name\":\"A\",\"dims\":[16777216],\"element_bytes\":4,"
+        "\"loads\":[[\"x\"]]},{\"name\":\"B\",\"dims\":[16777216],\"element_bytes\":4,"
+        "\"stores\":[[\"x\"]]}]}}";
+    const char *device = V2_DEVICE + strlen("\"device\":{");
+    const int most[] = {1, 2};
+    const double dram[] = {257.32, 254.80};
+    for (int i = 0; i < 2; i++) {
+        char body[2048];
+        snprintf(body, sizeof body, fmt, most[i], device);
+        cJSON *r = estimate_text(body);
+        CHECK(r != NULL);
+        CHECK_NEAR(num(r, "performance", "dram"), dram[i], 1e-4, 0);
+        cJSON_Delete(r);
+    }
+}
+
 /* docs/model.md, "Block start rate": the block start rate caps the smooth minimum of
  * the other limits instead of entering it. The copy of v2_block_rate in blocks of 64
  * and 256 threads (block limits 12.33e-3 * 132 * T = 104.17 and 416.66 GLup/s): with
@@ -1114,6 +1140,7 @@ int main(int argc, char **argv)
     v2_merged_store_requests();
     v2_sharp_minimum_does_not_underflow();
     v2_float_arrays_count_twice();
+    v2_dram_streams_stop_growing();
     v2_sectors_left();
     v2_store_bursts();
     v2_scattered_store_bursts();
