@@ -630,37 +630,40 @@ static void dump(const char *path)
         for (int k = 0; k < fams[i].nrows; k++) {
             const row *r = &fams[i].rows[k];
             const est_result *e = &r->r;
-            fprintf(f,
-                    "{\"family\":\"%s\",\"block\":[%d,%d,%d],\"folding\":[%d,%d,%d],"
-                    "\"measured\":%.5g,\"predicted\":%.5g,\"limiter\":\"%s\","
-                    "\"perf\":{\"flops\":%.5g,\"l1\":%.5g,\"l2\":%.5g,\"dram\":%.5g,"
-                    "\"latency\":%.5g,\"blocks\":%.5g,\"stores\":%.5g,\"l2_requests\":%.5g,"
-                    "\"l1_requests\":%.5g},"
-                    "\"blocks_per_sm\":%d,\"l1_cycles\":%.5g,\"l1_wavefronts\":%.5g,"
-                    "\"dram\":%.5g,\"dram_m\":%.5g,\"l2\":%.5g,\"l2_m\":%.5g,"
-                    "\"active_threads\":%.5g,\"bytes_in_flight\":%.5g,\"updates_per_block\":%.5g,"
-                    "\"registers\":%d,\"l1_wavefronts_predicted\":%.5g,"
-                    "\"volumes\":{\"l2_load\":%.5g,\"l2_store\":%.5g,\"l2_store_charged\":%.5g,"
-                    "\"l2_store_requests\":%.5g,\"l2_load_requests\":%.5g,"
-                    "\"l2_load_requests_m\":%.5g,\"dram_load\":%.5g,\"dram_store\":%.5g,"
-                    "\"l2_store_partial\":%.5g,\"l2_store_left\":%.5g,\"dram_charged\":%.5g},"
-                    "\"wave\":{\"overlap_y\":%.5g,\"overlap_z\":%.5g,\"oversub_y\":%.5g,"
-                    "\"oversub_z\":%.5g},\"dram_load_m\":%.5g,\"lattice_updates\":%lld}\n",
-                    fams[i].f.name, r->c.block[0], r->c.block[1], r->c.block[2],
-                    r->c.folding[0], r->c.folding[1], r->c.folding[2], r->m.glups, r->pred,
-                    est_limiter_name(e->limiter), e->perf_flops, e->perf_l1, e->perf_l2,
-                    e->perf_dram, e->perf_latency, e->perf_blocks, e->perf_stores,
-                    e->perf_l2_requests, e->perf_l1_requests, e->blocks_per_sm,
-                    e->total.l1_cycles, r->m.l1_wavefronts,
-                    e->total.dram_load + e->total.dram_store, r->m.dram_load + r->m.dram_store,
-                    e->total.l2_load + e->total.l2_store, r->m.l2_load + r->m.l2_store,
-                    e->active_threads_per_sm, e->bytes_in_flight_per_sm, e->updates_per_block,
-                    r->m.registers, e->l1_wavefronts, e->total.l2_load, e->total.l2_store,
-                    e->total.l2_store_charged, e->total.l2_store_requests,
-                    e->total.l2_load_requests, r->m.l2_load_requests, e->total.dram_load,
-                    e->total.dram_store, e->total.l2_store_partial, e->total.l2_store_left,
-                    e->dram_charged, e->wave_overlap_y, e->wave_overlap_z, e->wave_oversub_y,
-                    e->wave_oversub_z, r->m.dram_load, (long long)e->lattice_updates);
+            fprintf(
+                f,
+                "{\"family\":\"%s\",\"block\":[%d,%d,%d],\"folding\":[%d,%d,%d],"
+                "\"measured\":%.5g,\"predicted\":%.5g,\"limiter\":\"%s\","
+                "\"perf\":{\"flops\":%.5g,\"l1\":%.5g,\"l2\":%.5g,\"dram\":%.5g,"
+                "\"latency\":%.5g,\"blocks\":%.5g,\"stores\":%.5g,\"l2_requests\":%.5g,"
+                "\"l1_requests\":%.5g},"
+                "\"blocks_per_sm\":%d,\"l1_cycles\":%.5g,\"l1_wavefronts\":%.5g,"
+                "\"dram\":%.5g,\"dram_m\":%.5g,\"l2\":%.5g,\"l2_m\":%.5g,"
+                "\"active_threads\":%.5g,\"bytes_in_flight\":%.5g,\"updates_per_block\":%.5g,"
+                "\"registers\":%d,\"l1_wavefronts_predicted\":%.5g,"
+                "\"volumes\":{\"l2_load\":%.5g,\"l2_store\":%.5g,\"l2_store_charged\":%.5g,"
+                "\"l2_store_requests\":%.5g,\"l2_load_requests\":%.5g,"
+                "\"l2_load_requests_m\":%.5g,\"dram_load\":%.5g,\"dram_store\":%.5g,"
+                "\"l2_store_partial\":%.5g,\"l2_store_left\":%.5g,\"dram_charged\":%.5g},"
+                "\"wave\":{\"overlap_y\":%.5g,\"overlap_z\":%.5g,\"oversub_y\":%.5g,"
+                "\"oversub_z\":%.5g},\"dram_load_m\":%.5g,\"lattice_updates\":%lld,"
+                "\"l1_requests_per_update\":%.5g}\n",
+                fams[i].f.name, r->c.block[0], r->c.block[1], r->c.block[2], r->c.folding[0],
+                r->c.folding[1], r->c.folding[2], r->m.glups, r->pred,
+                est_limiter_name(e->limiter), e->perf_flops, e->perf_l1, e->perf_l2,
+                e->perf_dram, e->perf_latency, e->perf_blocks, e->perf_stores,
+                e->perf_l2_requests, e->perf_l1_requests, e->blocks_per_sm, e->total.l1_cycles,
+                r->m.l1_wavefronts, e->total.dram_load + e->total.dram_store,
+                r->m.dram_load + r->m.dram_store, e->total.l2_load + e->total.l2_store,
+                r->m.l2_load + r->m.l2_store, e->active_threads_per_sm,
+                e->bytes_in_flight_per_sm, e->updates_per_block, r->m.registers,
+                e->l1_wavefronts, e->total.l2_load, e->total.l2_store,
+                e->total.l2_store_charged, e->total.l2_store_requests,
+                e->total.l2_load_requests, r->m.l2_load_requests, e->total.dram_load,
+                e->total.dram_store, e->total.l2_store_partial, e->total.l2_store_left,
+                e->dram_charged, e->wave_overlap_y, e->wave_overlap_z, e->wave_oversub_y,
+                e->wave_oversub_z, r->m.dram_load, (long long)e->lattice_updates,
+                e->l1_requests_per_update);
         }
     fclose(f);
 }

@@ -774,7 +774,10 @@ static void v2_folded_wave_reuse(void)
  * 1.98 GHz, 0.545 requests per cycle since model 2026.11-24) allows 132 * 1.98 * 0.545
  * / 0.8125 = 175.31 GLup/s. Folded 2 in y, a thread loads its 5 x 6 window once
  * (register reuse) and stores twice: (30 + 2) / 2 / 32 = 0.5, so 284.88 GLup/s. Both
- * are the tightest limit. */
+ * are within the burst of 28 requests per warp step. The 49-point box (range 3),
+ * unfolded, issues 50: the first 28 at 0.545 per cycle, the other 22 at 1, so
+ * 50 / (28 / 0.545 + 22) = 0.68142 per cycle and 132 * 1.98 * 0.68142 / (50 / 32) =
+ * 113.98 GLup/s. All three are the tightest limit. */
 static void v2_l1_request_limit(void);
 
 /* Deep blocks (docs/model.md): the range-2 double star on 1280 x 1280 x 20, whose z
@@ -826,24 +829,25 @@ static void v2_depth_saving(void)
 
 static void v2_l1_request_limit(void)
 {
-    char body[2048], loads[1024] = "";
-    for (int j = -2; j <= 2; j++)
-        for (int i = -2; i <= 2; i++) {
-            char one[32];
-            snprintf(one, sizeof one, "%s[\"x+%d\",\"y+%d\"]", loads[0] ? "," : "", 2 + i,
-                     2 + j);
-            strcat(loads, one);
-        }
-    const int fy[2] = {1, 2};
-    const double per_update[2] = {0.8125, 0.5}, limit[2] = {175.31, 284.88};
-    for (int c = 0; c < 2; c++) {
+    const int range[3] = {2, 2, 3}, fy[3] = {1, 2, 1};
+    const double per_update[3] = {0.8125, 0.5, 1.5625}, limit[3] = {175.31, 284.88, 113.98};
+    for (int c = 0; c < 3; c++) {
+        char body[4096], loads[2048] = "";
+        int h = range[c], nx = 8192 + 2 * h, ny = 4096 + 2 * h;
+        for (int j = -h; j <= h; j++)
+            for (int i = -h; i <= h; i++) {
+                char one[32];
+                snprintf(one, sizeof one, "%s[\"x+%d\",\"y+%d\"]", loads[0] ? "," : "",
+                         h + i, h + j);
+                strcat(loads, one);
+            }
         snprintf(body, sizeof body,
                  "{\"device\":\"H100-SXM5-80GB\",\"domain\":[8192,4096],"
                  "\"launch\":{\"block\":[128,1,1],\"folding\":[1,%d,1]},"
                  "\"kernel\":{\"fields\":[{\"name\":\"u\",\"element_bytes\":4,"
-                 "\"dims\":[8196,4100],\"loads\":[%s]},{\"name\":\"v\",\"element_bytes\":4,"
-                 "\"dims\":[8196,4100],\"stores\":[[\"x+2\",\"y+2\"]]}]}}",
-                 fy[c], loads);
+                 "\"dims\":[%d,%d],\"loads\":[%s]},{\"name\":\"v\",\"element_bytes\":4,"
+                 "\"dims\":[%d,%d],\"stores\":[[\"x+%d\",\"y+%d\"]]}]}}",
+                 fy[c], nx, ny, loads, nx, ny, h, h);
         cJSON *r = estimate_text(body);
         CHECK(r != NULL);
         CHECK_NEAR(num(r, "details", "l1_requests_per_update"), per_update[c], 1e-6, 0);
