@@ -17,10 +17,11 @@
 /* One block's address list must fit comfortably in memory: 1024 threads x 4096
  * instructions is 32 MiB of addresses. */
 #define MAX_BLOCK_ADDRESSES (1 << 22)
-/* Kepler's read-only data cache is four texture L1s of 12 KB, one per quad of texture
- * units, each serving the warps of one of the SMX's four schedulers, and a block's warps
- * go to the schedulers in turn (docs/model.md, "Kepler (K20m)"): L2 fills each quarter
- * with the footprint of the warps it serves, whatever the other quarters hold. */
+/* Kepler's read-only data cache is four texture L1s of 12 KB (Mei et al. 2014, seed 002,
+ * measure 12 KB from one thread of a GK110), one per quad of texture units, each serving
+ * the warps of one of the SMX's four schedulers; a block's warps are taken to go to the
+ * schedulers in turn (docs/k20.md, "The read-only cache in quarters"): L2 fills each
+ * quarter with the footprint of the warps it serves, whatever the other quarters hold. */
 #define KEPLER_RODC_SLICES 4
 
 static void sort_i64(int64_t *a, size_t n, uint64_t *tmp);
