@@ -19,8 +19,9 @@
 #define MAX_BLOCK_ADDRESSES (1 << 22)
 /* Kepler's read-only data cache is four texture L1s of 12 KB (Mei et al. 2014, seed 002,
  * measure 12 KB from one thread of a GK110), one per quad of texture units, each serving
- * the warps of one of the SMX's four schedulers; a block's warps are taken to go to the
- * schedulers in turn (docs/k20.md, "The read-only cache in quarters"): L2 fills each
+ * the warps of one of the SMX's four schedulers (among which the SMX distributes its
+ * warps: CUDA C Programming Guide, compute capability 3.x); a block's warps are taken
+ * to go to them in turn (docs/k20.md, "The read-only cache in quarters"): L2 fills each
  * quarter with the footprint of the warps it serves, whatever the other quarters hold. */
 #define KEPLER_RODC_SLICES 4
 
