@@ -17,6 +17,13 @@
 /* One block's address list must fit comfortably in memory: 1024 threads x 4096
  * instructions is 32 MiB of addresses. */
 #define MAX_BLOCK_ADDRESSES (1 << 22)
+/* Kepler's read-only data cache is four texture L1s of 12 KB (Mei et al. 2014, seed 002,
+ * measure 12 KB from one thread of a GK110), one per quad of texture units, each serving
+ * the warps of one of the SMX's four schedulers (among which the SMX distributes its
+ * warps: CUDA C Programming Guide, compute capability 3.x); a block's warps are taken
+ * to go to them in turn (docs/k20.md, "The read-only cache in quarters"): L2 fills each
+ * quarter with the footprint of the warps it serves, whatever the other quarters hold. */
+#define KEPLER_RODC_SLICES 4
 
 static void sort_i64(int64_t *a, size_t n, uint64_t *tmp);
 
@@ -121,9 +128,10 @@ static int reserve(est_sampler *s, int f, size_t need, lr_error *err)
 }
 
 /* The sorted, unique addresses of one kind (loads or stores) of field f issued by
- * block blk, divided by granule, into s->buf; returns their count or -1. */
+ * block blk, divided by granule, into s->buf; returns their count or -1. Only the
+ * warps w with w % KEPLER_RODC_SLICES == slice issue them, or all when slice < 0. */
 static int64_t collect_units(est_sampler *s, int f, int is_store, const int64_t blk[3],
-                             int64_t granule, lr_error *err)
+                             int64_t granule, int slice, lr_error *err)
 {
     const est_binding *b = s->b;
     if (reserve(s, f, (size_t)b->threads * (size_t)b->count[f], err))
@@ -132,6 +140,8 @@ static int64_t collect_units(est_sampler *s, int f, int is_store, const int64_t 
     int k = granule_log2(granule);
     for (int t = 0; t < b->threads; t++) {
         int64_t c[EST_NCOORD];
+        if (slice >= 0 && (t / 32) % KEPLER_RODC_SLICES != slice)
+            continue;
         if (est_ctx_expired(s->ctx))
             return est_sample_past_deadline(err);
         est_sample_coord(b, blk, t, c);
@@ -162,10 +172,10 @@ static int64_t block_units(est_sampler *s, int f, int is_store, const int64_t bl
 {
     const est_binding *b = s->b;
     if (!block_full(b, blk) || !translates(b, b->first[f], b->count[f], is_store))
-        return collect_units(s, f, is_store, blk, granule, err);
+        return collect_units(s, f, is_store, blk, granule, -1, err);
     est_base_fp *base = &s->base[f][is_store];
     if (!base->addr) {
-        int64_t n = collect_units(s, f, is_store, blk, 1, err);
+        int64_t n = collect_units(s, f, is_store, blk, 1, -1, err);
         if (n < 0)
             return -1;
         base->addr = malloc((size_t)(n ? n : 1) * sizeof *base->addr);
@@ -221,6 +231,20 @@ static uint64_t block_memo_hash(const est_sampler *s, int f, int st, const int64
     return est_cache_mix(key * 0x100000001B3ull + (uint64_t)shift);
 }
 
+/* Kepler: the sectors field f's loads of block blk bring from L2 into the read-only
+ * cache's quarters, the sum of the footprints of the warps each quarter serves. */
+static int64_t kepler_slice_sectors(est_sampler *s, int f, const int64_t blk[3], lr_error *err)
+{
+    int64_t sum = 0;
+    for (int q = 0; q < KEPLER_RODC_SLICES; q++) {
+        int64_t n = collect_units(s, f, 0, blk, s->b->dev->l2_sector_bytes, q, err);
+        if (n < 0)
+            return -1;
+        sum += n;
+    }
+    return sum;
+}
+
 /* The lines and (for loads) sectors of field f's loads (st 0) or stores of block blk:
  * the memo's slot when it has them, else counted, kept in the memo's slot when there
  * is one and returned there or in *fresh. NULL with err on failure. */
@@ -240,7 +264,12 @@ static const block_slot *block_counts(est_sampler *s, int f, int st, const int64
     int64_t lines = block_units(s, f, st, blk, b->dev->l1_line_bytes, err);
     int64_t sec = b->dev->l2_sector_bytes, elem = b->k->fields[f].elem_bytes;
     int64_t sectors = 0, unwritten = 0;
-    if (lines >= 0 && !st)
+    /* a gather's L2 reads on Kepler keep the block's footprint and the spill rule held
+     * by Langguth et al.'s K20 levels (docs/meshes.md): quarters would move the cliff
+     * there from +3-5 % to +10-12 % of theirs */
+    if (lines >= 0 && !st && b->dev->l1_model == EST_L1_KEPLER && !b->spread)
+        sectors = kepler_slice_sectors(s, f, blk, err);
+    else if (lines >= 0 && !st)
         sectors = block_units(s, f, st, blk, sec, err);
     else if (lines >= 0 && b->rules.partial_sectors && elem < sec) {
         /* model v2: the bytes the stores' sectors still miss, the sectors they touch

@@ -133,7 +133,7 @@ static void bad_blocks_and_foldings(const est_kernel *k)
         {{INT_MAX, INT_MAX, INT_MAX}, {1, 1, 1}, "at most 1024 x 1024 x 64 threads"},
         {{1024, 1024, 64}, {1, 1, 1}, "67108864 threads per block exceed CUDA's 1024"},
         {{32, 4, 1}, {INT_MAX, INT_MAX, INT_MAX}, "folding 2147483647x2147483647x2147483647"},
-        {{32, 4, 1}, {8, 8, 2}, "updates more than 64 points per thread"},
+        {{32, 4, 1}, {16, 16, 2}, "updates more than 256 points per thread"},
     };
     for (size_t i = 0; i < sizeof big / sizeof big[0]; i++) {
         const int *b = big[i].b, *f = big[i].f;
@@ -302,8 +302,8 @@ static void one_source_of_launch_limits(void)
         tk_config(40, 30, 20, 64, 32, 1, 1, 1, 1),              /* 2048 threads */
         tk_config(40, 30, 20, 1, 1, 128, 1, 1, 1),              /* 128 in z */
         tk_config(40, 30, 20, 2048, 1, 1, 1, 1, 1),             /* 2048 in x */
-        tk_config(40, 30, 20, 32, 4, 1, 8, 8, 2),               /* folding 128 */
-        tk_config(40, 30, 20, 32, 4, 1, 65, 1, 1),              /* folding side 65 */
+        tk_config(40, 30, 20, 32, 4, 1, 16, 16, 2),             /* folding 512 */
+        tk_config(40, 30, 20, 32, 4, 1, 257, 1, 1),             /* folding side 257 */
         tk_config(1 << 20, 1 << 20, 1, 1, 1, 1, 1, 1, 1),       /* grid y past 65535 */
         tk_config(2147483647, 1, 1, 1, 1, 1, 1, 1, 1),          /* grid x 2^31-1: fine */
     };

@@ -249,7 +249,7 @@ static const bad_case cases[] = {
      "1 to 4096 elements"},
     {1, "{" OK_REST ",\"search\":{\"min_threads\":512,\"max_threads\":64}}", "invalid_request",
      "search.min_threads", "larger"},
-    {1, "{" OK_REST ",\"search\":{\"foldings\":[[1,1,100]]}}", "invalid_request",
+    {1, "{" OK_REST ",\"search\":{\"foldings\":[[1,1,300]]}}", "invalid_request",
      "search.foldings[0][2]", "integer from 1"},
     {1, "{" OK_REST ",\"search\":{\"top\":-1}}", "invalid_request", "search.top",
      "integer from 0"},

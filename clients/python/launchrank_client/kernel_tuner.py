@@ -93,8 +93,8 @@ def search_space(tune_params: Mapping[str, Sequence[Any]], *,
     every parameter). Other tune_params do not change a prediction and are left out.
 
     launchrank ranks at most 4096 configurations (blocks x foldings) per request, block
-    sides of 1 to 1024 and foldings of 1 to 64 (docs/api.md, "search"); a larger space
-    is refused by ``rank()`` with the path of the limit: rank it in parts.
+    sides of 1 to 1024 and 1 to 64 foldings of sides 1 to 256 (docs/api.md, "search"); a
+    larger space is refused by ``rank()`` with the path of the limit: rank it in parts.
 
     Raises ValueError for a bad mapping, KeyError for a name that is not a tune_param
     (Kernel Tuner's default block names excepted).
