@@ -14,7 +14,8 @@ tests/accuracy/corpus/heldout2/*.json: kernels measured after model 2026.11-20 w
 --depth tests/accuracy/corpus/depth/*.json: blocks of one thread count and growing depth in z;
 with --heldout3 tests/accuracy/corpus/heldout3/*.json: kernels measured after model 2026.11-21;
 with --heldout4 tests/accuracy/corpus/heldout4/*.json: kernels measured after model 2026.11-22;
-with --heldout5 tests/accuracy/corpus/heldout5/*.json: kernels measured after model 2026.11-24.
+with --heldout5 tests/accuracy/corpus/heldout5/*.json: kernels measured after model 2026.11-24;
+with --heldout6 tests/accuracy/corpus/heldout6/*.json: kernels measured after model 2026.11-28.
 """
 import json
 import os
@@ -446,6 +447,26 @@ def heldout5_families():
     return fam
 
 
+def heldout6_families():
+    """Kernels written and measured after model 2026.11-28 was fixed
+    (tests/accuracy/corpus/heldout6/): D3Q27 on the compute corpus's 160^3 through cudagen, pull
+    in double and push in float (the cap of the DRAM streams term at dram_streams_most arrays,
+    chosen on the compute corpus and the 128^3 pull), and two float stencils with more loads per
+    warp step than the L1 request burst (a 2-D 81-point box, a 3-D range-6 star: 82 and 38)
+    (docs/accuracy.md, "Held-out kernels, sixth set")."""
+    fam, add = collector()
+    d = [160, 160, 160]
+    add("d3q27_pull_f64_160", "D3Q27 LBM stream, pull, structure of arrays, double, 160^3",
+        lbm_kernel(D3Q27, d, True), d, C3)
+    add("d3q27_push_f32_160", "D3Q27 LBM stream, push, structure of arrays, float, 160^3",
+        lbm_kernel(D3Q27, d, False, 4), d, C3)
+    add("box2d_r4_f32", "2-D 81-point box (range 4), float, 8192x4096",
+        stencil_kernel(2, box(2, 4), 4, 4, D2), D2, C2)
+    add("star3d_r6_f32", "3-D 37-point star (range 6), float, 256^3",
+        stencil_kernel(3, star(3, 6), 6, 4, D3), D3, C3)
+    return fam
+
+
 # Each option's family list and the directory (under tests/accuracy/corpus/) it writes.
 SETS = {"--heldout": ("heldout", heldout_families),
         "--heldout2": ("heldout2", heldout2_families),
@@ -453,7 +474,8 @@ SETS = {"--heldout": ("heldout", heldout_families),
         "--depth": ("depth", depth_families),
         "--heldout3": ("heldout3", heldout3_families),
         "--heldout4": ("heldout4", heldout4_families),
-        "--heldout5": ("heldout5", heldout5_families)}
+        "--heldout5": ("heldout5", heldout5_families),
+        "--heldout6": ("heldout6", heldout6_families)}
 
 
 def main():
