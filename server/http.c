@@ -319,6 +319,13 @@ static void on_completed(void *cls, struct MHD_Connection *c, void **con_cls,
     if (!req)
         return;
     double ms = ms_since(&req->start);
+    /* A job its client cancelled is a 499 however the request ends. Resuming it, MHD
+     * may find the closed socket and end the request before the access handler
+     * queues the answer srv_respond_cancelled counts as 499: the same hang-up was then
+     * a 0 or a 499 by timing. Only one with no status yet: a streamed answer's 200
+     * went out with its first progress line. */
+    if (req->status == 0 && srv_pool_cancelled(s, req))
+        req->status = SRV_STATUS_CLIENT_CLOSED;
     srv_stats_count_response(&s->stats, req->route, req->status, ms / 1e3);
     /* A cancelled job's body may have reached the closed socket's buffer: MHD then
      * reports it sent, but the reason is known. */

@@ -577,6 +577,20 @@ int srv_pool_answered(srv_server *s, srv_request *req)
     return answered;
 }
 
+int srv_pool_cancelled(srv_server *s, srv_request *req)
+{
+    if (!req->submitted)
+        return 0;
+    if (atomic_load(&req->gone))
+        return 1;
+    srv_pool *p = &s->pool;
+    lock(p);
+    /* completed while its job waits or runs: MHD saw the client leave, see (4) */
+    int held = req->job == SRV_JOB_QUEUED || req->job == SRV_JOB_RUNNING;
+    unlock(p);
+    return held;
+}
+
 /* Removes a queued job from the queue (only reached if fact (1) fails). */
 static void queue_unlink(srv_pool *p, srv_request *req)
 {

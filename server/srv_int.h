@@ -524,6 +524,10 @@ enum MHD_Result srv_pool_stream(srv_server *s, struct MHD_Connection *c, srv_req
 unsigned srv_pool_depth(srv_server *s);
 /* Whether req's job has stored its answer (req->answer / req->answer_err). */
 int srv_pool_answered(srv_server *s, srv_request *req);
+/* From MHD's completion callback, before srv_pool_release: whether req was a job
+ * its client cancelled by leaving while it waited or ran (job_gone saw it, or MHD
+ * completed the request while the job still held it). */
+int srv_pool_cancelled(srv_server *s, srv_request *req);
 /* From MHD's completion callback: frees req now, or leaves that to the compute
  * thread that still holds it. */
 void srv_pool_release(srv_server *s, srv_request *req);
