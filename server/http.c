@@ -428,10 +428,15 @@ int srv_http_start(srv_server *s, lr_error *err)
         srv_workers_fini(s);
         return -1;
     }
-    /* MHD_USE_AUTO picks epoll on Linux (no FD_SETSIZE ceiling); MHD_USE_ITC is what
+    /* poll(), not epoll: with a pool of I/O threads, MHD_quiesce_daemon (0.9.75 to at
+     * least 1.0) removes the listening socket from each thread's epoll set while that
+     * thread may be removing it itself, and aborts (MHD_PANIC) when it finds it gone:
+     * a SIGTERM under load ended once in SIGABRT. With poll() quiescing only wakes the
+     * threads, which leave the socket out of their next poll. Like epoll, poll has no
+     * FD_SETSIZE ceiling; SRV_MAX_CONNECTIONS bounds its set. MHD_USE_ITC is what
      * MHD_quiesce_daemon needs to wake the I/O threads, and what lets a compute
      * thread's MHD_resume_connection wake them (MHD_ALLOW_SUSPEND_RESUME implies it). */
-    unsigned flags = MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_AUTO | MHD_USE_ITC |
+    unsigned flags = MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_POLL | MHD_USE_ITC |
                      MHD_ALLOW_SUSPEND_RESUME | MHD_USE_ERROR_LOG;
     if (s->bound.ss_family == AF_INET6)
         flags |= MHD_USE_IPv6;

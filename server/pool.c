@@ -80,8 +80,9 @@
  * else suspends the connection itself until the next line or the answer resumes it.
  * suspended (under the mutex) says whether the connection is suspended and nobody is
  * resuming it, so exactly one thread resumes each suspension (job_finish included).
- * Once a line was sent, MHD watches the socket again and may close it, so the job no
- * longer polls it: a client gone is seen as the completion callback (released).
+ * While a line is being sent, MHD watches the socket and may close it, so the job
+ * polls it only while the reader has suspended the connection again; otherwise a
+ * client gone is seen as the completion callback (released).
  */
 #include <poll.h>
 #include <stdio.h>
@@ -138,10 +139,11 @@ static int client_left(int fd)
 }
 
 /* The ranking's cancelled hook: every thread of the ranking asks before each
- * configuration. Once seen, remembered. While the connection has been suspended
- * since the job was submitted, its socket is polled; once a progress line resumed
- * it, MHD watches the socket (and may close it), and tells us by completing the
- * request (released), at the latest when the next line cannot be sent. */
+ * configuration. Once seen, remembered. While the connection is suspended (since the
+ * job was submitted, or by a streamed answer's reader waiting for the next line), its
+ * socket is polled: MHD neither watches nor closes it then. While a progress line
+ * resumed it, MHD watches the socket (and may close it, so the descriptor is not
+ * ours to poll), and tells us by completing the request (released). */
 static int job_gone(void *user)
 {
     srv_request *req = user;
@@ -149,7 +151,8 @@ static int job_gone(void *user)
         return 1;
     srv_pool *p = req->pool;
     lock(p);
-    int left = req->released || (!req->stream_opened && client_left(req->fd));
+    int left =
+        req->released || ((!req->stream_opened || req->suspended) && client_left(req->fd));
     unlock(p);
     if (left)
         atomic_store(&req->gone, 1);
