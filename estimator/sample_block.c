@@ -264,9 +264,8 @@ static const block_slot *block_counts(est_sampler *s, int f, int st, const int64
     int64_t lines = block_units(s, f, st, blk, b->dev->l1_line_bytes, err);
     int64_t sec = b->dev->l2_sector_bytes, elem = b->k->fields[f].elem_bytes;
     int64_t sectors = 0, unwritten = 0;
-    /* a gather's L2 reads on Kepler keep the block's footprint and the spill rule held
-     * by Langguth et al.'s K20 levels (docs/meshes.md): quarters would move the cliff
-     * there from +3-5 % to +10-12 % of theirs */
+    /* a gather's L2 reads on Kepler keep the block's footprint and the spill rule that
+     * Langguth et al.'s K20 levels hold (docs/meshes.md) */
     if (lines >= 0 && !st && b->dev->l1_model == EST_L1_KEPLER && !b->spread)
         sectors = kepler_slice_sectors(s, f, blk, err);
     else if (lines >= 0 && !st)

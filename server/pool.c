@@ -151,8 +151,9 @@ static int job_gone(void *user)
         return 1;
     srv_pool *p = req->pool;
     lock(p);
-    int left =
-        req->released || ((!req->stream_opened || req->suspended) && client_left(req->fd));
+    /* suspended since submission until a progress line or the answer resumes it, and
+     * again while a streamed answer's reader waits for its next line */
+    int left = req->released || (req->suspended && client_left(req->fd));
     unlock(p);
     if (left)
         atomic_store(&req->gone, 1);
