@@ -340,19 +340,24 @@ static int clocks(bench *b, uint64_t dram, cJSON *out, lr_error *err)
     return 0;
 }
 
+/* The parameter lists of the rate kernels (micro_kernels.cu): (iters, k, out, times)
+ * with k of the kernel's type, the issue kernel taking a float and an integer k. */
+enum rate_args { ARGS_FLOAT, ARGS_DOUBLE, ARGS_SPECIAL, ARGS_INTEGER, ARGS_MIXED };
+
 /* The instruction-rate benchmarks (micro_kernels.cu, "instruction rates"): the class
- * each measures, its kernel, the class's instructions per thread per loop iteration
- * (the kernel's chains times its steps: change both together) and the iterations that
- * take about 2 ms on an H100 at the CUDA programming guide's rates. */
+ * each measures, its kernel and parameter list, the class's instructions per thread per
+ * loop iteration (the kernel's chains times its steps: change both together) and the
+ * iterations that take about 2 ms on an H100 at the CUDA programming guide's rates. */
 static const struct rate_bench {
     const char *cls, *entry;
+    enum rate_args args;
     int per_iter, iters;
 } rate_benches[] = {
-    {"fp32", "lr_rate_fp32", 8 * 16, 2048},
-    {"fp64", "lr_rate_fp64", 8 * 16, 1024},
-    {"special", "lr_rate_special", 8 * 4 * 2, 512},
-    {"integer", "lr_rate_integer", 8 * 16 * 2, 512},
-    {"issue", "lr_rate_issue", 8 * 16, 2048},
+    {"fp32", "lr_rate_fp32", ARGS_FLOAT, 8 * 16, 2048},
+    {"fp64", "lr_rate_fp64", ARGS_DOUBLE, 8 * 16, 1024},
+    {"special", "lr_rate_special", ARGS_SPECIAL, 8 * 4 * 2, 512},
+    {"integer", "lr_rate_integer", ARGS_INTEGER, 8 * 16 * 2, 512},
+    {"issue", "lr_rate_issue", ARGS_MIXED, 8 * 16, 2048},
 };
 
 /* Instructions per cycle per SM of each class: as many threads as an SM holds, in 2
@@ -378,16 +383,14 @@ static int rates(bench *b, cJSON *out, lr_error *err)
          * kernel) read FFMA 4 % above its peak on an H200, the median block having run
          * alone on its SM for a larger share of its time */
         int iters = rb->iters;
-        void *args_f[] = {&iters, &kf, &b->out, &b->times};
-        void *args_d[] = {&iters, &kd, &b->out, &b->times};
-        void *args_s[] = {&iters, &kspecial, &b->out, &b->times};
-        void *args_i[] = {&iters, &ki, &b->out, &b->times};
-        void *args_m[] = {&iters, &kf, &ki, &b->out, &b->times};
-        void **args = !strcmp(rb->cls, "fp64")      ? args_d
-                      : !strcmp(rb->cls, "special") ? args_s
-                      : !strcmp(rb->cls, "integer") ? args_i
-                      : !strcmp(rb->cls, "issue")   ? args_m
-                                                    : args_f;
+        void *lists[][5] = {
+            [ARGS_FLOAT] = {&iters, &kf, &b->out, &b->times},
+            [ARGS_DOUBLE] = {&iters, &kd, &b->out, &b->times},
+            [ARGS_SPECIAL] = {&iters, &kspecial, &b->out, &b->times},
+            [ARGS_INTEGER] = {&iters, &ki, &b->out, &b->times},
+            [ARGS_MIXED] = {&iters, &kf, &ki, &b->out, &b->times},
+        };
+        void **args = lists[rb->args];
         double ms, cyc, ns;
         if (cg_bench_load(b->bn, cal_micro_files[0].text, rb->entry, err) ||
             time_kernel(b, grid, (unsigned)tps / 2, args, &ms, err) ||

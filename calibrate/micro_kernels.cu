@@ -138,39 +138,35 @@ extern "C" __global__ void lr_fma(int iters, float *out, u64 *times)
 #define RATE_REP16(X) X X X X X X X X X X X X X X X X
 #define RATE_REP4(X) X X X X
 
-// fp32: 8 FFMA chains, 16 steps: 128 FFMA per iteration. k is a run-time value: the
-// compiler cannot fold the chains (fma is not reassociated without fast math).
-extern "C" __global__ void __launch_bounds__(1024, 2)
-lr_rate_fp32(int iters, float k, float *out, u64 *times)
+// fp32 and fp64: 8 FMA chains, 16 steps: 128 FMA per iteration. k is a run-time value:
+// the compiler cannot fold the chains (fma is not reassociated without fast math); the
+// one body serves both types (fma overloads: FFMA for float, DFMA for double).
+template <typename T>
+__device__ __forceinline__ void rate_fma(int iters, T k, float *out, u64 *times)
 {
     CLOCK_BEGIN
-    float a0 = threadIdx.x * 1e-3f, a1 = a0 + 1, a2 = a0 + 2, a3 = a0 + 3, a4 = a0 + 4,
-          a5 = a0 + 5, a6 = a0 + 6, a7 = a0 + 7;
-    for (int it = 0; it < iters; it++) {
-        RATE_REP16(a0 = fmaf(a0, k, k); a1 = fmaf(a1, k, k); a2 = fmaf(a2, k, k);
-                   a3 = fmaf(a3, k, k); a4 = fmaf(a4, k, k); a5 = fmaf(a5, k, k);
-                   a6 = fmaf(a6, k, k); a7 = fmaf(a7, k, k);)
-    }
-    if (a0 + a1 + a2 + a3 + a4 + a5 + a6 + a7 == 1.25f)
-        out[blockIdx.x * blockDim.x + threadIdx.x] = a0;
-    CLOCK_END(times)
-}
-
-// fp64: 8 DFMA chains, 16 steps: 128 DFMA per iteration.
-extern "C" __global__ void __launch_bounds__(1024, 2)
-lr_rate_fp64(int iters, double k, float *out, u64 *times)
-{
-    CLOCK_BEGIN
-    double a0 = threadIdx.x * 1e-3, a1 = a0 + 1, a2 = a0 + 2, a3 = a0 + 3, a4 = a0 + 4,
-           a5 = a0 + 5, a6 = a0 + 6, a7 = a0 + 7;
+    T a0 = threadIdx.x * T(1e-3), a1 = a0 + 1, a2 = a0 + 2, a3 = a0 + 3, a4 = a0 + 4,
+      a5 = a0 + 5, a6 = a0 + 6, a7 = a0 + 7;
     for (int it = 0; it < iters; it++) {
         RATE_REP16(a0 = fma(a0, k, k); a1 = fma(a1, k, k); a2 = fma(a2, k, k);
                    a3 = fma(a3, k, k); a4 = fma(a4, k, k); a5 = fma(a5, k, k);
                    a6 = fma(a6, k, k); a7 = fma(a7, k, k);)
     }
-    if (a0 + a1 + a2 + a3 + a4 + a5 + a6 + a7 == 1.25)
+    if (a0 + a1 + a2 + a3 + a4 + a5 + a6 + a7 == T(1.25))
         out[blockIdx.x * blockDim.x + threadIdx.x] = (float)a0;
     CLOCK_END(times)
+}
+
+extern "C" __global__ void __launch_bounds__(1024, 2)
+lr_rate_fp32(int iters, float k, float *out, u64 *times)
+{
+    rate_fma(iters, k, out, times);
+}
+
+extern "C" __global__ void __launch_bounds__(1024, 2)
+lr_rate_fp64(int iters, double k, float *out, u64 *times)
+{
+    rate_fma(iters, k, out, times);
 }
 
 // special functions: each step of each of 8 chains is a reciprocal square root and a
