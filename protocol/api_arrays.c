@@ -165,20 +165,21 @@ char *lr_api_array_put(lr_worker *w, const char *sha256, const char *format, con
     st_store *st = array_store(w, err);
     if (!st)
         return NULL;
-    int64_t old_bytes;
-    int old_width;
     lr_error e;
     lr_error_clear(&e);
-    int found = st_array_get(st, sha256, NULL, &old_bytes, &old_width, &e);
-    if (found == 1 && old_width != width) {
+    int64_t evicted = 0;
+    /* stored already (1): st_array_put only marks it used; then its width must match */
+    int rc = st_array_put(st, sha256, width, data, (int64_t)len, &evicted, &e);
+    int64_t old_bytes;
+    int old_width = width;
+    if (rc == 1 && st_array_get(st, sha256, NULL, &old_bytes, &old_width, &e) < 0)
+        rc = -1;
+    if (rc == 1 && old_width != width) {
         lr_error_set(err, LR_INVALID_REQUEST, "format",
                      "these bytes are stored already as int%d-le; name them with that format",
                      8 * old_width);
         return NULL;
     }
-    int64_t evicted = 0;
-    /* stored already: st_array_put only marks it used */
-    int rc = found < 0 ? -1 : st_array_put(st, sha256, width, data, (int64_t)len, &evicted, &e);
     if (rc < 0 && e.code == LR_LIMIT_EXCEEDED) {
         lr_error_set(err, LR_LIMIT_EXCEEDED, "body", "%s (the daemon's --max-arrays-mb)",
                      e.message);

@@ -11,7 +11,8 @@ against a real daemon (`launchrank serve` with a database):
     reported permutation_sha256 gives bytes of that digest, a permutation of the cells;
   - every bad case is a 4xx JSON error naming what is wrong: a body that is not
     application/octet-stream (415), a path that is not a SHA-256, a body whose digest is
-    not the path's, a length that is not whole integers, an unknown format (400), a body
+    not the path's, a length that is not whole integers, an unknown format, stored bytes named again with
+    another format (400), a body
     over --max-array-mb (413, announced or chunked), an unknown hash or a length that
     does not match dims in a request (400 naming kernel.fields[i].values.sha256), an
     unknown array to GET (404); a daemon without a database answers 503;
@@ -165,6 +166,9 @@ def uploads_and_estimates(port, mesh, values):
                     "application/octet-stream")
     check(put64[0] == 201 and json.loads(put64[2]).get("format") == "int64-le",
           f"PUT ?format=int64-le stores int64 ({put64[0]} {put64[2][:200]!r})")
+    check_error(request(port, "PUT", "/v1/arrays/" + d64, raw64, "application/octet-stream"),
+                400, "format", "stored already as int64-le",
+                "stored bytes named again with another format")
     by_hash["kernel"]["fields"][2]["values"] = {"sha256": d64}
     s, named64 = post(port, "estimate", by_hash)
     check(s == 200 and named64.get("cached") is True and
