@@ -11,9 +11,9 @@ against a real daemon (`launchrank serve` with a database):
     reported permutation_sha256 gives bytes of that digest, a permutation of the cells;
   - every bad case is a 4xx JSON error naming what is wrong: a body that is not
     application/octet-stream (415), a path that is not a SHA-256, a body whose digest is
-    not the path's, a length that is not whole integers, an unknown format, stored bytes named again with
-    another format (400), a body
-    over --max-array-mb (413, announced or chunked), an unknown hash or a length that
+    not the path's, a length that is not whole integers, an unknown format, stored bytes
+    named again with another format (400), a body over --max-array-mb (413, announced or
+    chunked), an unknown hash or a length that
     does not match dims in a request (400 naming kernel.fields[i].values.sha256), an
     unknown array to GET (404); a daemon without a database answers 503;
   - the Python client's upload_array, and its Remote back end uploading a request's
