@@ -15,7 +15,9 @@ tests/accuracy/corpus/heldout2/*.json: kernels measured after model 2026.11-20 w
 with --heldout3 tests/accuracy/corpus/heldout3/*.json: kernels measured after model 2026.11-21;
 with --heldout4 tests/accuracy/corpus/heldout4/*.json: kernels measured after model 2026.11-22;
 with --heldout5 tests/accuracy/corpus/heldout5/*.json: kernels measured after model 2026.11-24;
-with --heldout6 tests/accuracy/corpus/heldout6/*.json: kernels measured after model 2026.11-28.
+with --heldout6 tests/accuracy/corpus/heldout6/*.json: kernels measured after model 2026.11-28;
+with --heldout7 tests/accuracy/corpus/heldout7/*.json: kernels written before the changes to
+model 2026.11-28 of 2026-11-29's second session were chosen.
 """
 import json
 import os
@@ -467,6 +469,24 @@ def heldout6_families():
     return fam
 
 
+def heldout7_families():
+    """Kernels written before the second session of 2026-11-29 chose its model changes
+    (tests/accuracy/corpus/heldout7/): float and double 2-D boxes beyond the corpus' ranges
+    (121 and 49 points: L1-bound, the L1 wavefronts of a block's shape), and 3-D stars of
+    range 4 in float and range 5 in double folded in y and z (Ernst et al.'s kind of kernel
+    on the corpus' blocks) (docs/accuracy.md, "Held-out kernels")."""
+    fam, add = collector()
+    add("box2d_r5_f32", "2-D 121-point box (range 5), float, 8192x4096",
+        stencil_kernel(2, box(2, 5), 5, 4, D2[:2]), D2, C2)
+    add("box2d_r3_f64", "2-D 49-point box (range 3), double, 8192x4096",
+        stencil_kernel(2, box(2, 3), 3, 8, D2[:2]), D2, C2)
+    add("star3d_r4_f32", "3-D 25-point star (range 4), float, 256^3",
+        stencil_kernel(3, star(3, 4), 4, 4, D3), D3, C3)
+    add("star3d_r5_f64", "3-D 31-point star (range 5), double, 256^3",
+        stencil_kernel(3, star(3, 5), 5, 8, D3), D3, C3)
+    return fam
+
+
 # Each option's family list and the directory (under tests/accuracy/corpus/) it writes.
 SETS = {"--heldout": ("heldout", heldout_families),
         "--heldout2": ("heldout2", heldout2_families),
@@ -475,7 +495,8 @@ SETS = {"--heldout": ("heldout", heldout_families),
         "--heldout3": ("heldout3", heldout3_families),
         "--heldout4": ("heldout4", heldout4_families),
         "--heldout5": ("heldout5", heldout5_families),
-        "--heldout6": ("heldout6", heldout6_families)}
+        "--heldout6": ("heldout6", heldout6_families),
+        "--heldout7": ("heldout7", heldout7_families)}
 
 
 def main():
