@@ -306,6 +306,15 @@ int est_estimate(est_ctx *ctx, const est_kernel *k, const est_device *dev,
  * model. Cheap: for refitting a device's model-v2 parameters on stored results. */
 void est_result_performance(const est_kernel *k, const est_device *dev, est_result *r);
 
+/* A constant of the model's equations (an EST_RULE row of params.def) by its name: its
+ * value into *value (est_rule_get), or a new value for every later estimate in the
+ * process (est_rule_set); 0, or -1 when no rule has that name. For tools that study the
+ * model (tests/accuracy/accuracy --lofo-rules refits rules without one family): the
+ * library, calibrate and the server never set one, and a set while another thread
+ * estimates races with it. */
+int est_rule_get(const char *name, double *value);
+int est_rule_set(const char *name, double value);
+
 /* The grid of cfg: ceil(domain / (block * folding)) thread blocks in each dimension
  * (0 where a block or folding side is not positive). */
 void est_grid(const est_config *cfg, int64_t grid[3]);

@@ -21,7 +21,7 @@ enum est_rule_id {
 #undef EST_RULE
     EST_NRULES
 };
-extern const double est_rules[EST_NRULES];
+extern double est_rules[EST_NRULES]; /* params.def's values unless est_rule_set */
 #define RULE(name) (est_rules[EST_RULE_##name])
 
 typedef struct est_access {

@@ -1,6 +1,8 @@
 /* params: the tables of params.def (device.h's est_mparams, estimator_int.h's
- * est_rules) and the figures read through a row's kind (est_mparam_sole). */
+ * est_rules) and the figures read through a row's kind (est_mparam_sole); the rules by
+ * name for tools (estimator.h, est_rule_set). */
 #include <stddef.h>
+#include <string.h>
 
 #include "estimator_int.h"
 
@@ -35,8 +37,36 @@ double est_device_tie_width(const est_device *d)
     return *(const double *)((const char *)d + est_mparam_sole(EST_RANKING)->offset);
 }
 
-const double est_rules[EST_NRULES] = {
+/* Not const: a tool that studies the model may set a rule (est_rule_set); nothing in
+ * the library or the server does, so every estimate reads params.def's values. */
+double est_rules[EST_NRULES] = {
 #define EST_RULE(name, value, section, meaning) value,
 #include "params.def"
 #undef EST_RULE
 };
+
+static const char *const rule_names[EST_NRULES] = {
+#define EST_RULE(name, value, section, meaning) #name,
+#include "params.def"
+#undef EST_RULE
+};
+
+int est_rule_get(const char *name, double *value)
+{
+    for (int i = 0; i < EST_NRULES; i++)
+        if (!strcmp(rule_names[i], name)) {
+            *value = est_rules[i];
+            return 0;
+        }
+    return -1;
+}
+
+int est_rule_set(const char *name, double value)
+{
+    for (int i = 0; i < EST_NRULES; i++)
+        if (!strcmp(rule_names[i], name)) {
+            est_rules[i] = value;
+            return 0;
+        }
+    return -1;
+}

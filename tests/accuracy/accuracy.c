@@ -12,7 +12,9 @@
  * A summary line closes the table. No GPU is needed.
  *
  *   accuracy [--model warpspeed|v2] [--corpus DIR] [--measured FILE]
- *            [--device NAME | --device-file FILE] [--dump FILE] [--lofo] [--fit]
+ *            [--device NAME | --device-file FILE] [--dump FILE]
+ *            [--lofo | --lofo-rules NAME=LO:HI:STEP,... [--lofo-by error|error+top1]
+ *            [--lofo-joint]] [--fit]
  *            [--golden FILE | --golden-write FILE]
  *            [--check] [--family NAME]
  *
@@ -26,9 +28,18 @@
  * line for line, and fails the run on the first difference; --golden-write FILE writes
  * them (tests/accuracy/corpus/golden/: the files each CI run of this program compares with).
  * --dump writes one JSON line per configuration (prediction and measurement side by
- * side, with the predicted volumes in bytes per update) for closer study; --lofo adds leave-one-family-out figures: the model's
- * fitted parameters (docs/model.md, "Fitted parameters") are refitted without each
- * family and that family is predicted with them; --fit refits them on every family
+ * side, with the predicted volumes in bytes per update) for closer study; --lofo adds
+ * leave-one-family-out figures: the model's fitted parameters (docs/model.md, "Fitted
+ * parameters") are refitted without each family and that family is predicted with them.
+ * --lofo-rules NAME=LO:HI:STEP,... does so for constants chosen on a grid instead (rules of
+ * params.def, or device parameters such as dram_streams_most), every other parameter as the
+ * device has it: each family is predicted with the grid point that is best on the others
+ * (each axis on its own grid, the others as in the model; --lofo-joint: all together), by
+ * the mean median |error| of GLup/s plus the mean top-1 shortfall (ISSUE_WARPS's criterion;
+ * --lofo-by error: the error alone; of points within GRID_TIE of the least, the least
+ * values), and the choices are printed (lofo_rules below); only rules of model v2's
+ * performance stage can be so refitted, which it checks. --fit refits the device's
+ * fitted parameters on every family
  * and prints them (how the built-in defaults were made), then the table again with
  * the fitted parameters (the --dump file then holds their predictions), --starts N
  * does so from N starts and keeps the best (best_fit below), --save FILE writes the
@@ -502,6 +513,302 @@ static void sync_predictions(void)
                 fams[i].rows[k].pred = fams[i].rows[k].r.predicted;
 }
 
+/* ---- refitting constants of the equations without one family (--lofo-rules) ---- */
+
+/* One axis of --lofo-rules: a constant of the equations (an EST_RULE row of
+ * estimator/params.def) or a fitted model-v2 parameter of the device, and the grid lo,
+ * lo + step, ..., hi it is chosen on. */
+typedef struct rule_axis {
+    char name[64];
+    int param;              /* cal_param's index, or -1 for a rule */
+    double lo, step, value; /* value: the rule's in params.def, or the device's */
+    int n;                  /* grid points */
+} rule_axis;
+
+enum { MAX_AXES = 4, MAX_GRID = 200000 };
+static rule_axis axes[MAX_AXES];
+static int naxes;
+/* what a grid point is chosen by: the objective ISSUE_WARPS was chosen by (docs/model-
+ * history.md, 2026.11-26: mean median |error| of GLup/s plus mean top-1 shortfall over
+ * the families), or with --lofo-by error the mean median |error| alone */
+static int by_error_only;
+static int joint_grid; /* --lofo-joint */
+
+/* --lofo-rules NAME=LO:HI:STEP[,...]: 0, or -1 with the reason on stderr. */
+static int parse_lofo_rules(const char *spec)
+{
+    char *list = strdup(spec), *save = NULL;
+    long points = 1;
+    naxes = 0;
+    for (char *t = list ? strtok_r(list, ",", &save) : NULL; t;
+         t = strtok_r(NULL, ",", &save)) {
+        rule_axis *a = &axes[naxes];
+        double hi;
+        char *eq = strchr(t, '=');
+        if (naxes == MAX_AXES || !eq || (size_t)(eq - t) >= sizeof a->name ||
+            sscanf(eq + 1, "%lf:%lf:%lf", &a->lo, &hi, &a->step) != 3 || !(a->step > 0) ||
+            !(hi >= a->lo)) {
+            fprintf(stderr,
+                    "accuracy: --lofo-rules takes at most %d NAME=LO:HI:STEP with "
+                    "STEP > 0 and HI >= LO, not \"%s\"\n",
+                    MAX_AXES, t);
+            free(list);
+            return -1;
+        }
+        snprintf(a->name, sizeof a->name, "%.*s", (int)(eq - t), t);
+        a->n = (int)floor((hi - a->lo) / a->step + 1e-9) + 1;
+        a->param = -1;
+        if (est_rule_get(a->name, &a->value))
+            for (int q = 0; q < CAL_NPARAMS; q++)
+                if (!strcmp(cal_param_name(q), a->name))
+                    a->param = q; /* its value is the device's (lofo_rules) */
+        if (a->param < 0 && est_rule_get(a->name, &a->value)) {
+            fprintf(stderr,
+                    "accuracy: --lofo-rules: %s is neither a rule (EST_RULE) nor a "
+                    "fitted device parameter (EST_PARAM) of estimator/params.def\n",
+                    a->name);
+            free(list);
+            return -1;
+        }
+        points *= a->n;
+        naxes++;
+        if (points > MAX_GRID) {
+            fprintf(stderr, "accuracy: --lofo-rules: more than %d grid points\n", MAX_GRID);
+            free(list);
+            return -1;
+        }
+    }
+    free(list);
+    return naxes ? 0 : -1;
+}
+
+/* The grid points of axes [a0, a1). */
+static long grid_points(int a0, int a1)
+{
+    long n = 1;
+    for (int a = a0; a < a1; a++)
+        n *= axes[a].n;
+    return n;
+}
+
+/* Sets axes [a0, a1) to their values at point g of their grid (the last axis varies
+ * fastest), the other axes to theirs in the model (g < 0: every axis): rules in the
+ * estimator, parameters in d. Into v[a], when given, each axis' value. */
+static void axes_set(est_device *d, int a0, int a1, long g, double *v)
+{
+    for (int a = naxes - 1; a >= 0; a--) {
+        double x = axes[a].value;
+        if (g >= 0 && a >= a0 && a < a1) {
+            x = axes[a].lo + (double)(g % axes[a].n) * axes[a].step;
+            g /= axes[a].n;
+        }
+        if (axes[a].param >= 0)
+            *cal_param(d, axes[a].param) = x;
+        else
+            est_rule_set(axes[a].name, x);
+        if (v)
+            v[a] = x;
+    }
+}
+
+/* The family's term of the grid's objective under row.pred (by_error_only above). */
+static double grid_term(const family *F)
+{
+    double *e = calloc(F->nrows > 0 ? (size_t)F->nrows : 1, sizeof *e);
+    int *idx = calloc(F->nrows > 0 ? (size_t)F->nrows : 1, sizeof *idx);
+    int n = 0;
+    for (int k = 0; e && k < F->nrows; k++)
+        if (usable(&F->rows[k]))
+            e[n++] = fabs(F->rows[k].pred / F->rows[k].m.glups - 1);
+    double term = cal_median(e, n);
+    int nr = idx ? ranked(F, idx) : -1;
+    if (!by_error_only)
+        term += 1 - top_k(F, idx, nr, 1);
+    free(e);
+    free(idx);
+    return term;
+}
+
+/* The grid re-runs only model v2's performance stage (est_result_performance), as the
+ * device fits do: a rule read where the volumes are estimated (volumes.c, bind.c,
+ * gather.c) would leave the predictions as they were. So each rule axis is set to its
+ * grid's far end, every family estimated again from scratch and compared with the stage
+ * re-run; 0 when they agree bit for bit, else -1 with the rule named on stderr. */
+static int rules_only_in_performance(const est_device *d, cal_sample *smp, int ns)
+{
+    int bad = 0, failed = failures;
+    for (int a = 0; a < naxes && !bad; a++) {
+        if (axes[a].param >= 0)
+            continue;
+        double far = axes[a].lo + (axes[a].n - 1) * axes[a].step;
+        if (far == axes[a].value)
+            far = axes[a].lo;
+        row **kept = calloc((size_t)nfams, sizeof *kept);
+        for (int i = 0; kept && i < nfams; i++)
+            if ((kept[i] = malloc((size_t)fams[i].nrows * sizeof(row))))
+                memcpy(kept[i], fams[i].rows, (size_t)fams[i].nrows * sizeof(row));
+        est_rule_set(axes[a].name, far);
+        pthread_t *th = calloc((size_t)nfams, sizeof *th);
+        for (int i = 0; th && i < nfams; i++)
+            pthread_create(&th[i], NULL, predict_family, &fams[i]);
+        for (int i = 0; th && i < nfams; i++)
+            pthread_join(th[i], NULL);
+        free(th);
+        double *fresh = calloc((size_t)ns + 1, sizeof *fresh);
+        for (int s = 0; fresh && s < ns; s++)
+            fresh[s] = smp[s].r->predicted;
+        for (int i = 0; kept && i < nfams; i++)
+            if (kept[i])
+                memcpy(fams[i].rows, kept[i], (size_t)fams[i].nrows * sizeof(row));
+        cal_apply(d, smp, ns);
+        for (int s = 0; s < ns; s++)
+            bad |= !fresh || !kept || fresh[s] != smp[s].r->predicted;
+        for (int i = 0; kept && i < nfams; i++)
+            free(kept[i]);
+        free(kept);
+        free(fresh);
+        est_rule_set(axes[a].name, axes[a].value);
+        if (bad)
+            fprintf(stderr,
+                    "accuracy: --lofo-rules: %s enters the estimated volumes, not "
+                    "only model v2's performance stage: the grid cannot refit it\n",
+                    axes[a].name);
+    }
+    failures = failed; /* the estimates again: their failures are counted once */
+    cal_apply(d, smp, ns);
+    return bad ? -1 : 0;
+}
+
+/* Objectives closer than this (a mean over families: 0.01 points) are equal: the LBM
+ * kernels' far L1 request limits move their predictions by parts in a million with the
+ * burst, which must not choose it. */
+#define GRID_TIE 1e-4
+
+/* The point of the grid of axes [a0, a1) whose objective over every family but left_out
+ * (-1: none) is least; of those within GRID_TIE of it the first (the least values).
+ * term[g * nfams + i]: family i's. */
+static long grid_best(const double *term, long points, int left_out)
+{
+    double least = INFINITY;
+    int n = nfams - (left_out >= 0);
+    for (int pass = 0; pass < 2; pass++)
+        for (long g = 0; g < points; g++) {
+            double sum = 0;
+            for (int i = 0; i < nfams; i++)
+                if (i != left_out)
+                    sum += term[g * nfams + i];
+            if (pass == 0 && sum / n < least)
+                least = sum / n;
+            else if (pass == 1 && sum / n <= least + GRID_TIE)
+                return g;
+        }
+    return 0;
+}
+
+/* Every family's term at every point of the grid of axes [a0, a1), the others at their
+ * values in the model (malloc'd; NULL when out of memory). */
+static double *grid_terms(const est_device *dev, cal_sample *smp, int ns, int a0, int a1)
+{
+    long points = grid_points(a0, a1);
+    double *term = malloc((size_t)points * (size_t)nfams * sizeof *term);
+    est_device d = *dev;
+    for (long g = 0; term && g < points; g++) {
+        axes_set(&d, a0, a1, g, NULL);
+        cal_apply(&d, smp, ns);
+        sync_predictions();
+        for (int i = 0; i < nfams; i++)
+            term[g * nfams + i] = grid_term(&fams[i]);
+    }
+    return term;
+}
+
+static void print_choice(const char *who, const double *v)
+{
+    printf("  %-28s", who);
+    for (int a = 0; a < naxes; a++)
+        printf(" %s=%g", axes[a].name, v[a]);
+    printf("\n");
+}
+
+/* --lofo-rules: each family predicted with the axes chosen without it (the device's other
+ * parameters as they are), into lg; the choices printed. Each axis is chosen on its own
+ * grid with the others at their values in the model, as they were chosen one at a time
+ * (docs/model-history.md), or with --lofo-joint all on the grid of their combinations.
+ * 0, or -1 when an axis cannot be refitted so or memory runs out. */
+static int lofo_rules(const est_device *dev, cal_sample *smp, int ns, figures *lg)
+{
+    for (int a = 0; a < naxes; a++) {
+        if (axes[a].param < 0)
+            continue;
+        est_device ends = *dev;
+        char why[160];
+        const char *bad = NULL;
+        axes[a].value = *cal_param(&ends, axes[a].param);
+        for (int end = 0; end < 2 && !bad; end++) {
+            *cal_param(&ends, axes[a].param) =
+                axes[a].lo + end * (axes[a].n - 1) * axes[a].step;
+            bad = est_device_check(&ends, why, sizeof why);
+        }
+        if (bad) {
+            fprintf(stderr, "accuracy: --lofo-rules: %s's grid leaves its bounds: %s\n",
+                    axes[a].name, why);
+            return -1;
+        }
+    }
+    if (rules_only_in_performance(dev, smp, ns))
+        return -1;
+    if (nfams < 2) {
+        fprintf(stderr, "accuracy: --lofo-rules needs two families or more\n");
+        return -1;
+    }
+    int groups = joint_grid ? 1 : naxes;
+    /* chosen[(i + 1) * naxes + a]: axis a's value without family i (i = -1: on all) */
+    double *chosen = calloc((size_t)(nfams + 1) * (size_t)naxes, sizeof *chosen);
+    est_device d = *dev;
+    int bad = !chosen;
+    for (int grp = 0; grp < groups && !bad; grp++) {
+        int a0 = joint_grid ? 0 : grp, a1 = joint_grid ? naxes : grp + 1;
+        double *term = grid_terms(dev, smp, ns, a0, a1), v[MAX_AXES];
+        bad = !term;
+        for (int i = -1; !bad && i < nfams; i++) {
+            axes_set(&d, a0, a1, grid_best(term, grid_points(a0, a1), i), v);
+            for (int a = a0; a < a1; a++)
+                chosen[(i + 1) * naxes + a] = v[a];
+        }
+        free(term);
+    }
+    if (!bad) {
+        printf("\n%s chosen by the mean over the families of the median |error| of GLup/s%s "
+               "(within %g of the least: the least values):\n",
+               joint_grid ? "together on the grid of their combinations, the axes"
+                          : "each on its own grid, the others as in the model, the axes",
+               by_error_only ? "" : " plus the top-1 shortfall", GRID_TIE);
+        double v[MAX_AXES];
+        axes_set(&d, 0, 0, -1, v);
+        print_choice("as in the model", v);
+        print_choice("on every family", chosen);
+    }
+    for (int i = 0; i < nfams && !bad; i++) {
+        char who[96];
+        snprintf(who, sizeof who, "without %s", fams[i].f.name);
+        print_choice(who, &chosen[(i + 1) * naxes]);
+        for (int a = 0; a < naxes; a++) {
+            if (axes[a].param >= 0)
+                *cal_param(&d, axes[a].param) = chosen[(i + 1) * naxes + a];
+            else
+                est_rule_set(axes[a].name, chosen[(i + 1) * naxes + a]);
+        }
+        cal_apply(&d, smp, ns);
+        sync_predictions();
+        lg[i] = family_figures(&fams[i]);
+    }
+    free(chosen);
+    axes_set(&d, 0, 0, -1, NULL);
+    cal_apply(dev, smp, ns);
+    sync_predictions();
+    return bad ? -1 : 0;
+}
+
 typedef struct summary {
     double top1_mean, top1_min, top3_mean, rho_mean, err_mean;
     double rec_mean, rec_min; /* the decision's recommendation, as top1 */
@@ -801,6 +1108,15 @@ int main(int argc, char **argv)
             only = argv[++i];
         else if (!strcmp(argv[i], "--lofo"))
             lofo = 1;
+        else if (!strcmp(argv[i], "--lofo-rules") && i + 1 < argc) {
+            if (parse_lofo_rules(argv[++i]))
+                return 2;
+            lofo = 1;
+        } else if (!strcmp(argv[i], "--lofo-joint"))
+            joint_grid = 1;
+        else if (!strcmp(argv[i], "--lofo-by") && i + 1 < argc &&
+                 (!strcmp(argv[i + 1], "error") || !strcmp(argv[i + 1], "error+top1")))
+            by_error_only = !strcmp(argv[++i], "error");
         else if (!strcmp(argv[i], "--fit"))
             refit = 1;
         else if (!strcmp(argv[i], "--starts") && i + 1 < argc &&
@@ -815,16 +1131,25 @@ int main(int argc, char **argv)
                         &floors[3], &floors[4]) == 5)
             check = 1;
         else {
-            fprintf(stderr, "usage: accuracy [--model warpspeed|v2] [--corpus DIR] "
-                            "[--measured FILE] [--device NAME | --device-file FILE] [--dump FILE] [--family NAME] "
-                            "[--golden FILE | --golden-write FILE] "
-                            "[--lofo] [--fit] [--starts N] [--save FILE] [--hold NAME,...] [--check] "
-                            "[--floors T1MEAN,T1MIN,T3MEAN,RHO,ERR]\n"
-                            "--hold names fitted parameters (calibrate/fit.c) that --fit and "
-                            "--lofo keep at the device's values (default \"%s\"; \"\" "
-                            "holds none); --starts N fits from the device's values "
-                            "and N-1 perturbed starts and keeps the best; --save FILE (implies "
-                            "--fit) writes the fitted device for --device-file\n",
+            fprintf(stderr,
+                    "usage: accuracy [--model warpspeed|v2] [--corpus DIR] "
+                    "[--measured FILE] [--device NAME | --device-file FILE] [--dump FILE] "
+                    "[--family NAME] "
+                    "[--golden FILE | --golden-write FILE] "
+                    "[--lofo | --lofo-rules NAME=LO:HI:STEP,... [--lofo-by error|error+top1] "
+                    "[--lofo-joint]] "
+                    "[--fit] [--starts N] [--save FILE] [--hold NAME,...] [--check] "
+                    "[--floors T1MEAN,T1MIN,T3MEAN,RHO,ERR]\n"
+                    "--lofo-rules chooses the named rules (EST_RULE) and device "
+                    "parameters, each on its grid with the others as in the model "
+                    "(--lofo-joint: on the grid of their combinations), without each "
+                    "family instead of refitting the device's parameters (default by "
+                    "error+top1)\n"
+                    "--hold names fitted parameters (calibrate/fit.c) that --fit and "
+                    "--lofo keep at the device's values (default \"%s\"; \"\" "
+                    "holds none); --starts N fits from the device's values "
+                    "and N-1 perturbed starts and keeps the best; --save FILE (implies "
+                    "--fit) writes the fitted device for --device-file\n",
                     DEFAULT_HOLD);
             return 2;
         }
@@ -921,7 +1246,11 @@ int main(int argc, char **argv)
              measured, device_name ? device_name : "of each family");
     int ns = 0;
     cal_sample *smp = samples(&ns);
-    if (lofo && strcmp(model, "v2") == 0) {
+    if (lofo && naxes && strcmp(model, "v2") == 0) {
+        /* each family predicted with the axes chosen on a grid without it */
+        if (lofo_rules(&fams[0].dev, smp, ns, lg))
+            return 1;
+    } else if (lofo && strcmp(model, "v2") == 0) {
         /* each family predicted with parameters fitted on the others */
         est_device all = fams[0].dev;
         for (int i = 0; i < nfams; i++) {
@@ -937,7 +1266,8 @@ int main(int argc, char **argv)
     summary sm = print_table(title, g, lofo, lg);
     print_rank_precision();
     if (lofo && strcmp(model, "v2") == 0) {
-        snprintf(title, sizeof title, "model v2, leave one family out (fitted without it)");
+        snprintf(title, sizeof title, "model v2, leave one family out (%s without it)",
+                 naxes ? "the --lofo-rules axes chosen" : "the device's parameters fitted");
         sm = print_table(title, lg, 0, NULL); /* --check holds the held-out figures */
     }
     if (refit && strcmp(model, "v2") == 0) {
@@ -978,7 +1308,7 @@ int main(int argc, char **argv)
                    sm.err_mean > floors[4] || sm.rec_mean < floors[0] || sm.rec_min < floors[1];
         printf("check: %d configurations not predicted; floors top1 (and the recommendation) "
                "mean %.1f %%, min %.1f %%, top3 mean %.1f %%, rho %.2f, GLup/s error at most "
-               "%.0f %%: %s\n",
+               "%g %%: %s\n",
                failures, 100 * floors[0], 100 * floors[1], 100 * floors[2], floors[3],
                100 * floors[4], bad ? "FAILED" : "passed");
         return bad || saved_badly || golden_bad;
