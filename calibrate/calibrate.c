@@ -278,6 +278,10 @@ static void driver_figures(const cJSON *gpu, est_device *dev)
         dev->shared_reserved_bytes_per_block = (int64_t)v;
     else if (gpu_num(gpu, "cc_major") > 0)
         dev->shared_reserved_bytes_per_block = gpu_num(gpu, "cc_major") >= 8 ? 1024 : 0;
+    /* the driver does not report the unit shared memory is allocated in: NVIDIA's
+     * occupancy calculator gives 128 B from compute capability 8.0, 256 B before */
+    if (gpu_num(gpu, "cc_major") > 0)
+        dev->shared_alloc_bytes = gpu_num(gpu, "cc_major") >= 8 ? 128 : 256;
     /* docs/model.md §8: from compute capability 8.0 the L2 is two partitions that
      * duplicate lines, and the model counts one of them */
     if ((v = gpu_num(gpu, "l2_bytes")) > 0)
@@ -493,6 +497,10 @@ static void add_sources(cJSON *src, const cal_sources *cs)
                             "shared_reserved_bytes_per_block,l2_bytes,"
                             "clock_ghz",
                             s);
+    cJSON_AddStringToObject(src, "shared_alloc_bytes",
+                            "NVIDIA's CUDA occupancy calculator by the compute capability the "
+                            "driver reports: shared memory is allocated per block in units of "
+                            "128 B from 8.0, 256 B before");
     snprintf(s, sizeof s,
              "launchrank calibrate on %s: DRAM, the fastest unfolded run of the streaming "
              "copy " DRAM_FAMILY " (32 B per update); L2, the most L2 traffic (model "

@@ -90,6 +90,9 @@ static const char *occupancy_broken(const est_device *d, char *why, unsigned why
          "shared_bytes_per_sm", "must be 0..16 MiB"},
         {d->shared_reserved_bytes_per_block >= 0 && d->shared_reserved_bytes_per_block <= 65536,
          "shared_reserved_bytes_per_block", "must be 0..65536 bytes"},
+        {d->shared_alloc_bytes >= 0 && d->shared_alloc_bytes <= 65536 &&
+             (d->shared_alloc_bytes & (d->shared_alloc_bytes - 1)) == 0,
+         "shared_alloc_bytes", "must be 0 or a power of two up to 65536 bytes"},
         {is_pow2(d->l1_bank_bytes_per_cycle) && d->l1_bank_bytes_per_cycle <= 1024,
          "l1_bank_bytes_per_cycle", "must be a power of two up to 1024"},
         {is_pow2(d->l1_line_bytes) && d->l1_line_bytes <= 1024, "l1_line_bytes",

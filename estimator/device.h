@@ -58,6 +58,8 @@ typedef struct est_device {
     int64_t shared_reserved_bytes_per_block; /* the driver's own share of every block's
                                                 shared memory (1 KiB from compute
                                                 capability 8.0, 0 before); 0 if unknown */
+    int64_t shared_alloc_bytes; /* the unit a block's shared memory is allocated in (128 B
+                                   from compute capability 8.0, 256 before); 0 if unknown */
     int l1_line_bytes;
     int l1_sector_bytes;
     int l2_sector_bytes;

@@ -40,12 +40,13 @@ static sm_limits sm_limits_of(int regs, int64_t shared, const est_device *dev, i
     l.by_threads = dev->max_threads_per_sm / threads;
     l.by_regs = dev->regs_per_sm / block_registers(regs, threads);
     l.by_blocks = dev->max_blocks_per_sm;
-    /* the driver adds its own reservation to every block's shared memory (1 KiB on
-     * compute capability 8.0 and later): 32 KiB blocks fit 6 to an H100 SM, not 7
+    /* a block's shared memory is allocated in units (128 B from compute capability
+     * 8.0), and the driver adds its own reservation to it (1 KiB from 8.0): 32 KiB
+     * blocks fit 6 to an H100 SM, not 7, and 45,670 B blocks 4 to an H200 SM, not 5
      * (docs/model.md §2) */
-    l.by_shared =
-        shared > 0 ? dev->shared_bytes_per_sm / (shared + dev->shared_reserved_bytes_per_block)
-                   : -1;
+    int64_t unit = dev->shared_alloc_bytes > 0 ? dev->shared_alloc_bytes : 1;
+    int64_t taken = (shared + unit - 1) / unit * unit + dev->shared_reserved_bytes_per_block;
+    l.by_shared = shared > 0 ? dev->shared_bytes_per_sm / taken : -1;
     return l;
 }
 

@@ -61,6 +61,7 @@ static const dev_field fields[] = {
     F(regs_per_sm, T_INT, 4194304, "32-bit registers"),
     F(shared_bytes_per_sm, T_I64, 1 << 24, "bytes"),
     O(shared_reserved_bytes_per_block, T_I64, 1 << 16, "bytes per block"),
+    O(shared_alloc_bytes, T_I64, 1 << 16, "bytes"),
     F(l1_line_bytes, T_INT, 1024, "bytes"),
     F(l1_sector_bytes, T_INT, 1024, "bytes"),
     F(l2_sector_bytes, T_INT, 1024, "bytes"),

@@ -231,7 +231,9 @@ static void bad_devices_and_arguments(const est_kernel *k)
  * H100, as cudaDevAttrReservedSharedMemoryPerBlock says there, lab/2026-11-27-knee). 32 KiB
  * blocks of 256 threads: 233472 / (32768 + 1024) = 6.9 -> 6 per SM (7 without the
  * reservation, 8 by threads); a block of 228 KiB - 512 B fits without the reservation
- * and not with it, and the refusal names it. */
+ * and not with it, and the refusal names it. The kernel's shared memory is allocated in
+ * units of shared_alloc_bytes (128 B from compute capability 8.0): blocks of 45,670 B run
+ * 4 per SM on an H200, not 5 (lab/2026-11-29-lbmocc), the same on the H100's SM. */
 static void shared_memory_as_the_driver_counts_it(void)
 {
     est_kernel *k = kernel_2d();
@@ -244,6 +246,18 @@ static void shared_memory_as_the_driver_counts_it(void)
     lr_error_clear(&err);
     CHECK_INT(est_estimate(ctx, k, &d, &c, &r, &err), 0);
     CHECK_INT(r.blocks_per_sm, 6);
+    CHECK_INT((int)d.shared_alloc_bytes, 128);
+    est_kernel_set_compute(k, 0, -1, 0, 32, 45670);
+    CHECK_INT(est_estimate(ctx, k, &d, &c, &r, &err), 0);
+    CHECK_INT(r.blocks_per_sm, 4);
+    d.shared_alloc_bytes = 0;
+    CHECK_INT(est_estimate(ctx, k, &d, &c, &r, &err), 0);
+    CHECK_INT(r.blocks_per_sm, 5);
+    d.shared_alloc_bytes = 96;
+    expect_refused("an allocation unit that is not a power of two", k, &d, c,
+                   LR_INVALID_REQUEST, "device.shared_alloc_bytes", "power of two");
+    d.shared_alloc_bytes = 128;
+    est_kernel_set_compute(k, 0, -1, 0, 32, 32768);
     d.shared_reserved_bytes_per_block = 0;
     CHECK_INT(est_estimate(ctx, k, &d, &c, &r, &err), 0);
     CHECK_INT(r.blocks_per_sm, 7);
