@@ -431,7 +431,7 @@ int est_bind(est_binding *b, const est_kernel *k, const est_device *dev, const e
     b->spread = k->gathers > 0;
     b->merge_all_steps = merges_all_steps(k, cfg, &b->store_unmerged);
     int v2 = k->model == EST_MODEL_V2;
-    b->rules = (est_volume_rules){v2, v2, v2, v2, v2, v2, v2};
+    b->rules = (est_volume_rules){v2, v2, v2, v2, v2, v2, v2, v2, v2};
     for (int f = 0; f < k->nfields && f < EST_MAX_FIELDS; f++)
         snprintf(b->field_path[f], sizeof b->field_path[f], "kernel.fields[%d]", f);
     est_grid(cfg, b->grid);

@@ -455,6 +455,45 @@ static int field_wave(est_ctx *ctx, const est_binding *b, int f, int is_store,
     return 0;
 }
 
+/* field_wave's figures of every field for the current wave [cur_lo, cur_hi) (in blocks)
+ * and its x, y, z neighbourhoods, added into out times weight (a share of the wave:
+ * est_wave_run). */
+static int wave_figures(est_ctx *ctx, const est_binding *b, const int64_t cur_lo[3],
+                        const int64_t cur_hi[3], double weight, est_wave *out, lr_error *err)
+{
+    const int64_t *g = b->grid;
+    int64_t w0 = cur_hi[0] - cur_lo[0], z0 = cur_lo[2];
+    int64_t x_lo[3] = {g[0] - 2 * w0, cur_lo[1], z0},
+            x_hi[3] = {cur_lo[0], cur_hi[1], cur_hi[2]};
+    int64_t y_lo[3] = {0, cur_lo[1] - 1, z0}, y_hi[3] = {g[0], cur_lo[1], cur_hi[2]};
+    int64_t z_lo[3] = {0, 0, z0 - 1}, z_hi[3] = {g[0], g[1], z0};
+    out->cur_lups += weight * box_lups(b, cur_lo, cur_hi);
+    int64_t tb[4][6];
+    const int64_t *boxes[4] = {thread_box(b, cur_lo, cur_hi, tb[0]) ? tb[0] : NULL,
+                               thread_box(b, x_lo, x_hi, tb[1]) ? tb[1] : NULL,
+                               thread_box(b, y_lo, y_hi, tb[2]) ? tb[2] : NULL,
+                               thread_box(b, z_lo, z_hi, tb[3]) ? tb[3] : NULL};
+    if (!boxes[0])
+        return lr_error_set(err, LR_INTERNAL, NULL, "the current wave is empty");
+    double u = weight * b->dev->dram_fetch_bytes;
+    for (int f = 0; f < b->k->nfields; f++) {
+        double lv[WAVE_FIGURES] = {0}, sv[WAVE_FIGURES] = {0};
+        if (field_wave(ctx, b, f, 0, boxes, lv, err) ||
+            field_wave(ctx, b, f, 1, boxes, sv, err))
+            return -1;
+        est_field_wave *fw = &out->f[f];
+        fw->vnew_load += lv[WAVE_CUR] * u;
+        fw->ov_y += (lv[WAVE_OVERLAP_X] + lv[WAVE_OVERLAP_Y]) * u;
+        fw->ov_z += lv[WAVE_OVERLAP_Z] * u;
+        fw->old_y += (lv[WAVE_OLD_Y] + sv[WAVE_OLD_Y]) * u;
+        fw->old_z += (lv[WAVE_OLD_Z] + sv[WAVE_OLD_Z]) * u;
+        fw->vnew_store += sv[WAVE_CUR] * u;
+        fw->ov_store_y += (sv[WAVE_OVERLAP_X] + sv[WAVE_OVERLAP_Y]) * u;
+        fw->ov_store_z += sv[WAVE_OVERLAP_Z] * u;
+    }
+    return 0;
+}
+
 int est_wave_run(est_ctx *ctx, const est_binding *b, int64_t W, est_wave *out, lr_error *err)
 {
     memset(out, 0, sizeof *out);
@@ -484,39 +523,25 @@ int est_wave_run(est_ctx *ctx, const est_binding *b, int64_t W, est_wave *out, l
     int64_t z0 = g[2] / 2;
     int64_t cur_lo[3] = {g[0] - w[0], g[1] - w[1] - shift, z0};
     int64_t cur_hi[3] = {g[0], g[1] - shift, z0 + w[2]};
-    int64_t x_lo[3] = {g[0] - 2 * w[0], cur_lo[1], z0},
-            x_hi[3] = {g[0] - w[0], cur_hi[1], cur_hi[2]};
-    int64_t y_lo[3] = {0, cur_lo[1] - 1, z0}, y_hi[3] = {g[0], cur_lo[1], cur_hi[2]};
-    int64_t z_lo[3] = {0, 0, z0 - 1}, z_hi[3] = {g[0], g[1], z0};
-    out->cur_lups = box_lups(b, cur_lo, cur_hi);
-    int64_t tb[4][6];
-    const int64_t *boxes[4] = {thread_box(b, cur_lo, cur_hi, tb[0]) ? tb[0] : NULL,
-                               thread_box(b, x_lo, x_hi, tb[1]) ? tb[1] : NULL,
-                               thread_box(b, y_lo, y_hi, tb[2]) ? tb[2] : NULL,
-                               thread_box(b, z_lo, z_hi, tb[3]) ? tb[3] : NULL};
-    int rc = boxes[0] ? 0 : lr_error_set(err, LR_INTERNAL, NULL, "the current wave is empty");
-    double fetch = b->dev->dram_fetch_bytes;
-    for (int f = 0; f < b->k->nfields && !rc; f++) {
-        double lv[WAVE_FIGURES] = {0}, sv[WAVE_FIGURES] = {0};
-        if (field_wave(ctx, b, f, 0, boxes, lv, err) ||
-            field_wave(ctx, b, f, 1, boxes, sv, err)) {
-            rc = -1;
-            break;
-        }
-        est_field_wave *fw = &out->f[f];
-        fw->vnew_load = lv[WAVE_CUR] * fetch;
-        fw->ov_y = (lv[WAVE_OVERLAP_X] + lv[WAVE_OVERLAP_Y]) * fetch;
-        fw->ov_z = lv[WAVE_OVERLAP_Z] * fetch;
-        fw->old_y = (lv[WAVE_OLD_Y] + sv[WAVE_OLD_Y]) * fetch;
-        fw->old_z = (lv[WAVE_OLD_Z] + sv[WAVE_OLD_Z]) * fetch;
-        fw->vnew_store = sv[WAVE_CUR] * fetch;
-        fw->ov_store_y = (sv[WAVE_OVERLAP_X] + sv[WAVE_OVERLAP_Y]) * fetch;
-        fw->ov_store_z = sv[WAVE_OVERLAP_Z] * fetch;
+    /* docs/model.md, "A wave of whole layers and a part": a wave of W / layer = k + p
+     * layers (k >= 1, 0 < p < 1) is not the box of k + 1 whole layers; its footprint and
+     * its updates are those of k layers and the share p of the (k + 1)-th layer's. Only
+     * on a device that reuses nothing of earlier waves (miss_ovy = miss_ovz = 1, the
+     * K20m as Su et al.'s groups), where the wave's footprint is what it loads: the
+     * curves of the others were fitted on the box of whole layers */
+    double p = (double)W / layer - (double)(w[2] - 1);
+    int part = b->rules.partial_layer && w[2] > 1 && p > 0 && p < 1 &&
+               est_fit_eval(b->dev->miss_ovy, 0) >= 1 && est_fit_eval(b->dev->miss_ovz, 0) >= 1;
+    int rc = wave_figures(ctx, b, cur_lo, cur_hi, part ? p : 1, out, err);
+    if (!rc && part) {
+        cur_hi[2]--;
+        rc = wave_figures(ctx, b, cur_lo, cur_hi, 1 - p, out, err);
+    }
+    for (int f = 0; f < b->k->nfields && !rc; f++)
         /* a store written in x, y, z alone writes its element once per lattice update
          * (docs/model.md, "Stores shared with the previous wave") */
         if (b->k->fields[f].nstores && lattice_only(b, f, 1))
-            fw->store_floor = est_kernel_field_store_bytes(b->k, f);
-    }
+            out->f[f].store_floor = est_kernel_field_store_bytes(b->k, f);
     return rc;
 }
 

@@ -147,6 +147,10 @@ typedef struct est_volume_rules {
     int evict_partial;     /* "Partly written sectors": L2 evicts some partly written
                               sectors, each a DRAM read and write */
     int dirty_at_end;      /* "Stores left in L2": reports the stores still in L2 */
+    int partial_layer;     /* "A wave of whole layers and a part": a wave of more than
+                              a layer is its whole layers and a share of the next */
+    int wave_reloads;      /* "Reloads within a wave": L2 capacity misses reload a share
+                              of the wave's DRAM loads (a device parameter, params.def) */
 } est_volume_rules;
 
 /* A kernel bound to one configuration: everything the samplers need. */

@@ -208,12 +208,19 @@ void est_dram_volumes(const est_binding *b, const est_wave *w, int64_t wave_lups
         (vnew_load + vnew_store) * wl / sqrt((double)dev->l2_bytes) / 2048.0;
     double miss_store = est_fit_eval(dev->miss_l2store, r->l2_oversubscription);
     double p_evict = b->rules.evict_partial ? partial_evicted(b, r) : 0;
+    double reload = b->rules.wave_reloads
+                        ? dev->wave_reload_share * vnew_load * wl / (double)dev->l2_bytes
+                        : 0;
     r->dram_charged = 0;
     for (int f = 0; f < nf; f++) {
         const est_field_wave *fw = &w->f[f];
         est_volumes *v = &r->field[f];
         v->dram_load_warm = v->dram_load_compulsory - div0(fw->ov_y, lups) * hit_y -
                             div0(fw->ov_z, lups) * hit_z;
+        /* model v2 (docs/model.md, "Reloads within a wave"): what a wave reuses of its own
+         * footprint (the rows and layers its blocks share) L2 keeps only while the
+         * footprint fits: a share of the loads comes again, Su et al.'s Eq. 15 */
+        v->dram_load_warm *= 1 + reload;
         /* model v2 (docs/model.md, "Stores shared with the previous wave"): a fetch
          * unit the wave stores into, and the row (layer) before it stored into too, is
          * written back once when L2 still holds it */

@@ -242,10 +242,10 @@ static void su_model(int n, int chunk, double v[2])
  * from one thread on a GK110), each filled with the footprint of the warps of one
  * scheduler: 42 B/Lup of loads + 8 of stores (docs/model.md, "Kepler (K20m)"), where the
  * block's footprint is 30 + 8 and Su's Table 2 (844 MiB of L2, 534 of DRAM at 256^3, 5.9 %
- * and 3.2 % from nvprof) is 52.8 and 33.4. At 128^3 the wave of 208 blocks spans 1.625
- * layers: launchrank counts the footprint of 2 whole layers per 2 layers of updates (4
- * layers with the z halo), Su's Eq. 14 the same 4 layers per 1.625, so V_GM is 15.5 %
- * below theirs there (held at that figure; docs/accuracy.md). */
+ * and 3.2 % from nvprof) is 52.8 and 33.4. At 64^3 and 128^3 a wave of 208 blocks spans
+ * 6.5 and 1.625 layers: its footprint is that of its whole layers and the share of the
+ * next (docs/model.md, "A wave of whole layers and a part"), where Su's Eq. 14 takes
+ * the ceiling of the layers (128^3: -8.8 %; with the box of 2 whole layers -15.5 %). */
 static void k20_l2_and_dram_volumes_are_su_et_al_s_at_each_size(void)
 {
     double su[2];
@@ -259,10 +259,7 @@ static void k20_l2_and_dram_volumes_are_su_et_al_s_at_each_size(void)
         double l2 = estimate_num(r, "l2_load") + estimate_num(r, "l2_store");
         double gm = estimate_num(r, "dram_load") + estimate_num(r, "dram_store");
         CHECK_NEAR(l2, su[0], PUBLISHED_TOL, 0);
-        if (n == 128)
-            CHECK_NEAR(gm, su[1] * (1 - 0.155), 0.01, 0);
-        else
-            CHECK_NEAR(gm, su[1], PUBLISHED_TOL, 0);
+        CHECK_NEAR(gm, su[1], PUBLISHED_TOL, 0);
         if (n == 256) { /* against the printed MiB */
             CHECK_NEAR(l2 * 256 * 256 * 256 / (1 << 20), 844, PUBLISHED_TOL, 0);
             CHECK_NEAR(gm * 256 * 256 * 256 / (1 << 20), 534, PUBLISHED_TOL, 0);
@@ -276,10 +273,12 @@ static void k20_l2_and_dram_volumes_are_su_et_al_s_at_each_size(void)
  * traffic is (8 + 2/chunk_z) * 8 = 64 + 16/chunk_z B/Lup, and their V_SMX matches the
  * profiler exactly (Sect. 4): model v2's register reuse across folding steps gives it for
  * every chunk_z of theirs (2^0 to 2^8, folding (1,1,chunk_z)). V_L2 is within 10 % of their
- * Eqs. 16-17 for chunk_z 1 to 64 at all four sizes (128 and 256: +12 % and +14 %, the
- * capacity misses of the borrowed miss_L1 fit; docs/accuracy.md); V_GM where a group
- * lies within one layer (256^3 and 512^3) for chunk_z 1 to 64 (128: -12 %, 256: -20 to
- * -33 %, where Su's Eq. 10 charges whole groups for the last one's few blocks). */
+ * Eqs. 16-17 for every chunk_z at all four sizes (the K20m's miss_l1 curve is fitted on
+ * them at 256^3: estimator/devices/K20m.json), V_GM of Eqs. 9-15 where a group lies within
+ * one layer (256^3 and 512^3), the K20m's reloads within a wave being their Eq. 15
+ * (wave_reload_share = epsilon). Not at 256^3 and chunk_z 256 (-18 %): Su's Eq. 10 charges
+ * 3 groups for the 512 blocks' 2.46, the stores of 112 blocks the launch does not have
+ * included; the same 20.1 B/Lup is held (1 %) against Eq. 9 with 2.46 groups. */
 static void k20_z_blocked_volumes_are_su_et_al_s(void)
 {
     for (int chunk = 1; chunk <= 256; chunk *= 2) {
@@ -289,16 +288,18 @@ static void k20_z_blocked_volumes_are_su_et_al_s(void)
         cJSON_Delete(r);
     }
     for (int n = 64; n <= 512; n *= 2)
-        for (int chunk = 1; chunk <= 64; chunk *= 2) {
+        for (int chunk = 1; chunk <= 256; chunk *= 2) {
             cJSON *r = k20_estimate(n, chunk, 0);
             CHECK(r != NULL);
             double su[2];
             su_model(n, chunk, su);
+            double gm = estimate_num(r, "dram_load") + estimate_num(r, "dram_store");
             CHECK_NEAR(estimate_num(r, "l2_load") + estimate_num(r, "l2_store"), su[0],
                        PUBLISHED_TOL, 0);
-            if (n >= 256)
-                CHECK_NEAR(estimate_num(r, "dram_load") + estimate_num(r, "dram_store"), su[1],
-                           PUBLISHED_TOL, 0);
+            if (n >= 256 && !(n == 256 && chunk == 256))
+                CHECK_NEAR(gm, su[1], PUBLISHED_TOL, 0);
+            else if (n == 256) /* Eq. 9 with the 512 blocks' 2.46 groups, not 3 */
+                CHECK_NEAR(gm, su[1] * (512.0 / 208) / 3, 0.01, 0);
             cJSON_Delete(r);
         }
 }
@@ -315,10 +316,11 @@ static double performance_num(const cJSON *r, const char *key)
  * (current over maximal occupancy). Model v2's counterpart is its latency limit, Little's
  * law over the SM's active threads (docs/model.md "Latency and occupancy"): 64 registers
  * per thread halve the K20m's blocks per SMX for 7PT-1 at 256^3, block (32,4,1) (16 -> 8),
- * and the limit halves, Su's factor 1 / 0.5 (within 1 %). The prediction moves by 0.5 %
- * only (5.327 -> 5.301 GLup/s, model 2026.11-28): the kernel is DRAM-bound and v2 takes a
- * smooth minimum of its limits where Eq. 18 multiplies; Eq. 18's other factor, 1 +
- * 1/#groups, has no counterpart (docs/accuracy.md, "The published relations"). */
+ * and the limit halves, Su's factor 1 / 0.5 (within 1 %). The prediction moves by 0.3 %
+ * only (5.307 -> 5.291 GLup/s): the kernel is DRAM-bound and v2 takes a smooth minimum of
+ * its limits where Eq. 18 multiplies. Eq. 18's other factor, 1 + 1/#groups (1.0016 here),
+ * has no counterpart: v2's limits are rates over the launch, and the last wave's few
+ * blocks keep its binding limit (docs/k20.md, "Eq. 18"). */
 static void k20_occupancy_scales_the_latency_limit_as_su_et_al_s_eq_18(void)
 {
     cJSON *full = k20_estimate(256, 1, 32), *half = k20_estimate(256, 1, 64);
@@ -334,7 +336,7 @@ static void k20_occupancy_scales_the_latency_limit_as_su_et_al_s_eq_18(void)
     }
     CHECK_NEAR(performance_num(full, "latency") / performance_num(half, "latency"), 1 / 0.5,
                0.01, 0);
-    CHECK_NEAR(performance_num(full, "predicted") / performance_num(half, "predicted"), 1.005,
+    CHECK_NEAR(performance_num(full, "predicted") / performance_num(half, "predicted"), 1.003,
                0.003, 0);
     cJSON_Delete(full);
     cJSON_Delete(half);

@@ -941,7 +941,7 @@ static lr_api *api_on_new_db(char *dir, char *db, size_t db_size, lr_worker **w,
  * or "" when the answer lacks it. */
 static void provenance_of(lr_worker *w, const char *device, char *out, size_t size)
 {
-    char body[8192];
+    char body[16384]; /* a full description with its sources and units */
     lr_error err;
     snprintf(
         body, sizeof body,
