@@ -236,10 +236,6 @@ typedef struct est_field_sample {
     double blk_store_lines;
     double blk_store_unwritten; /* model v2: bytes the block's store sectors still miss */
     double overlap_sectors; /* average shared sectors with earlier blocks on the SM */
-    /* EXPERIMENT (LR_FIRST_TOUCH): load instructions of the sampled warps that touch a
-     * line no earlier instruction of their block touched, and those that touch both a
-     * new and an old line */
-    double first_loads, partial_loads;
 } est_field_sample;
 
 typedef struct est_sample {

@@ -457,84 +457,6 @@ static int wblock_sample(est_sampler *s, wblock_memo *m, const int64_t blk[3], i
     return 0;
 }
 
-/* ---- EXPERIMENT: first-touch loads (issue 43), LR_FIRST_TOUCH ---- */
-
-typedef struct ft_set {
-    int64_t *k; /* keys + 1; 0 = empty */
-    size_t cap, n;
-} ft_set;
-
-/* 1 when key was new (and is now in), 0 when it was there, -1 no memory. */
-static int ft_add(ft_set *t, int64_t key)
-{
-    if (2 * (t->n + 1) > t->cap) {
-        size_t cap = t->cap ? 2 * t->cap : 4096;
-        int64_t *k = calloc(cap, sizeof *k);
-        if (!k)
-            return -1;
-        for (size_t i = 0; i < t->cap; i++)
-            if (t->k[i]) {
-                size_t h = (size_t)est_cache_mix((uint64_t)t->k[i]) & (cap - 1);
-                while (k[h])
-                    h = (h + 1) & (cap - 1);
-                k[h] = t->k[i];
-            }
-        free(t->k);
-        t->k = k;
-        t->cap = cap;
-    }
-    int64_t v = key + 1;
-    size_t h = (size_t)est_cache_mix((uint64_t)v) & (t->cap - 1);
-    while (t->k[h]) {
-        if (t->k[h] == v)
-            return 0;
-        h = (h + 1) & (t->cap - 1);
-    }
-    t->k[h] = v;
-    t->n++;
-    return 1;
-}
-
-/* Lockstep over the sampled warps of block blk (warps in order, instructions in order,
- * no evictions): per field, the load instructions that touch a line no earlier
- * instruction of the block touched, and those of them that also touch an old one. */
-static void first_touch_block(est_sampler *s, const int64_t blk[3], const int64_t lim[3],
-                              int nwarps, est_sample *out)
-{
-    const est_binding *b = s->b;
-    int64_t line = b->dev->l1_line_bytes;
-    ft_set t = {0};
-    for (int w = 0; w < nwarps; w++) {
-        int lanes = b->threads - 32 * w < 32 ? b->threads - 32 * w : 32;
-        int64_t coords[32][EST_NCOORD];
-        est_sample_coord(b, blk, 32 * w, coords[0]);
-        int inside = 1;
-        for (int d = 0; d < 3; d++)
-            inside &= blk[d] * b->cfg.launch.block[d] + coords[0][EST_T_X + d] < lim[d];
-        if (!inside)
-            continue;
-        for (int j = 1; j < lanes; j++)
-            est_sample_coord(b, blk, 32 * w + j, coords[j]);
-        for (int i = 0; i < b->ninst; i++) {
-            const est_inst *in = &b->inst[i];
-            int fresh = 0, old = 0, valid;
-            for (int j = 0; j < lanes; j++) {
-                int64_t a = est_inst_address(b, in, coords[j], &valid);
-                if (!valid)
-                    continue;
-                int r = ft_add(&t, est_floordiv(a, line) * EST_MAX_FIELDS + in->field);
-                fresh += r == 1;
-                old += r == 0;
-            }
-            if (!in->is_store && fresh) {
-                out->f[in->field].first_loads += 1;
-                out->f[in->field].partial_loads += old > 0;
-            }
-        }
-    }
-    free(t.k);
-}
-
 /* The warps of block blk inside lim into out, one by one. 0, or -1 (deadline). */
 static int sample_warps_of(est_sampler *s, const int64_t blk[3], const int64_t lim[3],
                            int nwarps, est_sample *out)
@@ -576,8 +498,6 @@ int est_sample_warps(est_sampler *s, est_sample *out, lr_error *err)
         for (int64_t i = 0; i < est_spread_count(b) && !rc; i++) {
             est_spread_block(b, i, blk);
             rc = sample_warps_of(s, blk, lim, nwarps, out);
-            if (getenv("LR_FIRST_TOUCH"))
-                first_touch_block(s, blk, lim, nwarps, out);
         }
         return rc ? est_sample_past_deadline(err) : 0;
     }
@@ -590,12 +510,9 @@ int est_sample_warps(est_sampler *s, est_sample *out, lr_error *err)
     int64_t blk[3];
     for (blk[2] = 0; blk[2] < nblk[2] && !rc; blk[2]++)
         for (blk[1] = 0; blk[1] < nblk[1] && !rc; blk[1]++)
-            for (blk[0] = 0; blk[0] < nblk[0] && !rc; blk[0]++) {
+            for (blk[0] = 0; blk[0] < nblk[0] && !rc; blk[0]++)
                 rc = m && wblock_whole(b, blk, lim) ? wblock_sample(s, m, blk, nwarps, out)
                                                     : sample_warps_of(s, blk, lim, nwarps, out);
-                if (getenv("LR_FIRST_TOUCH"))
-                    first_touch_block(s, blk, lim, nwarps, out);
-            }
     wblock_free(m);
     return rc ? est_sample_past_deadline(err) : 0;
 }

@@ -8,7 +8,6 @@
  * its section.
  */
 #include <math.h>
-#include <stdlib.h>
 
 #include "estimator_int.h"
 
@@ -83,19 +82,10 @@ void est_l1_l2_volumes(const est_binding *b, const est_sample *s, est_result *r)
     double block_l1_alloc = 0, block_l2_load = 0;
     r->l1_wavefronts = RULE(L1_WF_PER_WARP) * div0(s->warps, s->warp_lups);
     r->l1_requests_per_update = 0;
-    const char *ftk = getenv("LR_FIRST_TOUCH"), *ftp = getenv("LR_PARTIAL_TOUCH");
-    const char *ftb = getenv("LR_FT_BASE");
     for (int f = 0; f < b->k->nfields; f++) {
         const est_field_sample *fs = &s->f[f];
         const est_warp_counts *w = &fs->warp;
         est_volumes *v = &r->field[f];
-        if (ftk)
-            r->l1_wavefronts += atof(ftk) * div0(fs->first_loads, s->warp_lups);
-        if (ftp)
-            r->l1_wavefronts += atof(ftp) * div0(fs->partial_loads, s->warp_lups);
-        if (ftb) /* scale the load cycles' wavefronts */
-            r->l1_wavefronts -= atof(ftb) * RULE(L1_WF_PER_LOAD_CYCLE) *
-                                div0(w->c - w->store_c, s->warp_lups);
         double C = div0(w->c, s->warp_lups), TAG = div0(w->tag, s->warp_lups);
         double DP = div0(w->dp, s->warp_lups), CST = div0(w->store_c, s->warp_lups);
         r->l1_wavefronts += RULE(L1_WF_PER_LOAD_CYCLE) * (C - CST) +
