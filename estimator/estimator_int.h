@@ -68,7 +68,7 @@ typedef struct est_map_entry {
     struct isl_map *map; /* owned */
 } est_map_entry;
 
-/* sample_warp.c: full-warp counts kept across estimates by the thread's est_ctx. */
+/* warp_shapes.c: full-warp counts kept across estimates by the thread's est_ctx. */
 typedef struct est_warp_shapes est_warp_shapes;
 void est_warp_shapes_free(est_warp_shapes *m);
 
@@ -101,7 +101,7 @@ struct est_ctx {
     est_memo *own_memo;              /* owned; NULL until first used */
     est_memo *memo;                  /* own_memo, or a ranking's shared one (not owned) */
     struct est_cache *warp_memo;  /* owned (est_cache_free); see sample_warp.c */
-    est_warp_shapes *warp_shapes; /* owned (est_warp_shapes_free); see sample_warp.c */
+    est_warp_shapes *warp_shapes; /* owned (est_warp_shapes_free); see warp_shapes.c */
 };
 
 /* Thread coordinates of the 6 launch variables an instruction's address depends on. */

@@ -1,9 +1,10 @@
 /*
- * sample_int.h: what the sampler's three files share (docs/model.md §3-§4).
+ * sample_int.h: what the sampler's files share (docs/model.md §3-§4).
  * sample.c runs one sampling (est_sample_run) and owns the sampler; sample_warp.c
- * counts sampled warps (L1 cycles, sectors requested from L2, store requests);
+ * counts sampled warps (L1 cycles, sectors requested from L2, store requests), with
+ * the shape memo of warp_shapes.c;
  * sample_block.c counts sampled blocks' footprints and the reuse from earlier blocks.
- * Not included outside these three files.
+ * Not included outside these files.
  */
 #ifndef EST_SAMPLE_INT_H
 #define EST_SAMPLE_INT_H
@@ -71,6 +72,42 @@ static inline void est_spread_block(const est_binding *b, int64_t i, int64_t blk
 {
     blk[0] = i * b->grid[0] / est_spread_count(b);
     blk[1] = blk[2] = 0;
+}
+
+/* A group's counts as the warp pass's two memos keep them (sample_warp.c and
+ * warp_shapes.c): the same whole numbers in int32_t (a group has at most 2^17
+ * instructions of at most 512 each, far below 2^31), in half the bytes of
+ * est_warp_counts: a warp memo slot (with est_cache's head) takes 72 bytes, not
+ * 120, and every new est_ctx zeroes the memos, which a warp pass reads at random.
+ * est_pack_counts and est_unpack_counts go through every counter, as add_counts does. */
+typedef struct est_packed_counts {
+    int32_t v[EST_WARP_COUNTERS];
+} est_packed_counts;
+
+static inline est_packed_counts est_pack_counts(const est_warp_counts *w)
+{
+    est_packed_counts p;
+    for (int i = 0; i < EST_WARP_COUNTERS; i++)
+        p.v[i] = (int32_t)w->v[i];
+    return p;
+}
+
+static inline est_warp_counts est_unpack_counts(const est_packed_counts *p)
+{
+    est_warp_counts w;
+    for (int i = 0; i < EST_WARP_COUNTERS; i++)
+        w.v[i] = p->v[i];
+    return w;
+}
+
+/* a modulo the granule, in [0, granule): a mask when the granule is a power of two (it
+ * is the largest of the device's lines, sectors and banks, which est_device_check
+ * requires to be), which spares the warp pass a division per group and warp. */
+static inline int64_t est_mod_granule(int64_t granule, int64_t a)
+{
+    if ((granule & (granule - 1)) == 0)
+        return (int64_t)((uint64_t)a & (uint64_t)(granule - 1));
+    return a - est_floordiv(a, granule) * granule;
 }
 
 /* sample_warp.c: the warp pass (docs/model.md §3): every sampled warp's counts into

@@ -9,35 +9,11 @@
 #include <string.h>
 
 #include "sample_int.h"
+#include "warp_shapes.h"
 
 /* Warps are sampled over the first 64 threads of each grid dimension (Warpspeed's
  * sample). */
 #define WARP_SAMPLE_THREADS 64
-
-/* A group's counts as the two memos keep them: the same whole numbers in int32_t (a
- * group has at most 2^17 instructions of at most 512 each, far below 2^31), in half the
- * bytes of est_warp_counts: a warp memo slot (with est_cache's head) takes 72 bytes, not
- * 120, and every new est_ctx zeroes the memos, which a warp pass reads at random.
- * pack_counts and unpack_counts go through every counter, as add_counts does. */
-typedef struct packed_counts {
-    int32_t v[EST_WARP_COUNTERS];
-} packed_counts;
-
-static packed_counts pack_counts(const est_warp_counts *w)
-{
-    packed_counts p;
-    for (int i = 0; i < EST_WARP_COUNTERS; i++)
-        p.v[i] = (int32_t)w->v[i];
-    return p;
-}
-
-static est_warp_counts unpack_counts(const packed_counts *p)
-{
-    est_warp_counts w;
-    for (int i = 0; i < EST_WARP_COUNTERS; i++)
-        w.v[i] = p->v[i];
-    return w;
-}
 
 /* Memo of full-warp counts: key (instruction, warp in block, shift mod granule).
  * 50 instructions x 32 warps x 16 shifts is a realistic worst case; 2^16 slots keep
@@ -129,16 +105,6 @@ static est_warp_counts warp_metrics(const est_device *dev, int elem, const int64
     return (est_warp_counts){
         .c = c, .tag = tag, .dp = dp, .load_sectors = sectors, .smx_segments = segments,
         .load_m = m, .load_lines = lines, .inst = 1};
-}
-
-/* a modulo the granule, in [0, granule): a mask when the granule is a power of two (it
- * is the largest of the device's lines, sectors and banks, which est_device_check
- * requires to be), which spares the warp pass a division per group and warp. */
-static int64_t mod_granule(int64_t granule, int64_t a)
-{
-    if ((granule & (granule - 1)) == 0)
-        return (int64_t)((uint64_t)a & (uint64_t)(granule - 1));
-    return a - est_floordiv(a, granule) * granule;
 }
 
 /* The one adder of the warp pass's counters: an instruction's into its group's sum, a
@@ -284,171 +250,23 @@ static void merge_step_stores(const est_binding *b, const est_group *G, int lane
     wc->store_merged = merged_all;
 }
 
-/* ---- the shape memo: full-warp counts across estimates ---- */
-
-/* A full warp's counts for one group of instructions that move together are a function
- * of what its addresses look like up to a move by a multiple of the granule: the first
- * address modulo the granule, the lanes' offsets from lane 0, the members' offsets from
- * the first member, which of them store and at which folding step, the element size, and the device's bank,
- * line and sector widths. Other warps of the same block (a block row of 32 or more
- * threads gives every warp the same lanes), other block shapes and the later
- * configurations of a ranking repeat these, so the thread's est_ctx keeps them, keyed
- * by that whole description (compared in full, never by a hash alone). A move by a
- * multiple of the granule keeps every count only when the element size and the banks'
- * period divide it (shape_exact); other element sizes stay with the per-estimate memo.
- * When the table fills up it starts again empty: that costs time, never exactness. */
-#define SHAPE_SLOTS_LOG2 13    /* 8192 slots, 640 KiB */
-#define SHAPE_SLOTS (1 << SHAPE_SLOTS_LOG2)
-#define SHAPE_ARENA (1 << 19) /* int64 words of stored keys at most: 4 MiB */
-#define SHAPE_MAX_MEMBERS 256 /* larger groups are counted as before */
-#define SHAPE_HEAD 6          /* element and model, bank, line, sector, granule, shift */
-#define SHAPE_KEY_MAX (SHAPE_HEAD + 31 + 2 * SHAPE_MAX_MEMBERS)
-
-typedef struct shape_slot {
-    uint32_t off, len; /* the key is arena[off .. off+len) */
-    packed_counts v;
-} shape_slot;
-
-struct est_warp_shapes {
-    est_cache *slots; /* owned; SHAPE_SLOTS of shape_slot */
-    int64_t *arena;   /* owned; grown as keys arrive, up to SHAPE_ARENA words */
-    size_t used, cap; /* arena words in use, allocated */
-};
-
-/* An empty shape memo, or NULL when out of memory. */
-static est_warp_shapes *shapes_new(void)
-{
-    est_warp_shapes *m = calloc(1, sizeof *m);
-    if (m && !(m->slots = est_cache_new(SHAPE_SLOTS_LOG2, sizeof(shape_slot), SHAPE_SLOTS))) {
-        free(m);
-        return NULL;
-    }
-    return m;
-}
-
-void est_warp_shapes_free(est_warp_shapes *m)
-{
-    if (m) {
-        est_cache_free(m->slots);
-        free(m->arena);
-    }
-    free(m);
-}
-
-/* Whether moving every address by a multiple of the granule keeps every count of
- * warp_metrics for elements of elem bytes: the words, lines, sectors, 128-B segments
- * and the banks' period (nbanks words) must all divide the granule. */
-static int shape_exact(const est_device *dev, int64_t granule, int elem)
-{
-    int nbanks = dev->l1_bank_bytes_per_cycle / elem;
-    if (nbanks < 1)
-        nbanks = 1;
-    return granule % elem == 0 && (granule / elem) % nbanks == 0 &&
-           granule % dev->l1_line_bytes == 0 && granule % dev->l1_sector_bytes == 0 &&
-           granule % 128 == 0;
-}
-
-/* The description of group G's addresses in a full warp whose lanes are at coords
- * and whose first address is a0, into key; its length, or 0 when the group is not
- * memoised this way. */
-static int shape_key(const est_sampler *s, const est_group *G, int64_t a0,
-                     int64_t coords[32][EST_NCOORD], int64_t key[SHAPE_KEY_MAX])
-{
-    const est_binding *b = s->b;
-    const est_device *dev = b->dev;
-    int elem = b->k->fields[G->field].elem_bytes;
-    if (G->n > SHAPE_MAX_MEMBERS || !shape_exact(dev, s->granule, elem))
-        return 0;
-    const est_inst *first = &b->inst[b->member[G->first]];
-    int n = 0, valid;
-    /* the rules and the code shape: merge_step_stores */
-    key[n++] = elem + 1024 * (int64_t)b->rules.partial_sectors +
-               4096 * (int64_t)b->merge_all_steps;
-    key[n++] = dev->l1_bank_bytes_per_cycle;
-    key[n++] = dev->l1_line_bytes;
-    key[n++] = dev->l1_sector_bytes;
-    key[n++] = s->granule;
-    key[n++] = mod_granule(s->granule, a0);
-    for (int j = 1; j < 32; j++)
-        key[n++] = est_inst_address(b, first, coords[j], &valid) - a0;
-    for (int m = 0; m < G->n; m++) {
-        const est_inst *in = &b->inst[b->member[G->first + m]];
-        key[n++] = in->c0 - first->c0; /* same coefficients: the same offset in every lane */
-        /* a store's folding step too: step_store_sectors merges stores per step */
-        key[n++] = in->is_store ? 1 + in->step[0] + 1024 * (in->step[1] + 1024 * in->step[2])
-                                : 0;
-    }
-    return n;
-}
-
-typedef struct shape_key_ref {
-    const est_warp_shapes *m;
-    const int64_t *key;
-    int n;
-} shape_key_ref;
-
-static int same_shape(const void *payload, const void *key)
-{
-    const shape_slot *sl = payload;
-    const shape_key_ref *k = key;
-    return sl->len == (uint32_t)k->n &&
-           !memcmp(&k->m->arena[sl->off], k->key, (size_t)k->n * sizeof *k->key);
-}
-
-/* The slot of key: its own when known (*found = 1), else the empty one it would take;
- * never NULL (every slot is probed, and shape_put keeps a quarter empty). */
-static shape_slot *shape_find(est_warp_shapes *m, const int64_t *key, int n, uint64_t h,
-                              int *found)
-{
-    shape_key_ref k = {m, key, n};
-    return est_cache_find(m->slots, h, same_shape, &k, found);
-}
-
-static void shape_put(est_warp_shapes *m, const int64_t *key, int n, uint64_t h,
-                      const est_warp_counts *v)
-{
-    int found;
-    if (m->used + (size_t)n > SHAPE_ARENA || est_cache_count(m->slots) >= SHAPE_SLOTS / 4 * 3) {
-        est_cache_clear(m->slots);
-        m->used = 0;
-    }
-    if (m->used + (size_t)n > m->cap) {
-        size_t cap = m->cap ? 2 * m->cap : 4096;
-        cap = cap < SHAPE_ARENA ? cap : SHAPE_ARENA;
-        int64_t *a = realloc(m->arena, cap * sizeof *a);
-        if (!a)
-            return; /* not kept: counted again when met again */
-        m->arena = a;
-        m->cap = cap;
-    }
-    shape_slot *sl = shape_find(m, key, n, h, &found);
-    memcpy(&m->arena[m->used], key, (size_t)n * sizeof *key);
-    *sl = (shape_slot){.off = (uint32_t)m->used, .len = (uint32_t)n, .v = pack_counts(v)};
-    est_cache_take(m->slots, sl, h);
-    m->used += (size_t)n;
-}
-
 /* The summed counts of group G's members for the lanes at coords (all of them, for a
  * full warp whose first address is a0, through the shape memo when it applies). */
 static est_warp_counts group_counts(est_sampler *s, const est_group *G, int lanes, int full,
                                     int64_t a0, int64_t coords[32][EST_NCOORD])
 {
-    int64_t key[SHAPE_KEY_MAX];
-    int n = full && s->shapes ? shape_key(s, G, a0, coords, key) : 0;
+    int64_t key[EST_SHAPE_KEY_MAX];
+    int n = full && s->shapes ? est_warp_shapes_key(s, G, a0, coords, key) : 0;
     uint64_t h = n ? est_cache_hash(key, n) : 0;
-    if (n) {
-        int found;
-        const shape_slot *sl = shape_find(s->shapes, key, n, h, &found);
-        if (found)
-            return unpack_counts(&sl->v);
-    }
     est_warp_counts sum = {0}, wc;
+    if (n && est_warp_shapes_get(s->shapes, key, n, h, &sum))
+        return sum;
     for (int m = 0; m < G->n; m++)
         if (inst_counts(s, s->b->member[G->first + m], lanes, coords, &wc))
             add_counts(&sum, &wc);
     merge_step_stores(s->b, G, lanes, coords, &sum);
     if (n)
-        shape_put(s->shapes, key, n, h, &sum);
+        est_warp_shapes_put(s->shapes, key, n, h, &sum);
     return sum;
 }
 
@@ -469,7 +287,7 @@ static int sample_warp(est_sampler *s, const int64_t blk[3], int w, est_sample *
     have_coords = !all_full;
     for (int g = 0; g < b->ngroups; g++) {
         const est_group *G = &b->groups[g];
-        packed_counts *sl = NULL;
+        est_packed_counts *sl = NULL;
         uint64_t h = 0;
         int64_t a0 = 0;
         if (est_ctx_expired(s->ctx))
@@ -477,13 +295,13 @@ static int sample_warp(est_sampler *s, const int64_t blk[3], int w, est_sample *
         if (G->affine && all_full) {
             int valid;
             a0 = est_inst_address(b, &b->inst[b->member[G->first]], coords[0], &valid);
-            int64_t shift = mod_granule(s->granule, a0);
+            int64_t shift = est_mod_granule(s->granule, a0);
             int found;
             h = est_cache_mix(((uint64_t)g * 64 + (uint64_t)w) * (uint64_t)s->granule +
                               (uint64_t)shift);
             sl = est_cache_find(s->warp_memo, h, NULL, NULL, &found);
             if (found) {
-                est_warp_counts kept = unpack_counts(sl);
+                est_warp_counts kept = est_unpack_counts(sl);
                 add_counts(&out->f[G->field].warp, &kept);
                 continue;
             }
@@ -495,7 +313,7 @@ static int sample_warp(est_sampler *s, const int64_t blk[3], int w, est_sample *
         }
         est_warp_counts sum = group_counts(s, G, lanes, G->affine && all_full, a0, coords);
         if (sl) {
-            *sl = pack_counts(&sum);
+            *sl = est_pack_counts(&sum);
             est_cache_take(s->warp_memo, sl, h);
         }
         add_counts(&out->f[G->field].warp, &sum);
@@ -507,7 +325,7 @@ static int sample_warp(est_sampler *s, const int64_t blk[3], int w, est_sample *
 
 /* A block whose warps are all sampled and full adds, per field, counts that depend only
  * on where each group's addresses start modulo the granule (the per-warp shifts follow
- * from those), once every count is exact under such moves (shape_exact). Within one
+ * from those), once every count is exact under such moves (est_warp_shapes_exact). Within one
  * estimate, the blocks of the warp pass repeat a handful of these start vectors, so
  * their sums are kept by that vector: a block costs one address per group instead of
  * one per group and warp. */
@@ -549,7 +367,8 @@ static wblock_memo *wblock_new(const est_sampler *s)
         return NULL;
     for (int g = 0; g < b->ngroups; g++)
         if (!b->groups[g].affine ||
-            !shape_exact(b->dev, s->granule, b->k->fields[b->groups[g].field].elem_bytes))
+            !est_warp_shapes_exact(b->dev, s->granule,
+                                   b->k->fields[b->groups[g].field].elem_bytes))
             return NULL;
     wblock_memo *m = calloc(1, sizeof *m);
     if (!m)
@@ -601,7 +420,7 @@ static int wblock_sample(est_sampler *s, wblock_memo *m, const int64_t blk[3], i
     est_sample_coord(b, blk, 0, c);
     for (int g = 0; g < m->ngroups; g++) {
         const est_inst *first = &b->inst[b->member[b->groups[g].first]];
-        key[g] = mod_granule(s->granule, est_inst_address(b, first, c, &valid));
+        key[g] = est_mod_granule(s->granule, est_inst_address(b, first, c, &valid));
     }
     uint64_t h = est_cache_hash(key, m->ngroups);
     wblock_key k = {m, key};
@@ -660,14 +479,14 @@ int est_sample_warps(est_sampler *s, est_sample *out, lr_error *err)
     const est_binding *b = s->b;
     est_ctx *ctx = s->ctx;
     if (!ctx->warp_memo)
-        ctx->warp_memo = est_cache_new(WARP_MEMO_SLOTS_LOG2, sizeof(packed_counts),
-                                       WARP_MEMO_PROBES);
+        ctx->warp_memo =
+            est_cache_new(WARP_MEMO_SLOTS_LOG2, sizeof(est_packed_counts), WARP_MEMO_PROBES);
     if (!ctx->warp_memo)
         return lr_error_set(err, LR_NO_MEMORY, NULL, "out of memory");
     est_cache_clear(ctx->warp_memo);
     s->warp_memo = ctx->warp_memo;
     if (!ctx->warp_shapes) /* no memory for it: counted without, just as exactly */
-        ctx->warp_shapes = shapes_new();
+        ctx->warp_shapes = est_warp_shapes_new();
     s->shapes = ctx->warp_shapes;
     const int *bd = b->cfg.launch.block;
     int64_t lim[3], nblk[3];
