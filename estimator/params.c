@@ -51,22 +51,29 @@ static const char *const rule_names[EST_NRULES] = {
 #undef EST_RULE
 };
 
-int est_rule_get(const char *name, double *value)
+/* The index of the rule called name, or -1. */
+static int rule_index(const char *name)
 {
     for (int i = 0; i < EST_NRULES; i++)
-        if (!strcmp(rule_names[i], name)) {
-            *value = est_rules[i];
-            return 0;
-        }
+        if (!strcmp(rule_names[i], name))
+            return i;
     return -1;
+}
+
+int est_rule_get(const char *name, double *value)
+{
+    int i = rule_index(name);
+    if (i < 0)
+        return -1;
+    *value = est_rules[i];
+    return 0;
 }
 
 int est_rule_set(const char *name, double value)
 {
-    for (int i = 0; i < EST_NRULES; i++)
-        if (!strcmp(rule_names[i], name)) {
-            est_rules[i] = value;
-            return 0;
-        }
-    return -1;
+    int i = rule_index(name);
+    if (i < 0)
+        return -1;
+    est_rules[i] = value;
+    return 0;
 }

@@ -558,11 +558,12 @@ static int parse_lofo_rules(const char *spec)
         snprintf(a->name, sizeof a->name, "%.*s", (int)(eq - t), t);
         a->n = (int)floor((hi - a->lo) / a->step + 1e-9) + 1;
         a->param = -1;
-        if (est_rule_get(a->name, &a->value))
+        int not_rule = est_rule_get(a->name, &a->value);
+        if (not_rule)
             for (int q = 0; q < CAL_NPARAMS; q++)
                 if (!strcmp(cal_param_name(q), a->name))
                     a->param = q; /* its value is the device's (lofo_rules) */
-        if (a->param < 0 && est_rule_get(a->name, &a->value)) {
+        if (a->param < 0 && not_rule) {
             fprintf(stderr,
                     "accuracy: --lofo-rules: %s is neither a rule (EST_RULE) nor a "
                     "fitted device parameter (EST_PARAM) of estimator/params.def\n",
