@@ -17,7 +17,9 @@ with --heldout4 tests/accuracy/corpus/heldout4/*.json: kernels measured after mo
 with --heldout5 tests/accuracy/corpus/heldout5/*.json: kernels measured after model 2026.11-24;
 with --heldout6 tests/accuracy/corpus/heldout6/*.json: kernels measured after model 2026.11-28;
 with --heldout7 tests/accuracy/corpus/heldout7/*.json: kernels written before the changes to
-model 2026.11-28 of 2026-11-29's second session were chosen.
+model 2026.11-28 of 2026-11-29's second session were chosen; with --heldout8
+tests/accuracy/corpus/heldout8/*.json: Ernst et al.'s 1024-thread blocks on other 3-D kernels,
+written before a term for the spread of the warps within deep blocks was chosen.
 """
 import json
 import os
@@ -487,6 +489,32 @@ def heldout7_families():
     return fam
 
 
+# Ernst et al.'s search space (1024 threads, bx and by powers of two, bz <= 64), 20 of its 56
+# shapes from 16 to 1024 wide and 1 to 32 deep, each unfolded and folded 2 in y and in z.
+ERNST_SHAPES = [[16, 2, 32], [16, 4, 16], [16, 8, 8], [16, 16, 4], [16, 64, 1], [32, 1, 32],
+                [32, 2, 16], [32, 4, 8], [32, 8, 4], [32, 32, 1], [64, 1, 16], [64, 2, 8],
+                [64, 4, 4], [64, 16, 1], [128, 1, 8], [128, 2, 4], [128, 8, 1], [256, 1, 4],
+                [256, 4, 1], [1024, 1, 1]]
+C_ERNST = [b + f for b in ERNST_SHAPES for f in [[1, 1, 1], [1, 2, 1], [1, 1, 2]]]
+
+
+def heldout8_families():
+    """Kernels written before a term for the spread of the warps' work within deep blocks was
+    chosen (tests/accuracy/corpus/heldout8/): Ernst et al.'s 1024-thread blocks, deep and flat,
+    unfolded and folded 2 in y and z, on a 7-point double star, a range-2 float star and a
+    27-point float box (lab/2026-11-29-ernst/deepflat measured the shortfall of deep blocks
+    on their range-4 star only)."""
+    fam, add = collector()
+    d = [512, 512, 512]
+    add("star3d_r1_f64_1024", "3-D 7-point star, double, 512^3, 1024-thread blocks",
+        stencil_kernel(3, star(3, 1), 1, 8, d), d, C_ERNST)
+    add("star3d_r2_f32_1024", "3-D 13-point star (range 2), float, 512^3, 1024-thread blocks",
+        stencil_kernel(3, star(3, 2), 2, 4, d), d, C_ERNST)
+    add("box3d_r1_f32_1024", "3-D 27-point box, float, 512^3, 1024-thread blocks",
+        stencil_kernel(3, box(3, 1), 1, 4, d), d, C_ERNST)
+    return fam
+
+
 # Each option's family list and the directory (under tests/accuracy/corpus/) it writes.
 SETS = {"--heldout": ("heldout", heldout_families),
         "--heldout2": ("heldout2", heldout2_families),
@@ -496,7 +524,8 @@ SETS = {"--heldout": ("heldout", heldout_families),
         "--heldout4": ("heldout4", heldout4_families),
         "--heldout5": ("heldout5", heldout5_families),
         "--heldout6": ("heldout6", heldout6_families),
-        "--heldout7": ("heldout7", heldout7_families)}
+        "--heldout7": ("heldout7", heldout7_families),
+        "--heldout8": ("heldout8", heldout8_families)}
 
 
 def main():
