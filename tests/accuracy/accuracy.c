@@ -622,6 +622,7 @@ static int joint_grid; /* --lofo-joint */
 enum { MAX_ALSO = 32 };
 #define CORPUS_BIT (1u << 31) /* family.enters: a family of the corpus (every axis too) */
 static const char *also_arg[MAX_ALSO];
+static char *also_spec[MAX_ALSO]; /* their copies, which family.device points into */
 static int nalso;
 static const char *choose_arg;
 /* how axis a is chosen: the least mean term (by_error_only), --lofo-choose NAME=no-worse
@@ -747,7 +748,7 @@ static int lofo_also_load(void)
     if (choose_arg && parse_choose())
         return -1;
     for (int s = 0; s < nalso; s++) {
-        char *spec = strdup(also_arg[s]); /* kept for the whole run: F->device points in */
+        char *spec = also_spec[s] = strdup(also_arg[s]);
         char *eq = spec ? strchr(spec, '=') : NULL, *dir = eq ? eq + 1 : NULL;
         char *meas = dir ? strchr(dir, ':') : NULL, *dev = meas ? strchr(meas + 1, ':') : NULL;
         unsigned bits = 0;
@@ -1576,6 +1577,8 @@ int main(int argc, char **argv)
         corpus_family_release(&fams[i].f);
     }
     free(fams);
+    for (int s = 0; s < nalso; s++)
+        free(also_spec[s]);
     lr_devices_free(devs);
     if (check) {
         int bad = failures > 0;
