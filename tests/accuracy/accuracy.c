@@ -14,7 +14,8 @@
  *   accuracy [--model warpspeed|v2] [--corpus DIR] [--measured FILE]
  *            [--device NAME | --device-file FILE] [--dump FILE]
  *            [--lofo | --lofo-rules NAME=LO:HI:STEP,... [--lofo-by error|error+top1]
- *            [--lofo-joint]] [--fit]
+ *            [--lofo-joint | --lofo-also NAME[+NAME...]=DIR:MEASURED[:DEVICE] ...
+ *            [--lofo-choose NAME=no-worse|top1-first,...]]] [--fit]
  *            [--golden FILE | --golden-write FILE]
  *            [--check] [--family NAME]
  *
@@ -38,7 +39,10 @@
  * the mean median |error| of GLup/s plus the mean top-1 shortfall (ISSUE_WARPS's criterion;
  * --lofo-by error: the error alone; of points within GRID_TIE of the least, the least
  * values), and the choices are printed (lofo_rules below); only rules of model v2's
- * performance stage can be so refitted, which it checks. --fit refits the device's
+ * performance stage can be so refitted, which it checks. --lofo-also adds, to the named
+ * axes' criteria only, the families of other measured sets (the data a constant was chosen
+ * on besides the corpus), --lofo-choose chooses an axis by another criterion (lofo_also_load
+ * and grid_best below). --fit refits the device's
  * fitted parameters on every family
  * and prints them (how the built-in defaults were made), then the table again with
  * the fitted parameters (the --dump file then holds their predictions), --starts N
@@ -96,6 +100,8 @@ typedef struct family {
     int nrows;
     est_kernel *kernel; /* owned; of the first configuration (all share it) */
     est_device dev;
+    const char *device; /* the built-in it is predicted for (--device; NULL: its file's) */
+    unsigned enters;    /* bit a: it enters --lofo-rules axis a's criterion */
 } family;
 
 static const char *model = "v2";
@@ -114,7 +120,9 @@ static int failures; /* configurations that could not be predicted or matched */
  * the corpus (2026-11-27): d3q27_pull_f32 picks a block folded in y at 95.5 % */
 static double floors[5] = {0.99, 0.95, 0.99, 0.85, 0.08};
 static family *fams;
-static int nfams;
+/* fams[0, nfams): the corpus the tables show; fams[nfams, nall): the --lofo-also sets'
+ * families, which only enter the criteria of the axes they name */
+static int nfams, nall;
 static lr_devices *devs;
 
 /* ---- reading the measurements ---- */
@@ -125,8 +133,9 @@ static double jnum(const cJSON *o, const char *k)
     return cJSON_IsNumber(v) ? v->valuedouble : NAN;
 }
 
-
-static void attach_measurements(const char *path)
+/* The lines of path onto fams[f0, f1) (family names are unique within a set); into
+ * gpu_name, when title, the GPU they name. */
+static void attach_measurements(const char *path, int f0, int f1, int title)
 {
     FILE *f = fopen(path, "r");
     if (!f) {
@@ -137,7 +146,7 @@ static void attach_measurements(const char *path)
     while (fgets(line, sizeof line, f)) {
         cJSON *j = cJSON_Parse(line);
         const cJSON *fam = cJSON_GetObjectItem(j, "family");
-        for (int i = 0; fam && i < nfams; i++) {
+        for (int i = f0; fam && i < f1; i++) {
             if (strcmp(fams[i].f.name, fam->valuestring))
                 continue;
             /* rows[k] is configuration k of the family */
@@ -161,7 +170,7 @@ static void attach_measurements(const char *path)
                     r->m.l2_load_requests = jnum(c, "l2_load_requests");
                 }
                 const cJSON *gpu = cJSON_GetObjectItem(j, "gpu");
-                if (cJSON_IsString(gpu))
+                if (cJSON_IsString(gpu) && title)
                     snprintf(gpu_name, sizeof gpu_name, "%s", gpu->valuestring);
             }
         }
@@ -210,6 +219,72 @@ static int save_device(const char *path, const est_device *d)
     return ok;
 }
 
+/* Appends to fams (from nall on) the families of the comma-separated corpus directories
+ * corpus, with the lines of the comma-separated measurement files measured (family names
+ * are unique across the corpora, e.g. the corpus and the layer scan the built-in H100 is
+ * fitted on), predicted for the built-in device (NULL: the one each family's file names);
+ * only the family `only` when given; title: the files name the GPU of the tables. The
+ * number appended, or -1. */
+static int load_set(const char *corpus, const char *measured, const char *device,
+                    const char *only, int title)
+{
+    int f0 = nall;
+    char *dirs = strdup(corpus), *save = NULL;
+    if (!dirs)
+        return -1;
+    for (char *dir = strtok_r(dirs, ",", &save); dir; dir = strtok_r(NULL, ",", &save)) {
+        int nfiles = 0;
+        char **files = corpus_list(dir, &nfiles);
+        family *grown = files ? realloc(fams, (size_t)(nall + nfiles) * sizeof *fams) : NULL;
+        if (!grown)
+            return -1;
+        fams = grown;
+        for (int i = 0; i < nfiles; i++) {
+            family *F = &fams[nall];
+            memset(F, 0, sizeof *F);
+            if (corpus_family_load(files[i], &F->f))
+                return -1;
+            if (only && strcmp(only, F->f.name)) {
+                corpus_family_release(&F->f);
+                continue;
+            }
+            F->device = device;
+            F->enters = ~0u;
+            F->nrows = F->f.nconfigs;
+            F->rows = calloc((size_t)F->nrows, sizeof *F->rows);
+            for (int k = 0; k < F->nrows; k++)
+                F->rows[k].c = F->f.configs[k];
+            nall++;
+        }
+        corpus_list_free(files, nfiles);
+    }
+    free(dirs);
+    char *paths = strdup(measured);
+    if (!paths)
+        return -1;
+    for (char *m = strtok_r(paths, ",", &save); m; m = strtok_r(NULL, ",", &save))
+        attach_measurements(m, f0, nall, title);
+    free(paths);
+    /* a family the measurement file has no line of was not measured on that GPU (the
+     * H200 corpus predates the float LBM families): it is left out and said so, where
+     * a family with some configurations missing counts them as failures in main */
+    int kept = f0;
+    for (int i = f0; i < nall; i++) {
+        int measured_rows = 0;
+        for (int k = 0; k < fams[i].nrows; k++)
+            measured_rows += fams[i].rows[k].m.glups > 0;
+        if (!measured_rows) {
+            fprintf(stderr, "%s: not measured in %s, left out\n", fams[i].f.name, measured);
+            free(fams[i].rows);
+            corpus_family_release(&fams[i].f);
+            continue;
+        }
+        fams[kept++] = fams[i];
+    }
+    nall = kept;
+    return nall - f0;
+}
+
 /* ---- predicting ---- */
 
 static void *predict_family(void *arg)
@@ -222,7 +297,7 @@ static void *predict_family(void *arg)
         row *r = &F->rows[k];
         /* the compiler's register count of this very kernel: an input a code
          * generator has (kernel.registers), not a fitted figure */
-        char *body = corpus_body(&F->f, k, extra, device_name, r->m.registers);
+        char *body = corpus_body(&F->f, k, extra, F->device, r->m.registers);
         lr_request req;
         lr_error err;
         lr_error_clear(&err);
@@ -534,6 +609,27 @@ static int naxes;
 static int by_error_only;
 static int joint_grid; /* --lofo-joint */
 
+/* --lofo-also NAME[+NAME...]=DIR:MEASURED[:DEVICE] (repeated, one per set): measured sets
+ * whose families always enter the named axes' criteria beside the corpus's (the data a
+ * constant was chosen on besides the corpus), never left out nor shown in the tables;
+ * DEVICE as --device (none: the one each family's file names). --lofo-choose
+ * NAME=HOW[,...] chooses an axis otherwise than by the least mean term: no-worse, the least
+ * grid value at which no family of its criterion has a term (error, plus the top-1
+ * shortfall unless --lofo-by error) above its term at the grid's highest value (the L1
+ * burst's criterion, docs/model-history.md); top1-first, the best mean top 1, and of the
+ * points that reach it the least mean error (as dram_streams_most was read off its grid).
+ * Both resolved after the arguments (lofo_also_load). */
+enum { MAX_ALSO = 32 };
+#define CORPUS_BIT (1u << 31) /* family.enters: a family of the corpus (every axis too) */
+static const char *also_arg[MAX_ALSO];
+static char *also_spec[MAX_ALSO]; /* their copies, which family.device points into */
+static int nalso;
+static const char *choose_arg;
+/* how axis a is chosen: the least mean term (by_error_only), --lofo-choose NAME=no-worse
+ * or NAME=top1-first (the best mean top 1, of those the least mean error) */
+enum { BY_MEAN, BY_NO_WORSE, BY_TOP1_FIRST };
+static int choose[MAX_AXES];
+
 /* --lofo-rules NAME=LO:HI:STEP[,...]: 0, or -1 with the reason on stderr. */
 static int parse_lofo_rules(const char *spec)
 {
@@ -583,6 +679,117 @@ static int parse_lofo_rules(const char *spec)
     return naxes ? 0 : -1;
 }
 
+/* The bit of family.enters for axis a. */
+static unsigned axis_bit(int a)
+{
+    return 1u << a;
+}
+
+/* The bits of the --lofo-rules axes named in the list (separated by any of sep) into
+ * *bits; 0, or -1 with the reason on stderr. */
+static int axis_bits(const char *list, const char *sep, const char *opt, unsigned *bits)
+{
+    char *names = strdup(list), *save = NULL;
+    *bits = 0;
+    for (char *t = names ? strtok_r(names, sep, &save) : NULL; t;
+         t = strtok_r(NULL, sep, &save)) {
+        int a = 0;
+        while (a < naxes && strcmp(axes[a].name, t))
+            a++;
+        if (a == naxes) {
+            fprintf(stderr, "accuracy: %s: %s is not an axis of --lofo-rules\n", opt, t);
+            free(names);
+            return -1;
+        }
+        *bits |= axis_bit(a);
+    }
+    free(names);
+    return *bits ? 0 : -1;
+}
+
+/* --lofo-choose NAME=no-worse|top1-first[,...] into choose[]; 0, or -1 with the reason. */
+static int parse_choose(void)
+{
+    char *list = strdup(choose_arg), *save = NULL;
+    int bad = !list;
+    for (char *t = list ? strtok_r(list, ",", &save) : NULL; t && !bad;
+         t = strtok_r(NULL, ",", &save)) {
+        char *eq = strchr(t, '=');
+        unsigned bit = 0;
+        int how = !eq                             ? -1
+                  : !strcmp(eq + 1, "no-worse")   ? BY_NO_WORSE
+                  : !strcmp(eq + 1, "top1-first") ? BY_TOP1_FIRST
+                                                  : -1;
+        if (how < 0)
+            fprintf(stderr,
+                    "accuracy: --lofo-choose takes NAME=no-worse or "
+                    "NAME=top1-first, not \"%s\"\n",
+                    t);
+        else
+            *eq = '\0';
+        bad = how < 0 || axis_bits(t, ",", "--lofo-choose", &bit);
+        for (int a = 0; !bad && a < naxes; a++)
+            if (bit & axis_bit(a))
+                choose[a] = how;
+    }
+    free(list);
+    return bad ? -1 : 0;
+}
+
+/* Loads the --lofo-also sets after the corpus (their families from nfams on) and reads
+ * --lofo-choose; 0, or -1 with the reason on stderr. */
+static int lofo_also_load(void)
+{
+    if ((nalso || choose_arg) && (!naxes || joint_grid)) {
+        fprintf(stderr, "accuracy: --lofo-also and --lofo-choose need --lofo-rules, each "
+                        "axis on its own grid (not --lofo-joint)\n");
+        return -1;
+    }
+    if (choose_arg && parse_choose())
+        return -1;
+    for (int s = 0; s < nalso; s++) {
+        char *spec = also_spec[s] = strdup(also_arg[s]);
+        char *eq = spec ? strchr(spec, '=') : NULL, *dir = eq ? eq + 1 : NULL;
+        char *meas = dir ? strchr(dir, ':') : NULL, *dev = meas ? strchr(meas + 1, ':') : NULL;
+        unsigned bits = 0;
+        if (!meas || meas == dir || !meas[1] || (dev && !dev[1])) {
+            fprintf(stderr,
+                    "accuracy: --lofo-also takes NAME[+NAME...]=DIR:MEASURED[:DEVICE], "
+                    "not \"%s\"\n",
+                    also_arg[s]);
+            return -1;
+        }
+        *eq = *meas++ = '\0';
+        if (dev)
+            *dev++ = '\0';
+        int f0 = nall;
+        if (axis_bits(spec, "+", "--lofo-also", &bits) || load_set(dir, meas, dev, NULL, 0) < 0)
+            return -1;
+        for (int i = f0; i < nall; i++)
+            fams[i].enters = bits;
+    }
+    for (int i = 0; i < nfams; i++)
+        fams[i].enters = ~0u; /* every axis, and CORPUS_BIT */
+    return 0;
+}
+
+/* A device-parameter axis is the corpus's device's: every --lofo-also family of its
+ * criterion must be predicted for that device too. 0, or -1 with the set named. */
+static int lofo_also_check(const est_device *dev)
+{
+    for (int i = nfams; i < nall; i++)
+        for (int a = 0; a < naxes; a++)
+            if (axes[a].param >= 0 && (fams[i].enters & axis_bit(a)) &&
+                strcmp(fams[i].dev.name, dev->name)) {
+                fprintf(stderr,
+                        "accuracy: --lofo-also: %s is a parameter of %s, but %s is predicted "
+                        "for %s\n",
+                        axes[a].name, dev->name, fams[i].f.name, fams[i].dev.name);
+                return -1;
+            }
+    return 0;
+}
+
 /* The grid points of axes [a0, a1). */
 static long grid_points(int a0, int a1)
 {
@@ -612,8 +819,9 @@ static void axes_set(est_device *d, int a0, int a1, long g, double *v)
     }
 }
 
-/* The family's term of the grid's objective under row.pred (by_error_only above). */
-static double grid_term(const family *F)
+/* The family's median |error| of GLup/s under row.pred; into *shortfall its top-1
+ * shortfall (1 - top1). */
+static double grid_term(const family *F, double *shortfall)
 {
     double *e = calloc(F->nrows > 0 ? (size_t)F->nrows : 1, sizeof *e);
     int *idx = calloc(F->nrows > 0 ? (size_t)F->nrows : 1, sizeof *idx);
@@ -623,19 +831,42 @@ static double grid_term(const family *F)
             e[n++] = fabs(F->rows[k].pred / F->rows[k].m.glups - 1);
     double term = cal_median(e, n);
     int nr = idx ? ranked(F, idx) : -1;
-    if (!by_error_only)
-        term += 1 - top_k(F, idx, nr, 1);
+    *shortfall = 1 - top_k(F, idx, nr, 1);
     free(e);
     free(idx);
     return term;
 }
 
-/* The grid re-runs only model v2's performance stage (est_result_performance), as the
- * device fits do: a rule read where the volumes are estimated (volumes.c, bind.c,
- * gather.c) would leave the predictions as they were. So each rule axis is set to its
- * grid's far end, every family estimated again from scratch and compared with the stage
- * re-run; 0 when they agree bit for bit, else -1 with the rule named on stderr. */
-static int rules_only_in_performance(const est_device *d, cal_sample *smp, int ns)
+/* Every family whose bits in enters meet mask run again through model v2's performance
+ * stage (est_result_performance, as the device fits do) under d, the corpus's device: the
+ * corpus's families with d itself, a --lofo-also set's with its own device, taking d's
+ * values of the device-parameter axes when it is the same device (lofo_also_check). */
+static void apply_devices(unsigned mask, const est_device *d)
+{
+    for (int i = 0; i < nall; i++) {
+        if (!(fams[i].enters & mask))
+            continue;
+        est_device own = fams[i].dev, src = *d;
+        for (int a = 0; a < naxes; a++)
+            if (axes[a].param >= 0 && !strcmp(own.name, d->name))
+                *cal_param(&own, axes[a].param) = *cal_param(&src, axes[a].param);
+        const est_device *use = i < nfams ? d : &own;
+        for (int k = 0; k < fams[i].nrows; k++) {
+            row *r = &fams[i].rows[k];
+            if (r->ok) {
+                est_result_performance(fams[i].kernel, use, &r->r);
+                r->pred = r->r.predicted;
+            }
+        }
+    }
+}
+
+/* The grid re-runs only model v2's performance stage (apply_devices): a rule read where
+ * the volumes are estimated (volumes.c, bind.c, gather.c) would leave the predictions as
+ * they were. So each rule axis is set to its grid's far end, every family of its criterion
+ * estimated again from scratch and compared with the stage re-run; 0 when they agree bit
+ * for bit, else -1 with the rule named on stderr. */
+static int rules_only_in_performance(const est_device *d)
 {
     int bad = 0, failed = failures;
     for (int a = 0; a < naxes && !bad; a++) {
@@ -644,30 +875,38 @@ static int rules_only_in_performance(const est_device *d, cal_sample *smp, int n
         double far = axes[a].lo + (axes[a].n - 1) * axes[a].step;
         if (far == axes[a].value)
             far = axes[a].lo;
-        row **kept = calloc((size_t)nfams, sizeof *kept);
-        for (int i = 0; kept && i < nfams; i++)
-            if ((kept[i] = malloc((size_t)fams[i].nrows * sizeof(row))))
-                memcpy(kept[i], fams[i].rows, (size_t)fams[i].nrows * sizeof(row));
+        row **kept = calloc((size_t)nall, sizeof *kept);
+        double **fresh = calloc((size_t)nall, sizeof *fresh);
+        pthread_t *th = calloc((size_t)nall, sizeof *th);
+        bad = !kept || !fresh || !th;
         est_rule_set(axes[a].name, far);
-        pthread_t *th = calloc((size_t)nfams, sizeof *th);
-        for (int i = 0; th && i < nfams; i++)
-            pthread_create(&th[i], NULL, predict_family, &fams[i]);
-        for (int i = 0; th && i < nfams; i++)
-            pthread_join(th[i], NULL);
-        free(th);
-        double *fresh = calloc((size_t)ns + 1, sizeof *fresh);
-        for (int s = 0; fresh && s < ns; s++)
-            fresh[s] = smp[s].r->predicted;
-        for (int i = 0; kept && i < nfams; i++)
+        for (int i = 0; !bad && i < nall; i++)
+            if ((fams[i].enters & axis_bit(a)) &&
+                (kept[i] = malloc((size_t)fams[i].nrows * sizeof(row))))
+                memcpy(kept[i], fams[i].rows, (size_t)fams[i].nrows * sizeof(row));
+        for (int i = 0; !bad && i < nall; i++)
             if (kept[i])
+                pthread_create(&th[i], NULL, predict_family, &fams[i]);
+        for (int i = 0; !bad && i < nall; i++)
+            if (kept[i]) {
+                pthread_join(th[i], NULL);
+                if ((fresh[i] = malloc((size_t)fams[i].nrows * sizeof(double) + 1)))
+                    for (int k = 0; k < fams[i].nrows; k++)
+                        fresh[i][k] = fams[i].rows[k].r.predicted;
                 memcpy(fams[i].rows, kept[i], (size_t)fams[i].nrows * sizeof(row));
-        cal_apply(d, smp, ns);
-        for (int s = 0; s < ns; s++)
-            bad |= !fresh || !kept || fresh[s] != smp[s].r->predicted;
-        for (int i = 0; kept && i < nfams; i++)
+            }
+        apply_devices(axis_bit(a), d);
+        for (int i = 0; !bad && i < nall; i++)
+            for (int k = 0; kept[i] && k < fams[i].nrows; k++)
+                bad |=
+                    !fresh[i] || (kept[i][k].ok && fresh[i][k] != fams[i].rows[k].r.predicted);
+        for (int i = 0; kept && fresh && i < nall; i++) {
             free(kept[i]);
+            free(fresh[i]);
+        }
         free(kept);
         free(fresh);
+        free(th);
         est_rule_set(axes[a].name, axes[a].value);
         if (bad)
             fprintf(stderr,
@@ -676,49 +915,107 @@ static int rules_only_in_performance(const est_device *d, cal_sample *smp, int n
                     axes[a].name);
     }
     failures = failed; /* the estimates again: their failures are counted once */
-    cal_apply(d, smp, ns);
+    apply_devices(~0u, d);
     return bad ? -1 : 0;
 }
 
 /* Objectives closer than this (a mean over families: 0.01 points) are equal: the LBM
  * kernels' far L1 request limits move their predictions by parts in a million with the
- * burst, which must not choose it. */
+ * burst, which must not choose it. The same margin is what a family of a no-worse axis
+ * may lose (--lofo-choose). */
 #define GRID_TIE 1e-4
 
-/* The point of the grid of axes [a0, a1) whose objective over every family but left_out
- * (-1: none) is least; of those within GRID_TIE of it the first (the least values).
- * term[g * nfams + i]: family i's. */
-static long grid_best(const double *term, long points, int left_out)
+/* Whether family i enters the criterion of the axes [a0, a1) without family left_out. */
+static int counted(int i, int a0, int a1, int left_out)
 {
-    double least = INFINITY;
-    int n = nfams - (left_out >= 0);
-    for (int pass = 0; pass < 2; pass++)
-        for (long g = 0; g < points; g++) {
-            double sum = 0;
-            for (int i = 0; i < nfams; i++)
-                if (i != left_out)
-                    sum += term[g * nfams + i];
-            if (pass == 0 && sum / n < least)
-                least = sum / n;
-            else if (pass == 1 && sum / n <= least + GRID_TIE)
-                return g;
+    unsigned mask = 0;
+    for (int a = a0; a < a1; a++)
+        mask |= axis_bit(a);
+    return i != left_out && (fams[i].enters & mask);
+}
+
+/* The terms of grid_terms: family i's at point g, error and top-1 shortfall. */
+static double term_at(const double *term, long g, int i, int part)
+{
+    return term[(g * nall + i) * 2 + part];
+}
+
+static double family_term(const double *term, long g, int i)
+{
+    return term_at(term, g, i, 0) + (by_error_only ? 0 : term_at(term, g, i, 1));
+}
+
+/* The first point of the grid (the least values) at which no family of the criterion of
+ * axis a without left_out has a term above its term at the grid's last point. */
+static long grid_no_worse(const double *term, long points, int a, int left_out)
+{
+    for (long g = 0; g < points; g++) {
+        int worse = 0;
+        for (int i = 0; i < nall && !worse; i++)
+            worse = counted(i, a, a + 1, left_out) &&
+                    family_term(term, g, i) > family_term(term, points - 1, i) + GRID_TIE;
+        if (!worse)
+            return g;
+    }
+    return points - 1;
+}
+
+/* The mean over the families of the criterion of axes [a0, a1) without left_out at
+ * point g: of the term (part -1), of the error (0) or of the top-1 shortfall (1). */
+static double grid_mean(const double *term, long g, int a0, int a1, int left_out, int part)
+{
+    double sum = 0;
+    int n = 0;
+    for (int i = 0; i < nall; i++)
+        if (counted(i, a0, a1, left_out)) {
+            sum += part < 0 ? family_term(term, g, i) : term_at(term, g, i, part);
+            n++;
         }
+    return n ? sum / n : 0;
+}
+
+/* The point of the grid of axes [a0, a1) chosen without family left_out (-1: none): by
+ * default the one whose mean term is least, of those within GRID_TIE of it the first (the
+ * least values); a single axis as --lofo-choose says. term: grid_terms's. */
+static long grid_best(const double *term, long points, int a0, int a1, int left_out)
+{
+    int how = a1 == a0 + 1 ? choose[a0] : BY_MEAN;
+    if (how == BY_NO_WORSE)
+        return grid_no_worse(term, points, a0, left_out);
+    double least_short = INFINITY, least = INFINITY;
+    for (long g = 0; how == BY_TOP1_FIRST && g < points; g++)
+        least_short = fmin(least_short, grid_mean(term, g, a0, a1, left_out, 1));
+    /* the points in the running: every one, or those within GRID_TIE of the best top 1 */
+    int part = how == BY_TOP1_FIRST ? 0 : -1;
+#define IN_RUNNING(g)                                                                          \
+    (how != BY_TOP1_FIRST || grid_mean(term, g, a0, a1, left_out, 1) <= least_short + GRID_TIE)
+    for (long g = 0; g < points; g++)
+        if (IN_RUNNING(g))
+            least = fmin(least, grid_mean(term, g, a0, a1, left_out, part));
+    for (long g = 0; g < points; g++)
+        if (IN_RUNNING(g) && grid_mean(term, g, a0, a1, left_out, part) <= least + GRID_TIE)
+            return g;
+#undef IN_RUNNING
     return 0;
 }
 
-/* Every family's term at every point of the grid of axes [a0, a1), the others at their
- * values in the model (malloc'd; NULL when out of memory). */
-static double *grid_terms(const est_device *dev, cal_sample *smp, int ns, int a0, int a1)
+/* Every family's error and top-1 shortfall (term_at) at every point of the grid of axes
+ * [a0, a1), the others at their values in the model (malloc'd; NULL when out of memory);
+ * only the families of their criterion are run again and scored. */
+static double *grid_terms(const est_device *dev, int a0, int a1)
 {
     long points = grid_points(a0, a1);
-    double *term = malloc((size_t)points * (size_t)nfams * sizeof *term);
+    double *term = calloc((size_t)points * (size_t)nall * 2, sizeof *term);
     est_device d = *dev;
+    unsigned mask = 0;
+    for (int a = a0; a < a1; a++)
+        mask |= axis_bit(a);
     for (long g = 0; term && g < points; g++) {
         axes_set(&d, a0, a1, g, NULL);
-        cal_apply(&d, smp, ns);
-        sync_predictions();
-        for (int i = 0; i < nfams; i++)
-            term[g * nfams + i] = grid_term(&fams[i]);
+        apply_devices(mask, &d);
+        for (int i = 0; i < nall; i++)
+            if (fams[i].enters & mask)
+                term[(g * nall + i) * 2] = grid_term(&fams[i], &term[(g * nall + i) * 2 + 1]);
     }
     return term;
 }
@@ -731,12 +1028,44 @@ static void print_choice(const char *who, const double *v)
     printf("\n");
 }
 
+/* How each axis is chosen, and on which families beside the corpus's. */
+static void print_criteria(void)
+{
+    printf("\n%s chosen by the mean over the families of the median |error| of GLup/s%s "
+           "(within %g of the least: the least values)",
+           joint_grid ? "together on the grid of their combinations, the axes"
+                      : "each on its own grid, the others as in the model, the axes",
+           by_error_only ? "" : " plus the top-1 shortfall", GRID_TIE);
+    int other = 0;
+    for (int a = 0; a < naxes; a++)
+        other |= choose[a] != BY_MEAN;
+    if (!other && nall == nfams) {
+        printf(":\n");
+        return;
+    }
+    printf(", over the corpus's families without the one left out and:\n");
+    for (int a = 0; a < naxes; a++) {
+        int n = 0;
+        for (int i = nfams; i < nall; i++)
+            n += (fams[i].enters & axis_bit(a)) != 0;
+        printf("  %s: %d families of --lofo-also sets%s\n", axes[a].name, n,
+               choose[a] == BY_NO_WORSE
+                   ? "; instead of the least mean, the least value at which no family's term "
+                     "exceeds its term at the grid's highest value by more than the margin"
+               : choose[a] == BY_TOP1_FIRST
+                   ? "; instead of the least mean term, the best mean top 1 (within the "
+                     "margin), and of those values the least mean error"
+                   : "");
+    }
+}
+
 /* --lofo-rules: each family predicted with the axes chosen without it (the device's other
  * parameters as they are), into lg; the choices printed. Each axis is chosen on its own
  * grid with the others at their values in the model, as they were chosen one at a time
- * (docs/model-history.md), or with --lofo-joint all on the grid of their combinations.
+ * (docs/model-history.md), or with --lofo-joint all on the grid of their combinations;
+ * on the corpus's families and those of the --lofo-also sets that name the axis.
  * 0, or -1 when an axis cannot be refitted so or memory runs out. */
-static int lofo_rules(const est_device *dev, cal_sample *smp, int ns, figures *lg)
+static int lofo_rules(const est_device *dev, figures *lg)
 {
     for (int a = 0; a < naxes; a++) {
         if (axes[a].param < 0)
@@ -756,7 +1085,7 @@ static int lofo_rules(const est_device *dev, cal_sample *smp, int ns, figures *l
             return -1;
         }
     }
-    if (rules_only_in_performance(dev, smp, ns))
+    if (lofo_also_check(dev) || rules_only_in_performance(dev))
         return -1;
     if (nfams < 2) {
         fprintf(stderr, "accuracy: --lofo-rules needs two families or more\n");
@@ -769,21 +1098,17 @@ static int lofo_rules(const est_device *dev, cal_sample *smp, int ns, figures *l
     int bad = !chosen;
     for (int grp = 0; grp < groups && !bad; grp++) {
         int a0 = joint_grid ? 0 : grp, a1 = joint_grid ? naxes : grp + 1;
-        double *term = grid_terms(dev, smp, ns, a0, a1), v[MAX_AXES];
+        double *term = grid_terms(dev, a0, a1), v[MAX_AXES];
         bad = !term;
         for (int i = -1; !bad && i < nfams; i++) {
-            axes_set(&d, a0, a1, grid_best(term, grid_points(a0, a1), i), v);
+            axes_set(&d, a0, a1, grid_best(term, grid_points(a0, a1), a0, a1, i), v);
             for (int a = a0; a < a1; a++)
                 chosen[(i + 1) * naxes + a] = v[a];
         }
         free(term);
     }
     if (!bad) {
-        printf("\n%s chosen by the mean over the families of the median |error| of GLup/s%s "
-               "(within %g of the least: the least values):\n",
-               joint_grid ? "together on the grid of their combinations, the axes"
-                          : "each on its own grid, the others as in the model, the axes",
-               by_error_only ? "" : " plus the top-1 shortfall", GRID_TIE);
+        print_criteria();
         double v[MAX_AXES];
         axes_set(&d, 0, 0, -1, v);
         print_choice("as in the model", v);
@@ -799,14 +1124,12 @@ static int lofo_rules(const est_device *dev, cal_sample *smp, int ns, figures *l
             else
                 est_rule_set(axes[a].name, chosen[(i + 1) * naxes + a]);
         }
-        cal_apply(&d, smp, ns);
-        sync_predictions();
+        apply_devices(CORPUS_BIT, &d);
         lg[i] = family_figures(&fams[i]);
     }
     free(chosen);
     axes_set(&d, 0, 0, -1, NULL);
-    cal_apply(dev, smp, ns);
-    sync_predictions();
+    apply_devices(~0u, dev);
     return bad ? -1 : 0;
 }
 
@@ -1115,6 +1438,10 @@ int main(int argc, char **argv)
             lofo = 1;
         } else if (!strcmp(argv[i], "--lofo-joint"))
             joint_grid = 1;
+        else if (!strcmp(argv[i], "--lofo-also") && i + 1 < argc && nalso < MAX_ALSO)
+            also_arg[nalso++] = argv[++i];
+        else if (!strcmp(argv[i], "--lofo-choose") && i + 1 < argc)
+            choose_arg = argv[++i];
         else if (!strcmp(argv[i], "--lofo-by") && i + 1 < argc &&
                  (!strcmp(argv[i + 1], "error") || !strcmp(argv[i + 1], "error+top1")))
             by_error_only = !strcmp(argv[++i], "error");
@@ -1138,7 +1465,8 @@ int main(int argc, char **argv)
                     "[--family NAME] "
                     "[--golden FILE | --golden-write FILE] "
                     "[--lofo | --lofo-rules NAME=LO:HI:STEP,... [--lofo-by error|error+top1] "
-                    "[--lofo-joint]] "
+                    "[--lofo-joint] [--lofo-also NAME[+NAME...]=DIR:MEASURED[:DEVICE] ...] "
+                    "[--lofo-choose NAME=no-worse|top1-first,...]] "
                     "[--fit] [--starts N] [--save FILE] [--hold NAME,...] [--check] "
                     "[--floors T1MEAN,T1MIN,T3MEAN,RHO,ERR]\n"
                     "--lofo-rules chooses the named rules (EST_RULE) and device "
@@ -1160,72 +1488,21 @@ int main(int argc, char **argv)
     devs = lr_devices_load(&err);
     if (!devs)
         return 1;
-    /* --corpus and --measured may each name several, comma-separated: the families of
-     * every directory, with the lines of every file (family names are unique across
-     * the corpora), e.g. the corpus and the layer scan the built-in H100 is fitted on */
-    char *dirs = strdup(corpus), *save = NULL;
-    if (!dirs)
+    if (load_set(corpus, measured, device_name, only, 1) < 0)
         return 1;
-    for (char *dir = strtok_r(dirs, ",", &save); dir; dir = strtok_r(NULL, ",", &save)) {
-        int nfiles = 0;
-        char **files = corpus_list(dir, &nfiles);
-        if (!files)
-            return 1;
-        family *grown = realloc(fams, (size_t)(nfams + nfiles) * sizeof *fams);
-        if (!grown)
-            return 1;
-        fams = grown;
-        for (int i = 0; i < nfiles; i++) {
-            family *F = &fams[nfams];
-            memset(F, 0, sizeof *F);
-            if (corpus_family_load(files[i], &F->f))
-                return 1;
-            if (only && strcmp(only, F->f.name)) {
-                corpus_family_release(&F->f);
-                continue;
-            }
-            F->nrows = F->f.nconfigs;
-            F->rows = calloc((size_t)F->nrows, sizeof *F->rows);
-            for (int k = 0; k < F->nrows; k++)
-                F->rows[k].c = F->f.configs[k];
-            nfams++;
-        }
-        corpus_list_free(files, nfiles);
-    }
-    free(dirs);
-    char *paths = strdup(measured);
-    if (!paths)
-        return 1;
-    for (char *m = strtok_r(paths, ",", &save); m; m = strtok_r(NULL, ",", &save))
-        attach_measurements(m);
-    free(paths);
-    /* a family the measurement file has no line of was not measured on that GPU (the
-     * H200 corpus predates the float LBM families): it is left out and said so, where
-     * a family with some configurations missing counts them as failures below */
-    int kept = 0;
-    for (int i = 0; i < nfams; i++) {
-        int measured_rows = 0;
-        for (int k = 0; k < fams[i].nrows; k++)
-            measured_rows += fams[i].rows[k].m.glups > 0;
-        if (!measured_rows) {
-            fprintf(stderr, "%s: not measured in %s, left out\n", fams[i].f.name, measured);
-            free(fams[i].rows);
-            corpus_family_release(&fams[i].f);
-            continue;
-        }
-        fams[kept++] = fams[i];
-    }
-    nfams = kept;
+    nfams = nall;
     if (nfams == 0) {
         /* a summary over no family would print means of nothing (NaN) */
         fprintf(stderr, "accuracy: no family of %s was measured in %s: nothing to compare "
                         "(--measured names the measurements)\n", corpus, measured);
         return 1;
     }
-    pthread_t *th = calloc((size_t)nfams, sizeof *th);
-    for (int i = 0; i < nfams; i++)
+    if (lofo_also_load())
+        return 1;
+    pthread_t *th = calloc((size_t)nall, sizeof *th);
+    for (int i = 0; i < nall; i++)
         pthread_create(&th[i], NULL, predict_family, &fams[i]);
-    for (int i = 0; i < nfams; i++) {
+    for (int i = 0; i < nall; i++) {
         pthread_join(th[i], NULL);
         const est_result *r0 = &fams[i].rows[0].r;
         fams[i].ndims = r0->config.domain[2] > 1 ? 3 : r0->config.domain[1] > 1 ? 2 : 1;
@@ -1249,7 +1526,7 @@ int main(int argc, char **argv)
     cal_sample *smp = samples(&ns);
     if (lofo && naxes && strcmp(model, "v2") == 0) {
         /* each family predicted with the axes chosen on a grid without it */
-        if (lofo_rules(&fams[0].dev, smp, ns, lg))
+        if (lofo_rules(&fams[0].dev, lg))
             return 1;
     } else if (lofo && strcmp(model, "v2") == 0) {
         /* each family predicted with parameters fitted on the others */
@@ -1294,12 +1571,14 @@ int main(int argc, char **argv)
         dump(dump_path);
     free(g);
     free(lg);
-    for (int i = 0; i < nfams; i++) {
+    for (int i = 0; i < nall; i++) {
         free(fams[i].rows);
         est_kernel_free(fams[i].kernel);
         corpus_family_release(&fams[i].f);
     }
     free(fams);
+    for (int s = 0; s < nalso; s++)
+        free(also_spec[s]);
     lr_devices_free(devs);
     if (check) {
         int bad = failures > 0;
