@@ -239,6 +239,7 @@ int est_estimate(est_ctx *ctx, const est_kernel *k, const est_device *dev,
     if (!rc)
         rc = k->gathers ? est_gather_waves(ctx, &b, W, w, err) : est_wave_run(ctx, &b, W, w, err);
     if (!rc) {
+        r->warp_active_share = s->warp_active_share;
         est_l1_l2_volumes(&b, s, r);
         est_dram_volumes(&b, w, W * threads * fold[0] * fold[1] * fold[2], r);
         for (int f = 0; f < k->nfields; f++)

@@ -228,6 +228,8 @@ typedef struct est_result {
 
     /* Model v2 (docs/model.md, "Latency and occupancy"); 0 under "warpspeed". */
     double active_threads_per_sm; /* threads that update lattice points, per SM */
+    double warp_active_share;     /* the warps of a block that work over its life (1: all;
+                                     docs/model.md, "Warp spread in deep blocks") */
     double bytes_in_flight_per_sm; /* DRAM bytes the active threads have requested */
     double partial_sectors_in_flight_per_sm; /* sectors the active threads' stores leave
                                                 partly written, whoever completes them */

@@ -245,6 +245,8 @@ typedef struct est_sample {
     double block_lups;     /* lattice updates of the sampled blocks */
     int nblocks;           /* sampled blocks */
     double mid_block_lups; /* lattice updates of the middle block (overlap) */
+    double warp_active_share; /* the warps of a block that work over its life (1: all;
+                                 warp_spread.h) */
 } est_sample;
 
 int est_sample_run(est_ctx *ctx, const est_binding *b, est_sample *out, lr_error *err);

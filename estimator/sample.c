@@ -20,6 +20,24 @@
 #include <string.h>
 
 #include "sample_int.h"
+#include "warp_spread.h"
+
+/* The warp spread of b's blocks (warp_spread.h) from the passes' counts, into out; 1
+ * where it does not count. 0, or -1 with err. */
+static int spread_share(est_sampler *s, est_sample *out, lr_error *err)
+{
+    out->warp_active_share = 1;
+    if (!s->wspread)
+        return 0;
+    est_sample *scratch = malloc(sizeof *scratch);
+    int rc = scratch ? est_sample_spread_requests(s, scratch, err) : 0;
+    if (!rc)
+        rc = est_sample_spread_rest(s, err);
+    if (!rc && scratch) /* no memory for the scratch: taken as even */
+        out->warp_active_share = est_wspread_share(s->wspread);
+    free(scratch);
+    return rc;
+}
 
 int est_sample_run(est_ctx *ctx, const est_binding *b, est_sample *out, lr_error *err)
 {
@@ -31,6 +49,7 @@ int est_sample_run(est_ctx *ctx, const est_binding *b, est_sample *out, lr_error
         if (g[i] > s.granule)
             s.granule = g[i];
     s.block_memo = est_block_memo_new();
+    s.wspread = est_wspread_new(b);
     int rc = 0;
     if (!s.block_memo)
         rc = lr_error_set(err, LR_NO_MEMORY, NULL, "out of memory");
@@ -42,7 +61,10 @@ int est_sample_run(est_ctx *ctx, const est_binding *b, est_sample *out, lr_error
         rc = est_sample_blocks(&s, out, err);
     if (!rc)
         rc = est_sample_overlap(&s, out, err);
+    if (!rc)
+        rc = spread_share(&s, out, err);
     est_cache_free(s.block_memo);
+    est_wspread_free(s.wspread);
     for (int f = 0; f < EST_MAX_FIELDS; f++)
         for (int k = 0; k < 2; k++)
             free(s.base[f][k].addr);

@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "sample_int.h"
+#include "warp_spread.h"
 
 /* Blocks are sampled over the first 8 blocks of each dimension (Warpspeed's sample). */
 #define BLOCK_SAMPLE_BLOCKS 8
@@ -129,9 +130,11 @@ static int reserve(est_sampler *s, int f, size_t need, lr_error *err)
 
 /* The sorted, unique addresses of one kind (loads or stores) of field f issued by
  * block blk, divided by granule, into s->buf; returns their count or -1. Only the
- * warps w with w % KEPLER_RODC_SLICES == slice issue them, or all when slice < 0. */
+ * warps w with w % KEPLER_RODC_SLICES == slice issue them, or all when slice < 0.
+ * With label (byte addresses of loads), the warp spread gets them first, sorted with
+ * their warps (warp_spread.h). */
 static int64_t collect_units(est_sampler *s, int f, int is_store, const int64_t blk[3],
-                             int64_t granule, int slice, lr_error *err)
+                             int64_t granule, int slice, int label, lr_error *err)
 {
     const est_binding *b = s->b;
     if (reserve(s, f, (size_t)b->threads * (size_t)b->count[f], err))
@@ -152,10 +155,15 @@ static int64_t collect_units(est_sampler *s, int f, int is_store, const int64_t 
                 continue;
             int64_t a = est_inst_address(b, in, c, &valid);
             if (valid)
-                s->buf[n++] = unit_of(a, granule, k);
+                s->buf[n++] = label ? a * EST_SPREAD_LABELS + t / 32 : unit_of(a, granule, k);
         }
     }
     sort_i64(s->buf, n, s->tmp);
+    if (label) {
+        est_wspread_field(s->wspread, f, blk, s->buf, n, 1);
+        for (size_t i = 0; i < n; i++)
+            s->buf[i] = est_floordiv(s->buf[i], EST_SPREAD_LABELS);
+    }
     size_t u = 0;
     for (size_t i = 0; i < n; i++)
         if (u == 0 || s->buf[i] != s->buf[u - 1])
@@ -172,10 +180,12 @@ static int64_t block_units(est_sampler *s, int f, int is_store, const int64_t bl
 {
     const est_binding *b = s->b;
     if (!block_full(b, blk) || !translates(b, b->first[f], b->count[f], is_store))
-        return collect_units(s, f, is_store, blk, granule, -1, err);
+        return collect_units(s, f, is_store, blk, granule, -1, 0, err);
     est_base_fp *base = &s->base[f][is_store];
     if (!base->addr) {
-        int64_t n = collect_units(s, f, is_store, blk, 1, -1, err);
+        int label = s->wspread && !is_store && est_wspread_wants(s->wspread, f) &&
+                    block_full(b, est_wspread_block(s->wspread));
+        int64_t n = collect_units(s, f, is_store, blk, 1, -1, label, err);
         if (n < 0)
             return -1;
         base->addr = malloc((size_t)(n ? n : 1) * sizeof *base->addr);
@@ -237,7 +247,7 @@ static int64_t kepler_slice_sectors(est_sampler *s, int f, const int64_t blk[3],
 {
     int64_t sum = 0;
     for (int q = 0; q < KEPLER_RODC_SLICES; q++) {
-        int64_t n = collect_units(s, f, 0, blk, s->b->dev->l2_sector_bytes, q, err);
+        int64_t n = collect_units(s, f, 0, blk, s->b->dev->l2_sector_bytes, q, 0, err);
         if (n < 0)
             return -1;
         sum += n;
@@ -338,6 +348,58 @@ int est_sample_blocks(est_sampler *s, est_sample *out, lr_error *err)
                 if (sample_block(s, blk, out, err))
                     return -1;
             }
+    return 0;
+}
+
+/* Appends the byte addresses of field f's loads in block blk at s->buf[*n], each times
+ * EST_SPREAD_LABELS plus its warp, or plus EST_SPREAD_OTHER when other. 0, or -1
+ * (deadline). */
+static int labelled_loads(est_sampler *s, int f, const int64_t blk[3], int other, size_t *n,
+                          lr_error *err)
+{
+    const est_binding *b = s->b;
+    for (int t = 0; t < b->threads; t++) {
+        int64_t c[EST_NCOORD];
+        if (est_ctx_expired(s->ctx))
+            return est_sample_past_deadline(err);
+        est_sample_coord(b, blk, t, c);
+        for (int i = b->first[f]; i < b->first[f] + b->count[f]; i++) {
+            int valid;
+            int64_t a = est_inst_address(b, &b->inst[i], c, &valid);
+            if (valid && !b->inst[i].is_store)
+                s->buf[(*n)++] = a * EST_SPREAD_LABELS + (other ? EST_SPREAD_OTHER : t / 32);
+        }
+    }
+    return 0;
+}
+
+/* The fields the block pass left to the warp spread (its middle block is cut by the
+ * domain, or their loads do not move with the block: no base block moves onto it) walk
+ * the middle block and the blocks beside it in x and y. A field whose five blocks'
+ * addresses exceed the block limit counts no lone sector. */
+int est_sample_spread_rest(est_sampler *s, lr_error *err)
+{
+    const est_binding *b = s->b;
+    for (int f = 0; s->wspread && f < b->k->nfields; f++) {
+        size_t need = 5 * (size_t)b->threads * (size_t)b->count[f], n = 0;
+        if (!b->k->fields[f].nloads || !est_wspread_wants(s->wspread, f) ||
+            need > MAX_BLOCK_ADDRESSES)
+            continue;
+        if (reserve(s, f, need, err))
+            return -1;
+        const int64_t *mid = est_wspread_block(s->wspread);
+        if (labelled_loads(s, f, mid, 0, &n, err))
+            return -1;
+        for (int d = 0; d < 2; d++)
+            for (int sgn = -1; sgn <= 1; sgn += 2) {
+                int64_t nb[3] = {mid[0], mid[1], mid[2]};
+                nb[d] += sgn;
+                if (nb[d] >= 0 && nb[d] < b->grid[d] && labelled_loads(s, f, nb, 1, &n, err))
+                    return -1;
+            }
+        sort_i64(s->buf, n, s->tmp);
+        est_wspread_field(s->wspread, f, mid, s->buf, n, 0);
+    }
     return 0;
 }
 

@@ -32,6 +32,7 @@ typedef struct est_sampler {
     int64_t *buf;                      /* block address buffer; owned, freed likewise */
     uint64_t *tmp;                     /* the sort's second buffer, as large; owned */
     size_t bufcap;
+    struct est_wspread *wspread; /* the warp spread's counts (warp_spread.h); NULL: none */
 } est_sampler;
 
 /* The error of a sampler that found its deadline passed; returns -1. Here, not in
@@ -113,12 +114,20 @@ static inline int64_t est_mod_granule(int64_t granule, int64_t a)
 /* sample_warp.c: the warp pass (docs/model.md §3): every sampled warp's counts into
  * out. 0, or -1 with err (deadline). */
 int est_sample_warps(est_sampler *s, est_sample *out, lr_error *err);
+/* sample_warp.c: each warp's load sector requests in the warp spread's block into the
+ * spread (warp_spread.h), counted as the warp pass counts, scratch its workspace. 0, or
+ * -1 with err (deadline). */
+int est_sample_spread_requests(est_sampler *s, est_sample *scratch, lr_error *err);
 
 /* sample_block.c: the block pass (docs/model.md §4): every sampled block's footprints
  * into out; then the overlap pass: the sectors the middle block shares with the blocks
  * that ran before it on its SM. 0, or -1 with err (deadline, limit, memory). */
 int est_sample_blocks(est_sampler *s, est_sample *out, lr_error *err);
 int est_sample_overlap(est_sampler *s, est_sample *out, lr_error *err);
+/* sample_block.c: the labelled load addresses of the warp spread's block for the
+ * fields whose loads move with the block and whose footprint the block pass did not
+ * collect from a base block (which feeds the spread as it does). 0, or -1 with err. */
+int est_sample_spread_rest(est_sampler *s, lr_error *err);
 /* sample_block.c: an empty block memo (the caller frees it with est_cache_free), or NULL
  * when out of memory. */
 struct est_cache *est_block_memo_new(void);

@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "sample_int.h"
+#include "warp_spread.h"
 #include "warp_shapes.h"
 
 /* Warps are sampled over the first 64 threads of each grid dimension (Warpspeed's
@@ -515,4 +516,21 @@ int est_sample_warps(est_sampler *s, est_sample *out, lr_error *err)
                                                     : sample_warps_of(s, blk, lim, nwarps, out);
     wblock_free(m);
     return rc ? est_sample_past_deadline(err) : 0;
+}
+
+int est_sample_spread_requests(est_sampler *s, est_sample *scratch, lr_error *err)
+{
+    const est_binding *b = s->b;
+    double *requests = est_wspread_requests(s->wspread), before = 0;
+    memset(scratch, 0, sizeof *scratch);
+    for (int w = 0; w < (b->threads + 31) / 32; w++) {
+        if (sample_warp(s, est_wspread_block(s->wspread), w, scratch))
+            return est_sample_past_deadline(err);
+        double now = 0;
+        for (int f = 0; f < b->k->nfields; f++)
+            now += scratch->f[f].warp.load_sectors;
+        requests[w] = now - before;
+        before = now;
+    }
+    return 0;
 }

@@ -204,11 +204,14 @@ static void v2_combine(const est_device *dev, est_result *r)
     for (int i = 0; i < nlim; i++)
         if (i != EST_LIMITER_BLOCKS && i != EST_LIMITER_DRAM && i != EST_LIMITER_LATENCY)
             on_chip[nchip++] = lim[i];
+    /* a block ends when its slowest warp does: the warps that finished early leave the
+     * on-chip units idle (docs/model.md, "Warp spread in deep blocks") */
+    double spread = pow(r->warp_active_share, RULE(SPREAD_EXPONENT));
     /* the knee of DRAM with the latency and the on-chip limits is soft, but it bends
      * toward a DRAM limit a little above the real one, which then caps it: the DRAM
      * plateau is reached, not approached */
     double outer[3] = {r->perf_dram * RULE(DRAM_SOFT_HEADROOM), r->perf_latency,
-                       smooth_min(on_chip, nchip, n_chip)};
+                       smooth_min(on_chip, nchip, n_chip) * spread};
     est_smallest_limit(lim, nlim, r); /* the limiter named is the tightest single limit */
     r->predicted = smooth_min(outer, 3, n);
     if (r->perf_dram > 0 && r->perf_dram < r->predicted)
