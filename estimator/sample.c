@@ -30,10 +30,11 @@ static int spread_share(est_sampler *s, est_sample *out, lr_error *err)
     if (!s->wspread)
         return 0;
     est_sample *scratch = malloc(sizeof *scratch);
-    int rc = scratch ? est_sample_spread_requests(s, scratch, err) : 0;
+    int rc = scratch ? est_sample_spread_requests(s, scratch, err)
+                     : lr_error_set(err, LR_NO_MEMORY, NULL, "out of memory");
     if (!rc)
         rc = est_sample_spread_rest(s, err);
-    if (!rc && scratch) /* no memory for the scratch: taken as even */
+    if (!rc)
         out->warp_active_share = est_wspread_share(s->wspread);
     free(scratch);
     return rc;
@@ -49,9 +50,9 @@ int est_sample_run(est_ctx *ctx, const est_binding *b, est_sample *out, lr_error
         if (g[i] > s.granule)
             s.granule = g[i];
     s.block_memo = est_block_memo_new();
-    s.wspread = est_wspread_new(b);
+    s.wspread = est_wspread_counts(b) ? est_wspread_new(b) : NULL;
     int rc = 0;
-    if (!s.block_memo)
+    if (!s.block_memo || (!s.wspread && est_wspread_counts(b)))
         rc = lr_error_set(err, LR_NO_MEMORY, NULL, "out of memory");
     if (!rc && est_ctx_expired(ctx)) /* binding may have taken the rest of the time */
         rc = est_sample_past_deadline(err);

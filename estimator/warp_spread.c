@@ -17,17 +17,20 @@ struct est_wspread {
     char counted[EST_MAX_FIELDS];
 };
 
-est_wspread *est_wspread_new(const est_binding *b)
+int est_wspread_counts(const est_binding *b)
 {
     int nw = (b->threads + 31) / 32;
-    if (b->k->model != EST_MODEL_V2 || b->spread || nw < 2 || nw > EST_SPREAD_LABELS ||
-        b->threads < RULE(SPREAD_BLOCK_SHARE) * b->dev->max_threads_per_sm)
-        return NULL;
+    return b->k->model == EST_MODEL_V2 && !b->spread && nw >= 2 && nw <= EST_SPREAD_LABELS &&
+           b->threads >= RULE(SPREAD_BLOCK_SHARE) * b->dev->max_threads_per_sm;
+}
+
+est_wspread *est_wspread_new(const est_binding *b)
+{
     est_wspread *ws = calloc(1, sizeof *ws);
     if (!ws)
         return NULL;
     ws->b = b;
-    ws->nwarps = nw;
+    ws->nwarps = (b->threads + 31) / 32;
     for (int d = 0; d < 3; d++)
         ws->mid[d] = b->grid[d] / 2;
     return ws;

@@ -19,10 +19,12 @@
 
 typedef struct est_wspread est_wspread;
 
-/* The counts of one sampling of b, or NULL when the spread does not count for it (not
- * model v2, a block below params.def's share of the SM's threads, a gathering kernel,
- * blocks of one warp or of more than EST_SPREAD_LABELS) or no memory (the share only
- * lowers a prediction). Free with est_wspread_free. */
+/* Whether the spread counts for b's blocks: model v2, a block of at least params.def's
+ * share of the SM's threads, not a gathering kernel, 2..EST_SPREAD_LABELS warps. */
+int est_wspread_counts(const est_binding *b);
+
+/* The counts of one sampling of b (est_wspread_counts(b)), or NULL without memory. Free
+ * with est_wspread_free. */
 est_wspread *est_wspread_new(const est_binding *b);
 void est_wspread_free(est_wspread *ws);
 
