@@ -109,7 +109,8 @@ void acc_report_dump(const acc_set *S, const char *path)
                 "\"l2_store_partial\":%.5g,\"l2_store_left\":%.5g,\"dram_charged\":%.5g},"
                 "\"wave\":{\"overlap_y\":%.5g,\"overlap_z\":%.5g,\"oversub_y\":%.5g,"
                 "\"oversub_z\":%.5g},\"dram_load_m\":%.5g,\"lattice_updates\":%lld,"
-                "\"l1_requests_per_update\":%.5g,\"warp_active_share\":%.5g}\n",
+                "\"l1_requests_per_update\":%.5g,\"warp_active_share\":%.5g,"
+                "\"l1_coverage\":%.5g,\"l1_load\":%.5g,\"l2_load_compulsory\":%.5g}\n",
                 S->fams[i].f.name, r->c.block[0], r->c.block[1], r->c.block[2], r->c.folding[0],
                 r->c.folding[1], r->c.folding[2], r->m.glups, r->pred,
                 est_limiter_name(e->limiter), e->perf_flops, e->perf_l1, e->perf_l2,
@@ -125,7 +126,8 @@ void acc_report_dump(const acc_set *S, const char *path)
                 e->total.dram_store, e->total.l2_store_partial, e->total.l2_store_left,
                 e->dram_charged, e->wave_overlap_y, e->wave_overlap_z, e->wave_oversub_y,
                 e->wave_oversub_z, r->m.dram_load, (long long)e->lattice_updates,
-                e->l1_requests_per_update, e->warp_active_share);
+                e->l1_requests_per_update, e->warp_active_share, e->l1_coverage,
+                e->total.l1_load, e->total.l2_load_compulsory);
         }
     fclose(f);
 }
