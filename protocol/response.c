@@ -145,6 +145,7 @@ static void add_details(jb *b, cJSON *d, const est_result *r, int v2, int kepler
         add_num(b, d, "dram_saved_by_depth", r->dram_saved_by_depth);
         add_num(b, d, "l2_store_charged", r->total.l2_store_charged);
         add_num(b, d, "launch_time_us", r->launch_time_us);
+        add_num(b, d, "warp_active_share", r->warp_active_share);
     }
 }
 
