@@ -50,9 +50,10 @@ int est_sample_run(est_ctx *ctx, const est_binding *b, est_sample *out, lr_error
         if (g[i] > s.granule)
             s.granule = g[i];
     s.block_memo = est_block_memo_new();
-    s.wspread = est_wspread_counts(b) ? est_wspread_new(b) : NULL;
+    int spreads = est_wspread_counts(b);
+    s.wspread = spreads ? est_wspread_new(b) : NULL;
     int rc = 0;
-    if (!s.block_memo || (!s.wspread && est_wspread_counts(b)))
+    if (!s.block_memo || (spreads && !s.wspread))
         rc = lr_error_set(err, LR_NO_MEMORY, NULL, "out of memory");
     if (!rc && est_ctx_expired(ctx)) /* binding may have taken the rest of the time */
         rc = est_sample_past_deadline(err);

@@ -128,6 +128,42 @@ static int reserve(est_sampler *s, int f, size_t need, lr_error *err)
     return 0;
 }
 
+/* What emit_addresses writes per address: its granule unit, or for the warp spread
+ * its byte address times EST_SPREAD_LABELS plus its warp (EMIT_WARP) or plus
+ * EST_SPREAD_OTHER (EMIT_OTHER: a warp of a block beside the counted one). */
+enum { EMIT_UNITS, EMIT_WARP, EMIT_OTHER };
+
+/* Appends the addresses of one kind (loads or stores) of field f issued by block blk at
+ * s->buf[*n], as mode says, which s->buf must have room for. Only the warps w with
+ * w % KEPLER_RODC_SLICES == slice issue them, or all when slice < 0. 0, or -1 with
+ * err (deadline). */
+static int emit_addresses(est_sampler *s, int f, int is_store, const int64_t blk[3],
+                          int64_t granule, int slice, int mode, size_t *n, lr_error *err)
+{
+    const est_binding *b = s->b;
+    int k = granule_log2(granule);
+    for (int t = 0; t < b->threads; t++) {
+        int64_t c[EST_NCOORD];
+        if (slice >= 0 && (t / 32) % KEPLER_RODC_SLICES != slice)
+            continue;
+        if (est_ctx_expired(s->ctx))
+            return est_sample_past_deadline(err);
+        est_sample_coord(b, blk, t, c);
+        int64_t label = mode == EMIT_WARP ? t / 32 : EST_SPREAD_OTHER;
+        for (int i = b->first[f]; i < b->first[f] + b->count[f]; i++) {
+            const est_inst *in = &b->inst[i];
+            int valid;
+            if (in->is_store != is_store)
+                continue;
+            int64_t a = est_inst_address(b, in, c, &valid);
+            if (valid)
+                s->buf[(*n)++] =
+                    mode == EMIT_UNITS ? unit_of(a, granule, k) : a * EST_SPREAD_LABELS + label;
+        }
+    }
+    return 0;
+}
+
 /* The sorted, unique addresses of one kind (loads or stores) of field f issued by
  * block blk, divided by granule, into s->buf; returns their count or -1. Only the
  * warps w with w % KEPLER_RODC_SLICES == slice issue them, or all when slice < 0.
@@ -140,24 +176,9 @@ static int64_t collect_units(est_sampler *s, int f, int is_store, const int64_t 
     if (reserve(s, f, (size_t)b->threads * (size_t)b->count[f], err))
         return -1;
     size_t n = 0;
-    int k = granule_log2(granule);
-    for (int t = 0; t < b->threads; t++) {
-        int64_t c[EST_NCOORD];
-        if (slice >= 0 && (t / 32) % KEPLER_RODC_SLICES != slice)
-            continue;
-        if (est_ctx_expired(s->ctx))
-            return est_sample_past_deadline(err);
-        est_sample_coord(b, blk, t, c);
-        for (int i = b->first[f]; i < b->first[f] + b->count[f]; i++) {
-            const est_inst *in = &b->inst[i];
-            int valid;
-            if (in->is_store != is_store)
-                continue;
-            int64_t a = est_inst_address(b, in, c, &valid);
-            if (valid)
-                s->buf[n++] = label ? a * EST_SPREAD_LABELS + t / 32 : unit_of(a, granule, k);
-        }
-    }
+    if (emit_addresses(s, f, is_store, blk, granule, slice, label ? EMIT_WARP : EMIT_UNITS, &n,
+                       err))
+        return -1;
     sort_i64(s->buf, n, s->tmp);
     if (label) {
         est_wspread_field(s->wspread, f, blk, s->buf, n, 1);
@@ -351,28 +372,6 @@ int est_sample_blocks(est_sampler *s, est_sample *out, lr_error *err)
     return 0;
 }
 
-/* Appends the byte addresses of field f's loads in block blk at s->buf[*n], each times
- * EST_SPREAD_LABELS plus its warp, or plus EST_SPREAD_OTHER when other. 0, or -1
- * (deadline). */
-static int labelled_loads(est_sampler *s, int f, const int64_t blk[3], int other, size_t *n,
-                          lr_error *err)
-{
-    const est_binding *b = s->b;
-    for (int t = 0; t < b->threads; t++) {
-        int64_t c[EST_NCOORD];
-        if (est_ctx_expired(s->ctx))
-            return est_sample_past_deadline(err);
-        est_sample_coord(b, blk, t, c);
-        for (int i = b->first[f]; i < b->first[f] + b->count[f]; i++) {
-            int valid;
-            int64_t a = est_inst_address(b, &b->inst[i], c, &valid);
-            if (valid && !b->inst[i].is_store)
-                s->buf[(*n)++] = a * EST_SPREAD_LABELS + (other ? EST_SPREAD_OTHER : t / 32);
-        }
-    }
-    return 0;
-}
-
 /* The fields the block pass left to the warp spread (its middle block is cut by the
  * domain, or their loads do not move with the block: no base block moves onto it) walk
  * the middle block and the blocks beside it in x and y. A field whose five blocks'
@@ -388,13 +387,14 @@ int est_sample_spread_rest(est_sampler *s, lr_error *err)
         if (reserve(s, f, need, err))
             return -1;
         const int64_t *mid = est_wspread_block(s->wspread);
-        if (labelled_loads(s, f, mid, 0, &n, err))
+        if (emit_addresses(s, f, 0, mid, 1, -1, EMIT_WARP, &n, err))
             return -1;
         for (int d = 0; d < 2; d++)
             for (int sgn = -1; sgn <= 1; sgn += 2) {
                 int64_t nb[3] = {mid[0], mid[1], mid[2]};
                 nb[d] += sgn;
-                if (nb[d] >= 0 && nb[d] < b->grid[d] && labelled_loads(s, f, nb, 1, &n, err))
+                if (nb[d] >= 0 && nb[d] < b->grid[d] &&
+                    emit_addresses(s, f, 0, nb, 1, -1, EMIT_OTHER, &n, err))
                     return -1;
             }
         sort_i64(s->buf, n, s->tmp);
