@@ -181,7 +181,8 @@ static int64_t collect_units(est_sampler *s, int f, int is_store, const int64_t 
         return -1;
     sort_i64(s->buf, n, s->tmp);
     if (label) {
-        est_wspread_field(s->wspread, f, blk, s->buf, n, 1);
+        if (est_wspread_field(s->wspread, f, blk, s->buf, n, err))
+            return -1;
         for (size_t i = 0; i < n; i++)
             s->buf[i] = est_floordiv(s->buf[i], EST_SPREAD_LABELS);
     }
@@ -372,33 +373,44 @@ int est_sample_blocks(est_sampler *s, est_sample *out, lr_error *err)
     return 0;
 }
 
+/* The sorted labelled keys of field f's loads of block blk into s->buf, as
+ * emit_addresses's mode says; their count, or -1 with err. */
+static int64_t labelled_keys(est_sampler *s, int f, const int64_t blk[3], int mode,
+                             lr_error *err)
+{
+    size_t n = 0;
+    if (reserve(s, f, (size_t)s->b->threads * (size_t)s->b->count[f], err) ||
+        emit_addresses(s, f, 0, blk, 1, -1, mode, &n, err))
+        return -1;
+    sort_i64(s->buf, n, s->tmp);
+    return (int64_t)n;
+}
+
 /* The fields the block pass left to the warp spread (its middle block is cut by the
  * domain, or their loads do not move with the block: no base block moves onto it) walk
- * the middle block and the blocks beside it in x and y. A field whose five blocks'
- * addresses exceed the block limit counts no lone sector. */
+ * the middle block, then each block beside it in x and y: one block's addresses at a
+ * time, as many as the block pass held for every field. */
 int est_sample_spread_rest(est_sampler *s, lr_error *err)
 {
     const est_binding *b = s->b;
     for (int f = 0; s->wspread && f < b->k->nfields; f++) {
-        size_t need = 5 * (size_t)b->threads * (size_t)b->count[f], n = 0;
-        if (!b->k->fields[f].nloads || !est_wspread_wants(s->wspread, f) ||
-            need > MAX_BLOCK_ADDRESSES)
+        if (!b->k->fields[f].nloads || !est_wspread_wants(s->wspread, f))
             continue;
-        if (reserve(s, f, need, err))
-            return -1;
         const int64_t *mid = est_wspread_block(s->wspread);
-        if (emit_addresses(s, f, 0, mid, 1, -1, EMIT_WARP, &n, err))
+        int64_t n = labelled_keys(s, f, mid, EMIT_WARP, err);
+        if (n < 0 || est_wspread_lone(s->wspread, f, mid, s->buf, (size_t)n, err))
             return -1;
         for (int d = 0; d < 2; d++)
             for (int sgn = -1; sgn <= 1; sgn += 2) {
                 int64_t nb[3] = {mid[0], mid[1], mid[2]};
                 nb[d] += sgn;
-                if (nb[d] >= 0 && nb[d] < b->grid[d] &&
-                    emit_addresses(s, f, 0, nb, 1, -1, EMIT_OTHER, &n, err))
+                if (nb[d] < 0 || nb[d] >= b->grid[d])
+                    continue;
+                if ((n = labelled_keys(s, f, nb, EMIT_OTHER, err)) < 0)
                     return -1;
+                est_wspread_exclude(s->wspread, s->buf, (size_t)n, 0);
             }
-        sort_i64(s->buf, n, s->tmp);
-        est_wspread_field(s->wspread, f, mid, s->buf, n, 0);
+        est_wspread_count(s->wspread);
     }
     return 0;
 }

@@ -15,7 +15,26 @@ struct est_wspread {
     double requests[EST_SPREAD_LABELS];
     double alone[EST_SPREAD_LABELS]; /* sectors only that warp loads */
     char counted[EST_MAX_FIELDS];
+    /* the field being counted: its lone sectors (sorted), their warps, whether a block
+     * beside the middle one loads them; owned, NULL between fields */
+    int64_t *lone;
+    int *lone_warp;
+    char *hit;
+    size_t nlone;
+    int sector_log2;
 };
+
+/* Drops the field's pending lone sectors, counted or not. */
+static void drop_lone(est_wspread *ws)
+{
+    free(ws->lone);
+    free(ws->lone_warp);
+    free(ws->hit);
+    ws->lone = NULL;
+    ws->lone_warp = NULL;
+    ws->hit = NULL;
+    ws->nlone = 0;
+}
 
 int est_wspread_counts(const est_binding *b)
 {
@@ -38,6 +57,8 @@ est_wspread *est_wspread_new(const est_binding *b)
 
 void est_wspread_free(est_wspread *ws)
 {
+    if (ws)
+        drop_lone(ws);
     free(ws);
 }
 
@@ -80,8 +101,8 @@ static int64_t address_of(int64_t key)
 }
 
 /* Marks in hit[] the sectors of alone[0..na) (sorted) that the block whose addresses are
- * those of keys moved by delta bytes loads: its sectors (of 2^k bytes) come in order
- * from the sorted keys, so one merge finds them. */
+ * those of keys (sorted) moved by delta bytes loads: its sectors (of 2^k bytes) come in
+ * order, so one merge finds them. */
 static void mark_loaded(const int64_t *keys, size_t n, int64_t delta, int k,
                         const int64_t *alone, size_t na, char *hit)
 {
@@ -95,50 +116,66 @@ static void mark_loaded(const int64_t *keys, size_t n, int64_t delta, int k,
     }
 }
 
-void est_wspread_field(est_wspread *ws, int f, const int64_t blk[3], const int64_t *keys,
-                       size_t n, int moved)
+int est_wspread_lone(est_wspread *ws, int f, const int64_t blk[3], const int64_t *keys,
+                     size_t n, lr_error *err)
 {
     const est_binding *b = ws->b;
-    int k = 0; /* sectors of 2^k bytes (est_device_check) */
-    while (((int64_t)1 << k) < b->dev->l1_sector_bytes)
-        k++;
+    drop_lone(ws);
+    ws->sector_log2 = 0; /* sectors of 2^k bytes (est_device_check) */
+    while (((int64_t)1 << ws->sector_log2) < b->dev->l1_sector_bytes)
+        ws->sector_log2++;
+    int k = ws->sector_log2;
     int64_t to_mid = load_shift(b, f, ws->mid) - load_shift(b, f, blk);
     ws->counted[f] = 1;
-    int64_t *alone = malloc((n ? n : 1) * sizeof *alone);
-    int *warp = malloc((n ? n : 1) * sizeof *warp);
-    char *hit = calloc(n ? n : 1, 1);
-    if (!alone || !warp || !hit) { /* no memory: the field counts no lone sector */
-        free(alone);
-        free(warp);
-        free(hit);
-        return;
+    ws->lone = malloc((n ? n : 1) * sizeof *ws->lone);
+    ws->lone_warp = malloc((n ? n : 1) * sizeof *ws->lone_warp);
+    ws->hit = calloc(n ? n : 1, 1);
+    if (!ws->lone || !ws->lone_warp || !ws->hit) {
+        drop_lone(ws);
+        return lr_error_set(err, LR_NO_MEMORY, NULL, "out of memory");
     }
     /* the sectors one warp alone loads in the middle block, in order */
-    size_t na = 0;
     for (size_t i = 0, e; i < n; i = e) {
         int64_t s = floor_shift(address_of(keys[i]) + to_mid, k);
         int w = (int)(keys[i] & (EST_SPREAD_LABELS - 1)), one = 1;
         for (e = i + 1; e < n && floor_shift(address_of(keys[e]) + to_mid, k) == s; e++)
             one &= (int)(keys[e] & (EST_SPREAD_LABELS - 1)) == w;
         if (one && w < EST_SPREAD_OTHER) {
-            alone[na] = s;
-            warp[na++] = w;
+            ws->lone[ws->nlone] = s;
+            ws->lone_warp[ws->nlone++] = w;
         }
     }
+    return 0;
+}
+
+void est_wspread_exclude(est_wspread *ws, const int64_t *keys, size_t n, int64_t delta)
+{
+    mark_loaded(keys, n, delta, ws->sector_log2, ws->lone, ws->nlone, ws->hit);
+}
+
+void est_wspread_count(est_wspread *ws)
+{
+    for (size_t j = 0; j < ws->nlone; j++)
+        ws->alone[ws->lone_warp[j]] += !ws->hit[j];
+    drop_lone(ws);
+}
+
+int est_wspread_field(est_wspread *ws, int f, const int64_t blk[3], const int64_t *keys,
+                      size_t n, lr_error *err)
+{
+    const est_binding *b = ws->b;
+    if (est_wspread_lone(ws, f, blk, keys, n, err))
+        return -1;
     /* less those the blocks beside it in x and y load: the keys moved the same way */
     for (int d = 0; d < 2; d++)
         for (int sgn = -1; sgn <= 1; sgn += 2) {
             int64_t nb[3] = {ws->mid[0], ws->mid[1], ws->mid[2]};
             nb[d] += sgn;
-            if (moved && nb[d] >= 0 && nb[d] < b->grid[d])
-                mark_loaded(keys, n, load_shift(b, f, nb) - load_shift(b, f, blk), k, alone, na,
-                            hit);
+            if (nb[d] >= 0 && nb[d] < b->grid[d])
+                est_wspread_exclude(ws, keys, n, load_shift(b, f, nb) - load_shift(b, f, blk));
         }
-    for (size_t j = 0; j < na; j++)
-        ws->alone[warp[j]] += !hit[j];
-    free(alone);
-    free(warp);
-    free(hit);
+    est_wspread_count(ws);
+    return 0;
 }
 
 double est_wspread_share(const est_wspread *ws)

@@ -38,13 +38,24 @@ double *est_wspread_requests(est_wspread *ws);
 /* Whether field f's loads are still to be counted. */
 int est_wspread_wants(const est_wspread *ws, int f);
 
-/* Field f's loads, keys[0..n) sorted: the sectors one warp of the middle block alone
- * loads, and no warp of the blocks beside it in x and y, count for that warp. moved:
- * the keys are those of full block blk, whose loads move with the block (every one
- * affine, the same block coefficients), moved to the middle block and to its
- * neighbours; else the middle block's and its neighbours' (EST_SPREAD_OTHER) keys. */
-void est_wspread_field(est_wspread *ws, int f, const int64_t blk[3], const int64_t *keys,
-                       size_t n, int moved);
+/* Field f's lone sectors: those one warp of the middle block alone loads, and no warp of
+ * the blocks beside it in x and y, count for that warp. Three steps, one field at a
+ * time: est_wspread_lone takes the sorted keys[0..n) of block blk's loads of f, moved
+ * onto the middle block (blk itself, or a full block whose loads move with it: every
+ * one affine, the same block coefficients), and keeps the sectors one warp alone loads
+ * (keys labelled EST_SPREAD_OTHER count as another warp's); 0, or -1 with err (no
+ * memory). est_wspread_exclude drops those that sorted keys moved by delta bytes load,
+ * est_wspread_count counts the rest for their warps. */
+int est_wspread_lone(est_wspread *ws, int f, const int64_t blk[3], const int64_t *keys,
+                     size_t n, lr_error *err);
+void est_wspread_exclude(est_wspread *ws, const int64_t *keys, size_t n, int64_t delta);
+void est_wspread_count(est_wspread *ws);
+
+/* The three steps for the sorted keys of full block blk, whose loads move with the
+ * block: its keys moved onto the middle block and onto the blocks beside it. 0, or -1
+ * with err. */
+int est_wspread_field(est_wspread *ws, int f, const int64_t blk[3], const int64_t *keys,
+                      size_t n, lr_error *err);
 
 /* The share: the mean over the maximum, across the block's working warps, of their
  * requests plus params.def's weight per sector they alone load. In (0, 1]. */

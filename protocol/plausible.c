@@ -443,14 +443,36 @@ static void instruction_rates_note(jb *b, cJSON *arr, const lr_request *req)
                                         : "that pipe does not limit the kernel");
 }
 
+/* Every GPU the model knows allocates a block's shared memory in units of 128 or 256 B
+ * (NVIDIA's occupancy calculator); shared memory of a multiple of 256 B rounds alike in
+ * both. */
+#define SHARED_ALLOC_LARGEST 256
+
+/* kernel.shared_bytes on a device without shared_alloc_bytes (a description without
+ * "base" that leaves it out): not rounded up, so blocks per SM may be over-stated. An
+ * assumption the user did not make. */
+static void shared_alloc_note(jb *b, cJSON *arr, const lr_request *req)
+{
+    long long shared = (long long)est_kernel_shared_bytes(req->kernel);
+    if (req->device.shared_alloc_bytes > 0 || shared % SHARED_ALLOC_LARGEST == 0)
+        return;
+    add_warning(b, arr, "shared_alloc_unknown", "device.shared_alloc_bytes",
+                "device '%s' gives no shared_alloc_bytes, so kernel.shared_bytes (%lld B per "
+                "block) is not rounded up to the unit the GPU allocates, and more blocks may "
+                "be counted per SM than fit: add shared_alloc_bytes to the device (128 from "
+                "compute capability 8.0, 256 before; docs/api.md, the device figures)",
+                req->device.name, shared);
+}
+
 /* The note of kernel.registers compiled from kernel.source (request_source.c), and of
- * instruction rates the device lacks. */
+ * figures the device lacks. */
 static void registers_note(jb *b, cJSON *arr, const lr_request *req)
 {
     if (req->registers_note[0])
         add_warning(b, arr, "registers_from_source", "kernel.source", "%s",
                     req->registers_note);
     instruction_rates_note(b, arr, req);
+    shared_alloc_note(b, arr, req);
 }
 
 void lr_plausible_registers_estimate(jb *b, cJSON *arr, const lr_request *req,

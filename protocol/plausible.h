@@ -42,7 +42,9 @@ cJSON *lr_plausible_request_warnings(const lr_plausible *p);
  * counts from which fewer of its blocks fit on an SM and from which none does
  * (est_register_threshold). Nothing when the request sent registers. Before it, when
  * kernel.registers was compiled from kernel.source, the note "registers_from_source"
- * (path "kernel.source", req->registers_note), in both functions. */
+ * (path "kernel.source", req->registers_note), and the warnings of figures the device
+ * lacks that change the answer ("instruction_rate_unknown", "shared_alloc_unknown"), in
+ * both functions. */
 void lr_plausible_registers_estimate(jb *b, cJSON *arr, const lr_request *req,
                                      const est_launch *l);
 

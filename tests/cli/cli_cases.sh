@@ -881,6 +881,9 @@ case_calibrate() {
     expect_in out '"dram_bw_gbs":	2973'
     expect_in out '"provenance":	"measured"'
     expect_in out '"sources":'
+    # the shared memory unit from the compute capability (9.0: 128 B), so that the
+    # description answers without the warning shared_alloc_unknown
+    expect_in out '"shared_alloc_bytes":	128'
     expect_in err "attainable bandwidths: DRAM 2973 GB/s"
     expect_in err "with the parameters fitted here:"
     # Issue 46, item 7: calibrate and fit say the same count of fitted parameters, the

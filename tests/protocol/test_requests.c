@@ -1398,6 +1398,60 @@ static void registers_never_silently_assumed(lr_worker *w)
                   1);
 }
 
+/* A device without "base" that leaves out shared_alloc_bytes rounds no shared memory
+ * (docs/api.md, the device figures): blocks of 45,670 B (1,024 B reserved) fit 5 to an
+ * H200 SM of 233,472 B unrounded, 4 in its 128-B units. The answer warns, in an estimate
+ * and at a ranking's top level; with the figure, or with shared memory of a multiple of
+ * 256 B (alike in every unit), it does not. */
+#define SHARED_REQ(dev, shared, launch)                                                        \
+    "{\"device\":" dev ",\"domain\":[1024,1024],\"kernel\":{\"registers\":32,"                 \
+    "\"shared_bytes\":" shared ",\"fields\":[{\"name\":\"A\",\"dims\":[1024,1024],"            \
+    "\"loads\":[[\"x\",\"y\"]]},{\"name\":\"B\",\"dims\":[1024,1024],\"stores\":"              \
+    "[[\"x\",\"y\"]]}]}," launch "}"
+
+static void shared_alloc_never_silently_assumed(lr_worker *w)
+{
+    lr_error err;
+    lr_error_clear(&err);
+    lr_devices *devs = lr_devices_load(&err);
+    const est_device *h200 = devs ? lr_devices_find(devs, "H200-SXM-141GB") : NULL;
+    cJSON *o = h200 ? lr_device_to_json(NULL, h200, 0) : NULL;
+    CHECK(o != NULL);
+    if (!o) {
+        lr_devices_free(devs);
+        return;
+    }
+    cJSON_ReplaceItemInObject(o, "name", cJSON_CreateString("myh200"));
+    char *with = cJSON_PrintUnformatted(o);
+    cJSON_DeleteItemFromObject(o, "shared_alloc_bytes");
+    char *without = cJSON_PrintUnformatted(o);
+    size_t n = strlen(with) + 512;
+    char *body = malloc(n);
+    CHECK(with && without && body);
+    const char *est = "\"launch\":{\"block\":[256,1,1]}";
+    snprintf(body, n, SHARED_REQ("%s", "45670", "%s"), without, est);
+    expect_answer(w, 0, body,
+                  "{\"code\":\"shared_alloc_unknown\",\"message\":\"device 'myh200' gives "
+                  "no shared_alloc_bytes, so kernel.shared_bytes (45670 B per block) is not "
+                  "rounded up",
+                  1);
+    expect_answer(w, 0, body, "\"path\":\"device.shared_alloc_bytes\"", 1);
+    expect_answer(w, 0, body, "\"blocks_per_sm\":5,", 1);
+    snprintf(body, n, SHARED_REQ("%s", "45670", "%s"), without,
+             "\"search\":{\"blocks\":[[256,1,1],[128,2,1]]}");
+    expect_answer(w, 1, body, "\"code\":\"shared_alloc_unknown\"", 1);
+    snprintf(body, n, SHARED_REQ("%s", "45670", "%s"), with, est);
+    expect_answer(w, 0, body, "shared_alloc_unknown", 0);
+    expect_answer(w, 0, body, "\"blocks_per_sm\":4,", 1);
+    snprintf(body, n, SHARED_REQ("%s", "45568", "%s"), without, est);
+    expect_answer(w, 0, body, "shared_alloc_unknown", 0);
+    free(body);
+    cJSON_free(with);
+    cJSON_free(without);
+    cJSON_Delete(o);
+    lr_devices_free(devs);
+}
+
 int main(void)
 {
     lr_error err;
@@ -1421,6 +1475,7 @@ int main(void)
     errors_are_utf8(w);
     json_numbers_are_strict(w);
     registers_never_silently_assumed(w);
+    shared_alloc_never_silently_assumed(w);
     answers_carry_the_device_provenance(api, w);
     memory_limit_refuses_large_requests();
     lr_worker_free(w);
