@@ -19,7 +19,9 @@ with --heldout6 tests/accuracy/corpus/heldout6/*.json: kernels measured after mo
 with --heldout7 tests/accuracy/corpus/heldout7/*.json: kernels written before the changes to
 model 2026.11-28 of 2026-11-29's second session were chosen; with --heldout8
 tests/accuracy/corpus/heldout8/*.json: Ernst et al.'s 1024-thread blocks on other 3-D kernels,
-written before a term for the spread of the warps within deep blocks was chosen.
+written before a term for the spread of the warps within deep blocks was chosen; with
+--heldout9 tests/accuracy/corpus/heldout9/*.json: deep and flat blocks on large and small z
+planes, written after model 2026.11-31.
 """
 import json
 import os
@@ -515,6 +517,31 @@ def heldout8_families():
     return fam
 
 
+PLANES_R4 = [[64, 16, 1], [32, 32, 1], [64, 4, 4], [32, 4, 8], [16, 8, 8], [32, 2, 16],
+             [16, 4, 16], [32, 1, 32], [16, 2, 32], [16, 1, 64]]
+PLANES_R1 = [[256, 1, 1], [64, 4, 1], [32, 8, 1], [32, 4, 2], [32, 2, 4], [32, 1, 8],
+             [16, 2, 8], [16, 1, 16], [8, 2, 16], [8, 1, 32]]
+
+
+def heldout9_families():
+    """Blocks flat to 64 deep on large and small z planes (tests/accuracy/corpus/heldout9/),
+    written after model 2026.11-31: a 25-point range-4 and a 7-point double star on
+    640x512x512 (planes of 2.6 MB, more than a 2 MiB page) and on 256x128x5120 (the same
+    points, planes of 0.29 MB), to see whether deep blocks lose to the pages they touch at
+    once (lab/2026-11-29-planes)."""
+    fam, add = collector()
+    for tag, d in (("big", [640, 512, 512]), ("small", [256, 128, 5120])):
+        where = f"{d[0]}x{d[1]}x{d[2]}"
+        add(f"star3d_r4_f64_{tag}", f"3-D 25-point star (range 4), double, {where}, "
+            "1024-thread blocks 1-64 deep, unfolded and folded 2 in z",
+            stencil_kernel(3, star(3, 4), 4, 8, d), d,
+            [b + f for b in PLANES_R4 for f in ([1, 1, 1], [1, 1, 2])])
+        add(f"star3d_r1_f64_{tag}", f"3-D 7-point star, double, {where}, "
+            "256-thread blocks 1-32 deep",
+            stencil_kernel(3, star(3, 1), 1, 8, d), d, [b + [1, 1, 1] for b in PLANES_R1])
+    return fam
+
+
 # Each option's family list and the directory (under tests/accuracy/corpus/) it writes.
 SETS = {"--heldout": ("heldout", heldout_families),
         "--heldout2": ("heldout2", heldout2_families),
@@ -525,7 +552,8 @@ SETS = {"--heldout": ("heldout", heldout_families),
         "--heldout5": ("heldout5", heldout5_families),
         "--heldout6": ("heldout6", heldout6_families),
         "--heldout7": ("heldout7", heldout7_families),
-        "--heldout8": ("heldout8", heldout8_families)}
+        "--heldout8": ("heldout8", heldout8_families),
+        "--heldout9": ("heldout9", heldout9_families)}
 
 
 def main():
