@@ -110,7 +110,8 @@ void acc_report_dump(const acc_set *S, const char *path)
                 "\"wave\":{\"overlap_y\":%.5g,\"overlap_z\":%.5g,\"oversub_y\":%.5g,"
                 "\"oversub_z\":%.5g},\"dram_load_m\":%.5g,\"lattice_updates\":%lld,"
                 "\"l1_requests_per_update\":%.5g,\"warp_active_share\":%.5g,"
-                "\"l1_coverage\":%.5g,\"l1_load\":%.5g,\"l2_load_compulsory\":%.5g}\n",
+                "\"l1_coverage\":%.5g,\"l1_load\":%.5g,\"l2_load_compulsory\":%.5g,"
+                "\"stores_left_in_l2\":%.5g,\"dram_store_m\":%.5g,\"dram_load_warm\":%.5g}\n",
                 S->fams[i].f.name, r->c.block[0], r->c.block[1], r->c.block[2], r->c.folding[0],
                 r->c.folding[1], r->c.folding[2], r->m.glups, r->pred,
                 est_limiter_name(e->limiter), e->perf_flops, e->perf_l1, e->perf_l2,
@@ -127,7 +128,9 @@ void acc_report_dump(const acc_set *S, const char *path)
                 e->dram_charged, e->wave_overlap_y, e->wave_overlap_z, e->wave_oversub_y,
                 e->wave_oversub_z, r->m.dram_load, (long long)e->lattice_updates,
                 e->l1_requests_per_update, e->warp_active_share, e->l1_coverage,
-                e->total.l1_load, e->total.l2_load_compulsory);
+                e->total.l1_load, e->total.l2_load_compulsory,
+                e->stores_left_in_l2 / (double)e->lattice_updates, r->m.dram_store,
+                e->total.dram_load_warm);
         }
     fclose(f);
 }
