@@ -277,7 +277,7 @@ case_devices_add() {
     expect_in out '"name":"K20m","stored":false'
     run devices --db "$db" --table
     expect_rc 0
-    grep -q '^H100-cal  *132  *1\.980  *25\.00  *7636  *2973  measured  stored$' "$T/out" ||
+    grep -q '^H100-cal  *132  *1\.980  *25\.00  *7633  *2973  measured  stored$' "$T/out" ||
         fail "no stored table row for H100-cal"
     grep -q '^K20m  *13  .*161  borrowed$' "$T/out" || fail "the K20m row changed"
     run devices --db "$db" h100-CAL
