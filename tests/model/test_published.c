@@ -368,7 +368,7 @@ static int cmp_double(const void *a, const void *b)
 }
 
 /* Ernst's own V100 volumes of a 13-point double star folded 1, 2 and 4 in z
- * (tests/data/v100_13pt_published_volumes.json: te42kyfo/warpspeed's blocking_test
+ * (tests/data/published/v100_13pt_volumes.json: te42kyfo/warpspeed's blocking_test
  * notebook, 2021; 18 configurations). Model 2026.11-32's built-in V100: DRAM loads within a
  * median 7.3 % (unfolded 1.9-7.4 %; folded 4 in z 7-42 % low: a wave of the 4-wide
  * blocks spans 6.5 MB against the 6 MiB L2, 28.0-28.1 B measured against 16.3-16.9), L2
@@ -377,7 +377,7 @@ static int cmp_double(const void *a, const void *b)
 static void v100_volumes_are_ernst_s_published_ones(void)
 {
     char path[512];
-    snprintf(path, sizeof path, "%s/v100_13pt_published_volumes.json", datadir);
+    snprintf(path, sizeof path, "%s/published/v100_13pt_volumes.json", datadir);
     FILE *f = fopen(path, "rb");
     static char buf[1 << 16];
     size_t len = f ? fread(buf, 1, sizeof buf - 1, f) : 0;
