@@ -3,7 +3,7 @@
 
 Run from the repository root after a build: python3 lab/2026-11-29-v100-published/curves.py [BUILD]
 (BUILD defaults to build-rel). Set (a): tests/accuracy/corpus/v100_published.jsonl (the range-4
-star, through `accuracy --dump`); set (b): tests/data/v100_13pt_published_volumes.json (the
+star, through `accuracy --dump`); set (b): tests/data/published/v100_13pt_volumes.json (the
 13-point star, through `launchrank estimate`). From the built-in V100's figures it rebuilds each
 configuration's DRAM load as compulsory - ov_y * hit_y - ov_z * hit_z + evictions (docs/model.md
 §5), which the curves alone change, and prints the median and mean |error| of each set for the
@@ -40,7 +40,7 @@ def rows():
             w["overlap_z"] * (1 - miss(W0, w["oversub_z"]))
         out.append(("a", comp, w["overlap_y"], w["overlap_z"], w["oversub_y"], w["oversub_z"],
                     r["volumes"]["dram_load"] - r["dram_load_warm"], r["dram_load_m"]))
-    doc = json.load(open("tests/data/v100_13pt_published_volumes.json"))
+    doc = json.load(open("tests/data/published/v100_13pt_volumes.json"))
     for m in doc["measured"]:
         q = copy.deepcopy(doc["request"])
         q["launch"] = {"block": m["block"], "folding": m["folding"]}
