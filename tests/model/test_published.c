@@ -25,13 +25,11 @@
 static lr_worker *worker;
 static const char *datadir;
 
-/* The Ernst et al. ranking of tests/data/ref3_3d25pt_a100.json's kernel on device
- * (model v2, the default), with extra (a JSON array of blocks, may be "") added to the
- * paper's 56 blocks. The rank response (caller frees), or NULL. */
-static cJSON *ernst_ranking(const char *device, const char *extra)
+/* tests/data/NAME parsed (caller frees), or NULL with the reason on stderr. */
+static cJSON *read_data(const char *name)
 {
     char path[512];
-    snprintf(path, sizeof path, "%s/ref3_3d25pt_a100.json", datadir);
+    snprintf(path, sizeof path, "%s/%s", datadir, name);
     FILE *f = fopen(path, "rb");
     if (!f) {
         perror(path);
@@ -41,7 +39,42 @@ static cJSON *ernst_ranking(const char *device, const char *extra)
     size_t n = fread(buf, 1, sizeof buf - 1, f);
     fclose(f);
     buf[n] = '\0';
-    cJSON *req = cJSON_Parse(buf);
+    cJSON *doc = cJSON_Parse(buf);
+    if (!doc)
+        fprintf(stderr, "%s: not JSON\n", path);
+    return doc;
+}
+
+/* Sends req (owned: deleted here) as a rank request when rank, else as an estimate: the
+ * response (caller frees), or NULL with the error on stderr. */
+static cJSON *post(cJSON *req, int rank)
+{
+    char *body = req ? cJSON_PrintUnformatted(req) : NULL;
+    cJSON_Delete(req);
+    lr_error err;
+    lr_error_clear(&err);
+    char *out = !body ? NULL
+                : rank ? lr_api_rank(worker, body, strlen(body), NULL, NULL, &err)
+                       : lr_api_estimate(worker, body, strlen(body), &err);
+    free(body);
+    if (!out) {
+        fprintf(stderr, "%s failed: %s (%s)\n", rank ? "rank" : "estimate", err.message,
+                err.path);
+        return NULL;
+    }
+    cJSON *r = cJSON_Parse(out);
+    free(out);
+    return r;
+}
+
+/* The Ernst et al. ranking of tests/data/ref3_3d25pt_a100.json's kernel on device
+ * (model v2, the default), with extra (a JSON array of blocks, may be "") added to the
+ * paper's 56 blocks. The rank response (caller frees), or NULL. */
+static cJSON *ernst_ranking(const char *device, const char *extra)
+{
+    cJSON *req = read_data("ref3_3d25pt_a100.json");
+    if (!req)
+        return NULL;
     cJSON_DeleteItemFromObjectCaseSensitive(req, "model"); /* the file's is warpspeed */
     cJSON_DeleteItemFromObjectCaseSensitive(req, "launch");
     cJSON_ReplaceItemInObjectCaseSensitive(req, "device", cJSON_CreateString(device));
@@ -58,19 +91,7 @@ static cJSON *ernst_ranking(const char *device, const char *extra)
     snprintf(search, sizeof search, "{\"blocks\":%s,\"foldings\":[[1,1,1],[1,2,1],[1,1,2]]}",
              blocks);
     cJSON_AddItemToObject(req, "search", cJSON_Parse(search));
-    char *body = cJSON_PrintUnformatted(req);
-    cJSON_Delete(req);
-    lr_error err;
-    lr_error_clear(&err);
-    char *out = body ? lr_api_rank(worker, body, strlen(body), NULL, NULL, &err) : NULL;
-    free(body);
-    if (!out) {
-        fprintf(stderr, "rank failed: %s (%s)\n", err.message, err.path);
-        return NULL;
-    }
-    cJSON *r = cJSON_Parse(out);
-    free(out);
-    return r;
+    return post(req, 1);
 }
 
 static int same3(const cJSON *a, int x, int y, int z)
@@ -176,15 +197,7 @@ static void v100_published_best_block_is_in_the_tie_group(void)
  * when registers > 0. The response (caller frees), or NULL. */
 static cJSON *k20_estimate(int n, int chunk, int registers)
 {
-    char path[512];
-    snprintf(path, sizeof path, "%s/su_k20_7pt.json", datadir);
-    FILE *f = fopen(path, "rb");
-    static char buf[1 << 16];
-    size_t len = f ? fread(buf, 1, sizeof buf - 1, f) : 0;
-    if (f)
-        fclose(f);
-    buf[len] = '\0';
-    cJSON *req = cJSON_Parse(buf);
+    cJSON *req = read_data("su_k20_7pt.json");
     if (!req)
         return NULL;
     cJSON_DeleteItemFromObjectCaseSensitive(req, "model"); /* the file's is warpspeed */
@@ -201,17 +214,7 @@ static cJSON *k20_estimate(int n, int chunk, int registers)
     if (registers > 0)
         cJSON_AddNumberToObject(cJSON_GetObjectItemCaseSensitive(req, "kernel"), "registers",
                                 registers);
-    char *body = cJSON_PrintUnformatted(req);
-    cJSON_Delete(req);
-    lr_error err;
-    lr_error_clear(&err);
-    char *out = body ? lr_api_estimate(worker, body, strlen(body), &err) : NULL;
-    free(body);
-    if (!out)
-        fprintf(stderr, "estimate failed: %s (%s)\n", err.message, err.path);
-    cJSON *r = out ? cJSON_Parse(out) : NULL;
-    free(out);
-    return r;
+    return post(req, 0);
 }
 
 /* estimate.key of response r, or -1. */
@@ -376,15 +379,7 @@ static int cmp_double(const void *a, const void *b)
  * held to 10 %. */
 static void v100_volumes_are_ernst_s_published_ones(void)
 {
-    char path[512];
-    snprintf(path, sizeof path, "%s/published/v100_13pt_volumes.json", datadir);
-    FILE *f = fopen(path, "rb");
-    static char buf[1 << 16];
-    size_t len = f ? fread(buf, 1, sizeof buf - 1, f) : 0;
-    if (f)
-        fclose(f);
-    buf[len] = '\0';
-    cJSON *doc = cJSON_Parse(buf);
+    cJSON *doc = read_data("published/v100_13pt_volumes.json");
     CHECK(doc != NULL);
     if (!doc)
         return;
@@ -401,14 +396,7 @@ static void v100_volumes_are_ernst_s_published_ones(void)
         cJSON_AddItemToObject(launch, "folding",
                               cJSON_Duplicate(cJSON_GetObjectItemCaseSensitive(m, "folding"), 1));
         cJSON_AddItemToObject(q, "launch", launch);
-        char *body = cJSON_PrintUnformatted(q);
-        cJSON_Delete(q);
-        lr_error err;
-        lr_error_clear(&err);
-        char *out = body ? lr_api_estimate(worker, body, strlen(body), &err) : NULL;
-        free(body);
-        cJSON *r = out ? cJSON_Parse(out) : NULL;
-        free(out);
+        cJSON *r = post(q, 0);
         CHECK(r != NULL);
         if (!r)
             continue;
