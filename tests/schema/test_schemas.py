@@ -295,6 +295,26 @@ def expect(d, schemas, what, method, path, status, schema, body=None, headers=No
 
 
 
+def check_builtin_files_name_each_key_once(root):
+    """The built-in device files (estimator/devices/*.json) name each key once at every
+    level: a JSON reader keeps one of two equal keys, so a second "sources" entry for a
+    figure would silently replace the first in every answer (GET /v1/devices/NAME)."""
+    folder = os.path.join(root, "estimator", "devices")
+    for name in sorted(os.listdir(folder)):
+        if not name.endswith(".json"):
+            continue
+        twice = []
+
+        def pairs(items, twice=twice):
+            keys = [k for k, _ in items]
+            twice.extend(sorted({k for k in keys if keys.count(k) > 1}))
+            return dict(items)
+
+        with open(os.path.join(folder, name)) as f:
+            json.load(f, object_pairs_hook=pairs)
+        check(not twice, "estimator/devices/%s names each key once (twice: %s)" % (name, twice))
+
+
 def check_sources_cover_every_figure(dev):
     """Issue 44, item 1: a built-in device says where each of its figures comes from.
     Its "sources" keys (figure names, comma-separated where several share a sentence)
@@ -550,6 +570,7 @@ def main():
         print("FAIL: %s is not an executable launchrank binary" % binary)
         return 1
     schemas = Schemas(load_schemas(root))
+    check_builtin_files_name_each_key_once(root)
     reqs = example_requests(root)
     for name, req in reqs.items():
         schemas.valid("estimate-request.json", req, "tests/data/" + name)
