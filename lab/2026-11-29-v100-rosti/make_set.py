@@ -10,8 +10,9 @@ holds the rows used (regular grid, naive variant, hdiff and laplap, 512x512x64 a
 file (`git show 29e8a11:results/ultimate-reformat.csv > FILE`).
 
 Writes tests/accuracy/corpus/published_v100_rosti/<family>.json (kernel, domain, the measured
-blocks, unfolded) and tests/accuracy/corpus/v100_rosti.jsonl (one line per block). Run from the
-repository root; the output is deterministic.
+blocks, unfolded), tests/accuracy/corpus/v100_rosti.jsonl (one line per block) and requests/
+<family>.json beside this script (the kernel as a launchrank request: `launchrank rank FILE`).
+Run from the repository root; the output is deterministic.
 
 The kernels, as the repository's source has them (kernels/hdiff-naive.cu,
 kernels/laplap-naive.cu, included by benchmarks/hdiff-cuda-regular.cu and
@@ -36,6 +37,7 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 CSV = os.path.join(HERE, "v100_rosti_ultimate_naive_regular.csv")
 OUT_DIR = "tests/accuracy/corpus/published_v100_rosti"
 OUT_JSONL = "tests/accuracy/corpus/v100_rosti.jsonl"
+REQ_DIR = os.path.join(HERE, "requests")  # the same kernels as launchrank requests
 COMMIT = "29e8a11f7c3627ba31557c105d94f659ddb320df"
 SOURCE = ("andrej/stencil-performance results/ultimate-reformat.csv, commit " + COMMIT +
           " (Rösti, ETH bachelor thesis, May 2020)")
@@ -124,6 +126,12 @@ def write(fams):
         }
         with open(os.path.join(OUT_DIR, name + ".json"), "w") as f:
             json.dump(family, f, indent=1, sort_keys=True, ensure_ascii=False)
+            f.write("\n")
+        request = {"device": family["device"], "domain": family["domain"],
+                   "kernel": family["kernel"]}
+        os.makedirs(REQ_DIR, exist_ok=True)
+        with open(os.path.join(REQ_DIR, name + ".json"), "w") as f:
+            json.dump(request, f, indent=1)
             f.write("\n")
         updates = NX * NY * nz
         for b in order:
