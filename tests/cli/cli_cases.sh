@@ -240,10 +240,11 @@ case_devices() {
     for d in V100-PCIe-32GB A100-SXM4-40GB A100-SXM4-80GB K20m H100-SXM5-80GB; do
         grep -q "^$d  *[0-9]" "$T/out" || fail "no table row for $d"
     done
-    # what each built-in's figures rest on (issue 44): measured on the GPU, or borrowed
+    # what each built-in's figures rest on (issue 44): measured on the GPU, derived or borrowed
     grep -q "^H100-SXM5-80GB .* 2900  measured$" "$T/out" || fail "H100 not measured"
     grep -q "^A100-SXM4-40GB .* 1400  derived$" "$T/out" || fail "A100 not derived"
-    grep -q "^V100-PCIe-32GB .* 790  borrowed$" "$T/out" || fail "V100 not borrowed"
+    grep -q "^V100-PCIe-32GB .* 790  derived$" "$T/out" || fail "V100 not derived"
+    grep -q "^K20m .*  borrowed$" "$T/out" || fail "K20m not borrowed"
     run devices A100-SXM4-80GB
     expect_rc 0
     expect_in out '"A100-SXM4-80GB"'
