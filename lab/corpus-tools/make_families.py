@@ -21,7 +21,9 @@ model 2026.11-28 of 2026-11-29's second session were chosen; with --heldout8
 tests/accuracy/corpus/heldout8/*.json: Ernst et al.'s 1024-thread blocks on other 3-D kernels,
 written before a term for the spread of the warps within deep blocks was chosen; with
 --heldout9 tests/accuracy/corpus/heldout9/*.json: deep and flat blocks on large and small z
-planes, written after model 2026.11-31.
+planes, written after model 2026.11-31; with --heldout10 tests/accuracy/corpus/heldout10/*.json:
+in-plane stencils in deep blocks (the access of Rösti's V100 timings), written after model
+2026.11-34.
 """
 import json
 import os
@@ -542,6 +544,49 @@ def heldout9_families():
     return fam
 
 
+# Rösti's 34 V100 block shapes (lab/2026-11-29-v100-rosti: every block >= 32 wide of 32-512
+# threads and at most 16 deep), 1024-thread blocks up to 32 deep, and four folded in z.
+INPLANE_BLOCKS = ([[bx, by, bz] for bx in (32, 64, 128, 256) for by in (1, 2, 4, 8, 16)
+                   for bz in (1, 2, 4, 8, 16) if 32 <= bx * by * bz <= 512] +
+                  [[1024, 1, 1], [256, 4, 1], [64, 1, 16], [32, 1, 32], [32, 2, 16]])
+INPLANE_FOLDED = [[32, 4, 1], [128, 2, 1], [64, 1, 4], [32, 1, 8]]
+
+
+def inplane_kernel(elem, domain, coeff):
+    """Rösti's horizontal diffusion access (andrej/stencil-performance, regular grid): 13
+    points of the x-y plane ((0,0), (+-1,0), (0,+-1), (+-2,0), (0,+-2), (+-1,+-1)) of a field
+    with a halo of 2 in x and y, a coefficient field at the centre when coeff, one store."""
+    dims = [domain[0] + 4, domain[1] + 4, domain[2]]
+    pts = [[0, 0], [1, 0], [-1, 0], [0, 1], [0, -1], [2, 0], [-2, 0], [0, 2], [0, -2],
+           [1, 1], [1, -1], [-1, 1], [-1, -1]]
+    centre = ["x+2", "y+2", "z"]
+    fields = [{"name": "in", "element_bytes": elem, "dims": dims,
+               "loads": [[shift("x", dx + 2), shift("y", dy + 2), "z"] for dx, dy in pts]}]
+    if coeff:
+        fields.append({"name": "coeff", "element_bytes": elem, "dims": dims, "loads": [centre]})
+    fields.append({"name": "out", "element_bytes": elem, "dims": dims, "stores": [centre]})
+    return {"fields": fields, "flops": 2 * len(pts) + (2 if coeff else 0)}
+
+
+def heldout10_families():
+    """In-plane stencils in deep blocks (tests/accuracy/corpus/heldout10/), written after
+    model 2026.11-34: the access pattern of Rösti's V100 timings (13 points of the x-y plane,
+    no reuse in z; lab/2026-11-29-v100-rosti) on an H200, whose V100 counterpart loses
+    with block depth, on 508x508x64 (Rösti's) and 2044x2044x16 (planes of 33 MB)."""
+    fam, add = collector()
+    cfgs = [b + [1, 1, 1] for b in INPLANE_BLOCKS] + \
+        [b + f for b in INPLANE_FOLDED for f in ([1, 1, 2], [1, 1, 4])]
+    for d in ([508, 508, 64], [2044, 2044, 16]):
+        where = f"{d[0]}x{d[1]}x{d[2]}"
+        add(f"hdiff13_f64_{where}", f"13-point in-plane stencil with a coefficient field "
+            f"(Rösti's horizontal diffusion access), double, {where}, blocks up to 32 deep",
+            inplane_kernel(8, d, True), d, cfgs)
+    d = [1020, 1020, 64]
+    add("inplane13_f32_1020x1020x64", "13-point in-plane stencil (Rösti's Laplace-of-Laplace "
+        "access), float, 1020x1020x64, blocks up to 32 deep", inplane_kernel(4, d, False), d, cfgs)
+    return fam
+
+
 # Each option's family list and the directory (under tests/accuracy/corpus/) it writes.
 SETS = {"--heldout": ("heldout", heldout_families),
         "--heldout2": ("heldout2", heldout2_families),
@@ -553,7 +598,8 @@ SETS = {"--heldout": ("heldout", heldout_families),
         "--heldout6": ("heldout6", heldout6_families),
         "--heldout7": ("heldout7", heldout7_families),
         "--heldout8": ("heldout8", heldout8_families),
-        "--heldout9": ("heldout9", heldout9_families)}
+        "--heldout9": ("heldout9", heldout9_families),
+        "--heldout10": ("heldout10", heldout10_families)}
 
 
 def main():
