@@ -22,10 +22,11 @@ _Static_assert(sizeof(((cli_opts *)0)->nvrtc_options.v) / sizeof(const char *) =
                    CG_MAX_OPTIONS,
                "cli.h's room for --option is cudagen's limit");
 
-/* --option OPT, repeatable: collected in order. */
+/* --option OPT, repeatable: collected in order (target: the whole cli_opts, as every
+ * LR_OPT_CALL row gets it). */
 static int add_option(void *target, const char *value, char *why, size_t why_size)
 {
-    cli_opts *o = (cli_opts *)((char *)target - offsetof(cli_opts, nvrtc_options));
+    cli_opts *o = target;
     if (o->nvrtc_options.n >= CG_MAX_OPTIONS) {
         snprintf(why, why_size, "at most %d options", CG_MAX_OPTIONS);
         return -1;
@@ -57,7 +58,6 @@ static const lr_opt reg_option = {.name = "--option",
                                   .help = "pass OPT to NVRTC (repeatable), e.g. "
                                           "--option=-DN=4 --option=-maxrregcount=64",
                                   .kind = LR_OPT_CALL,
-                                  .offset = offsetof(cli_opts, nvrtc_options),
                                   .set = add_option};
 static const lr_opt reg_json = {.name = "--json",
                                 .help = "print JSON instead of the table",

@@ -728,6 +728,14 @@ case_registers() {
     mix=$(sed -n 's/.*"instructions":\({[^}]*}\).*/\1/p' "$T/out")
     [ -n "$mix" ] || fail "no instruction mix in registers --json"
 
+    # --option reaches NVRTC, repeated (it once wrote its value over other options: a second
+    # one failed, a first one was ignored and became --db's path)
+    printf '#if K != 1 || J != 2\n#error K and J\n#endif\nextern "C" __global__ void k(float *a) { a[0] = K; }\n' >opt.cu
+    run registers --arch sm_90 --option=-DK=1 --option -DJ=2 opt.cu
+    expect_rc 0
+    expect_in out 'compiled for sm_90'
+    [ ! -e ./-DK=1 ] && [ ! -e ./-DJ=2 ] || fail "--option's value became a file"
+
     nv=$(sed -n 's/.*"nvrtc":"\([0-9]*\)\..*/\1/p' "$T/out")
     if [ "${nv:-0}" -ge 13 ]; then
         run registers --device V100-PCIe-32GB "$sample"
