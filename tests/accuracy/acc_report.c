@@ -111,7 +111,8 @@ void acc_report_dump(const acc_set *S, const char *path)
                 "\"oversub_z\":%.5g},\"dram_load_m\":%.5g,\"lattice_updates\":%lld,"
                 "\"l1_requests_per_update\":%.5g,\"warp_active_share\":%.5g,"
                 "\"l1_coverage\":%.5g,\"l1_load\":%.5g,\"l2_load_compulsory\":%.5g,"
-                "\"stores_left_in_l2\":%.5g,\"dram_store_m\":%.5g,\"dram_load_warm\":%.5g}\n",
+                "\"stores_left_in_l2\":%.5g,\"dram_store_m\":%.5g,\"dram_load_warm\":%.5g,"
+                "\"partial_sector_share\":%.5g,\"partial_sectors_in_flight_per_sm\":%.5g}\n",
                 S->fams[i].f.name, r->c.block[0], r->c.block[1], r->c.block[2], r->c.folding[0],
                 r->c.folding[1], r->c.folding[2], r->m.glups, r->pred,
                 est_limiter_name(e->limiter), e->perf_flops, e->perf_l1, e->perf_l2,
@@ -130,7 +131,8 @@ void acc_report_dump(const acc_set *S, const char *path)
                 e->l1_requests_per_update, e->warp_active_share, e->l1_coverage,
                 e->total.l1_load, e->total.l2_load_compulsory,
                 e->stores_left_in_l2 / (double)e->lattice_updates, r->m.dram_store,
-                e->total.dram_load_warm);
+                e->total.dram_load_warm, e->partial_sector_share,
+                e->partial_sectors_in_flight_per_sm);
         }
     fclose(f);
 }
