@@ -185,10 +185,11 @@ static const char *const provenance_meanings[] = {
     "the model-v2 parameters are the H100's (H100-SXM5-80GB), not this GPU's, and the rank "
     "precision is that of a GPU predicted with parameters not fitted on it: rankings may be "
     "off by more; calibrate the GPU (docs/calibration.md)",
-    "some model-v2 parameters are derived for this GPU from publications (its sources say "
-    "which), the others are the H100's, and the rank precision is that of a GPU predicted "
-    "with parameters not fitted on it; no timing of this GPU checked them: measure the top "
-    "configurations (measure.top) or calibrate the GPU",
+    "some model-v2 parameters are derived for this GPU from publications or fitted on its "
+    "published timings (its sources say which), the others are the H100's, and the rank "
+    "precision is that of a GPU predicted with parameters not fitted on it; only published "
+    "timings checked them (docs/accuracy.md): measure the top configurations (measure.top) "
+    "or calibrate the GPU",
     "the model-v2 parameters were fitted to timings of this GPU; the rank precision is the "
     "measured one where the device's sources say so"};
 
