@@ -120,26 +120,26 @@ def by1_fields(line):
     return f if f[1] == "double" and f[2] == f[3] == "512" and f[4] in BY1_DEPTHS else None
 
 
-def extract(path):
-    with open(path) as f:
-        rows = [r for r in csv.DictReader(f) if wanted(r)]
-    with open(CSV, "w", newline="") as f:
-        f.write(HEADER)
+def write_rows(path, header, rows):
+    """The rows kept from one of Rösti's CSV files, under a header naming the source."""
+    with open(path, "w", newline="") as f:
+        f.write(header)
         w = csv.DictWriter(f, fieldnames=list(rows[0].keys()), lineterminator="\n")
         w.writeheader()
         w.writerows(rows)
-    print(f"{len(rows)} rows -> {CSV}")
+    print(f"{len(rows)} rows -> {path}")
+
+
+def extract(path):
+    with open(path) as f:
+        rows = [r for r in csv.DictReader(f) if wanted(r)]
+    write_rows(CSV, HEADER, rows)
 
 
 def extract2(ultimate, by1):
     with open(ultimate) as f:
         rows = [r for r in csv.DictReader(f) if wanted(r, "idxvar")]
-    with open(CSV2_IDXVAR, "w", newline="") as f:
-        f.write(HEADER2_IDXVAR)
-        w = csv.DictWriter(f, fieldnames=list(rows[0].keys()), lineterminator="\n")
-        w.writeheader()
-        w.writerows(rows)
-    print(f"{len(rows)} rows -> {CSV2_IDXVAR}")
+    write_rows(CSV2_IDXVAR, HEADER2_IDXVAR, rows)
     with open(by1) as f:
         lines = [l.rstrip() for l in f.read().splitlines()]
     kept = [l for l in lines if by1_fields(l)]
