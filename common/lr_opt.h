@@ -44,8 +44,9 @@ typedef struct lr_opt {
     double min, max;
     /* LR_OPT_CHOICE: the accepted words, separated by single spaces ("json table t4") */
     const char *choices;
-    /* LR_OPT_CALL: stores value (NULL for a flag) in target; returns 0, or -1 with why
-     * (the message after "--name: ") filled in. */
+    /* LR_OPT_CALL: stores value (NULL for a flag) in target, the caller's whole struct
+     * (offset is not applied: set() picks its field); returns 0, or -1 with why (the
+     * message after "--name: ") filled in. */
     int (*set)(void *target, const char *value, char *why, size_t why_size);
 } lr_opt;
 
