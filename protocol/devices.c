@@ -326,6 +326,10 @@ lr_devices *lr_devices_load(lr_error *err)
         int rc = j ? 0
                    : lr_error_set(err, LR_INTERNAL, NULL, "built-in device file %s is not JSON",
                                   f->name);
+        /* as in every request and stored device: a key given twice is an error, not the
+         * later value silently winning */
+        if (!rc)
+            rc = jr_unique_keys(j, f->name, err);
         if (!rc)
             rc = jr_str(jr_get(j, "name"), f->name, 63, &name, err);
         if (!rc)
