@@ -5,15 +5,16 @@ follow control flow and register widths.
 The walk issues one instruction per cycle; an instruction waits until its source
 registers are ready; a global load's result is ready L cycles after it issues, any
 other instruction's 4 (local, shared and constant loads: 30). The path is the one an
-interior thread takes: a predicated EXIT is not taken, an unpredicated forward BRA is,
-a predicated BRA is not, unless it branches over a CALL (the slow path of a division or
-reciprocal: the fast path is taken), CALLs are not followed, a backward branch is not
-taken (a loop's body once: cudagen's fma chains hold no loads). The walk ends at the
-first unpredicated EXIT.
+interior thread takes (main_path, choose): a predicated EXIT is not taken; of a
+predicated forward branch the side with every lattice point's stores, then the fewest
+loads, then the fewest instructions (cudagen's deferred form of a folded thread rather
+than its guarded one; the fast path of a division or sin); CALLs are not followed; a
+backward branch closes a loop that runs its trip count when the counter's pattern is
+found (cudagen's fma chains), else once. The walk ends at the first unpredicated EXIT.
 
-Per kernel: loads (LDG on the path), T(L) the cycles to the EXIT, round trips
-T(L)/L, the loads issued before the first wait on a load, and the mean loads outstanding
-when the thread waits on one.
+Per kernel: loads (LDG on the path), T(L) the cycles to the EXIT, round trips dT/dL
+(the depth of the chain of dependent loads), the loads issued before the first wait on a
+load, and the mean loads outstanding when the thread waits on one.
 
     python3 sasswalk.py FILE.sass ...   # a table per function
 """
@@ -55,8 +56,8 @@ def width(op):
                 return n
         return 1
     if op.startswith(('DADD', 'DMUL', 'DFMA', 'DMNMX', 'F2F.F64', 'I2F.F64', 'IMAD.WIDE',
-                      'DSETP', 'MOV.64', 'LEA.HI.X.SX32')):
-        return 2 if not op.startswith('DSETP') else 0
+                      'MOV.64')):
+        return 2
     if op.startswith('F2F') and '.F64' in op.split('.')[1:2]:
         return 2
     return 1
@@ -176,7 +177,7 @@ def main_path(ins, loops=True):
 
 def walk(path, L):
     t, ready, issued = 0, {}, []
-    loads = first_wait_loads = None
+    first_wait_loads = None
     nld, waits = 0, []
     for a, pred, op, rest in path:
         dst, src = regs_of(op, rest)
