@@ -124,7 +124,7 @@ struct Arrays {
     }
 };
 
-static cudaError_t launch(const Entry *e, Arrays &a, const int b[3])
+static cudaError_t launch(const Entry *e, Arrays &a, const int b[3], int shmem = 0)
 {
     void *args[64];
     void *ptrs[64];
@@ -147,7 +147,11 @@ static cudaError_t launch(const Entry *e, Arrays &a, const int b[3])
         int per = b[d] * e->fold[d];
         *g[d] = (e->domain[d] + per - 1) / per;
     }
-    return cudaLaunchKernel(e->fn, grid, block, args, 0, 0);
+    // shared memory the kernel does not use, reserved per block to cap the blocks per SM
+    // (lab/2026-11-29-lbmconc); above 48 KiB a launch must opt in
+    if (shmem > 48 * 1024)
+        cudaFuncSetAttribute(e->fn, cudaFuncAttributeMaxDynamicSharedMemorySize, shmem);
+    return cudaLaunchKernel(e->fn, grid, block, args, (size_t)shmem, 0);
 }
 
 template <typename T> static double at(const std::vector<char> &h, size_t i)
@@ -236,9 +240,15 @@ int main(int argc, char **argv)
     char fam[128], kname[128];
     int b[3], f[3], idx = 0;
     if (prof)
-        fprintf(out, "index,family,kernel,bx,by,bz,fx,fy,fz,status\n");
-    while (fscanf(man, "%127s %127s %d %d %d %d %d %d", fam, kname, &b[0], &b[1], &b[2], &f[0],
-                  &f[1], &f[2]) == 8) {
+        fprintf(out, "index,family,kernel,bx,by,bz,fx,fy,fz,status,shared\n");
+    char line[512];
+    int shmem = 0;
+    // a line: family kernel bx by bz fx fy fz [shared bytes per block]
+    while (fgets(line, sizeof line, man)) {
+        shmem = 0;
+        if (sscanf(line, "%127s %127s %d %d %d %d %d %d %d", fam, kname, &b[0], &b[1], &b[2],
+                   &f[0], &f[1], &f[2], &shmem) < 8)
+            continue;
         const Entry *e = nullptr;
         for (const Entry &en : ENTRIES)
             if (!strcmp(en.family, fam) && en.fold[0] == f[0] && en.fold[1] == f[1] &&
@@ -258,7 +268,7 @@ int main(int argc, char **argv)
             checked = kname;
             for (int o = 0; o < e->nout; o++) // NaN again: a point this kernel misses shows
                 CK(cudaMemset(arr.p[e->nin + o], 0xFF, arr.n * e->elem));
-            if (launch(e, arr, b) == cudaSuccess && cudaDeviceSynchronize() == cudaSuccess)
+            if (launch(e, arr, b, shmem) == cudaSuccess && cudaDeviceSynchronize() == cudaSuccess)
                 chk = check(e, arr);
             else
                 chk = cudaGetErrorString(cudaGetLastError());
@@ -266,11 +276,12 @@ int main(int argc, char **argv)
         }
         if (prof) {
             flush();
-            cudaError_t err = launch(e, arr, b);
+            cudaError_t err = launch(e, arr, b, shmem);
             if (err == cudaSuccess)
                 err = cudaDeviceSynchronize();
-            fprintf(out, "%d,%s,%s,%d,%d,%d,%d,%d,%d,%s\n", idx++, fam, kname, b[0], b[1], b[2],
-                    f[0], f[1], f[2], err == cudaSuccess ? "ok" : cudaGetErrorString(err));
+            fprintf(out, "%d,%s,%s,%d,%d,%d,%d,%d,%d,%s,%d\n", idx++, fam, kname, b[0], b[1],
+                    b[2], f[0], f[1], f[2], err == cudaSuccess ? "ok" : cudaGetErrorString(err),
+                    shmem);
             fflush(out);
             continue;
         }
@@ -279,7 +290,7 @@ int main(int argc, char **argv)
         for (int r = 0; r < reps + 2 && err == cudaSuccess; r++) {
             flush();
             CK(cudaEventRecord(t0));
-            err = launch(e, arr, b);
+            err = launch(e, arr, b, shmem);
             CK(cudaEventRecord(t1));
             if (err == cudaSuccess)
                 err = cudaEventSynchronize(t1);
@@ -291,6 +302,8 @@ int main(int argc, char **argv)
         }
         fprintf(out, "{\"family\":\"%s\",\"kernel\":\"%s\",\"block\":[%d,%d,%d],\"folding\":[%d,%d,%d]",
                 fam, kname, b[0], b[1], b[2], f[0], f[1], f[2]);
+        if (shmem)
+            fprintf(out, ",\"shared_bytes\":%d", shmem);
         if (err != cudaSuccess) {
             fprintf(out, ",\"error\":\"%s\"}\n", cudaGetErrorString(err));
             cudaGetLastError();
