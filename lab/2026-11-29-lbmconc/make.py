@@ -16,6 +16,8 @@ CORPUS = os.path.join(HERE, "..", "..", "tests", "accuracy", "corpus", "compute"
 KERNELS = [("d3q19_bgk_f32", 1, 40), ("d3q19_bgk_f64", 1, 64), ("d3q27_trt_f32", 1, 48),
            ("d3q27_bgk_f64", 1, 80), ("d3q19_bgk_fold_f64", 2, 124)]
 BLOCKS = [160, 256]
+RESIDENT = ["d3q19_bgk_f32", "d3q19_trt_f32", "d3q19_bgk_f64", "d3q27_bgk_f32", "d3q27_trt_f32",
+            "d3q27_cum_f32", "d3q27_bgk_f64", "d3q27_trt_f64", "d3q27_cum_f64"]
 SHARED_PER_SM = 233472   # H200: 228 KiB per SM
 RESERVED = 1024          # the driver's per block from compute capability 8.0
 ALLOC = 128              # shared memory is allocated in 128-B units (lab/2026-11-29-lbmocc)
@@ -63,7 +65,12 @@ def main():
             n += len(configs)
     with open(os.path.join(HERE, "manifest.txt"), "w") as fh:
         fh.write("\n".join(lines) + "\n")
-    print(f"{n} configurations -> {fams}, manifest.txt")
+    # blocks as wide as or wider than the 160-wide row at the occupancy the resources give
+    # (no shared memory): the resident blocks Nsight Compute counts (manifest_resident.txt)
+    res = [f"{name} ck_{name}_f111 {b} 1 1 1 1 1" for name in RESIDENT for b in (256, 512, 1024)]
+    with open(os.path.join(HERE, "manifest_resident.txt"), "w") as fh:
+        fh.write("\n".join(res) + "\n")
+    print(f"{n} configurations -> {fams}, manifest.txt; {len(res)} -> manifest_resident.txt")
 
 
 if __name__ == "__main__":
