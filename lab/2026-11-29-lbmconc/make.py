@@ -4,9 +4,10 @@ this): five LBM kernels of the compute corpus (tests/accuracy/corpus/compute; th
 issues every load of an update before it uses one: lab/2026-11-29-sass), each at 1 to its
 register limit of blocks per SM of an H200, forced by the shared memory a block reserves
 (the kernel does not use it), with blocks 160x1x1 (a whole 160-wide row, every thread
-working) and 256x1x1 (the same row, 96 threads idle), and 1024x1x1 at one block. One family file per kernel and level
-(kernel.shared_bytes differs), manifest lines `family kernel bx by bz fx fy fz shared`
-for lab/2026-11-29-compute's bench. Deterministic output; run from anywhere."""
+working) and 256x1x1 (the same row, 96 threads idle), and 1024x1x1 at one block. One family
+file per kernel and level (kernel.shared_bytes differs), manifest lines `family kernel bx by
+bz fx fy fz shared` for lab/2026-11-29-compute's bench; and manifest_resident.txt, nine
+kernels at the occupancy their resources give. Deterministic output; run from anywhere."""
 import json
 import os
 
