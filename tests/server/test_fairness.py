@@ -32,8 +32,8 @@ FAILED = []
 JSON = {"Content-Type": "application/json"}
 
 # The bounds, as fractions of the time one compute thread spends on one of the
-# ranking's configurations (its configurations in the same seconds: 0.1-2 s each in a
-# release build, seconds under a sanitizer). An estimate queued behind the ranking
+# ranking's configurations (its configurations in the same seconds: 35-65 ms each in a
+# release build, 0.1-2 s under a sanitizer). An estimate queued behind the ranking
 # waits for the rest of a configuration on one of its two threads: most waits are a
 # large part of one (the p95 of 100 such waits, about 0.8), and of 10 such waits all
 # stay under a quarter of one with odds of 0.44^10, 3e-4. The bounds are the wait beyond
