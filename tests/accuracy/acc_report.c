@@ -6,6 +6,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <cjson/cJSON.h>
+
 #include "acc_int.h"
 #include "acc_report.h"
 
@@ -81,6 +83,102 @@ void acc_report_rank_precision(const acc_set *S)
                S->model, n, 100 * p90, 100 * median);
 }
 
+/* name = value pairs added to o: numbers at full precision (cJSON prints a double with
+ * as many digits as it takes to read it back), null where a figure is not a number (a
+ * counter the measured line lacks), so that every line is JSON a script reads as is */
+typedef struct dump_num {
+    const char *name;
+    double v;
+} dump_num;
+
+static void add_nums(cJSON *o, const dump_num *n, size_t k)
+{
+    for (size_t i = 0; i < k; i++)
+        if (isfinite(n[i].v))
+            cJSON_AddNumberToObject(o, n[i].name, n[i].v);
+        else
+            cJSON_AddNullToObject(o, n[i].name);
+}
+
+static void add_triple(cJSON *o, const char *name, const int v[3])
+{
+    cJSON_AddItemToObject(o, name, cJSON_CreateIntArray(v, 3));
+}
+
+/* One configuration's line of --dump: the model's limits, volumes and intermediate
+ * figures beside what was measured. */
+static cJSON *dump_row(const char *family, const row *r)
+{
+    const est_result *e = &r->r;
+    const est_volumes *t = &e->total;
+    cJSON *o = cJSON_CreateObject(), *perf = cJSON_CreateObject(), *vol = cJSON_CreateObject();
+    cJSON *wave = cJSON_CreateObject();
+    cJSON_AddStringToObject(o, "family", family);
+    add_triple(o, "block", r->c.block);
+    add_triple(o, "folding", r->c.folding);
+    const dump_num head[] = {{"measured", r->m.glups}, {"predicted", r->pred}};
+    add_nums(o, head, 2);
+    cJSON_AddStringToObject(o, "limiter", est_limiter_name(e->limiter));
+    const dump_num p[] = {{"flops", e->perf_flops},
+                          {"l1", e->perf_l1},
+                          {"l2", e->perf_l2},
+                          {"dram", e->perf_dram},
+                          {"latency", e->perf_latency},
+                          {"blocks", e->perf_blocks},
+                          {"stores", e->perf_stores},
+                          {"l2_requests", e->perf_l2_requests},
+                          {"l1_requests", e->perf_l1_requests}};
+    add_nums(perf, p, sizeof p / sizeof *p);
+    cJSON_AddItemToObject(o, "perf", perf);
+    const dump_num mid[] = {{"blocks_per_sm", e->blocks_per_sm},
+                            {"l1_cycles", t->l1_cycles},
+                            {"l1_wavefronts", r->m.l1_wavefronts},
+                            {"dram", t->dram_load + t->dram_store},
+                            {"dram_m", r->m.dram_load + r->m.dram_store},
+                            {"l2", t->l2_load + t->l2_store},
+                            {"l2_m", r->m.l2_load + r->m.l2_store},
+                            {"active_threads", e->active_threads_per_sm},
+                            {"bytes_in_flight", e->bytes_in_flight_per_sm},
+                            {"updates_per_block", e->updates_per_block},
+                            {"registers", r->m.registers},
+                            {"l1_wavefronts_predicted", e->l1_wavefronts}};
+    add_nums(o, mid, sizeof mid / sizeof *mid);
+    const dump_num v[] = {{"l2_load", t->l2_load},
+                          {"l2_store", t->l2_store},
+                          {"l2_store_charged", t->l2_store_charged},
+                          {"l2_store_requests", t->l2_store_requests},
+                          {"l2_load_requests", t->l2_load_requests},
+                          {"l2_load_requests_m", r->m.l2_load_requests},
+                          {"dram_load", t->dram_load},
+                          {"dram_store", t->dram_store},
+                          {"l2_store_partial", t->l2_store_partial},
+                          {"l2_store_left", t->l2_store_left},
+                          {"dram_charged", e->dram_charged}};
+    add_nums(vol, v, sizeof v / sizeof *v);
+    cJSON_AddItemToObject(o, "volumes", vol);
+    const dump_num w[] = {{"overlap_y", e->wave_overlap_y},
+                          {"overlap_z", e->wave_overlap_z},
+                          {"oversub_y", e->wave_oversub_y},
+                          {"oversub_z", e->wave_oversub_z}};
+    add_nums(wave, w, sizeof w / sizeof *w);
+    cJSON_AddItemToObject(o, "wave", wave);
+    const dump_num tail[] = {
+        {"dram_load_m", r->m.dram_load},
+        {"lattice_updates", (double)e->lattice_updates},
+        {"l1_requests_per_update", e->l1_requests_per_update},
+        {"warp_active_share", e->warp_active_share},
+        {"l1_coverage", e->l1_coverage},
+        {"l1_load", t->l1_load},
+        {"l2_load_compulsory", t->l2_load_compulsory},
+        {"stores_left_in_l2", e->stores_left_in_l2 / (double)e->lattice_updates},
+        {"dram_store_m", r->m.dram_store},
+        {"dram_load_warm", t->dram_load_warm},
+        {"partial_sector_share", e->partial_sector_share},
+        {"partial_sectors_in_flight_per_sm", e->partial_sectors_in_flight_per_sm}};
+    add_nums(o, tail, sizeof tail / sizeof *tail);
+    return o;
+}
+
 void acc_report_dump(const acc_set *S, const char *path)
 {
     FILE *f = fopen(path, "w");
@@ -90,49 +188,12 @@ void acc_report_dump(const acc_set *S, const char *path)
     }
     for (int i = 0; i < S->nfams; i++)
         for (int k = 0; k < S->fams[i].nrows; k++) {
-            const row *r = &S->fams[i].rows[k];
-            const est_result *e = &r->r;
-            fprintf(
-                f,
-                "{\"family\":\"%s\",\"block\":[%d,%d,%d],\"folding\":[%d,%d,%d],"
-                "\"measured\":%.5g,\"predicted\":%.5g,\"limiter\":\"%s\","
-                "\"perf\":{\"flops\":%.5g,\"l1\":%.5g,\"l2\":%.5g,\"dram\":%.5g,"
-                "\"latency\":%.5g,\"blocks\":%.5g,\"stores\":%.5g,\"l2_requests\":%.5g,"
-                "\"l1_requests\":%.5g},"
-                "\"blocks_per_sm\":%d,\"l1_cycles\":%.5g,\"l1_wavefronts\":%.5g,"
-                "\"dram\":%.5g,\"dram_m\":%.5g,\"l2\":%.5g,\"l2_m\":%.5g,"
-                "\"active_threads\":%.5g,\"bytes_in_flight\":%.5g,\"updates_per_block\":%.5g,"
-                "\"registers\":%d,\"l1_wavefronts_predicted\":%.5g,"
-                "\"volumes\":{\"l2_load\":%.5g,\"l2_store\":%.5g,\"l2_store_charged\":%.5g,"
-                "\"l2_store_requests\":%.5g,\"l2_load_requests\":%.5g,"
-                "\"l2_load_requests_m\":%.5g,\"dram_load\":%.5g,\"dram_store\":%.5g,"
-                "\"l2_store_partial\":%.5g,\"l2_store_left\":%.5g,\"dram_charged\":%.5g},"
-                "\"wave\":{\"overlap_y\":%.5g,\"overlap_z\":%.5g,\"oversub_y\":%.5g,"
-                "\"oversub_z\":%.5g},\"dram_load_m\":%.5g,\"lattice_updates\":%lld,"
-                "\"l1_requests_per_update\":%.5g,\"warp_active_share\":%.5g,"
-                "\"l1_coverage\":%.5g,\"l1_load\":%.5g,\"l2_load_compulsory\":%.5g,"
-                "\"stores_left_in_l2\":%.5g,\"dram_store_m\":%.5g,\"dram_load_warm\":%.5g,"
-                "\"partial_sector_share\":%.5g,\"partial_sectors_in_flight_per_sm\":%.5g}\n",
-                S->fams[i].f.name, r->c.block[0], r->c.block[1], r->c.block[2], r->c.folding[0],
-                r->c.folding[1], r->c.folding[2], r->m.glups, r->pred,
-                est_limiter_name(e->limiter), e->perf_flops, e->perf_l1, e->perf_l2,
-                e->perf_dram, e->perf_latency, e->perf_blocks, e->perf_stores,
-                e->perf_l2_requests, e->perf_l1_requests, e->blocks_per_sm, e->total.l1_cycles,
-                r->m.l1_wavefronts, e->total.dram_load + e->total.dram_store,
-                r->m.dram_load + r->m.dram_store, e->total.l2_load + e->total.l2_store,
-                r->m.l2_load + r->m.l2_store, e->active_threads_per_sm,
-                e->bytes_in_flight_per_sm, e->updates_per_block, r->m.registers,
-                e->l1_wavefronts, e->total.l2_load, e->total.l2_store,
-                e->total.l2_store_charged, e->total.l2_store_requests,
-                e->total.l2_load_requests, r->m.l2_load_requests, e->total.dram_load,
-                e->total.dram_store, e->total.l2_store_partial, e->total.l2_store_left,
-                e->dram_charged, e->wave_overlap_y, e->wave_overlap_z, e->wave_oversub_y,
-                e->wave_oversub_z, r->m.dram_load, (long long)e->lattice_updates,
-                e->l1_requests_per_update, e->warp_active_share, e->l1_coverage,
-                e->total.l1_load, e->total.l2_load_compulsory,
-                e->stores_left_in_l2 / (double)e->lattice_updates, r->m.dram_store,
-                e->total.dram_load_warm, e->partial_sector_share,
-                e->partial_sectors_in_flight_per_sm);
+            cJSON *o = dump_row(S->fams[i].f.name, &S->fams[i].rows[k]);
+            char *text = cJSON_PrintUnformatted(o);
+            if (text)
+                fprintf(f, "%s\n", text);
+            free(text);
+            cJSON_Delete(o);
         }
     fclose(f);
 }

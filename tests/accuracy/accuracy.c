@@ -29,7 +29,8 @@
  * line for line, and fails the run on the first difference; --golden-write FILE writes
  * them (tests/accuracy/corpus/golden/: the files each CI run of this program compares with).
  * --dump writes one JSON line per configuration (prediction and measurement side by
- * side, with the predicted volumes in bytes per update) for closer study; --lofo adds
+ * side, with the predicted volumes in bytes per update; every number at full precision,
+ * null where the measured line lacks a counter) for closer study; --lofo adds
  * leave-one-family-out figures: the model's fitted parameters (docs/model.md, "Fitted
  * parameters") are refitted without each family and that family is predicted with them.
  * --lofo-rules NAME=LO:HI:STEP,... does so for constants chosen on a grid instead, and
