@@ -100,6 +100,14 @@ static void add_nums(cJSON *o, const dump_num *n, size_t k)
             cJSON_AddNullToObject(o, n[i].name);
 }
 
+/* the pairs as an object of their own, named name in o */
+static void add_group(cJSON *o, const char *name, const dump_num *n, size_t k)
+{
+    cJSON *g = cJSON_AddObjectToObject(o, name);
+    if (g)
+        add_nums(g, n, k);
+}
+
 static void add_triple(cJSON *o, const char *name, const int v[3])
 {
     cJSON_AddItemToObject(o, name, cJSON_CreateIntArray(v, 3));
@@ -111,8 +119,7 @@ static cJSON *dump_row(const char *family, const row *r)
 {
     const est_result *e = &r->r;
     const est_volumes *t = &e->total;
-    cJSON *o = cJSON_CreateObject(), *perf = cJSON_CreateObject(), *vol = cJSON_CreateObject();
-    cJSON *wave = cJSON_CreateObject();
+    cJSON *o = cJSON_CreateObject();
     cJSON_AddStringToObject(o, "family", family);
     add_triple(o, "block", r->c.block);
     add_triple(o, "folding", r->c.folding);
@@ -128,8 +135,7 @@ static cJSON *dump_row(const char *family, const row *r)
                           {"stores", e->perf_stores},
                           {"l2_requests", e->perf_l2_requests},
                           {"l1_requests", e->perf_l1_requests}};
-    add_nums(perf, p, sizeof p / sizeof *p);
-    cJSON_AddItemToObject(o, "perf", perf);
+    add_group(o, "perf", p, sizeof p / sizeof *p);
     const dump_num mid[] = {{"blocks_per_sm", e->blocks_per_sm},
                             {"l1_cycles", t->l1_cycles},
                             {"l1_wavefronts", r->m.l1_wavefronts},
@@ -154,14 +160,12 @@ static cJSON *dump_row(const char *family, const row *r)
                           {"l2_store_partial", t->l2_store_partial},
                           {"l2_store_left", t->l2_store_left},
                           {"dram_charged", e->dram_charged}};
-    add_nums(vol, v, sizeof v / sizeof *v);
-    cJSON_AddItemToObject(o, "volumes", vol);
+    add_group(o, "volumes", v, sizeof v / sizeof *v);
     const dump_num w[] = {{"overlap_y", e->wave_overlap_y},
                           {"overlap_z", e->wave_overlap_z},
                           {"oversub_y", e->wave_oversub_y},
                           {"oversub_z", e->wave_oversub_z}};
-    add_nums(wave, w, sizeof w / sizeof *w);
-    cJSON_AddItemToObject(o, "wave", wave);
+    add_group(o, "wave", w, sizeof w / sizeof *w);
     const dump_num tail[] = {
         {"dram_load_m", r->m.dram_load},
         {"lattice_updates", (double)e->lattice_updates},

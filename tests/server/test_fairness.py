@@ -120,6 +120,13 @@ class Progress:
         return inside[-1][1] - inside[0][1], inside[-1][2] - inside[0][2]
 
 
+def timed_estimate(d, n):
+    """POST estimate n (0: the cached one); its seconds, status and JSON body."""
+    t0 = time.monotonic()
+    status, _, body = d.request("POST", "/v1/estimate", estimate_body(n), JSON)
+    return time.monotonic() - t0, status, json.loads(body)
+
+
 def spin(seconds):
     """A process that only keeps a core busy (the control's load)."""
     end = time.monotonic() + seconds
@@ -137,13 +144,9 @@ def control(d):
     cached, cold = [], []
     try:
         for i in range(CONTROL_CACHED):
-            t0 = time.monotonic()
-            d.request("POST", "/v1/estimate", estimate_body(0), JSON)
-            cached.append(time.monotonic() - t0)
+            cached.append(timed_estimate(d, 0)[0])
             if i % 10 == 0 and len(cold) < CONTROL_COLD:  # domains the test never asks for
-                t0 = time.monotonic()
-                d.request("POST", "/v1/estimate", estimate_body(10000 + i), JSON)
-                cold.append(time.monotonic() - t0)
+                cold.append(timed_estimate(d, 10000 + i)[0])
             time.sleep(0.02)
     finally:
         for p in procs:
@@ -174,15 +177,13 @@ def main():
                 progress.configs_between(t_begin, time.monotonic())[0] < MIN_CONFIGS and
                 time.monotonic() - t_begin < 240 and not progress.answered):
             n += 1
-            t0 = time.monotonic()
-            s1, _, b1 = d.request("POST", "/v1/estimate", estimate_body(0), JSON)
-            cached.append(time.monotonic() - t0)
-            statuses.append((s1, json.loads(b1).get("cached")))
+            t, s1, b1 = timed_estimate(d, 0)
+            cached.append(t)
+            statuses.append((s1, b1.get("cached")))
             if n % 10 == 0:
-                t0 = time.monotonic()
-                s2, _, b2 = d.request("POST", "/v1/estimate", estimate_body(n), JSON)
-                cold.append(time.monotonic() - t0)
-                statuses.append((s2, json.loads(b2).get("cached") is False))
+                t, s2, b2 = timed_estimate(d, n)
+                cold.append(t)
+                statuses.append((s2, b2.get("cached") is False))
             time.sleep(0.02)
         t_end = time.monotonic()
         configs, seconds = progress.configs_between(t_begin, t_end)
