@@ -114,7 +114,7 @@ static void check_invariants(const est_kernel *k, const est_result *r)
     }
     assert(finite_nonnegative(r->predicted));
     assert(r->predicted <= tightest * (1 + 1e-12));
-    double slots = (double)r->blocks_per_sm * threads;
+    double slots = r->blocks_resident * threads;
     double working = r->active_threads_per_sm / slots;
     assert(finite_nonnegative(working) && working <= 1 + 1e-12);
     (void)k, (void)working, (void)tightest; /* unused when NDEBUG drops the asserts */
@@ -130,6 +130,8 @@ static void launch_shape(const est_kernel *k, const est_device *dev, const est_c
     r->lattice_updates = cfg->domain[0] * cfg->domain[1] * cfg->domain[2];
     r->blocks_per_sm = est_blocks_per_sm(k, dev, bd[0] * bd[1] * bd[2]);
     r->wave_blocks = (int64_t)r->blocks_per_sm * dev->sm_count;
+    r->blocks_idle_bound = est_blocks_with_idle_warps(k, dev, cfg, r->grid);
+    r->blocks_resident = r->blocks_per_sm; /* model v2 may raise it (v2.c) */
     int64_t W = r->wave_blocks, *g = r->grid;
     r->wave_grid[0] = g[0] < W ? g[0] : W;
     r->wave_grid[1] = W / g[0] < 1 ? 1 : W / g[0];

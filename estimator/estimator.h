@@ -227,6 +227,12 @@ typedef struct est_result {
     double wave_oversub_y, wave_oversub_z; /* O_y, O_z */
 
     /* Model v2 (docs/model.md, "Latency and occupancy"); 0 under "warpspeed". */
+    double blocks_idle_bound;     /* the most blocks an SM can hold where every block has
+                                     idle warps (est_blocks_with_idle_warps); blocks_per_sm
+                                     where none are idle */
+    double blocks_resident;       /* blocks an SM holds on average: blocks_per_sm, or up to
+                                     blocks_idle_bound (docs/model.md, "Blocks with idle
+                                     warps") */
     double active_threads_per_sm; /* threads that update lattice points, per SM */
     double warp_active_share;     /* the warps of a block that work over its life (1: all;
                                      docs/model.md, "Warp spread in deep blocks") */

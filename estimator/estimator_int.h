@@ -310,6 +310,12 @@ double est_kernel_field_store_bytes(const est_kernel *k, int f);
 
 /* launch.c */
 int est_blocks_per_sm(const est_kernel *k, const est_device *dev, int threads);
+/* launch.c: the most blocks of cfg (grid its grid) an SM can hold where every block has
+ * warps with no lattice point to update: those return at once and give back their
+ * registers and warp slots, so the SM may start a block before the last one ends
+ * (docs/model.md, "Blocks with idle warps"); est_blocks_per_sm where none are idle */
+double est_blocks_with_idle_warps(const est_kernel *k, const est_device *dev,
+                                  const est_config *cfg, const int64_t grid[3]);
 /* launch.c: whether the model can estimate cfg's folding of k: a folding of more than
  * one point per thread needs every store in lattice variables (x, y, z); a store in
  * thread variables would leave lattice points unwritten (issue 11). 0, or -1 with err

@@ -70,6 +70,52 @@ int est_blocks_per_sm(const est_kernel *k, const est_device *dev, int threads)
     return blocks_per_sm_at(k->registers, k->shared_bytes, dev, threads);
 }
 
+/* The warps of a block of bd threads (x fastest) that hold a thread below c in every
+ * dimension, i.e. one that updates a lattice point. */
+static int working_warps(const int bd[3], const int64_t c[3])
+{
+    int threads = bd[0] * bd[1] * bd[2], warps = 0;
+    for (int w = 0; w * 32 < threads; w++)
+        for (int t = w * 32; t < w * 32 + 32 && t < threads; t++)
+            if (t % bd[0] < c[0] && t / bd[0] % bd[1] < c[1] && t / bd[0] / bd[1] < c[2]) {
+                warps++;
+                break;
+            }
+    return warps;
+}
+
+double est_blocks_with_idle_warps(const est_kernel *k, const est_device *dev,
+                                  const est_config *cfg, const int64_t grid[3])
+{
+    const int *bd = cfg->launch.block;
+    int threads = bd[0] * bd[1] * bd[2], full = est_blocks_per_sm(k, dev, threads);
+    /* only a launch whose every block is cut alike (one block across a side shorter than
+     * the block): where only the blocks at the domain's edge are cut, the SM holds whole
+     * blocks nearly all the time */
+    int64_t covered[3];
+    int cut = 0;
+    for (int d = 0; d < 3; d++) {
+        int64_t side = (cfg->domain[d] + cfg->launch.folding[d] - 1) / cfg->launch.folding[d];
+        covered[d] = grid[d] == 1 && side < bd[d] ? side : bd[d];
+        cut |= covered[d] < bd[d];
+    }
+    int working = cut ? working_warps(bd, covered) : 0;
+    if (working == 0 || working * 32 >= threads)
+        return full;
+    /* the SM starts another block when a whole block's registers and warp slots are free
+     * beside the working warps of those it runs; shared memory stays a whole block's */
+    sm_limits l = sm_limits_of(k->registers, k->shared_bytes, dev, threads);
+    double n = dev->max_blocks_per_sm;
+    double by_regs = (double)(dev->regs_per_sm - block_registers(k->registers, threads)) /
+                     (double)block_registers(k->registers, working * 32);
+    double by_threads = (double)(dev->max_threads_per_sm - threads) / (working * 32.0);
+    n = by_regs < n ? by_regs : n;
+    n = by_threads < n ? by_threads : n;
+    if (l.by_shared >= 0 && (double)l.by_shared < n)
+        n = (double)l.by_shared;
+    return n > full ? n : full;
+}
+
 int est_register_threshold(const est_kernel *k, const est_device *dev, int threads,
                            int *unlaunchable)
 {

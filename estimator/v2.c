@@ -243,6 +243,34 @@ static void v2_serial_times(const est_kernel *k, const est_device *dev, est_resu
     }
 }
 
+/* docs/model.md "Blocks with idle warps": where every block has warps with no point to
+ * update, those return at once and the SM may start another block before the last one
+ * ends, if a block lives long beside the time the SM takes to start one (ADMIT_NS_PER_WARP
+ * per warp of the block): short stencil blocks of 1024 threads on a 256-wide domain stay
+ * at whole blocks, LBM blocks that live microseconds get most of the bound. The threads
+ * this adds raise the concurrency (the latency limit, the issue's busy share); the bytes
+ * and partial sectors in flight stay at whole blocks, which the DRAM terms were fitted
+ * on. 1 where the blocks resident exceed the whole blocks. */
+static int v2_idle_warp_blocks(const est_device *dev, est_result *r)
+{
+    double whole = r->blocks_per_sm, most = r->blocks_idle_bound;
+    r->blocks_resident = whole;
+    if (most <= whole || r->predicted <= 0)
+        return 0;
+    const int *bd = r->config.launch.block;
+    int warps = (bd[0] * bd[1] * bd[2] + 31) / 32;
+    /* a block's life at whole blocks, in ns: the blocks an SM holds over those it ends per ns */
+    double life = whole * r->updates_per_block * dev->sm_count / r->predicted;
+    double share = 1 - pow(RULE(ADMIT_NS_PER_WARP) * warps / life, RULE(ADMIT_EXPONENT));
+    if (share <= 0)
+        return 0;
+    r->blocks_resident = whole + share * (most - whole);
+    double scale = r->blocks_resident / whole;
+    r->active_threads_per_sm *= scale;
+    r->perf_latency *= scale;
+    return 1;
+}
+
 void est_v2_performance(const est_kernel *k, const est_device *dev, est_result *r)
 {
     const int *f = r->config.launch.folding;
@@ -255,5 +283,11 @@ void est_v2_performance(const est_kernel *k, const est_device *dev, est_result *
     v2_bandwidths(k, dev, r);
     v2_combine(dev, r);
     v2_serial_times(k, dev, r, fold);
+    /* the blocks resident follow from the prediction at whole blocks (a block's life) */
+    if (v2_idle_warp_blocks(dev, r)) {
+        v2_instruction_limit(k, dev, r);
+        v2_combine(dev, r);
+        v2_serial_times(k, dev, r, fold);
+    }
 }
 

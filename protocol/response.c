@@ -65,7 +65,7 @@ static void add_units(jb *b, cJSON *u)
     jb_str(b, u, "launch", "grid and wave in thread blocks, blocks_per_sm in blocks");
     jb_str(b, u, "details",
            "oversubscriptions and partial_sector_share are dimensionless; overlaps in B/Lup; "
-           "updates_per_block in lattice updates, active_threads_per_sm "
+           "updates_per_block in lattice updates, blocks_resident in blocks, active_threads_per_sm "
            "in threads, bytes_in_flight_per_sm in bytes, "
            "partial_sectors_in_flight_per_sm in L2 sectors, "
            "store_requests_per_update in L2 write requests and "
@@ -132,6 +132,7 @@ static void add_details(jb *b, cJSON *d, const est_result *r, int v2, int kepler
     jb_num(b, d, "lattice_updates", (double)r->lattice_updates);
     if (v2) {
         add_num(b, d, "updates_per_block", r->updates_per_block);
+        add_num(b, d, "blocks_resident", r->blocks_resident);
         add_num(b, d, "active_threads_per_sm", r->active_threads_per_sm);
         add_num(b, d, "bytes_in_flight_per_sm", r->bytes_in_flight_per_sm);
         add_num(b, d, "partial_sectors_in_flight_per_sm", r->partial_sectors_in_flight_per_sm);

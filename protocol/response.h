@@ -14,7 +14,7 @@
  * (store.h): a cache file keeps rows across upgrades, and a row is checked only when
  * it is written, so a build that writes other members must not read the old rows.
  * Change it with lr_estimate_json's members; tests/protocol holds the two together. */
-#define LR_ESTIMATE_FORMAT "estimate/2026.11-30-warp-share"
+#define LR_ESTIMATE_FORMAT "estimate/2026.11-35-blocks-resident"
 
 /* The body of an estimate response for a launchable result (without "cached"):
  * device_provenance, launch, estimate, performance, fields, details, units, device, domain,

@@ -40,6 +40,10 @@ SETS = {s: os.path.join(C, s) for s in
 SETS['lbmocc'] = os.path.join(ROOT, 'lab', '2026-11-29-lbmocc', 'families')
 SETS['ernst'] = os.path.join(ROOT, 'lab', '2026-11-29-ernst', 'families')
 SETS['lbmconc'] = os.path.join(ROOT, 'lab', '2026-11-29-lbmconc', 'families')
+SETS['idlewarps'] = os.path.join(ROOT, 'lab', '2026-11-29-idlewarps', 'families')
+# sets of the compute corpus's kernels timed again, no SASS walk of their own: one round trip
+# per update (the compute kernels' code)
+NO_SASS = ('lbmconc', 'idlewarps')
 FIT_SETS = ('compute', 'lbmconc')
 
 # H200-SXM-141GB (estimator/devices) and estimator/params.def's rules
@@ -124,9 +128,8 @@ def load_all():
         for r in rows:
             k = (s, r['family'], 'x'.join(map(str, r['block'])), 'x'.join(map(str, r['folding'])))
             q = cfg.get(k)
-            # lbmconc runs the compute corpus's LBM kernels: one round trip per update
             r['rt'] = float(q['round_trips']) if q else float(r['F'])
-            if q is None and s != 'lbmconc':
+            if q is None and s not in NO_SASS:
                 raise SystemExit('no SASS row for %s' % (k,))
             v = r['volumes']
             r['miss'] = min(1.0, v['l2_load'] / r['l1_load']) if r['l1_load'] > 0 else 1.0

@@ -3,45 +3,26 @@
 bench, two passes) and Nsight Compute counters (raw/ncu.csv.gz, raw/order.csv) into
 h200.jsonl, one line per configuration in the corpus's measured format (family
 NAME_kK as make.py names it; tests/accuracy/README.md)."""
-import csv
-import gzip
-import io
 import json
 import os
+import sys
 
 import make
 
 HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, os.path.join(HERE, ".."))
+from lrlab import compute_profile, num  # noqa: E402
+
 RAW = os.path.join(HERE, "raw")
 GPU, DRIVER, DATE = "NVIDIA H200", "580.159.04", "2026-11-29"
 LUPS = 160 ** 3
 
 
-def sections(text):
-    out, cur = {}, None
-    for line in text.splitlines():
-        if line.startswith("### "):
-            cur = out.setdefault(line[4:], [])
-        elif cur is not None:
-            cur.append(line)
-    return out
-
-
-def num(s):
-    return float(s.replace(",", ""))
-
-
 def counters():
     """{(family, block, shared): counters} from ncu (one launch per configuration)."""
-    ncu = sections(gzip.open(os.path.join(RAW, "ncu.csv.gz"), "rt").read())
-    order = sections(open(os.path.join(RAW, "order.csv")).read())
     out = {}
-    for fam, lines in ncu.items():
-        rows = list(csv.DictReader(io.StringIO("\n".join(l for l in lines if l.startswith('"')))))
-        rows = [r for r in rows if r["ID"].isdigit()]
-        ords = list(csv.DictReader(io.StringIO("\n".join(order[fam]))))
-        assert len(rows) == len(ords), fam
-        for r, o in zip(rows, ords):
+    for fam, pairs in compute_profile(RAW).items():
+        for r, o in pairs:
             out[(fam, int(o["bx"]), int(o["shared"]))] = {
                 "dram_load": num(r["dram__bytes_read.sum"]) / LUPS,
                 "dram_store": num(r["dram__bytes_write.sum"]) / LUPS,

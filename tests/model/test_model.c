@@ -413,6 +413,37 @@ static void v2_dram_streams_stop_growing(void)
     }
 }
 
+/* docs/model.md, "Blocks with idle warps": a 7-point double star on 256^3 with 32
+ * registers on the built-in H200 (bound: a 1024-thread block holds 32,768 registers and
+ * 32 warp slots, its working warps 8 and 8,192, so min(32, 32768 / 8192, 1024 / 256) = 4
+ * blocks; at 512 threads 6; whole blocks 2 and 4). A block's life at whole blocks is
+ * 2 * 256 * 132 / 75.6349 = 893.6 ns unfolded at 1024 threads, below 30 ns * 32 warps:
+ * no share, 2 blocks. Folded 8 in z (2048 updates a block, 197.944 GLup/s at whole blocks)
+ * it lives 2731.4 ns: 1 - (960 / 2731.4)^1.75 = 0.8396 of the 2 more, 3.679 blocks; 512
+ * threads unfolded live 4 * 256 * 132 / 133.864 = 1009.7 ns: 1 - (480 / 1009.7)^1.75 =
+ * 0.7279 of 2 more, 5.456. A row as wide as the block has no idle warp: 8 whole blocks. */
+static void v2_idle_warps_hold_blocks_as_long_as_they_live(void)
+{
+    const char *fmt =
+        "{\"device\":\"H200-SXM-141GB\",\"domain\":[256,256,256],"
+        "\"launch\":{\"block\":[%d,1,1],\"folding\":[1,1,%d]},\"kernel\":{\"registers\":32,"
+        "\"fields\":[{\"name\":\"A\",\"dims\":[258,258,258],\"loads\":[[\"x+1\",\"y+1\",\"z+1\"],"
+        "[\"x\",\"y+1\",\"z+1\"],[\"x+2\",\"y+1\",\"z+1\"],[\"x+1\",\"y\",\"z+1\"],"
+        "[\"x+1\",\"y+2\",\"z+1\"],[\"x+1\",\"y+1\",\"z\"],[\"x+1\",\"y+1\",\"z+2\"]]},"
+        "{\"name\":\"B\",\"dims\":[258,258,258],\"stores\":[[\"x+1\",\"y+1\",\"z+1\"]]}]}}";
+    const int block[] = {1024, 1024, 512, 256}, fold[] = {1, 8, 1, 1}, whole[] = {2, 2, 4, 8};
+    const double resident[] = {2, 3.6791, 5.4557, 8};
+    for (int i = 0; i < 4; i++) {
+        char body[2048];
+        snprintf(body, sizeof body, fmt, block[i], fold[i]);
+        cJSON *r = estimate_text(body);
+        CHECK(r != NULL);
+        CHECK_NEAR(num(r, "launch", "blocks_per_sm"), whole[i], 0, 0);
+        CHECK_NEAR(num(r, "details", "blocks_resident"), resident[i], 1e-4, 0);
+        cJSON_Delete(r);
+    }
+}
+
 /* docs/model.md, "Block start rate": the block start rate caps the smooth minimum of
  * the other limits instead of entering it. The copy of v2_block_rate in blocks of 64
  * and 256 threads (block limits 12.33e-3 * 132 * T = 104.17 and 416.66 GLup/s): with
@@ -1141,6 +1172,7 @@ int main(int argc, char **argv)
     layer_condition();
     v2_block_rate();
     v2_block_rate_is_a_ceiling();
+    v2_idle_warps_hold_blocks_as_long_as_they_live();
     v2_on_chip_limits_first();
     v2_soft_knee_below_a_hard_dram_cap();
     v2_merged_store_requests();

@@ -771,8 +771,8 @@ static void estimate_format_is_pinned(void)
     char hash[LR_HASH_HEX];
     lr_hash_hex(parts, 1, hash);
     CHECK(o != NULL);
-    CHECK_STR(LR_ESTIMATE_FORMAT, "estimate/2026.11-30-warp-share");
-    CHECK_STR(hash, "5a45f4c527da20ce313f986db50cebbf");
+    CHECK_STR(LR_ESTIMATE_FORMAT, "estimate/2026.11-35-blocks-resident");
+    CHECK_STR(hash, "db7b5923445cc8a7982016f758b92592");
     cJSON_Delete(o);
     free(out);
     lr_worker_free(w);
