@@ -767,9 +767,12 @@ function showEstimate(est, req) {
    * answer does not say which resource (threads, blocks, registers, shared memory)
    * limits the blocks per SM, so the page does not either. */
   const active = (est.details || {}).active_threads_per_sm;
+  const resident = (est.details || {}).blocks_resident;
   const rows = [["grid", triple(l.grid), "thread blocks"],
     ["threads per block", num(l.threads_per_block), "threads"],
     ["blocks per SM", num(l.blocks_per_sm), "blocks resident per SM (occupancy)"],
+    ["blocks held per SM", resident === undefined ? "not in this model" : nm(resident),
+      "blocks per SM on average: more where blocks have idle warps"],
     ["active threads per SM", active === undefined ? "not in this model" : nm(active),
       "threads per SM with work"],
     ["wave", num(l.wave_blocks), "blocks"],

@@ -243,6 +243,11 @@ def check_estimate(b, d, label):
           (shown == active if active is not None else shown == "not in this model"),
           "%s: threads per block %s and active threads per SM %s as the API (%s)"
           % (label, page["launch"].get("threads per block"), shown, active))
+    resident = ans.get("details", {}).get("blocks_resident")
+    held = b.js("""(() => { const td = document.querySelector('#launch-table td[data-key="blocks held per SM"]');
+      return td && (td.querySelector('.num') ? +td.querySelector('.num').title : td.textContent); })()""")
+    check(held == resident if resident is not None else held == "not in this model",
+          "%s: blocks held per SM %s as the API's blocks_resident (%s)" % (label, held, resident))
     check_numbers_short(b, label)
     return ans
 
