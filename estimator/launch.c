@@ -50,11 +50,9 @@ static sm_limits sm_limits_of(int regs, int64_t shared, const est_device *dev, i
     return l;
 }
 
-static int blocks_per_sm_at(int regs, int64_t shared, const est_device *dev, int threads)
+/* The whole blocks an SM holds: the least of its limits. */
+static int least_blocks(sm_limits l)
 {
-    if (threads <= 0)
-        return 0;
-    sm_limits l = sm_limits_of(regs, shared, dev, threads);
     int64_t n = l.by_blocks;
     if (l.by_threads < n)
         n = l.by_threads;
@@ -63,6 +61,11 @@ static int blocks_per_sm_at(int regs, int64_t shared, const est_device *dev, int
     if (l.by_shared >= 0 && l.by_shared < n)
         n = l.by_shared;
     return (int)n;
+}
+
+static int blocks_per_sm_at(int regs, int64_t shared, const est_device *dev, int threads)
+{
+    return threads > 0 ? least_blocks(sm_limits_of(regs, shared, dev, threads)) : 0;
 }
 
 int est_blocks_per_sm(const est_kernel *k, const est_device *dev, int threads)
@@ -88,7 +91,11 @@ double est_blocks_with_idle_warps(const est_kernel *k, const est_device *dev,
                                   const est_config *cfg, const int64_t grid[3])
 {
     const int *bd = cfg->launch.block;
-    int threads = bd[0] * bd[1] * bd[2], full = est_blocks_per_sm(k, dev, threads);
+    int threads = bd[0] * bd[1] * bd[2];
+    if (threads <= 0)
+        return 0;
+    sm_limits l = sm_limits_of(k->registers, k->shared_bytes, dev, threads);
+    int full = least_blocks(l);
     /* only a launch whose every block is cut alike (one block across a side shorter than
      * the block): where only the blocks at the domain's edge are cut, the SM holds whole
      * blocks nearly all the time */
@@ -104,7 +111,6 @@ double est_blocks_with_idle_warps(const est_kernel *k, const est_device *dev,
         return full;
     /* the SM starts another block when a whole block's registers and warp slots are free
      * beside the working warps of those it runs; shared memory stays a whole block's */
-    sm_limits l = sm_limits_of(k->registers, k->shared_bytes, dev, threads);
     double n = dev->max_blocks_per_sm;
     double by_regs = (double)(dev->regs_per_sm - block_registers(k->registers, threads)) /
                      (double)block_registers(k->registers, working * 32);

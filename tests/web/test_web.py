@@ -84,6 +84,13 @@ def shown_short(text, full):
     return sig_digits(text) <= 3 and abs(x - v) <= unit / 2 * (1 + 1e-9)
 
 
+def launch_cell(b, key):
+    """The launch table's value for key: a number's full value (its title), else the text."""
+    return b.js("""(() => { const td = document.querySelector('#launch-table td[data-key="%s"]');
+      return td && (td.querySelector('.num') ? +td.querySelector('.num').title : td.textContent); })()"""
+                % key)
+
+
 def check_numbers_short(b, label):
     """Every number the page marks as one (.num) shows three significant digits and
     has the full value in its title (hover): HTML spans by their title attribute, SVG
@@ -237,15 +244,13 @@ def check_estimate(b, d, label):
     # Issue 46, item 5: occupancy, as the answer has it (it names no limiting
     # resource, so neither does the page).
     active = ans.get("details", {}).get("active_threads_per_sm")
-    shown = b.js("""(() => { const td = document.querySelector('#launch-table td[data-key="active threads per SM"]');
-      return td && (td.querySelector('.num') ? +td.querySelector('.num').title : td.textContent); })()""")
+    shown = launch_cell(b, "active threads per SM")
     check(first_number(page["launch"].get("threads per block", "")) == ans["launch"]["threads_per_block"] and
           (shown == active if active is not None else shown == "not in this model"),
           "%s: threads per block %s and active threads per SM %s as the API (%s)"
           % (label, page["launch"].get("threads per block"), shown, active))
     resident = ans.get("details", {}).get("blocks_resident")
-    held = b.js("""(() => { const td = document.querySelector('#launch-table td[data-key="blocks held per SM"]');
-      return td && (td.querySelector('.num') ? +td.querySelector('.num').title : td.textContent); })()""")
+    held = launch_cell(b, "blocks held per SM")
     check(held == resident if resident is not None else held == "not in this model",
           "%s: blocks held per SM %s as the API's blocks_resident (%s)" % (label, held, resident))
     check_numbers_short(b, label)
