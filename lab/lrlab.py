@@ -12,6 +12,8 @@ lbmconc and lab/2026-11-29-idlewarps collect.py).
 They were collect.py's until issue 42 (item 4) gave the campaigns their own folders.
 """
 import csv
+import gzip
+import io
 import os
 import sys
 
@@ -36,8 +38,6 @@ def compute_profile(raw):
     """{family: [(ncu row, order row)]} of lab/2026-11-29-compute's device_run.sh prof in the
     folder raw (ncu.csv.gz, order.csv): each family's profiled launches paired in order
     with the configurations that launched; a family whose counts differ is left out."""
-    import gzip
-    import io
     ncu = sections(gzip.open(os.path.join(raw, "ncu.csv.gz"), "rt").read())
     order = sections(open(os.path.join(raw, "order.csv")).read())
     out = {}
