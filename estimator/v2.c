@@ -166,11 +166,12 @@ static void v2_bandwidths(const est_kernel *k, const est_device *dev, est_result
     r->perf_dram *= dev->dram_efficiency / (1 + overload * overload);
     /* every array is a stream of its own through the DRAM pages: many at once (LBM's
      * 38 and 54) cost a share of the bandwidth, half at dram_streams_half arrays of
-     * doubles. An array of floats counts twice: a warp moves half as many of its bytes
-     * at a time, so its pages are opened twice as often per byte */
+     * doubles. An array of floats counts 2^dram_streams_size_exponent times (twice on
+     * the H100): a warp moves half as many of its bytes at a time, so its pages are
+     * opened more often per byte */
     double streams = 0;
     for (int f = 0; f < k->nfields; f++)
-        streams += 8.0 / k->fields[f].elem_bytes;
+        streams += pow(8.0 / k->fields[f].elem_bytes, dev->dram_streams_size_exponent);
     /* beyond dram_streams_most arrays the loss stops growing: on the H200 D3Q27's 54
      * arrays move as many bytes per second as D3Q19's 38 (docs/model.md) */
     if (k->nfields > dev->dram_streams_most)
@@ -271,6 +272,65 @@ static int v2_idle_warp_blocks(const est_device *dev, est_result *r)
     return 1;
 }
 
+/* The byte address of a store at lattice point (x, y, z); 0 and *addr, or -1 when the
+ * access reads anything but the lattice coordinates (thread indices, an index field),
+ * whose rows cannot be placed without a launch. */
+static int lattice_address(const est_field *f, const est_access *a, int64_t x, int64_t y,
+                           int64_t z, int64_t *addr)
+{
+    if (a->uses & ~(uint32_t)EST_VARS_LATTICE)
+        return -1;
+    int64_t val[EST_VAR_COUNT] = {0}, i[3] = {0, 0, 0};
+    val[EST_VAR_X] = x;
+    val[EST_VAR_Y] = y;
+    val[EST_VAR_Z] = z;
+    for (int d = 0; d < a->n; d++)
+        i[d] = est_expr_eval(a->idx[d], val);
+    *addr = f->base_offset +
+            f->elem_bytes * (i[0] + i[1] * f->dims[0] + i[2] * f->dims[0] * f->dims[1]);
+    return 0;
+}
+
+/* Whether some store's rows of the domain begin or end inside a sector (a row, plane
+ * or the row's end off a sector boundary): the sectors at the row ends stay partly
+ * written, whatever the block shape. */
+static int stores_misaligned(const est_kernel *k, const est_device *dev, const int64_t dom[3])
+{
+    const int64_t pts[4][3] = {{0, 0, 0}, {dom[0], 0, 0}, {0, 1, 0}, {0, 0, 1}};
+    const int used[4] = {1, 1, dom[1] > 1, dom[2] > 1};
+    for (int f = 0; f < k->nfields; f++)
+        for (int j = 0; j < k->fields[f].nacc; j++) {
+            const est_access *a = &k->fields[f].acc[j];
+            for (int p = 0; p < 4 && a->is_store; p++) {
+                int64_t addr;
+                if (used[p] &&
+                    !lattice_address(&k->fields[f], a, pts[p][0], pts[p][1], pts[p][2], &addr) &&
+                    addr % dev->l2_sector_bytes)
+                    return 1;
+            }
+        }
+    return 0;
+}
+
+/* docs/model.md "Misaligned rows and the updates in flight": where stores leave the
+ * sectors at their row ends partly written, DRAM attains less the more updates each SM
+ * holds in flight beyond DRAM_THREADS_KNEE, for kernels of many arrays (half the
+ * exponent at DRAM_THREADS_ARRAYS arrays): LBM peaks at 300-600 working threads per SM
+ * and loses 7-9 % toward 1,500, aligned rows and few-array stencils lose nothing. It
+ * follows the blocks resident, so it applies after them. 1 when it lowered the limit. */
+static int v2_misaligned_rows(const est_kernel *k, const est_device *dev, est_result *r,
+                              int fold)
+{
+    double knee = RULE(DRAM_THREADS_KNEE);
+    double in_flight = r->active_threads_per_sm * pow((double)fold, dev->fold_overlap);
+    if (dev->dram_threads_exponent <= 0 || k->gathers || in_flight <= knee ||
+        !stores_misaligned(k, dev, r->config.domain))
+        return 0;
+    double n2 = (double)k->nfields * k->nfields, half = RULE(DRAM_THREADS_ARRAYS);
+    r->perf_dram /= pow(in_flight / knee, dev->dram_threads_exponent * n2 / (n2 + half * half));
+    return 1;
+}
+
 void est_v2_performance(const est_kernel *k, const est_device *dev, est_result *r)
 {
     const int *f = r->config.launch.folding;
@@ -283,8 +343,10 @@ void est_v2_performance(const est_kernel *k, const est_device *dev, est_result *
     v2_bandwidths(k, dev, r);
     v2_combine(dev, r);
     v2_serial_times(k, dev, r, fold);
-    /* the blocks resident follow from the prediction at whole blocks (a block's life) */
-    if (v2_idle_warp_blocks(dev, r)) {
+    /* the blocks resident follow from the prediction at whole blocks (a block's life),
+     * the misaligned rows' DRAM rate from the updates they hold in flight */
+    int again = v2_idle_warp_blocks(dev, r);
+    if (v2_misaligned_rows(k, dev, r, fold) || again) {
         v2_instruction_limit(k, dev, r);
         v2_combine(dev, r);
         v2_serial_times(k, dev, r, fold);

@@ -67,9 +67,9 @@ typedef struct cli_opts {
 /* What calibrate and fit fit, in both --help texts: calibrate/fit.h's CAL_NPARAMS
  * less CAL_NHELD, and CAL_NHELD held (cli_fit.c asserts the numbers at compile time,
  * and both commands print them with the fit). */
-#define CLI_FIT_PARAMS_TEXT "eleven free model-v2 parameters (eight more are held)"
-#define CLI_FIT_PARAMS_FREE 11
-#define CLI_FIT_PARAMS_HELD 8
+#define CLI_FIT_PARAMS_TEXT "ten free model-v2 parameters (eleven more are held)"
+#define CLI_FIT_PARAMS_FREE 10
+#define CLI_FIT_PARAMS_HELD 11
 
 /* Rows more than one subcommand shares word for word (cli_util.c). */
 extern const lr_opt cli_opt_pretty;   /* --pretty */

@@ -1,7 +1,8 @@
 #!/bin/bash
-# usage: allsets.sh ROOT OUTFILE : per-family lines of every measured set (ROOT's build)
+# usage: [H200FILE=DEVICE.json] allsets.sh ROOT OUTFILE : per-family lines of every measured set (ROOT's build; H200FILE: a device file for every H200 set)
+LABDEV="--device H200-SXM-141GB"; [ -n "$H200FILE" ] && LABDEV="--device-file $H200FILE"
 R=$1; O=$2; A=$R/build-rel/tests/accuracy/accuracy; [ -x $A ] || A=$R/build-release/tests/accuracy/accuracy
-C=/work/main/tests/accuracy/corpus; L=/work/main/lab
+C=$R/tests/accuracy/corpus; L=$R/lab
 : > $O
 run(){ name=$1; shift; $A "$@" 2>&1 | grep -E "^[a-z0-9_]+ +[0-9]+ +[0-9]+ \||^summary" | sed "s/^/$name /" >> $O; }
 for s in "families h100 -" "heldout h100_heldout -" "heldout2 h100_heldout2 -" "heldout3 h100_heldout3 -" "heldout4 h100_heldout4 -" "heldout5 h100_heldout5 -" "layers h100_layers -" "depth h100_depth -" \
@@ -11,8 +12,8 @@ for s in "families h100 -" "heldout h100_heldout -" "heldout2 h100_heldout2 -" "
   run "$2" --corpus $C/$1 --measured $C/$2.jsonl $dev
 done
 run align_h100 --corpus $L/2026-11-23-align/families --measured $L/2026-11-23-align/h100.jsonl ${H100DEV:+--device-file $H100DEV}
-run ernst_h200 --corpus $L/2026-11-29-ernst/families --measured $L/2026-11-29-ernst/h200.jsonl --device H200-SXM-141GB
-run lbmocc --corpus $L/2026-11-29-lbmocc/families --measured $L/2026-11-29-lbmocc/h200.jsonl --device H200-SXM-141GB
-run lbmconc --corpus $L/2026-11-29-lbmconc/families --measured $L/2026-11-29-lbmconc/h200.jsonl --device H200-SXM-141GB
-run idlewarps --corpus $L/2026-11-29-idlewarps/families --measured $L/2026-11-29-idlewarps/h200.jsonl --device H200-SXM-141GB
-run streams --corpus $L/2026-11-29-streams/families --measured $L/2026-11-29-streams/h200.jsonl --device H200-SXM-141GB
+run ernst_h200 --corpus $L/2026-11-29-ernst/families --measured $L/2026-11-29-ernst/h200.jsonl $LABDEV
+run lbmocc --corpus $L/2026-11-29-lbmocc/families --measured $L/2026-11-29-lbmocc/h200.jsonl $LABDEV
+run lbmconc --corpus $L/2026-11-29-lbmconc/families --measured $L/2026-11-29-lbmconc/h200.jsonl $LABDEV
+run idlewarps --corpus $L/2026-11-29-idlewarps/families --measured $L/2026-11-29-idlewarps/h200.jsonl $LABDEV
+run streams --corpus $L/2026-11-29-streams/families --measured $L/2026-11-29-streams/h200.jsonl $LABDEV

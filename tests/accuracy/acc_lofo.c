@@ -21,7 +21,7 @@ typedef struct rule_axis {
     int n;                  /* grid points */
 } rule_axis;
 
-enum { MAX_AXES = 4, MAX_GRID = 200000 };
+enum { MAX_AXES = 6, MAX_GRID = 200000 };
 
 /* --lofo-also NAME[+NAME...]=DIR:MEASURED[:DEVICE] (repeated, one per set): measured sets
  * whose families always enter the named axes' criteria beside the corpus's (the data a

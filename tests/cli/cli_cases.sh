@@ -865,11 +865,11 @@ case_calibrate() {
     expect_in out "Exit status"
     # Issue 46, item 7: both helps count the fitted parameters alike (the analysis below
     # prints the count from the code); --quick takes the same time everywhere
-    expect_in out "fits the eleven free model-v2 parameters (eight more are held)"
+    expect_in out "fits the ten free model-v2 parameters (eleven more are held)"
     expect_not_in out "20 s"
     [ "$(grep -c 'about 30 s' "$T/out")" -eq 2 ] || fail "--quick is about 30 s in both places"
     run fit --help
-    expect_in out "Refits the eleven free model-v2 parameters (eight more are held)"
+    expect_in out "Refits the ten free model-v2 parameters (eleven more are held)"
     grep -q 'about 30 s with `--quick`' "$DATA/../../../README.md" ||
         fail "README.md does not say --quick takes about 30 s"
     grep -q '`--quick` about 30 s' "$DATA/../../../docs/calibration.md" ||
@@ -898,8 +898,8 @@ case_calibrate() {
     # Issue 46, item 7: calibrate and fit say the same count of fitted parameters, the
     # one they fit (CAL_NPARAMS less the EST_HELD rows of estimator/params.def), and
     # --quick's time agrees in --help, the README and docs/calibration.md
-    expect_in err "fitted (11): "
-    expect_in err "held (8; estimator/params.def, kind EST_HELD): "
+    expect_in err "fitted (10): "
+    expect_in err "held (11; estimator/params.def, kind EST_HELD): "
     # (the help texts' count and --quick's time: at the top of this case)
     # the description is a device a request accepts, as it is
     {

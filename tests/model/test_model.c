@@ -387,6 +387,66 @@ static void v2_float_arrays_count_twice(void)
     cJSON_Delete(r);
 }
 
+/* docs/model.md, "DRAM streams": with dram_streams_size_exponent s an array of floats
+ * counts 2^s streams. The float copy above at s = 0.5: 2 * 1.41421 = 2.82843 streams,
+ * 2900 * 0.717 / 8 / 1.000066 / (1 + 2.82843/200) = 256.27 GLup/s. */
+static void v2_stream_weight_follows_the_element_size(void)
+{
+    const char *fmt =
+        "{\"device\":{\"dram_streams_size_exponent\":0.5,%s,\"domain\":[16777216],"
+        "\"launch\":{\"block\":[32]},"
+        "\"kernel\":{\"fields\":[{\"name\":\"A\",\"dims\":[16777216],\"element_bytes\":4,"
+        "\"loads\":[[\"x\"]]},{\"name\":\"B\",\"dims\":[16777216],\"element_bytes\":4,"
+        "\"stores\":[[\"x\"]]}]}}";
+    char body[2048];
+    snprintf(body, sizeof body, fmt, V2_DEVICE + strlen("\"device\":{"));
+    cJSON *r = estimate_text(body);
+    CHECK(r != NULL);
+    CHECK_NEAR(num(r, "performance", "dram"), 256.27, 1e-4, 0);
+    cJSON_Delete(r);
+}
+
+/* docs/model.md, "Misaligned rows and the updates in flight": 15 double arrays copied
+ * into 15 (30 arrays: the exponent's share 30^2 / (30^2 + 30^2) = 1/2) with 32-thread
+ * blocks: 32 blocks * 32 threads * (1 - 0.462 * 32 / 2048) = 1016.6 updates in flight
+ * per SM. With the stores one element past a sector boundary and dram_threads_exponent
+ * 1 the DRAM limit falls by (1016.6 / 600)^0.5 = 1.30166; stored at the sector boundary,
+ * or with 128 registers (16 blocks, 508.3 in flight, below the knee), not at all. */
+/* The DRAM limit of 15 double arrays copied into 15, stored at `store`, on V2_DEVICE with
+ * dram_threads_exponent e and the given registers (32-thread blocks, 2^24 points). */
+static double many_array_copy_dram(double e, const char *store, int registers)
+{
+    char body[8192];
+    int n = snprintf(body, sizeof body,
+                     "{\"device\":{\"dram_threads_exponent\":%g,%s,\"domain\":[16777216],"
+                     "\"launch\":{\"block\":[32]},\"kernel\":{\"registers\":%d,\"fields\":[",
+                     e, V2_DEVICE + strlen("\"device\":{"), registers);
+    for (int f = 0; f < 30; f++)
+        n += snprintf(body + n, sizeof body - (size_t)n,
+                      "%s{\"name\":\"%c%d\",\"dims\":[16777217],\"%s\":[[\"%s\"]]}",
+                      f ? "," : "", f < 15 ? 'A' : 'B', f, f < 15 ? "loads" : "stores",
+                      f < 15 ? "x" : store);
+    snprintf(body + n, sizeof body - (size_t)n, "]}}");
+    cJSON *r = estimate_text(body);
+    CHECK(r != NULL);
+    double dram = num(r, "performance", "dram");
+    cJSON_Delete(r);
+    return dram;
+}
+
+static void v2_misaligned_rows_lose_dram_rate_with_updates_in_flight(void)
+{
+    const char *store[] = {"x+1", "x", "x+1"};
+    const int registers[] = {32, 32, 128};
+    const double loss[] = {1.30166, 1, 1};
+    for (int i = 0; i < 3; i++) {
+        double off = many_array_copy_dram(0, store[i], registers[i]);
+        double on = many_array_copy_dram(1, store[i], registers[i]);
+        CHECK(off > 0);
+        CHECK_NEAR(off / on, loss[i], 1e-5, 0);
+    }
+}
+
 /* docs/model.md, "DRAM streams": beyond dram_streams_most arrays the streams stop
  * growing. The float copy of v2_float_arrays_count_twice (2 arrays, 4 streams, 254.80
  * GLup/s): with dram_streams_most 1 its streams scale by 1/2, to 2:
@@ -1179,6 +1239,8 @@ int main(int argc, char **argv)
     v2_sharp_minimum_does_not_underflow();
     v2_float_arrays_count_twice();
     v2_dram_streams_stop_growing();
+    v2_stream_weight_follows_the_element_size();
+    v2_misaligned_rows_lose_dram_rate_with_updates_in_flight();
     v2_sectors_left();
     v2_store_bursts();
     v2_scattered_store_bursts();
