@@ -1,10 +1,11 @@
 // DRAM rate of a kernel that streams n arrays in and n arrays out (an LBM update without its
 // collision: every load of a cell before the first store, one cell per thread), against the
 // threads per SM, forced with dynamic shared memory a block reserves and does not use
-// (lab/2026-11-29-streams/README.md). Usage: streams OUT.csv
+// (lab/2026-11-29-streams/README.md). Usage: streams OUT.csv [sides]
 #include <algorithm>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <vector>
 #include <cuda_runtime.h>
 
@@ -39,7 +40,9 @@ static const int APX = 192, AOFF = 32, APY = SIDE + 2;
 // every side, array a read at the cell less velocity a (an LBM pull), written at the cell;
 // 2: only the velocity's x (rows misaligned by one element); 3: only its y and z (other rows);
 // 4: the padded layout of 1-3, no shift; 5: the aligned layout (APX), an LBM pull; 6: the aligned
-// layout, no shift
+// layout, no shift; 7: the padded layout, read at the cell, array a written at the cell plus
+// velocity a (an LBM push); 8: read in the padded layout, written in the aligned one (only the
+// loads' rows misaligned); 9: read aligned, written padded (only the stores' rows misaligned)
 template <typename T, int N, int SHIFT>
 __global__ void stream_kernel(Ptrs<T, N> p, long cells)
 {
@@ -47,14 +50,14 @@ __global__ void stream_kernel(Ptrs<T, N> p, long cells)
     long i = (long)blockIdx.x * blockDim.x + threadIdx.x;
     if (i >= cells)
         return;
-    long at = i;
-    long px = PAD, pxy = (long)PAD * PAD;
-    if (SHIFT >= 1 && SHIFT <= 4)
-        at = (i % SIDE + 1) + (i / SIDE % SIDE + 1) * px + (i / SIDE / SIDE + 1) * pxy;
-    if (SHIFT >= 5) {
-        px = APX, pxy = (long)APX * APY;
-        at = (i % SIDE + AOFF) + (i / SIDE % SIDE + 1) * px + (i / SIDE / SIDE + 1) * pxy;
-    }
+    long x = i % SIDE, y = i / SIDE % SIDE, z = i / SIDE / SIDE;
+    long padded = (x + 1) + (y + 1) * PAD + (z + 1) * (long)PAD * PAD;
+    long aligned = (x + AOFF) + (y + 1) * APX + (z + 1) * (long)APX * APY;
+    bool pad_in = (SHIFT >= 1 && SHIFT <= 4) || SHIFT == 7 || SHIFT == 8;
+    bool pad_out = (SHIFT >= 1 && SHIFT <= 4) || SHIFT == 7 || SHIFT == 9;
+    long at = SHIFT == 0 ? i : pad_in ? padded : aligned;
+    long to = SHIFT == 0 ? i : pad_out ? padded : aligned;
+    long px = pad_in ? PAD : APX, pxy = pad_in ? (long)PAD * PAD : (long)APX * APY;
     T v[N];
 #pragma unroll
     for (int a = 0; a < N; a++) {
@@ -66,8 +69,12 @@ __global__ void stream_kernel(Ptrs<T, N> p, long cells)
         v[a] = __ldg(p.in[a] + from);
     }
 #pragma unroll
-    for (int a = 0; a < N; a++)
-        p.out[a][at] = v[(a + 1) % N] * (T)1.0001;
+    for (int a = 0; a < N; a++) {
+        long dst = to;
+        if (SHIFT == 7)
+            dst += VEL[a][0] + VEL[a][1] * px + VEL[a][2] * pxy;
+        p.out[a][dst] = v[(a + 1) % N] * (T)1.0001;
+    }
     if (v[0] == (T)-12345.0)
         unused[0] = 1; // keeps the shared memory allocated
 }
@@ -126,8 +133,8 @@ template <typename T, int N, int SHIFT> static void run(FILE *out, char *pool)
 
 int main(int argc, char **argv)
 {
-    if (argc != 2) {
-        fprintf(stderr, "usage: streams OUT.csv\n");
+    if (argc != 2 && !(argc == 3 && !strcmp(argv[2], "sides"))) {
+        fprintf(stderr, "usage: streams OUT.csv [sides]\n");
         return 2;
     }
     FILE *out = fopen(argv[1], "w");
@@ -137,6 +144,21 @@ int main(int argc, char **argv)
     char *pool;
     CK(cudaMalloc(&pool, (size_t)2 * 27 * ARRAY * 8));
     CK(cudaMemset(pool, 0x3f, (size_t)2 * 27 * ARRAY * 8)); // 0.747f, 0.49: not zero pages
+    if (argc == 3) { // which side's misaligned rows cost: a push, loads only, stores only
+        run<float, 19, 7>(out, pool);
+        run<double, 19, 7>(out, pool);
+        run<float, 19, 8>(out, pool);
+        run<double, 19, 8>(out, pool);
+        run<float, 19, 9>(out, pool);
+        run<double, 19, 9>(out, pool);
+        run<double, 4, 7>(out, pool);
+        run<double, 4, 8>(out, pool);
+        run<double, 4, 9>(out, pool);
+        run<double, 19, 4>(out, pool); // the padded layout again: the day's reference
+        run<double, 19, 6>(out, pool);
+        fclose(out);
+        return 0;
+    }
     run<float, 4, 0>(out, pool);
     run<float, 9, 0>(out, pool);
     run<float, 19, 0>(out, pool);

@@ -1,12 +1,13 @@
 #!/usr/bin/env python3
 """GB/s against working threads per SM (blocks per SM x block) of streams.cu's runs, the mean of
-two passes: python3 table.py raw/modes1.csv raw/modes2.csv [BLOCK]"""
+two passes: python3 table.py raw/modes1.csv raw/modes2.csv [BLOCK] (raw/sides*.csv: modes 7-9)"""
 import collections
 import csv
 import sys
 
 KEYS = ('shift', 'element_bytes', 'arrays_in', 'block', 'blocks_wanted')
-MODES = {0: 'aligned', 1: 'pull xyz', 2: 'x only', 3: 'yz only', 4: 'padded', 5: 'apull', 6: 'apadded'}
+MODES = {0: 'aligned', 1: 'pull xyz', 2: 'x only', 3: 'yz only', 4: 'padded', 5: 'apull', 6: 'apadded',
+         7: 'push', 8: 'ld mis', 9: 'st mis'}
 
 
 def load(a, b):
