@@ -37,9 +37,7 @@ static int64_t linear_address(const est_binding *b, const est_inst *in,
     int64_t i[3] = {0, 0, 0};
     for (int d = 0; d < in->acc->n; d++)
         i[d] = est_expr_eval(in->acc->idx[d], val);
-    /* est_bind has checked that addresses over the grid stay far inside int64 */
-    return f->base_offset +
-           f->elem_bytes * (i[0] + i[1] * f->dims[0] + i[2] * f->dims[0] * f->dims[1]);
+    return est_field_address(f, i);
 }
 
 /* The byte address in double precision with every index evaluated without wrapping;

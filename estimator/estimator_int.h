@@ -43,6 +43,14 @@ typedef struct est_field {
     est_table *table; /* an index field's values (owned), NULL for a data field */
 } est_field;
 
+/* The byte address of field f's element i (an index per dimension, unused ones 0), as C
+ * computes it from the indices: est_bind has checked that those of a grid stay in int64. */
+static inline int64_t est_field_address(const est_field *f, const int64_t i[3])
+{
+    return f->base_offset +
+           f->elem_bytes * (i[0] + i[1] * f->dims[0] + i[2] * f->dims[0] * f->dims[1]);
+}
+
 struct est_kernel {
     uint64_t uid;      /* identity: keys the per-thread map caches (est_kernel_set_identity) */
     est_field *fields; /* owned array */

@@ -92,6 +92,13 @@ static double partial_sector_time(const est_kernel *k, const est_device *dev,
     return dev->partial_sector_ns * sectors * burst * burst / (burst * burst + half * half);
 }
 
+/* The updates a thread of `fold` keeps in flight: the compiler hoists some loads of later
+ * folding steps (docs/model.md "Latency and occupancy", fold_overlap). */
+static double fold_in_flight(const est_device *dev, int fold)
+{
+    return pow((double)fold, dev->fold_overlap);
+}
+
 /* docs/model.md "Latency and occupancy" and "Block start rate": the threads that work,
  * what they keep in flight, and the latency and block-rate limits. */
 static void v2_concurrency(const est_device *dev, est_result *r, int fold)
@@ -104,7 +111,7 @@ static void v2_concurrency(const est_device *dev, est_result *r, int fold)
     double working = r->updates_per_block / fold;
     double drain = 1 - dev->block_granularity * working / (double)dev->max_threads_per_sm;
     r->active_threads_per_sm = r->blocks_per_sm * working * drain;
-    double in_flight = pow((double)fold, dev->fold_overlap);
+    double in_flight = fold_in_flight(dev, fold);
     r->perf_latency = dev->sm_count * r->active_threads_per_sm * in_flight / dev->latency_ns;
     r->bytes_in_flight_per_sm =
         r->active_threads_per_sm * in_flight * r->dram_charged;
@@ -286,8 +293,7 @@ static int lattice_address(const est_field *f, const est_access *a, int64_t x, i
     val[EST_VAR_Z] = z;
     for (int d = 0; d < a->n; d++)
         i[d] = est_expr_eval(a->idx[d], val);
-    *addr = f->base_offset +
-            f->elem_bytes * (i[0] + i[1] * f->dims[0] + i[2] * f->dims[0] * f->dims[1]);
+    *addr = est_field_address(f, i);
     return 0;
 }
 
@@ -301,7 +307,9 @@ static int stores_misaligned(const est_kernel *k, const est_device *dev, const i
     for (int f = 0; f < k->nfields; f++)
         for (int j = 0; j < k->fields[f].nacc; j++) {
             const est_access *a = &k->fields[f].acc[j];
-            for (int p = 0; p < 4 && a->is_store; p++) {
+            if (!a->is_store)
+                continue;
+            for (int p = 0; p < 4; p++) {
                 int64_t addr;
                 if (used[p] &&
                     !lattice_address(&k->fields[f], a, pts[p][0], pts[p][1], pts[p][2], &addr) &&
@@ -322,7 +330,7 @@ static int v2_misaligned_rows(const est_kernel *k, const est_device *dev, est_re
                               int fold)
 {
     double knee = RULE(DRAM_THREADS_KNEE);
-    double in_flight = r->active_threads_per_sm * pow((double)fold, dev->fold_overlap);
+    double in_flight = r->active_threads_per_sm * fold_in_flight(dev, fold);
     if (dev->dram_threads_exponent <= 0 || k->gathers || in_flight <= knee ||
         !stores_misaligned(k, dev, r->config.domain))
         return 0;
