@@ -204,7 +204,7 @@ int64_t est_thread_lups(const est_binding *b, const int64_t coord[EST_NCOORD]);
  * (sample_warp.c, add_counts), so a counter added here is summed everywhere; the
  * assertion below stops the build until EST_WARP_COUNTERS counts it. Whole numbers in
  * doubles: the sums stay exact below 2^53. */
-#define EST_WARP_COUNTERS 13
+#define EST_WARP_COUNTERS 14
 typedef union est_warp_counts {
     struct {
         double c, tag, dp;   /* L1 cycles */
@@ -230,6 +230,7 @@ typedef union est_warp_counts {
         /* model v2: warp load and store instructions, one each: the requests the L1
          * accepts (docs/model.md, "L1 requests") */
         double inst;
+        double load_inst; /* warp load instructions, one each (docs/model.md §3) */
     };
     double v[EST_WARP_COUNTERS]; /* the same counters, to add them all alike */
 } est_warp_counts;
@@ -244,6 +245,9 @@ typedef struct est_field_sample {
     double blk_store_lines;
     double blk_store_unwritten; /* model v2: bytes the block's store sectors still miss */
     double overlap_sectors; /* average shared sectors with earlier blocks on the SM */
+    /* load instructions of the middle block that wait on a line their own warp's earlier
+     * load touched first, per lattice update (sample_waits.c) */
+    double mid_load_waits;
 } est_field_sample;
 
 typedef struct est_sample {

@@ -1,7 +1,8 @@
 /*
  * sample: L1 cycles (docs/model.md §3) and L2<-L1 volumes (section 4) from the
  * concrete addresses of sampled warps and thread blocks. This file runs one sampling;
- * sample_warp.c counts the warps, sample_block.c the blocks (sample_int.h).
+ * sample_warp.c counts the warps, sample_block.c the blocks, sample_waits.c the loads
+ * that wait on their own warp's lines (sample_int.h).
  *
  * Counting distinct lines, sectors and banks of every warp of a large sample is the
  * hot loop of a ranking. Two observations keep it cheap: (1) for an affine address,
@@ -63,6 +64,8 @@ int est_sample_run(est_ctx *ctx, const est_binding *b, est_sample *out, lr_error
         rc = est_sample_blocks(&s, out, err);
     if (!rc)
         rc = est_sample_overlap(&s, out, err);
+    if (!rc)
+        rc = est_sample_waits(&s, out, err);
     if (!rc)
         rc = spread_share(&s, out, err);
     est_cache_free(s.block_memo);

@@ -128,6 +128,9 @@ int est_sample_overlap(est_sampler *s, est_sample *out, lr_error *err);
  * fields whose loads move with the block and whose footprint the block pass did not
  * collect from a base block (which feeds the spread as it does). 0, or -1 with err. */
 int est_sample_spread_rest(est_sampler *s, lr_error *err);
+/* sample_waits.c: the waiting loads of each field per lattice update of the middle
+ * block (docs/model.md §3) into out. 0, or -1 with err (deadline, memory). */
+int est_sample_waits(est_sampler *s, est_sample *out, lr_error *err);
 /* sample_block.c: an empty block memo (the caller frees it with est_cache_free), or NULL
  * when out of memory. */
 struct est_cache *est_block_memo_new(void);

@@ -105,7 +105,7 @@ static est_warp_counts warp_metrics(const est_device *dev, int elem, const int64
     int sectors = distinct_granules(addr, n, dev->l1_sector_bytes);
     return (est_warp_counts){
         .c = c, .tag = tag, .dp = dp, .load_sectors = sectors, .smx_segments = segments,
-        .load_m = m, .load_lines = lines, .inst = 1};
+        .load_m = m, .load_lines = lines, .inst = 1, .load_inst = 1};
 }
 
 /* The one adder of the warp pass's counters: an instruction's into its group's sum, a
@@ -173,6 +173,7 @@ static int inst_counts(est_sampler *s, int i, int lanes, int64_t coords[32][EST_
         wc->store_c = wc->c;
         wc->load_m = 0;
         wc->load_lines = 0;
+        wc->load_inst = 0;
     }
     return 1;
 }

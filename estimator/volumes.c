@@ -88,9 +88,11 @@ void est_l1_l2_volumes(const est_binding *b, const est_sample *s, est_result *r)
         est_volumes *v = &r->field[f];
         double C = div0(w->c, s->warp_lups), TAG = div0(w->tag, s->warp_lups);
         double DP = div0(w->dp, s->warp_lups), CST = div0(w->store_c, s->warp_lups);
+        double N = div0(w->load_inst, s->warp_lups), M = div0(w->load_m, s->warp_lups);
         r->l1_wavefronts += RULE(L1_WF_PER_LOAD_CYCLE) * (C - CST) +
-                            RULE(L1_WF_PER_STORE_CYCLE) * CST +
-                            RULE(L1_WF_PER_LOAD_MIN_CYCLE) * div0(w->load_m, s->warp_lups);
+                            RULE(L1_WF_PER_STORE_CYCLE) * CST + RULE(L1_WF_PER_LOAD) * N +
+                            RULE(L1_WF_PER_WIDE_CYCLE) * (M - N) +
+                            RULE(L1_WF_PER_WAIT) * fs->mid_load_waits;
         /* The allocation cost counts the lines of loads and of stores separately:
          * this is what reproduces the reference L1 cycles (docs/model.md). */
         double ALLOC = div0(fs->blk_load_lines + fs->blk_store_lines, s->block_lups);

@@ -178,10 +178,10 @@ static void test_refits_recorded_h100_log(void)
     CHECK_INT(s.used, 160);
     CHECK_INT(s.kernels, 4);
     /* the built-in was fitted to the whole corpus (17 kernels); on these four the
-     * refit must do at least as well, and it does better (model 2026.11-35: 0.0306 ->
-     * 0.0295 in the binary's report below; the figures of earlier models are in git) */
-    CHECK_NEAR(s.before, 0.0306, 0.02, 0);
-    CHECK_NEAR(s.after, 0.0295, 0.10, 0);
+     * refit must do at least as well, and it does better (model 2026.11-37: 0.0308 ->
+     * 0.0301 in the binary's report below; the figures of earlier models are in git) */
+    CHECK_NEAR(s.before, 0.0308, 0.02, 0);
+    CHECK_NEAR(s.after, 0.0301, 0.10, 0);
     CHECK(s.after <= s.before);
     CHECK_CONTAINS(report, "162 rows; 1 without their request");
     CHECK_CONTAINS(report, "1 of other devices");
@@ -211,7 +211,7 @@ static void test_refits_recorded_h100_log(void)
     char args[600];
     snprintf(args, sizeof args, "--name H100-lab --out '%s/lab.json' " DEVICE, tmp_dir);
     CHECK_INT(run_fit(path, args, text, sizeof text), 0);
-    CHECK_CONTAINS(text, "objective 0.0306");
+    CHECK_CONTAINS(text, "objective 0.0308");
     char lab[512];
     snprintf(lab, sizeof lab, "%s/lab.json", tmp_dir);
     FILE *f = fopen(lab, "r");
