@@ -23,7 +23,8 @@ written before a term for the spread of the warps within deep blocks was chosen;
 --heldout9 tests/accuracy/corpus/heldout9/*.json: deep and flat blocks on large and small z
 planes, written after model 2026.11-31; with --heldout10 tests/accuracy/corpus/heldout10/*.json:
 in-plane stencils in deep blocks (the access of Rösti's V100 timings), written after model
-2026.11-34.
+2026.11-34; with --heldout11 tests/accuracy/corpus/heldout11/*.json: boxes and an x-line whose
+loads wait on their own warp's lines, written after model 2026.11-37.
 """
 import json
 import os
@@ -587,6 +588,30 @@ def heldout10_families():
     return fam
 
 
+def xline_kernel(r, elem, domain):
+    """2r+1 points along x only of a 3-D field (a star of range r in x, none in y or z): every
+    load after the first reads the row the warp's first load missed."""
+    return stencil_kernel(3, [[d, 0, 0] for d in range(-r, r + 1)], r, elem, domain)
+
+
+def heldout11_families():
+    """Kernels whose loads wait on their own warp's lines (tests/accuracy/corpus/heldout11/),
+    written after model 2026.11-37 chose its wait factor on box125_f32 alone: a 125-point
+    double box and a 343-point float box on 256^3, an 81-point double 2-D box, and a 17-point
+    x-line (range 8 in x only) in float on 256^3, which waits like a box with no y or z rows
+    (docs/model.md "Predicted wavefronts")."""
+    fam, add = collector()
+    add("box125_f64", "3-D 125-point box (range 2), double, 256^3",
+        stencil_kernel(3, box(3, 2), 2, 8, D3), D3, C3)
+    add("box343_f32", "3-D 343-point box (range 3), float, 256^3",
+        stencil_kernel(3, box(3, 3), 3, 4, D3), D3, C3)
+    add("box2d_r4_f64", "2-D 81-point box (range 4), double, 8192x4096",
+        stencil_kernel(2, box(2, 4), 4, 8, D2[:2]), D2, C2)
+    add("xline17_f32", "17 points along x (range 8), float, 256^3",
+        xline_kernel(8, 4, D3), D3, C3)
+    return fam
+
+
 # Each option's family list and the directory (under tests/accuracy/corpus/) it writes.
 SETS = {"--heldout": ("heldout", heldout_families),
         "--heldout2": ("heldout2", heldout2_families),
@@ -599,7 +624,8 @@ SETS = {"--heldout": ("heldout", heldout_families),
         "--heldout7": ("heldout7", heldout7_families),
         "--heldout8": ("heldout8", heldout8_families),
         "--heldout9": ("heldout9", heldout9_families),
-        "--heldout10": ("heldout10", heldout10_families)}
+        "--heldout10": ("heldout10", heldout10_families),
+        "--heldout11": ("heldout11", heldout11_families)}
 
 
 def main():
