@@ -5,7 +5,7 @@ mk: a*C_load + b*C_store + k*M_load + d*warps + c*COUNT; mk2: k1 per further min
 k0 per load (the rule of model 2026.11-37); mk3: waits of wide loads weighted cd.
 python3 screen.py COUNT runs mk's grid; grid2.txt and grid3.txt came from the loops in
 README.md."""
-import sys, os, itertools
+import sys, os, itertools, math
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), '..', '2026-11-29-firsttouch'))
 os.environ.setdefault('FT_DUMPS', '/tmp/ft2')
 import ft
@@ -92,3 +92,55 @@ def mk3(a, b, k1, k0, d, c, cd):
         wide = (M - L) / M if M > 0 else 0
         return a * x['load_c'] + b * x['store_c'] + k1 * (M - L) + k0 * L + d * x['warps'] + (c * (1 - wide) + cd * wide) * x['waits_l']
     return f
+
+
+def judge_busy(f, K, keys=('l1',), base=None, sets=None):
+    """judge_perf with the on-chip limits named in keys times 1 - exp(-w / K), w the warps
+    per scheduler (active threads per SM / 128): the LSU pipes' share of busy cycles when
+    few warps can issue (K None: no factor)."""
+    base = base or (lambda r: r['l1_wavefronts_predicted'])
+    res = {}
+    for s, fams in S.items():
+        if sets and s not in sets:
+            continue
+        for fam, rows in fams.items():
+            rows = [r for r in rows if r['measured'] and r['measured'] > 0]
+            if not rows:
+                continue
+            figs = []
+            for g, k in ((base, None), (f, K)):
+                ft.v2emu.SHARP, ft.v2emu.OVERHEAD_US = ft.dev(s)
+                best = max(r['measured'] for r in rows)
+                pred = []
+                for r in rows:
+                    p = dict(r['perf'])
+                    w0, w1 = r['l1_wavefronts_predicted'], g(r)
+                    if p['l1'] > 0 and w1 > 0:
+                        p['l1'] *= w0 / w1
+                    if k:
+                        busy = 1 - math.exp(-(r['active_threads'] / 128) / k)
+                        for key in keys:
+                            p[key] *= busy
+                    pred.append(ft.v2emu.rep6(ft.v2emu.predict(r, p)))
+                pick = max(range(len(rows)), key=lambda i: pred[i])
+                err = ft.median([abs(pred[i] / rows[i]['measured'] - 1) for i in range(len(rows))])
+                figs.append((rows[pick]['measured'] / best, err))
+            res[(s, fam)] = (figs[0][0], figs[1][0], figs[0][1], figs[1][1], None, None)
+    return res
+
+
+def report_busy(tag, res, show=()):
+    tw = sorted(((round(100 * (t0 - t1), 1), '/'.join(k)) for k, (t0, t1, e0, e1, _, _) in res.items()
+                 if t0 - t1 > 0.005), reverse=True)
+    tb = sorted(((round(100 * (t1 - t0), 1), '/'.join(k)) for k, (t0, t1, e0, e1, _, _) in res.items()
+                 if t1 - t0 > 0.005), reverse=True)
+    ew = sorted(((round(100 * (e1 - e0), 1), '/'.join(k)) for k, (t0, t1, e0, e1, _, _) in res.items()
+                 if e1 - e0 > 0.003), reverse=True)
+    eb = sum(1 for (t0, t1, e0, e1, _, _) in res.values() if e0 - e1 > 0.003)
+    m0 = 100 * sum(v[2] for v in res.values()) / len(res)
+    m1 = 100 * sum(v[3] for v in res.values()) / len(res)
+    print('%-24s top1 -%d %s +%d %s | err +%d -%d mean %.2f->%.2f %s' % (
+        tag, len(tw), tw[:4], len(tb), tb[:4], len(ew), eb, m0, m1, ew[:5]), flush=True)
+    for k in show:
+        t0, t1, e0, e1, _, _ = res[k]
+        print('   %-40s top1 %.1f->%.1f err %.1f->%.1f' % ('/'.join(k), 100 * t0, 100 * t1, 100 * e0, 100 * e1))
