@@ -13,11 +13,6 @@
  * and DRAM where the published method charges otherwise. */
 static void v2_volume_limits(const est_device *dev, est_result *r)
 {
-    /* the L1 data pipe serves one wavefront per cycle: model v2 counts the predicted
-     * wavefronts (§3), not the reference method's L1 cycles, whose tag and allocation
-     * terms stood in for the L2 tags */
-    if (dev->l1_model != EST_L1_KEPLER)
-        r->perf_l1 = div0(dev->sm_count * dev->clock_ghz, r->l1_wavefronts);
     /* a block deep in z pays part of the DRAM bytes its depth saves */
     r->perf_dram = div0(dev->dram_bw_gbs,
                         r->dram_charged + dev->depth_saving_share * r->dram_saved_by_depth);
@@ -146,6 +141,25 @@ static void v2_request_limits(const est_kernel *k, const est_device *dev, est_re
         div0(dev->l2_requests_per_ns, load_requests + RULE(L2_TAG_STORE_SHARE) *
                                                           t->l2_store_charged /
                                                           dev->l2_sector_bytes);
+}
+
+/* docs/model.md "L2 requests and the L1 data pipe", "L1 requests", "The L1 pipes at low
+ * occupancy": the L1's two limits, times the share of cycles the SM's schedulers find a
+ * warp to issue a load, 1 - exp(-w / L1_ISSUE_WARPS) with w the working warps resident per
+ * scheduler (not the drained active threads: a block's end does not leave the L1 without
+ * loads, its successor starts at once). Again after the blocks resident change. */
+static void v2_l1_limits(const est_device *dev, est_result *r, int fold)
+{
+    double busy = 1;
+    double working = r->blocks_per_sm * r->updates_per_block / fold;
+    if (RULE(L1_ISSUE_WARPS) > 0 && dev->issue_lanes > 0)
+        busy = 1 - exp(-working / dev->issue_lanes / RULE(L1_ISSUE_WARPS));
+    /* the L1 data pipe serves one wavefront per cycle: model v2 counts the predicted
+     * wavefronts (§3), not the reference method's L1 cycles, whose tag and allocation
+     * terms stood in for the L2 tags */
+    if (dev->l1_model != EST_L1_KEPLER)
+        r->perf_l1 = div0(dev->sm_count * dev->clock_ghz, r->l1_wavefronts) *
+                     dev->l1_efficiency * busy;
     /* the L1 accepts about one warp load or store instruction every other cycle per
      * SM, whatever its width, while threads issue them as a burst before they use a
      * value: float stencils with many loads per update meet this before the
@@ -158,14 +172,15 @@ static void v2_request_limits(const est_kernel *k, const est_device *dev, est_re
         rate = per_step /
                (burst / rate + (per_step - burst) / RULE(L1_STREAMED_REQUESTS_PER_CYCLE));
     r->perf_l1_requests =
-        div0(dev->sm_count * dev->clock_ghz * rate, r->l1_requests_per_update);
+        div0(dev->sm_count * dev->clock_ghz * rate, r->l1_requests_per_update) * busy;
 }
 
 /* docs/model.md "Attainable bandwidths and DRAM overload", "DRAM streams", "Sectors
  * left to other blocks": the bandwidth limits as the GPU attains them. */
 static void v2_bandwidths(const est_kernel *k, const est_device *dev, est_result *r)
 {
-    r->perf_l1 *= dev->l1_efficiency;
+    if (dev->l1_model == EST_L1_KEPLER)
+        r->perf_l1 *= dev->l1_efficiency;
     r->perf_l2 *= dev->l2_efficiency;
     /* far more bytes requested than the memory system can queue: the L2 thrashes and
      * DRAM efficiency drops, to half at dram_overload_bytes_per_sm */
@@ -348,6 +363,7 @@ void est_v2_performance(const est_kernel *k, const est_device *dev, est_result *
     v2_concurrency(dev, r, fold);
     v2_instruction_limit(k, dev, r);
     v2_request_limits(k, dev, r);
+    v2_l1_limits(dev, r, fold);
     v2_bandwidths(k, dev, r);
     v2_combine(dev, r);
     v2_serial_times(k, dev, r, fold);
@@ -356,6 +372,7 @@ void est_v2_performance(const est_kernel *k, const est_device *dev, est_result *
     int again = v2_idle_warp_blocks(dev, r);
     if (v2_misaligned_rows(k, dev, r, fold) || again) {
         v2_instruction_limit(k, dev, r);
+        v2_l1_limits(dev, r, fold);
         v2_combine(dev, r);
         v2_serial_times(k, dev, r, fold);
     }

@@ -235,6 +235,6 @@ void lr_api_get_stats(const lr_api *api, lr_api_stats *out);
 
 /* The model version every response carries ("model_version"); changes whenever a
  * change of the model can change a number, so cached predictions are keyed by it. */
-#define LR_MODEL_VERSION "2026.11-37"
+#define LR_MODEL_VERSION "2026.11-38"
 
 #endif

@@ -94,6 +94,9 @@ def mk3(a, b, k1, k0, d, c, cd):
     return f
 
 
+RESIDENT = False
+
+
 def judge_busy(f, K, keys=('l1',), base=None, sets=None):
     """judge_perf with the on-chip limits named in keys times 1 - exp(-w / K), w the warps
     per scheduler (active threads per SM / 128): the LSU pipes' share of busy cycles when
@@ -118,7 +121,9 @@ def judge_busy(f, K, keys=('l1',), base=None, sets=None):
                     if p['l1'] > 0 and w1 > 0:
                         p['l1'] *= w0 / w1
                     if k:
-                        busy = 1 - math.exp(-(r['active_threads'] / 128) / k)
+                        w = (r['blocks_per_sm'] * r['block'][0] * r['block'][1] * r['block'][2] / 128
+                             if RESIDENT else r['active_threads'] / 128)
+                        busy = 1 - math.exp(-w / k)
                         for key in keys:
                             p[key] *= busy
                     pred.append(ft.v2emu.rep6(ft.v2emu.predict(r, p)))
