@@ -9,6 +9,8 @@ import sys, os, itertools, math
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), '..', '2026-11-29-firsttouch'))
 os.environ.setdefault('FT_DUMPS', '/tmp/ft2')
 import ft
+
+RESIDENT = False  # judge_busy's w: resident warps, else the drained active threads
 S = ft.sets()
 def mk(a, b, k, d, c, var):
     def f(r):
@@ -40,7 +42,9 @@ if __name__ == '__main__':
     for a, k, c in itertools.product([1.075, 1.1, 1.125], [0, 0.1, 0.15, 0.2, 0.25], [0, 0.1, 0.2, 0.3]):
         report('a %.3f k %.2f c %.2f' % (a, k, c), judge(mk(a, 1.0, k, 3.0, c, var)))
 
-def perf_fig(rows, setname, f):
+def perf_fig(rows, setname, f, K=None, keys=('l1',)):
+    """(top 1, median |error|) of rows with wavefronts f and, with K, the on-chip limits
+    named in keys times 1 - exp(-w / K) (judge_busy says which w)."""
     ft.v2emu.SHARP, ft.v2emu.OVERHEAD_US = ft.dev(setname)
     best = max(r['measured'] for r in rows)
     pred = []
@@ -49,10 +53,17 @@ def perf_fig(rows, setname, f):
         w0, w1 = r['l1_wavefronts_predicted'], f(r)
         if p['l1'] > 0 and w1 > 0:
             p['l1'] *= w0 / w1
+        if K:
+            w = (r['blocks_per_sm'] * r['block'][0] * r['block'][1] * r['block'][2] / 128
+                 if RESIDENT else r['active_threads'] / 128)
+            for key in keys:
+                p[key] *= 1 - math.exp(-w / K)
         pred.append(ft.v2emu.rep6(ft.v2emu.predict(r, p)))
     pick = max(range(len(rows)), key=lambda i: pred[i])
     err = ft.median([abs(pred[i] / rows[i]['measured'] - 1) for i in range(len(rows))])
     return rows[pick]['measured'] / best, err
+
+
 def judge_perf(f, base=None):
     base = base or (lambda r: r['l1_wavefronts_predicted'])
     res = {}
@@ -94,13 +105,10 @@ def mk3(a, b, k1, k0, d, c, cd):
     return f
 
 
-RESIDENT = False
-
-
 def judge_busy(f, K, keys=('l1',), base=None, sets=None):
     """judge_perf with the on-chip limits named in keys times 1 - exp(-w / K), w the warps
-    per scheduler (active threads per SM / 128): the LSU pipes' share of busy cycles when
-    few warps can issue (K None: no factor)."""
+    per scheduler: resident (RESIDENT) or the latency limit's drained active threads / 128
+    (the LSU pipes' share of busy cycles when few warps can issue; K None: no factor)."""
     base = base or (lambda r: r['l1_wavefronts_predicted'])
     res = {}
     for s, fams in S.items():
@@ -108,29 +116,9 @@ def judge_busy(f, K, keys=('l1',), base=None, sets=None):
             continue
         for fam, rows in fams.items():
             rows = [r for r in rows if r['measured'] and r['measured'] > 0]
-            if not rows:
-                continue
-            figs = []
-            for g, k in ((base, None), (f, K)):
-                ft.v2emu.SHARP, ft.v2emu.OVERHEAD_US = ft.dev(s)
-                best = max(r['measured'] for r in rows)
-                pred = []
-                for r in rows:
-                    p = dict(r['perf'])
-                    w0, w1 = r['l1_wavefronts_predicted'], g(r)
-                    if p['l1'] > 0 and w1 > 0:
-                        p['l1'] *= w0 / w1
-                    if k:
-                        w = (r['blocks_per_sm'] * r['block'][0] * r['block'][1] * r['block'][2] / 128
-                             if RESIDENT else r['active_threads'] / 128)
-                        busy = 1 - math.exp(-w / k)
-                        for key in keys:
-                            p[key] *= busy
-                    pred.append(ft.v2emu.rep6(ft.v2emu.predict(r, p)))
-                pick = max(range(len(rows)), key=lambda i: pred[i])
-                err = ft.median([abs(pred[i] / rows[i]['measured'] - 1) for i in range(len(rows))])
-                figs.append((rows[pick]['measured'] / best, err))
-            res[(s, fam)] = (figs[0][0], figs[1][0], figs[0][1], figs[1][1], None, None)
+            if rows:
+                (t0, e0), (t1, e1) = perf_fig(rows, s, base), perf_fig(rows, s, f, K, keys)
+                res[(s, fam)] = (t0, t1, e0, e1, None, None)
     return res
 
 
