@@ -145,9 +145,9 @@ static void v2_request_limits(const est_kernel *k, const est_device *dev, est_re
 
 /* docs/model.md "L2 requests and the L1 data pipe", "L1 requests", "The L1 pipes at low
  * occupancy": the L1's two limits, times the share of cycles the SM's schedulers find a
- * warp to issue a load, 1 - exp(-w / L1_ISSUE_WARPS) with w the working warps resident per
- * scheduler (not the drained active threads: a block's end does not leave the L1 without
- * loads, its successor starts at once). Again after the blocks resident change. */
+ * warp to issue a load, 1 - exp(-w / L1_ISSUE_WARPS) with w the working warps of the whole
+ * blocks resident per scheduler (not the drained active threads: a block's end does not
+ * leave the L1 without loads, its successor starts at once). */
 static void v2_l1_limits(const est_device *dev, est_result *r, int fold)
 {
     double busy = 1;
@@ -372,7 +372,6 @@ void est_v2_performance(const est_kernel *k, const est_device *dev, est_result *
     int again = v2_idle_warp_blocks(dev, r);
     if (v2_misaligned_rows(k, dev, r, fold) || again) {
         v2_instruction_limit(k, dev, r);
-        v2_l1_limits(dev, r, fold);
         v2_combine(dev, r);
         v2_serial_times(k, dev, r, fold);
     }
