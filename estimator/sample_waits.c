@@ -15,7 +15,9 @@
 
 /* The lines the block's loads touched, each with the load that touched it first, as
  * warp x instructions + instruction (open addressing; -1 marks a free slot, so that
- * every key, negative ones too, can be kept). */
+ * every key, negative ones too, can be kept). Not an est_cache (cache.h): that table has
+ * a fixed size and drops what finds no room, which a memo can afford and a count of
+ * first touches cannot; this one grows. */
 typedef struct first_toucher {
     int64_t *key, *first;
     size_t cap, n;

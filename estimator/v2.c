@@ -18,6 +18,16 @@ static void v2_volume_limits(const est_device *dev, est_result *r)
                         r->dram_charged + dev->depth_saving_share * r->dram_saved_by_depth);
 }
 
+/* docs/model.md "Instruction issue": the share of cycles a scheduler finds one of its
+ * threads / issue_lanes warps ready to issue, 1 - exp(-w / k); 1 where the device gives no
+ * issue rate or k is 0. */
+static double scheduler_busy(const est_device *dev, double threads, double k)
+{
+    if (k <= 0 || dev->issue_lanes <= 0)
+        return 1;
+    return 1 - exp(-threads / dev->issue_lanes / k);
+}
+
 /* docs/model.md "Instruction issue": a kernel that gives its instruction mix is limited
  * by the SM's issue rate and by each pipe's instead of by its fp instructions alone, at
  * the share a scheduler's warps keep busy: 1 - exp(-w / ISSUE_WARPS) with w the working
@@ -37,9 +47,8 @@ static void v2_instruction_limit(const est_kernel *k, const est_device *dev, est
     for (size_t i = 0; i < sizeof per_cycle / sizeof *per_cycle; i++)
         if (per_cycle[i] > 0 && (least == 0 || per_cycle[i] < least))
             least = per_cycle[i];
-    double warps = r->active_threads_per_sm / dev->issue_lanes; /* per scheduler */
-    double busy = 1 - exp(-warps / RULE(ISSUE_WARPS));
-    r->perf_flops = dev->sm_count * dev->clock_ghz * busy * least;
+    r->perf_flops = dev->sm_count * dev->clock_ghz *
+                    scheduler_busy(dev, r->active_threads_per_sm, RULE(ISSUE_WARPS)) * least;
 }
 
 /* The smooth minimum (sum of v_i^-n)^(-1/n) of the positive values of v[0..k) (0 when
@@ -150,10 +159,8 @@ static void v2_request_limits(const est_kernel *k, const est_device *dev, est_re
  * leave the L1 without loads, its successor starts at once). */
 static void v2_l1_limits(const est_device *dev, est_result *r, int fold)
 {
-    double busy = 1;
     double working = r->blocks_per_sm * r->updates_per_block / fold;
-    if (RULE(L1_ISSUE_WARPS) > 0 && dev->issue_lanes > 0)
-        busy = 1 - exp(-working / dev->issue_lanes / RULE(L1_ISSUE_WARPS));
+    double busy = scheduler_busy(dev, working, RULE(L1_ISSUE_WARPS));
     /* the L1 data pipe serves one wavefront per cycle: model v2 counts the predicted
      * wavefronts (§3), not the reference method's L1 cycles, whose tag and allocation
      * terms stood in for the L2 tags */
